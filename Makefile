@@ -1,0 +1,46 @@
+# `make run` and `make test` set everything up on a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test setup lint translations sysdeps bench smoke clean
+
+run: setup
+	$(PY) -m app
+
+test: setup sysdeps
+	$(VENV)/bin/ruff check app viz models tests benchmarks
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -q -ra
+
+setup: $(STAMP) translations
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(VENV)/bin/python pyproject.toml constraints.txt
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+# Compile the Qt translation catalogues (.ts -> .qm); the .qm files are build outputs.
+translations: $(STAMP)
+	$(PY) -m app.i18n --compile
+
+# Debian packages for the real-window screenshot tests and Chinese glyphs. Needs root;
+# without them those tests skip with a reason.
+sysdeps:
+	-bash .ci/sysdeps.sh
+
+lint: setup
+	$(VENV)/bin/ruff check app viz models tests benchmarks
+	$(VENV)/bin/lint-imports
+
+bench: setup
+	$(PY) benchmarks/bench_startup.py
+	$(PY) benchmarks/bench_stall.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache resources/i18n/*.qm

@@ -1,0 +1,5 @@
+import sys
+
+from app.main import run
+
+sys.exit(run())

@@ -1,0 +1,236 @@
+"""Entry points: ``archscope`` (the window), ``archscope --smoke``, ``archscope export``.
+
+Everything lives inside ``main()``: no widget in a module global, the window is closed
+and deleted (``deleteLater`` + the posted DeferredDelete events processed) before
+returning, and callers do ``sys.exit(main())``. Objects left for interpreter teardown
+crash PySide6 + pyqtgraph on Python 3.11.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from app import IMPORT_T0
+
+
+def process_age() -> float:
+    """Seconds since this process started (Linux: from /proc; else since import)."""
+    try:
+        with open("/proc/self/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.perf_counter() - IMPORT_T0
+
+
+def _has_display() -> bool:
+    if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _application(argv0: str = "archscope"):
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([argv0])
+    app.setOrganizationName("ArchScope")
+    app.setApplicationName("ArchScope")
+    app.setApplicationVersion("0.1.0")
+    from viz import theme
+
+    theme.apply()
+    return app
+
+
+def _dispose(window) -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if window is None:
+        return
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
+
+
+class _SmokeMonitor:
+    """Records first paint, torch ready and first trace; prints one JSON line."""
+
+    def __init__(self, window, timeout_s: float = 120.0) -> None:
+        from PySide6.QtCore import QObject, QTimer
+
+        self.window = window
+        self.figures: dict[str, float | None] = {"first_paint_s": None, "torch_ready_s": None,
+                                                  "first_trace_s": None}
+        self.rc = 1
+
+        class Filter(QObject):
+            def eventFilter(inner, obj, event):  # noqa: N802, N805
+                from PySide6.QtCore import QEvent
+
+                if event.type() == QEvent.Type.Paint and self.figures["first_paint_s"] is None:
+                    self.figures["first_paint_s"] = round(process_age(), 3)
+                return False
+
+        self._filter = Filter(window)
+        window.installEventFilter(self._filter)
+        window.torchReady.connect(self._torch_ready)
+        self._poll = QTimer(window)
+        self._poll.timeout.connect(self._check)
+        self._poll.start(10)
+        QTimer.singleShot(int(timeout_s * 1000), self._give_up)
+
+    def _torch_ready(self) -> None:
+        self.figures["torch_ready_s"] = round(process_age(), 3)
+
+    def _check(self) -> None:
+        if self.figures["first_trace_s"] is None and all(
+                getattr(t, "trace", None) is not None for t in self.window.tabs):
+            self.figures["first_trace_s"] = round(process_age(), 3)
+        if all(v is not None for v in self.figures.values()):
+            self._finish(0)
+
+    def _give_up(self) -> None:
+        self.figures["error"] = "timed out"
+        self._finish(1)
+
+    def _finish(self, rc: int) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        self._poll.stop()
+        self.rc = rc
+        print(json.dumps(self.figures), flush=True)
+        QApplication.instance().exit(rc)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.smoke and not os.environ.get("QT_QPA_PLATFORM") and not _has_display():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if not _has_display():
+        sys.stderr.write("archscope: no display found. Run it on a desktop, under "
+                         "`xvfb-run archscope`, or headless with QT_QPA_PLATFORM=offscreen.\n")
+        return 2
+    app = _application()
+    from app.errors import ExceptHooks
+    from app.i18n import Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+
+    settings = Settings(args.settings_dir)
+    translations = Translations()
+    translations.set_language(args.lang or settings.language)
+    window = None
+    hooks = None
+    try:
+        window = MainWindow(settings, translations)
+        if args.device:
+            settings.device = args.device
+        hooks = ExceptHooks(window)
+        hooks.install()
+        smoke = _SmokeMonitor(window) if args.smoke else None
+        window.show()
+        rc = app.exec()
+        return smoke.rc if smoke else rc
+    finally:
+        if hooks:
+            hooks.uninstall()
+        _dispose(window)
+
+
+# -- headless export -------------------------------------------------------------------------
+def export_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="archscope export",
+        description="Export a view as a figure (.png/.svg/.pdf) or its data (.csv/.npy/.json) "
+                    "without a display.")
+    parser.add_argument("view", nargs="?", help="a view name, see --list")
+    parser.add_argument("--list", action="store_true", help="name every view and exit")
+    parser.add_argument("--out", help="output file; the extension chooses the format")
+    parser.add_argument("--lang", default="en", help="en or zh_CN")
+    parser.add_argument("--width", type=int, default=None, help="PNG width in pixels")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda:N or mps")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a tab parameter, e.g. --set d_model=256 (repeatable)")
+    args = parser.parse_args(argv)
+    if not args.list and (not args.view or not args.out):
+        parser.error("give a VIEW and --out FILE, or --list")
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = _application()
+    from app import export
+    from app.i18n import LANGUAGES, Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+    from viz import figure
+
+    window = None
+    try:
+        translations = Translations()
+        if args.lang not in LANGUAGES:
+            parser.error(f"--lang must be one of {', '.join(LANGUAGES)}")
+        translations.set_language(args.lang)
+        with tempfile.TemporaryDirectory(prefix="archscope-export-") as tmp:
+            window = MainWindow(Settings(tmp), translations, start_loader=False)
+            names = {f"{t.key}.{v.key}": (t, v) for t in window.tabs for v in t.views}
+            names.update({t.key: (t, None) for t in window.tabs})
+            if args.list:
+                for name, (_t, v) in names.items():
+                    print(f"{name:28s} {v.title() if v else 'the whole tab (figure only)'}")
+                return 0
+            if args.view not in names:
+                parser.error(f"unknown view '{args.view}'; try --list")
+            tab, view = names[args.view]
+            state = {}
+            for item in args.set:
+                key, sep, value = item.partition("=")
+                if not sep:
+                    parser.error(f"--set needs KEY=VALUE, got '{item}'")
+                state[key.strip()] = value.strip()
+            window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
+            window.set_device(args.device)
+            window.tabs_widget.setCurrentWidget(tab)
+            window.resize(1600, 1000)
+            window.show()
+            tab.apply_state(state)
+            tab.compute_now()
+            for _ in range(3):
+                app.processEvents()
+            fmt = os.path.splitext(args.out)[1].lower().lstrip(".")
+            if fmt in figure.FORMATS:
+                written = window.export_figure(tab, view.key if view else "", args.out,
+                                               args.width)
+            elif view is not None:
+                written = window.export_data(tab, view.key, args.out)
+            else:
+                parser.error("the whole tab exports as a figure only (.png, .svg, .pdf)")
+            print(written)
+            return 0
+    except export.ExportError as exc:
+        sys.stderr.write(f"archscope export: {exc}\n")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - a CLI reports, it does not dump
+        from app.errors import describe
+
+        sys.stderr.write(f"archscope export: {describe(exc)}\n")
+        return 1
+    finally:
+        _dispose(window)
+
+
+def run(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "export":
+        return export_main(argv[1:])
+    parser = argparse.ArgumentParser(prog="archscope", description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true",
+                        help="open the window, print start-up figures as JSON, exit")
+    parser.add_argument("--lang", choices=["en", "zh_CN"], default=None)
+    parser.add_argument("--device", default=None, help="cpu, cuda:N or mps")
+    parser.add_argument("--settings-dir", default=None, help=argparse.SUPPRESS)
+    return main(parser.parse_args(argv))

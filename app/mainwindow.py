@@ -1,0 +1,393 @@
+"""The main window: one tab per registered topic, menus, device selector, status bar."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from functools import partial
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QToolBar,
+    QWidget,
+)
+
+from app import export
+from app.errors import show_error
+from app.i18n import LANGUAGES, Translations
+from app.registry import tab_specs
+from app.settings import Settings
+from app.tabs.base import BaseTab, TabContext
+from app.torch_loader import TorchLoader
+from viz import figure
+
+translate = QCoreApplication.translate
+TAB_CONTEXT = "Tabs"  # tab titles are marked with QT_TRANSLATE_NOOP("Tabs", ...)
+
+
+class ExportFigureDialog(QDialog):
+    """Choose the view, the file (format from its extension) and the PNG width."""
+
+    def __init__(self, tab: BaseTab, settings: Settings, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(translate("ExportFigureDialog", "Export figure"))
+        self.tab, self.settings = tab, settings
+        self.view = QComboBox()
+        for v in tab.views:
+            self.view.addItem(v.title(), v.key)
+        self.view.addItem(translate("ExportFigureDialog", "The whole tab"), "")
+        idx = self.view.findData(tab.active_view)
+        self.view.setCurrentIndex(max(0, idx))
+        self.path = QLineEdit()
+        self.path.setText(f"{settings.last_dir('export')}/{tab.key}-{tab.active_view}.png")
+        browse = QPushButton(translate("ExportFigureDialog", "Browse…"))
+        browse.clicked.connect(self._browse)
+        self.width = QSpinBox()
+        self.width.setRange(16, 20000)
+        self.width.setSingleStep(100)
+        self.width.setSuffix(" px")
+        self.width.setValue(2000)
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form = QFormLayout(self)
+        form.addRow(translate("ExportFigureDialog", "View"), self.view)
+        form.addRow(translate("ExportFigureDialog", "File"), row)
+        form.addRow(translate("ExportFigureDialog", "PNG width"), self.width)
+        form.addRow(QLabel(translate("ExportFigureDialog",
+                              "The extension chooses the format: .png, .svg or .pdf. "
+                              "SVG and PDF keep text as text.")))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, translate("ExportFigureDialog", "Export figure"), self.path.text(),
+            "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
+        if path:
+            self.path.setText(path)
+
+
+class MainWindow(QMainWindow):
+    """Signals: torchReady() once torch, PyG and the devices are known."""
+
+    torchReady = Signal()
+    languageChanged = Signal(str)
+
+    def __init__(self, settings: Settings, translations: Translations,
+                 start_loader: bool = True) -> None:
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self.settings = settings
+        self.translations = translations
+        self.device_name = "cpu"
+        self.versions: dict[str, str] = {}
+        self.torch_is_ready = False
+        self.tabs_widget = QTabWidget()
+        self.tabs_widget.setDocumentMode(True)
+        self.setCentralWidget(self.tabs_widget)
+        self.tabs: list[BaseTab] = []
+        self.specs = tab_specs()
+        ctx = TabContext(settings=settings, device=lambda: self.device_name,
+                         language=lambda: self.translations.language,
+                         report_error=self.report_error,
+                         status=lambda text: self.statusBar().showMessage(text, 8000))
+        for spec in self.specs:
+            tab = spec.factory(ctx)
+            self.tabs.append(tab)
+            self.tabs_widget.addTab(tab, "")
+        self._build_toolbar()
+        self._build_menus()
+        self.device_label = QLabel()
+        self.statusBar().addPermanentWidget(self.device_label)
+        self.loader = TorchLoader(self)
+        self.loader.ready.connect(self._on_torch_ready)
+        self.loader.failed.connect(self._on_torch_failed)
+        self.resize(1500, 940)
+        if settings.geometry() is not None:
+            self.restoreGeometry(settings.geometry())
+        if settings.window_state() is not None:
+            self.restoreState(settings.window_state())
+        self.retranslate()
+        if start_loader:
+            self.loader.start()
+
+    # -- construction --------------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        self.toolbar = QToolBar()
+        self.toolbar.setObjectName("MainToolbar")
+        self.device_caption = QLabel()
+        self.device_combo = QComboBox()
+        self.device_combo.setObjectName("DeviceCombo")
+        self.device_combo.setMinimumWidth(220)
+        self.device_combo.addItem("cpu", "cpu")
+        self.device_combo.setEnabled(False)
+        self.device_combo.currentIndexChanged.connect(self._on_device_combo)
+        holder = QWidget()
+        lay = QHBoxLayout(holder)
+        lay.setContentsMargins(6, 0, 6, 0)
+        lay.addWidget(self.device_caption)
+        lay.addWidget(self.device_combo)
+        self.toolbar.addWidget(holder)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        self.menu_file = mb.addMenu("")
+        self.act_open = QAction(self, shortcut=QKeySequence.StandardKey.Open)
+        self.act_open.setEnabled(False)   # tabs that read files (graphs, points) enable it
+        self.act_export_fig = QAction(self, shortcut=QKeySequence("Ctrl+E"))
+        self.act_export_fig.triggered.connect(self.export_figure_dialog)
+        self.act_export_data = QAction(self, shortcut=QKeySequence("Ctrl+Shift+E"))
+        self.act_export_data.triggered.connect(self.export_data_dialog)
+        self.act_quit = QAction(self, shortcut=QKeySequence.StandardKey.Quit)
+        self.act_quit.triggered.connect(self.close)
+        self.menu_file.addActions([self.act_open, self.act_export_fig, self.act_export_data])
+        self.menu_file.addSeparator()
+        self.menu_file.addAction(self.act_quit)
+
+        self.menu_view = mb.addMenu("")
+        self.act_tour = QAction(self, checkable=True, checked=True)
+        self.act_tour.toggled.connect(lambda on: [t.tour.setVisible(on) for t in self.tabs])
+        self.act_toolbar = self.toolbar.toggleViewAction()
+        self.act_autorange = QAction(self, shortcut=QKeySequence("Ctrl+0"))
+        self.act_autorange.triggered.connect(self._auto_range)
+        self.menu_view.addActions([self.act_tour, self.act_toolbar, self.act_autorange])
+
+        self.menu_lang = mb.addMenu("")
+        self.lang_group = QActionGroup(self)
+        self.lang_actions: dict[str, QAction] = {}
+        for code, name in LANGUAGES.items():
+            act = QAction(name, self, checkable=True)
+            act.setData(code)
+            act.triggered.connect(partial(self.set_language, code))
+            self.lang_group.addAction(act)
+            self.menu_lang.addAction(act)
+            self.lang_actions[code] = act
+        self.lang_actions.get(self.translations.language, self.lang_actions["en"]).setChecked(True)
+
+        self.menu_help = mb.addMenu("")
+        self.act_about = QAction(self)
+        self.act_about.triggered.connect(self.show_about)
+        self.menu_help.addAction(self.act_about)
+
+    # -- translations ------------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(translate("MainWindow", "ArchScope — see neural networks run"))
+        self.menu_file.setTitle(translate("MainWindow", "&File"))
+        self.act_open.setText(translate("MainWindow", "&Open…"))
+        self.act_open.setToolTip(translate("MainWindow", "This tab opens no files."))
+        self.act_export_fig.setText(translate("MainWindow", "Export &figure…"))
+        self.act_export_data.setText(translate("MainWindow", "Export &data…"))
+        self.act_quit.setText(translate("MainWindow", "&Quit"))
+        self.menu_view.setTitle(translate("MainWindow", "&View"))
+        self.act_tour.setText(translate("MainWindow", "Guided &tour panel"))
+        self.act_toolbar.setText(translate("MainWindow", "Tool&bar"))
+        self.act_autorange.setText(translate("MainWindow", "&Reset zoom of all views"))
+        self.menu_lang.setTitle(translate("MainWindow", "&Language"))
+        self.menu_help.setTitle(translate("MainWindow", "&Help"))
+        self.act_about.setText(translate("MainWindow", "&About ArchScope"))
+        self.device_caption.setText(translate("MainWindow", "Device:"))
+        for i, spec in enumerate(self.specs):
+            self.tabs_widget.setTabText(i, translate(TAB_CONTEXT, spec.title))
+        for tab in self.tabs:
+            tab.retranslate()
+        self._update_device_label()
+
+    def set_language(self, code: str) -> None:
+        if code == self.translations.language:
+            return
+        if not self.translations.set_language(code):
+            self.report_error(RuntimeError(f"The {LANGUAGES.get(code, code)} catalogue could "
+                                           "not be loaded; run `make translations`."), None)
+        self.settings.language = self.translations.language
+        self.lang_actions[self.translations.language].setChecked(True)
+        self.retranslate()   # LanguageChange arrives too; tours need the code set first
+        self.languageChanged.emit(self.translations.language)
+
+    # -- torch and devices ------------------------------------------------------------------------
+    def _on_torch_ready(self, info: dict, notify_tabs: bool = True) -> None:
+        self.versions = info["versions"]
+        wanted = self.settings.device
+        self.device_combo.blockSignals(True)
+        self.device_combo.clear()
+        for d in info["devices"]:
+            self.device_combo.addItem(d.label, d.name)
+        self.device_combo.setEnabled(True)
+        names = [d.name for d in info["devices"]]
+        if wanted not in names:
+            if wanted != "cpu":
+                self.statusBar().showMessage(translate(
+                    "MainWindow", "The saved device {0} is not available here; using cpu."
+                ).format(wanted), 10000)
+            wanted = "cpu"
+        self.device_combo.setCurrentIndex(names.index(wanted))
+        self.device_combo.blockSignals(False)
+        self.device_name = wanted
+        self.torch_is_ready = True
+        self._update_device_label()
+        for tab in self.tabs:
+            if notify_tabs:
+                tab.on_torch_ready()
+            else:
+                tab.torch_ready = True
+        self.torchReady.emit()
+
+    def _on_torch_failed(self, exc: BaseException, details: str) -> None:
+        self.report_error(exc, details)
+
+    def _on_device_combo(self, index: int) -> None:
+        name = self.device_combo.itemData(index)
+        if name:
+            self.set_device(name)
+
+    def set_device(self, name: str) -> None:
+        names = [self.device_combo.itemData(i) for i in range(self.device_combo.count())]
+        if name not in names:
+            from models.errors import DeviceUnavailableError
+
+            self.report_error(DeviceUnavailableError(
+                f"The device '{name}' is not available on this machine "
+                f"(available: {', '.join(names)})."), None)
+            return
+        if self.device_combo.currentIndex() != names.index(name):
+            self.device_combo.setCurrentIndex(names.index(name))  # re-enters via the signal
+            return
+        self.device_name = name
+        self.settings.device = name
+        self._update_device_label()
+        for tab in self.tabs:
+            tab.on_device_changed(name)
+
+    def _update_device_label(self) -> None:
+        if self.torch_is_ready:
+            self.device_label.setText(translate("MainWindow", "Device: {0}").format(self.device_name))
+        else:
+            self.device_label.setText(translate("MainWindow", "Loading PyTorch…"))
+
+    # -- actions ---------------------------------------------------------------------------------
+    def current_tab(self) -> BaseTab:
+        return self.tabs[self.tabs_widget.currentIndex()]
+
+    def _auto_range(self) -> None:
+        for tab in self.tabs:
+            for v in tab.views:
+                if hasattr(v.panel.graphics, "plotItem"):
+                    v.panel.graphics.plotItem.autoRange()
+
+    def report_error(self, error: BaseException, details: str | None) -> None:
+        show_error(self, error, details)
+
+    def export_figure(self, tab: BaseTab, view_key: str, path: str,
+                      width: int | None = None) -> str:
+        """Export a view ('' = the whole tab) to ``path``; returns the written path."""
+        fmt = export.format_of(path, figure.FORMATS)
+        widget = tab.view(view_key).panel.graphics if view_key else tab
+        title = f"ArchScope — {tab.key}.{view_key or 'tab'}"
+        try:
+            written = export.atomic_write(
+                path, lambda tmp: figure.render(widget, tmp, fmt, width=width, title=title))
+        except figure.FigureError as exc:
+            raise export.ExportError(str(exc)) from exc
+        return str(written)
+
+    def export_figure_dialog(self) -> None:
+        tab = self.current_tab()
+        dialog = ExportFigureDialog(tab, self.settings, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        path = dialog.path.text().strip()
+        try:
+            written = self.export_figure(tab, dialog.view.currentData(), path,
+                                         dialog.width.value())
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report_error(exc, None)
+            return
+        self.settings.set_last_dir("export", written)
+        self.statusBar().showMessage(translate("MainWindow", "Saved {0}").format(written), 8000)
+
+    def export_data(self, tab: BaseTab, view_key: str, path: str) -> str:
+        data = tab.view(view_key).data()
+        if data is None:
+            raise export.ExportError(translate("MainWindow", "This view has no data yet."))
+        return str(export.write_data(path, data.primary, data.arrays, data.meta,
+                                     data.row_labels, data.col_labels))
+
+    def export_data_dialog(self) -> None:
+        tab = self.current_tab()
+        key = tab.active_view or tab.views[0].key
+        path, _ = QFileDialog.getSaveFileName(
+            self, translate("MainWindow", "Export data of “{0}”").format(tab.view(key).title()),
+            f"{self.settings.last_dir('export')}/{tab.key}-{key}.csv",
+            "CSV (*.csv);;NumPy (*.npy);;JSON (*.json)")
+        if not path:
+            return
+        try:
+            written = self.export_data(tab, key, path)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report_error(exc, None)
+            return
+        self.settings.set_last_dir("export", written)
+        self.statusBar().showMessage(translate("MainWindow", "Saved {0}").format(written), 8000)
+
+    def about_text(self) -> str:
+        import pyqtgraph
+        from PySide6 import __version__ as pyside_version
+        from PySide6.QtCore import qVersion
+
+        v = self.versions
+        loading = translate("MainWindow", "loading…")
+        rows = [("ArchScope", "0.1.0"),
+                ("Python", platform.python_version()),
+                ("PyTorch", v.get("torch", loading)),
+                ("PyTorch Geometric", v.get("torch_geometric", loading)),
+                ("Qt", qVersion()), ("PySide6", pyside_version),
+                ("pyqtgraph", pyqtgraph.__version__),
+                (translate("MainWindow", "Device"), self.device_combo.currentText()),
+                (translate("MainWindow", "Platform"), f"{platform.system()} {platform.machine()}")]
+        return "<table>" + "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{val}</td></tr>"
+                                   for k, val in rows) + "</table>"
+
+    def show_about(self) -> None:
+        box = QMessageBox(self)
+        box.setObjectName("AboutBox")
+        box.setWindowTitle(translate("MainWindow", "About ArchScope"))
+        box.setText(translate("MainWindow", "ArchScope runs the models of an advanced deep-learning "
+                                     "course live and shows them."))
+        box.setInformativeText(self.about_text())
+        box.setModal(False)
+        box.show()
+
+    # -- closing -----------------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:  # noqa: N802
+        from app.jobs import wait_for_workers
+
+        for tab in self.tabs:
+            tab.shutdown()
+        self.settings.set_geometry(self.saveGeometry(), self.saveState())
+        self.settings.sync()
+        if not wait_for_workers(1.5):
+            sys.stderr.write("archscope: a background job did not stop within 1.5 s\n")
+        event.accept()

@@ -1,0 +1,3 @@
+"""Tab controllers. Importing this package registers every tab with ``app.registry``."""
+
+from app.tabs import positional  # noqa: F401

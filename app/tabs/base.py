@@ -1,0 +1,260 @@
+"""What every topic tab shares: layout, views, job bar, tour panel, device, export data.
+
+A tab controller owns its widgets (from ``viz/``), asks ``models/`` for traces in a
+background worker and hands them to the widgets. Subclasses fill in ``build``,
+``compute_fn`` / ``show_trace`` and ``apply_state``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.jobs import ComputeRunner, Failure, JobRunner
+from app.settings import Settings
+from app.tours import TourStep, load_tour
+from viz.panel import ViewPanel
+from viz.tour_panel import TourPanel, TourStepText
+
+
+@dataclass
+class TabContext:
+    settings: Settings
+    device: Callable[[], str]
+    language: Callable[[], str]
+    report_error: Callable[[BaseException, str | None], None]
+    status: Callable[[str], None]
+
+
+@dataclass
+class ViewData:
+    """The arrays behind a view, for Export data."""
+
+    primary: str
+    arrays: dict[str, np.ndarray]
+    meta: dict
+    row_labels: list | None = None
+    col_labels: list | None = None
+
+
+@dataclass
+class View:
+    key: str                                  # "pe" -> exported as "positional.pe"
+    title: Callable[[], str]                  # translated title
+    panel: ViewPanel
+    data: Callable[[], ViewData | None]
+
+
+class JobBar(QWidget):
+    """Progress bar, a line of figures and a Stop button for the tab's job."""
+
+    def __init__(self, runner: JobRunner, parent=None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.label = QLabel(self)
+        self.bar = QProgressBar(self)
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumWidth(260)
+        self.stop_button = QPushButton(self)
+        self.stop_button.setObjectName("StopButton")
+        self.stop_button.clicked.connect(runner.stop)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.stop_button)
+        runner.started.connect(lambda: self._set_running(True))
+        runner.stopped.connect(lambda _done: self._set_running(False))
+        self._set_running(False)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.stop_button.setText(QCoreApplication.translate("JobBar", "Stop"))
+
+    def _set_running(self, running: bool) -> None:
+        self.stop_button.setEnabled(running)
+        if running:
+            self.bar.setValue(0)
+
+    def show_progress(self, fraction: float, text: str) -> None:
+        self.bar.setValue(int(1000 * fraction))
+        self.label.setText(text)
+
+
+class BaseTab(QWidget):
+    """Skeleton: controls and tour on the left, a grid of views, a job bar below."""
+
+    key = "base"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.views: list[View] = []
+        self.active_view: str | None = None
+        self.compute = ComputeRunner(self)
+        self.jobs = JobRunner(self)
+        self.torch_ready = False
+        self.last_error: BaseException | None = None
+
+        self.controls = QWidget()
+        self.controls_layout = QVBoxLayout(self.controls)
+        self.controls_layout.setContentsMargins(4, 4, 4, 4)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(self.controls)
+        self.tour = TourPanel()
+        self.tour.stepChanged.connect(self._on_tour_step)
+        self.left = QSplitter(Qt.Orientation.Vertical)
+        self.left.addWidget(scroll)
+        self.left.addWidget(self.tour)
+        self.left.setStretchFactor(0, 3)
+        self.left.setStretchFactor(1, 2)
+        self.left.setSizes([520, 340])
+        self.left.setChildrenCollapsible(False)
+        self.left.setMinimumWidth(340)
+
+        self.grid_host = QWidget()
+        self.grid = QGridLayout(self.grid_host)
+        self.grid.setContentsMargins(2, 2, 2, 2)
+        self.grid.setSpacing(6)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.left)
+        split.addWidget(self.grid_host)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setSizes([350, 1100])
+        self.job_bar = JobBar(self.jobs)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(2, 2, 2, 2)
+        outer.addWidget(split, 1)
+        outer.addWidget(self.job_bar)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(30)
+        self._debounce.timeout.connect(self.request_update)
+        self.compute.done.connect(self._on_trace)
+        self.compute.failed.connect(self._on_failure)
+        self.jobs.failed.connect(self._on_failure)
+        self._tour_steps: list[TourStep] = load_tour(self.key)
+
+    # -- views ---------------------------------------------------------------------
+    def add_view(self, view: View, row: int, col: int, rowspan: int = 1,
+                 colspan: int = 1) -> None:
+        self.views.append(view)
+        self.grid.addWidget(view.panel, row, col, rowspan, colspan)
+        view.panel.graphics.viewport().installEventFilter(self)
+        view.panel.graphics.viewport().setProperty("archscope_view", view.key)
+        if self.active_view is None:
+            self.active_view = view.key
+
+    def view(self, key: str) -> View:
+        for v in self.views:
+            if v.key == key:
+                return v
+        raise KeyError(key)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.MouseButtonPress:
+            key = obj.property("archscope_view")
+            if key:
+                self.active_view = key
+        return False
+
+    def highlight(self, key: str | None) -> None:
+        for v in self.views:
+            v.panel.set_highlighted(v.key == key)
+        if key:
+            self.active_view = key
+
+    # -- lifecycle -----------------------------------------------------------------
+    def on_torch_ready(self) -> None:
+        self.torch_ready = True
+        self.request_update()
+
+    def on_device_changed(self, name: str) -> None:
+        self.jobs.stop()
+        self.request_update()
+
+    def schedule_update(self) -> None:
+        """Recompute soon; a burst of slider moves becomes one request."""
+        self._debounce.start()
+
+    def request_update(self) -> None:
+        self._debounce.stop()
+        if self.torch_ready:
+            self.compute.request(self.compute_fn())
+
+    def compute_now(self) -> None:
+        """Compute synchronously on this thread (headless export, tests)."""
+        self._debounce.stop()
+        result = self.compute_fn()()
+        self._on_trace(result)
+
+    def shutdown(self) -> None:
+        self.jobs.stop()
+        self.compute.close()
+        self.save_state()
+
+    # -- tour ----------------------------------------------------------------------
+    def retranslate_tour(self) -> None:
+        lang = self.ctx.language()
+        self.tour.set_labels(QCoreApplication.translate("Tour", "Guided tour"), QCoreApplication.translate("Tour", "Back"), QCoreApplication.translate("Tour", "Next"),
+                             QCoreApplication.translate("Tour", "Step {k} of {n}"))
+        self.tour.set_steps([TourStepText(s.title_in(lang), s.text_in(lang))
+                             for s in self._tour_steps])
+
+    def tour_steps(self) -> list[TourStep]:
+        return self._tour_steps
+
+    def _on_tour_step(self, index: int) -> None:
+        if 0 <= index < len(self._tour_steps):
+            state = dict(self._tour_steps[index].state)
+            self.highlight(state.pop("highlight", None))
+            self.apply_state(state)
+
+    # -- errors --------------------------------------------------------------------
+    def _on_failure(self, failure: Failure) -> None:
+        self.last_error = failure.error
+        self.ctx.report_error(failure.error, failure.details)
+
+    # -- to implement ----------------------------------------------------------------
+    def compute_fn(self) -> Callable[[], object]:
+        raise NotImplementedError
+
+    def _on_trace(self, trace) -> None:
+        if isinstance(trace, Failure):
+            self._on_failure(trace)
+        else:
+            self.show_trace(trace)
+
+    def show_trace(self, trace) -> None:
+        raise NotImplementedError
+
+    def apply_state(self, state: dict) -> None:
+        raise NotImplementedError
+
+    def retranslate(self) -> None:
+        self.job_bar.retranslate()
+        self.retranslate_tour()
+
+    def save_state(self) -> None:
+        pass

@@ -1,0 +1,461 @@
+"""The positional-encoding explorer: the sinusoidal table, its wavelengths, the
+similarity of positions, the relative-position map M_k (exact and learned) and the
+encoding added to scaled token embeddings."""
+
+from __future__ import annotations
+
+import contextlib
+from functools import partial
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from app.registry import TabSpec, register
+from app.tabs.base import BaseTab, TabContext, View, ViewData
+from models.traces import OffsetFitTrace, PEGrid, Progress
+from viz.controls import SliderField
+from viz.heatmap import HeatmapPlot
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot, GroupedBarsPlot
+from viz.theme import DIVERGING, SEQUENTIAL
+
+DEFAULTS = {"d_model": 128, "max_len": 100, "base": 10000.0, "offset": 4,
+            "dims": "2, 20, 40, 60", "sentence": "the cat sat on the mat",
+            "init": "normal", "relative_mode": "analytic"}
+RELATIVE_MODES = ("analytic", "learned", "difference")
+
+
+def parse_dims(text: str, d_model: int) -> tuple[list[int], list[str]]:
+    """Dimensions typed as "0, 1, 8-11"; returns (valid dims, problems)."""
+    dims: list[int] = []
+    problems: list[str] = []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part[1:]:
+                a, b = part.split("-", 1)
+                rng = range(int(a), int(b) + 1)
+            else:
+                rng = range(int(part), int(part) + 1)
+        except ValueError:
+            problems.append(part)
+            continue
+        for d in rng:
+            if 0 <= d < d_model and d not in dims:
+                dims.append(d)
+            elif not 0 <= d < d_model:
+                problems.append(str(d))
+    return dims[:12], problems
+
+
+class PositionalTab(BaseTab):
+    key = "positional"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.trace: PEGrid | None = None
+        self.fit: OffsetFitTrace | None = None
+        self.fit_history = np.zeros(0, np.float32)
+        self.fit_errors: list[tuple[int, float]] = []
+        self._build_controls()
+        self._build_views()
+        self.jobs.progressed.connect(self._on_fit_progress)
+        self.jobs.stopped.connect(self._on_fit_stopped)
+        self.restore_state()
+        self.retranslate()
+
+    # -- construction ----------------------------------------------------------------
+    def _build_controls(self) -> None:
+        lay = self.controls_layout
+        self.box_encoding = QGroupBox()
+        form = QVBoxLayout(self.box_encoding)
+        self.d_model = SliderField(2, 1024, DEFAULTS["d_model"], step=2)
+        self.max_len = SliderField(1, 4096, DEFAULTS["max_len"])
+        self.base = SliderField(2, 1_000_000, DEFAULTS["base"], log=True)
+        for w in (self.d_model, self.max_len, self.base):
+            form.addWidget(w)
+        lay.addWidget(self.box_encoding)
+
+        self.box_curves = QGroupBox()
+        form = QFormLayout(self.box_curves)
+        self.dims = QLineEdit(DEFAULTS["dims"])
+        self.dims.setObjectName("DimsEdit")
+        self.dims_label = QLabel()
+        self.dims_note = QLabel()
+        self.dims_note.setWordWrap(True)
+        self.dims_note.setStyleSheet("color: #a33;")
+        form.addRow(self.dims_label, self.dims)
+        form.addRow(self.dims_note)
+        lay.addWidget(self.box_curves)
+
+        self.box_relative = QGroupBox()
+        col = QVBoxLayout(self.box_relative)
+        self.offset = SliderField(0, DEFAULTS["max_len"] - 1, DEFAULTS["offset"])
+        self.relative_mode = QComboBox()
+        self.relative_mode.addItems(["", "", ""])
+        self.learn_button = QPushButton()
+        self.learn_button.setObjectName("LearnButton")
+        self.learn_button.clicked.connect(self.toggle_fit)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        col.addWidget(self.offset)
+        col.addWidget(self.relative_mode)
+        col.addWidget(self.error_label)
+        col.addWidget(self.learn_button)
+        lay.addWidget(self.box_relative)
+
+        self.box_embed = QGroupBox()
+        form = QFormLayout(self.box_embed)
+        self.sentence = QLineEdit(DEFAULTS["sentence"])
+        self.sentence.setObjectName("SentenceEdit")
+        self.init = QComboBox()
+        self.init.addItems(["", ""])
+        self.sentence_label = QLabel()
+        self.init_label = QLabel()
+        form.addRow(self.sentence_label, self.sentence)
+        form.addRow(self.init_label, self.init)
+        lay.addWidget(self.box_embed)
+        lay.addStretch(1)
+
+        for w in (self.d_model, self.max_len, self.base, self.offset):
+            w.valueChanged.connect(self._params_changed)
+        self.max_len.valueChanged.connect(lambda v: self.offset.set_maximum(max(0, v - 1)))
+        self.dims.editingFinished.connect(self.schedule_update)
+        self.sentence.editingFinished.connect(self.schedule_update)
+        self.init.currentIndexChanged.connect(self.schedule_update)
+        self.relative_mode.currentIndexChanged.connect(self._show_relative)
+
+    def _build_views(self) -> None:
+        self.pe_plot = HeatmapPlot(DIVERGING)
+        self.curve_plot = CurvesPlot()
+        self.sim_plot = HeatmapPlot(SEQUENTIAL)
+        self.rel_plot = HeatmapPlot(DIVERGING)
+        self.fit_plot = CurvesPlot(log_y=True)
+        self.emb_plot = GroupedBarsPlot()
+        specs = [
+            ("pe", lambda: QCoreApplication.translate("PositionalTab", "Encoding table PE[pos, i]"), self.pe_plot,
+             self._data_pe, 0, 0),
+            ("curves", lambda: QCoreApplication.translate("PositionalTab", "Chosen dimensions over positions"),
+             self.curve_plot, self._data_curves, 0, 1),
+            ("similarity", lambda: QCoreApplication.translate("PositionalTab", "Position similarity PE·PEᵀ"),
+             self.sim_plot, self._data_similarity, 0, 2),
+            ("relative", self._relative_title, self.rel_plot, self._data_relative, 1, 0),
+            ("fit", lambda: QCoreApplication.translate("PositionalTab", "Learning M_k by gradient descent"),
+             self.fit_plot, self._data_fit, 1, 1),
+            ("embeddings", lambda: QCoreApplication.translate("PositionalTab", "√d_model·embedding + PE, per token"),
+             self.emb_plot, self._data_embeddings, 1, 2),
+        ]
+        for key, title, plot, data, r, c in specs:
+            self.add_view(View(key, title, ViewPanel(plot), data), r, c)
+        self.pe_plot.hovered.connect(self._hover_pe)
+        self.sim_plot.hovered.connect(self._hover_sim)
+        self.rel_plot.hovered.connect(self._hover_rel)
+        self.curve_plot.scene().sigMouseMoved.connect(self._hover_curves)
+        for c in range(3):
+            self.grid.setColumnStretch(c, 1)
+
+    # -- translations --------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.box_encoding.setTitle(QCoreApplication.translate("PositionalTab", "Encoding"))
+        self.d_model.set_label(QCoreApplication.translate("PositionalTab", "d_model"))
+        self.max_len.set_label(QCoreApplication.translate("PositionalTab", "max_len"))
+        self.base.set_label(QCoreApplication.translate("PositionalTab", "base"))
+        self.box_curves.setTitle(QCoreApplication.translate("PositionalTab", "Curves"))
+        self.dims_label.setText(QCoreApplication.translate("PositionalTab", "Dimensions"))
+        self.dims.setToolTip(QCoreApplication.translate("PositionalTab", "Comma-separated dimensions or ranges, e.g. 0, 1, 8-11"))
+        self.box_relative.setTitle(QCoreApplication.translate("PositionalTab", "Relative position"))
+        self.offset.set_label(QCoreApplication.translate("PositionalTab", "offset k"))
+        for i, text in enumerate((QCoreApplication.translate("PositionalTab", "Show the exact M_k"), QCoreApplication.translate("PositionalTab", "Show the learned W"),
+                                  QCoreApplication.translate("PositionalTab", "Show W − M_k"))):
+            self.relative_mode.setItemText(i, text)
+        self.box_embed.setTitle(QCoreApplication.translate("PositionalTab", "Token embeddings"))
+        self.sentence_label.setText(QCoreApplication.translate("PositionalTab", "Sentence"))
+        self.init_label.setText(QCoreApplication.translate("PositionalTab", "Initialisation"))
+        self.init.setItemText(0, QCoreApplication.translate("PositionalTab", "N(0, 1) (nn.Embedding default)"))
+        self.init.setItemText(1, QCoreApplication.translate("PositionalTab", "N(0, 1/d_model) (shared with output layer)"))
+        self._update_learn_button()
+        self.pe_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "dimension i"), QCoreApplication.translate("PositionalTab", "position"))
+        self.curve_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "position"), QCoreApplication.translate("PositionalTab", "PE value"))
+        self.sim_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "position"), QCoreApplication.translate("PositionalTab", "position"))
+        self.rel_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "input dimension"), QCoreApplication.translate("PositionalTab", "output dimension"))
+        self.fit_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "step"), QCoreApplication.translate("PositionalTab", "error (log scale)"))
+        self.emb_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "token"), QCoreApplication.translate("PositionalTab", "RMS over dimensions"))
+        for v in self.views:
+            v.panel.set_title(v.title())
+        super().retranslate()
+        if self.trace is not None:
+            self.show_trace(self.trace)
+        self._redraw_fit()
+
+    def _relative_title(self) -> str:
+        mode = RELATIVE_MODES[self.relative_mode.currentIndex()]
+        k = int(self.offset.value())
+        if mode == "learned":
+            return QCoreApplication.translate("PositionalTab", "Learned W (k = {0})").format(self.fit.offset if self.fit else k)
+        if mode == "difference":
+            return QCoreApplication.translate("PositionalTab", "W − M_k (k = {0})").format(self.fit.offset if self.fit else k)
+        return QCoreApplication.translate("PositionalTab", "Relative-position map M_k, k = {0}").format(k)
+
+    def _update_learn_button(self) -> None:
+        self.learn_button.setText(QCoreApplication.translate("PositionalTab", "Stop learning") if self.jobs.is_running()
+                                  else QCoreApplication.translate("PositionalTab", "Learn M_k by gradient descent"))
+
+    # -- parameters --------------------------------------------------------------------
+    def params(self) -> dict:
+        return {"d_model": int(self.d_model.value()), "max_len": int(self.max_len.value()),
+                "base": float(self.base.value()), "offset": int(self.offset.value()),
+                "dims": self.dims.text(), "sentence": self.sentence.text(),
+                "init": ("normal", "scaled")[max(0, self.init.currentIndex())],
+                "relative_mode": RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]}
+
+    def apply_state(self, state: dict) -> None:
+        """Set controls from a dict (tour steps, saved settings); unknown keys ignored."""
+        if "d_model" in state:
+            self.d_model.setValue(float(state["d_model"]))
+        if "max_len" in state:
+            self.max_len.setValue(float(state["max_len"]))
+        if "base" in state:
+            self.base.setValue(float(state["base"]))
+        if "offset" in state:
+            self.offset.setValue(float(state["offset"]))
+        if "dims" in state:
+            self.dims.setText(str(state["dims"]))
+        if "sentence" in state:
+            self.sentence.setText(str(state["sentence"]))
+        if state.get("init") in ("normal", "scaled"):
+            self.init.setCurrentIndex(("normal", "scaled").index(state["init"]))
+        if state.get("relative_mode") in RELATIVE_MODES:
+            self.relative_mode.setCurrentIndex(RELATIVE_MODES.index(state["relative_mode"]))
+        if state.get("learn") and not self.jobs.is_running():
+            self.toggle_fit()
+        self.schedule_update()
+
+    def restore_state(self) -> None:
+        saved = self.ctx.settings.tab_state(self.key)
+        state = {}
+        for k, default in DEFAULTS.items():
+            if k in saved:
+                with contextlib.suppress(TypeError, ValueError):
+                    state[k] = type(default)(saved[k])
+        self.apply_state(state)
+
+    def save_state(self) -> None:
+        self.ctx.settings.set_tab_state(self.key, self.params())
+
+    def _params_changed(self, *_):
+        if self.jobs.is_running():
+            self.jobs.stop()
+            self.ctx.status(QCoreApplication.translate(
+                "PositionalTab", "Learning stopped: the encoding parameters changed."))
+        self.schedule_update()
+
+    def compute_fn(self):
+        from models.positional import compute_pe_grid  # torch is loaded by now
+
+        p = self.params()
+        dims, problems = parse_dims(p["dims"], p["d_model"])
+        self.dims_note.setText(QCoreApplication.translate(
+            "PositionalTab", "Ignored (not a dimension below d_model): {0}").format(
+                ", ".join(problems)) if problems else "")
+        return partial(compute_pe_grid, d_model=p["d_model"], max_len=p["max_len"],
+                       base=p["base"], offset=min(p["offset"], p["max_len"] - 1),
+                       curve_dims=dims, sentence=p["sentence"], embedding_init=p["init"],
+                       device=self.ctx.device())
+
+    # -- drawing -----------------------------------------------------------------------
+    def show_trace(self, t: PEGrid) -> None:
+        self.trace = t
+        self.pe_plot.set_matrix(t.pe, levels=(-1.0, 1.0))
+        positions = np.arange(t.max_len, dtype=np.float32)
+        self.curve_plot.set_curves(positions, t.curves,
+                                   [QCoreApplication.translate("PositionalTab", "dim {0}").format(d) for d in t.curve_dims])
+        self.sim_plot.set_matrix(t.similarity, x_values=t.sim_positions,
+                                 y_values=t.sim_positions)
+        stride = int(t.sim_positions[1] - t.sim_positions[0]) if len(t.sim_positions) > 1 else 1
+        self.view("similarity").panel.set_title(
+            self.view("similarity").title() if stride == 1 else
+            QCoreApplication.translate("PositionalTab", "Position similarity PE·PEᵀ (every {0}th position)").format(stride))
+        self._show_relative()
+        rms = np.sqrt(np.stack([(t.token_embedding ** 2).mean(1), (t.token_pe ** 2).mean(1),
+                                (t.token_sum ** 2).mean(1)]))
+        self.emb_plot.set_bars(list(t.tokens), rms,
+                               [QCoreApplication.translate("PositionalTab", "√d·E"), QCoreApplication.translate("PositionalTab", "PE"), QCoreApplication.translate("PositionalTab", "√d·E + PE")])
+        ratio = rms[0].mean() / max(1e-12, rms[1].mean())
+        self.view("embeddings").panel.set_readout(
+            QCoreApplication.translate("PositionalTab", "embedding/PE size ratio ≈ {0:.1f}  (device {1})").format(ratio, t.device))
+
+    def _show_relative(self, *_):
+        t = self.trace
+        if t is None:
+            return
+        mode = RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]
+        fit_ok = self.fit is not None and self.fit.analytic.shape[0] == t.d_model
+        if mode == "learned" and fit_ok:
+            self.rel_plot.set_matrix(self.fit.learned, levels=(-1.0, 1.0))
+        elif mode == "difference" and fit_ok:
+            diff = self.fit.learned - self.fit.analytic
+            lim = float(max(1e-6, np.abs(diff).max()))
+            self.rel_plot.set_matrix(diff, levels=(-lim, lim))
+        else:
+            self.rel_plot.set_matrix(t.offset_matrix, levels=(-1.0, 1.0))
+            if mode != "analytic":
+                self.ctx.status(QCoreApplication.translate("PositionalTab", "Nothing learned yet for this d_model: press "
+                                   "“Learn M_k by gradient descent”."))
+        self.view("relative").panel.set_title(self._relative_title())
+        self.error_label.setText(QCoreApplication.translate("PositionalTab",
+            "max |M_k·PE[pos] − PE[pos+k]| over {0} positions: {1:.2e}").format(
+                len(t.offset_error), t.offset_max_error))
+
+    # -- hover read-outs -------------------------------------------------------------------
+    def _hover_pe(self, row: int, col: int, value: float) -> None:
+        self.view("pe").panel.set_readout(
+            QCoreApplication.translate("PositionalTab", "pos {0}, dim {1}: {2:+.4f}").format(row, col, value) if row >= 0 else "")
+
+    def _hover_sim(self, row: int, col: int, value: float) -> None:
+        if row < 0 or self.trace is None:
+            self.view("similarity").panel.set_readout("")
+            return
+        p, q = self.trace.sim_positions[row], self.trace.sim_positions[col]
+        self.view("similarity").panel.set_readout(
+            QCoreApplication.translate("PositionalTab", "PE[{0}]·PE[{1}] = {2:.3f}  (|Δ| = {3})").format(p, q, value, abs(int(p - q))))
+
+    def _hover_rel(self, row: int, col: int, value: float) -> None:
+        self.view("relative").panel.set_readout(
+            f"[{row}, {col}] = {value:+.5f}" if row >= 0 else "")
+
+    def _hover_curves(self, scene_pos) -> None:
+        t = self.trace
+        if t is None or not len(t.curve_dims):
+            return
+        vb = self.curve_plot.plotItem.vb
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return
+        pos = int(round(vb.mapSceneToView(scene_pos).x()))
+        if 0 <= pos < t.max_len:
+            values = ", ".join(f"{d}: {v:+.3f}" for d, v in zip(t.curve_dims, t.curves[:, pos],
+                                                                strict=True))
+            self.view("curves").panel.set_readout(
+                QCoreApplication.translate("PositionalTab", "pos {0} → {1}").format(pos, values))
+
+    # -- the learning job ----------------------------------------------------------------------
+    def toggle_fit(self) -> None:
+        if self.jobs.is_running():
+            self.jobs.stop()
+            return
+        if not self.torch_ready:
+            return
+        from models.positional import fit_offset_map
+
+        p = self.params()
+        offset = max(1, min(p["offset"], p["max_len"] - 1))
+        if p["max_len"] < 2:
+            self.ctx.status(QCoreApplication.translate(
+                "PositionalTab", "Learning needs max_len of at least 2."))
+            return
+        self.fit, self.fit_errors = None, []
+        self.fit_history = np.zeros(0, np.float32)
+        self.jobs.start(partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
+                                base=p["base"], offset=offset, steps=2000, lr=3e-2,
+                                device=self.ctx.device()))
+        self._update_learn_button()
+
+    def _on_fit_progress(self, progress: Progress) -> None:
+        self.fit = progress.trace
+        self.fit_history = progress.history
+        self.fit_errors.append((progress.step, progress.metrics["max_prediction_error"]))
+        self._redraw_fit()
+        self.job_bar.show_progress(progress.fraction, QCoreApplication.translate("PositionalTab",
+            "Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s"
+        ).format(progress.step, progress.total, progress.loss,
+                 progress.metrics["max_prediction_error"], progress.metrics["steps_per_s"]))
+        if RELATIVE_MODES[self.relative_mode.currentIndex()] != "analytic":
+            self._show_relative()
+
+    def _redraw_fit(self) -> None:
+        h = self.fit_history
+        if not len(h):
+            self.fit_plot.set_curves(np.zeros(0), np.zeros((0, 0)), [])
+            self.fit_plot.set_hint(QCoreApplication.translate("PositionalTab", "Press “Learn M_k by gradient descent”\n"
+                                      "to fit W·PE[pos] ≈ PE[pos+k] with Adam."))
+            self.view("fit").panel.set_readout("")
+            return
+        self.fit_plot.set_hint("")
+        steps = np.arange(1, len(h) + 1, dtype=np.float32)
+        err = np.interp(steps, [s for s, _ in self.fit_errors], [e for _, e in self.fit_errors])
+        self.fit_plot.set_curves(steps, np.stack([np.maximum(h, 1e-12),
+                                                  np.maximum(err, 1e-12)]),
+                                 [QCoreApplication.translate("PositionalTab", "training loss (MSE)"), QCoreApplication.translate("PositionalTab", "max error, all positions")])
+        if self.fit is not None:
+            self.view("fit").panel.set_readout(
+                QCoreApplication.translate("PositionalTab", "step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
+                    len(h), float(h[-1]), self.fit.max_abs_difference))
+
+    def _on_fit_stopped(self, completed: bool) -> None:
+        self._update_learn_button()
+
+    # -- export data -----------------------------------------------------------------------
+    def _meta(self) -> dict:
+        t = self.trace
+        return {} if t is None else {"d_model": t.d_model, "max_len": t.max_len,
+                                     "base": t.base, "offset": t.offset, "device": t.device}
+
+    def _data_pe(self) -> ViewData | None:
+        t = self.trace
+        return t and ViewData("pe", {"pe": t.pe}, self._meta(),
+                              col_labels=[f"dim{i}" for i in range(t.d_model)])
+
+    def _data_curves(self) -> ViewData | None:
+        t = self.trace
+        return t and ViewData("curves_by_position", {
+            "curves_by_position": t.curves.T, "curve_dims": t.curve_dims}, self._meta(),
+            col_labels=[f"dim{d}" for d in t.curve_dims])
+
+    def _data_similarity(self) -> ViewData | None:
+        t = self.trace
+        return t and ViewData("similarity", {"similarity": t.similarity,
+                                             "positions": t.sim_positions}, self._meta(),
+                              row_labels=list(t.sim_positions),
+                              col_labels=[f"pos{p}" for p in t.sim_positions])
+
+    def _data_relative(self) -> ViewData | None:
+        t = self.trace
+        if t is None:
+            return None
+        arrays = {"offset_matrix": t.offset_matrix, "offset_error": t.offset_error}
+        if self.fit is not None and self.fit.analytic.shape[0] == t.d_model:
+            arrays["learned"] = self.fit.learned
+        return ViewData("offset_matrix", arrays, self._meta())
+
+    def _data_fit(self) -> ViewData | None:
+        if not len(self.fit_history):
+            return None
+        arrays = {"loss": self.fit_history}
+        if self.fit is not None:
+            arrays["learned"] = self.fit.learned
+            arrays["analytic"] = self.fit.analytic
+        return ViewData("loss", arrays, self._meta(), col_labels=["loss"])
+
+    def _data_embeddings(self) -> ViewData | None:
+        t = self.trace
+        return t and ViewData("token_sum", {
+            "token_embedding": t.token_embedding, "token_pe": t.token_pe,
+            "token_sum": t.token_sum}, {**self._meta(), "init": t.embedding_init},
+            row_labels=list(t.tokens))
+
+
+def _make(ctx: TabContext) -> PositionalTab:
+    return PositionalTab(ctx)
+
+
+register(TabSpec("positional", QT_TRANSLATE_NOOP("Tabs", "Positional encoding"), _make, order=10))

@@ -1,0 +1,6 @@
+"""Models, training loops and metrics of ArchScope. Torch only: no Qt, no pyqtgraph.
+
+This package's ``__init__`` imports no torch, so that ``models.traces`` (the
+torch-free contract between layers) can be imported by ``viz/`` and by the shell
+before torch has finished loading.
+"""

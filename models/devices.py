@@ -1,0 +1,48 @@
+"""Which torch devices this machine has, and turning a name into a ``torch.device``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from models.errors import DeviceUnavailableError
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    name: str   # "cpu", "cuda:0", "mps"
+    label: str  # what the toolbar shows
+
+
+def available_devices() -> list[DeviceInfo]:
+    """The CPU, every CUDA device (with its name) and MPS where it works; nothing else."""
+    out = [DeviceInfo("cpu", f"cpu ({torch.get_num_threads()} threads)")]
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            out.append(DeviceInfo(f"cuda:{i}", f"cuda:{i} — {torch.cuda.get_device_name(i)}"))
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        out.append(DeviceInfo("mps", "mps — Apple GPU"))
+    return out
+
+
+def resolve_device(name: str) -> torch.device:
+    """A ``torch.device`` for ``name``, or ``DeviceUnavailableError`` if it is not here."""
+    names = [d.name for d in available_devices()]
+    if name not in names:
+        raise DeviceUnavailableError(
+            f"The device '{name}' is not available on this machine "
+            f"(available: {', '.join(names)}).")
+    return torch.device(name)
+
+
+def versions() -> dict[str, str]:
+    """Versions of torch and PyG for the About box."""
+    out = {"torch": torch.__version__}
+    try:
+        import torch_geometric
+        out["torch_geometric"] = torch_geometric.__version__
+    except Exception as exc:  # noqa: BLE001 - an optional display value
+        out["torch_geometric"] = f"not importable ({exc.__class__.__name__})"
+    return out

@@ -1,0 +1,121 @@
+"""Traces: the frozen, torch-free dataclasses passed from ``models/`` to ``viz/``.
+
+Every array is a C-contiguous numpy array (float32 unless stated). This module
+imports numpy only; ``viz/`` may import it for type hints and field names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+
+def _freeze(obj) -> None:
+    """Make every array field C-contiguous float32 (unless integer) and read-only."""
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind == "f":
+                value = np.ascontiguousarray(value, dtype=np.float32)
+            else:
+                value = np.ascontiguousarray(value)
+            value.setflags(write=False)
+            object.__setattr__(obj, f.name, value)
+
+
+@dataclass(frozen=True)
+class PEGrid:
+    """Everything the positional-encoding tab draws, computed in one pass.
+
+    Shapes:
+        pe: float32[max_len, d_model], the sinusoidal table ``PE[pos, i]``.
+        curve_dims: int64[c], the dimensions plotted as curves.
+        curves: float32[c, max_len], ``pe[:, curve_dims].T``.
+        sim_positions: int64[s], positions used for the similarity matrix
+            (every position when ``max_len <= 1024``, else an even stride).
+        similarity: float32[s, s], ``PE[sim_positions] @ PE[sim_positions].T``.
+        offset_matrix: float32[d_model, d_model], ``M_k`` with
+            ``PE[pos + k] = M_k @ PE[pos]`` for every ``pos`` (block-diagonal rotations).
+        offset_error: float32[max_len - k], ``max_i |M_k PE[pos] - PE[pos + k]|`` per pos.
+        tokens: tuple of the token strings of the example sentence.
+        token_embedding: float32[t, d_model], ``sqrt(d_model) * E[token]``.
+        token_pe: float32[t, d_model], ``PE[:t]``.
+        token_sum: float32[t, d_model], the ``PositionalEncoding`` module's output
+            (eval mode, so no dropout) for the scaled embeddings.
+    """
+
+    d_model: int
+    max_len: int
+    base: float
+    offset: int
+    device: str
+    pe: np.ndarray
+    curve_dims: np.ndarray
+    curves: np.ndarray
+    sim_positions: np.ndarray
+    similarity: np.ndarray
+    offset_matrix: np.ndarray
+    offset_error: np.ndarray
+    tokens: tuple[str, ...]
+    embedding_init: str
+    token_embedding: np.ndarray
+    token_pe: np.ndarray
+    token_sum: np.ndarray
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+    @property
+    def offset_max_error(self) -> float:
+        return float(self.offset_error.max()) if self.offset_error.size else 0.0
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays behind the views, by name (for Export data)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if isinstance(getattr(self, f.name), np.ndarray)}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One report from a background job (a training loop or a long computation).
+
+    Shapes:
+        history: float32[n] of the loss at every reported step so far (a copy).
+    """
+
+    step: int
+    total: int
+    loss: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    history: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    trace: object | None = None
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.step / self.total) if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class OffsetFitTrace:
+    """A linear map fitted by gradient descent to ``PE[pos + k] ≈ W PE[pos]``.
+
+    Shapes:
+        learned: float32[d_model, d_model], the current ``W``.
+        analytic: float32[d_model, d_model], the exact ``M_k``.
+    """
+
+    offset: int
+    learned: np.ndarray
+    analytic: np.ndarray
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+    @property
+    def max_abs_difference(self) -> float:
+        return float(np.abs(self.learned - self.analytic).max())

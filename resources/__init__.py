@@ -1,0 +1,1 @@
+"""Data files shipped with ArchScope: translations (i18n/) and guided tours (tours/)."""

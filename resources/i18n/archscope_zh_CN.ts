@@ -1,0 +1,415 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Errors</name>
+    <message>
+        <source>The operating system refused: {0}{1}.</source>
+        <translation>操作系统拒绝了该操作：{0}{1}。</translation>
+    </message>
+    <message>
+        <source>Something went wrong that ArchScope did not expect: {0}: {1}</source>
+        <translation>ArchScope 遇到了意外错误：{0}: {1}</translation>
+    </message>
+    <message>
+        <source>ArchScope</source>
+        <translation>ArchScope</translation>
+    </message>
+</context>
+<context>
+    <name>ExportFigureDialog</name>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>The whole tab</source>
+        <translation>整个标签页</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>PNG width</source>
+        <translation>PNG 宽度</translation>
+    </message>
+    <message>
+        <source>The extension chooses the format: .png, .svg or .pdf. SVG and PDF keep text as text.</source>
+        <translation>格式由扩展名决定：.png、.svg 或 .pdf。SVG 和 PDF 中的文字仍保留为文本。</translation>
+    </message>
+</context>
+<context>
+    <name>JobBar</name>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>ArchScope — see neural networks run</source>
+        <translation>ArchScope — 观察神经网络的运行</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>This tab opens no files.</source>
+        <translation>此标签页不支持打开文件。</translation>
+    </message>
+    <message>
+        <source>Export &amp;figure…</source>
+        <translation>导出图表(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;data…</source>
+        <translation>导出数据(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Guided &amp;tour panel</source>
+        <translation>导览面板(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Tool&amp;bar</source>
+        <translation>工具栏(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset zoom of all views</source>
+        <translation>重置所有视图的缩放(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About ArchScope</source>
+        <translation>关于 ArchScope(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <source>The saved device {0} is not available here; using cpu.</source>
+        <translation>已保存的设备 {0} 在此不可用，改用 cpu。</translation>
+    </message>
+    <message>
+        <source>Device: {0}</source>
+        <translation>设备：{0}</translation>
+    </message>
+    <message>
+        <source>Loading PyTorch…</source>
+        <translation>正在加载 PyTorch…</translation>
+    </message>
+    <message>
+        <source>Saved {0}</source>
+        <translation>已保存 {0}</translation>
+    </message>
+    <message>
+        <source>This view has no data yet.</source>
+        <translation>此视图尚无数据。</translation>
+    </message>
+    <message>
+        <source>Export data of “{0}”</source>
+        <translation>导出“{0}”的数据</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Platform</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>About ArchScope</source>
+        <translation>关于 ArchScope</translation>
+    </message>
+    <message>
+        <source>ArchScope runs the models of an advanced deep-learning course live and shows them.</source>
+        <translation>ArchScope 实时运行高级深度学习课程中的模型，并将其可视化呈现。</translation>
+    </message>
+</context>
+<context>
+    <name>PositionalTab</name>
+    <message>
+        <source>Encoding table PE[pos, i]</source>
+        <translation>编码表 PE[pos, i]</translation>
+    </message>
+    <message>
+        <source>Chosen dimensions over positions</source>
+        <translation>所选维度随位置的变化</translation>
+    </message>
+    <message>
+        <source>Position similarity PE·PEᵀ</source>
+        <translation>位置相似度 PE·PEᵀ</translation>
+    </message>
+    <message>
+        <source>Learning M_k by gradient descent</source>
+        <translation>用梯度下降学习 M_k</translation>
+    </message>
+    <message>
+        <source>√d_model·embedding + PE, per token</source>
+        <translation>各词元的 √d_model·嵌入 + PE</translation>
+    </message>
+    <message>
+        <source>Encoding</source>
+        <translation>编码</translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <source>max_len</source>
+        <translation>max_len</translation>
+    </message>
+    <message>
+        <source>base</source>
+        <translation>base</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Dimensions</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>Comma-separated dimensions or ranges, e.g. 0, 1, 8-11</source>
+        <translation>以英文逗号分隔的维度或范围，例如 0, 1, 8-11</translation>
+    </message>
+    <message>
+        <source>Relative position</source>
+        <translation>相对位置</translation>
+    </message>
+    <message>
+        <source>offset k</source>
+        <translation>偏移量 k</translation>
+    </message>
+    <message>
+        <source>Show the exact M_k</source>
+        <translation>显示精确的 M_k</translation>
+    </message>
+    <message>
+        <source>Show the learned W</source>
+        <translation>显示学习到的 W</translation>
+    </message>
+    <message>
+        <source>Show W − M_k</source>
+        <translation>显示 W − M_k</translation>
+    </message>
+    <message>
+        <source>Token embeddings</source>
+        <translation>词元嵌入</translation>
+    </message>
+    <message>
+        <source>Sentence</source>
+        <translation>句子</translation>
+    </message>
+    <message>
+        <source>Initialisation</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>N(0, 1) (nn.Embedding default)</source>
+        <translation>N(0, 1)（nn.Embedding 默认）</translation>
+    </message>
+    <message>
+        <source>N(0, 1/d_model) (shared with output layer)</source>
+        <translation>N(0, 1/d_model)（与输出层共享）</translation>
+    </message>
+    <message>
+        <source>dimension i</source>
+        <translation>维度 i</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>PE value</source>
+        <translation>PE 值</translation>
+    </message>
+    <message>
+        <source>input dimension</source>
+        <translation>输入维度</translation>
+    </message>
+    <message>
+        <source>output dimension</source>
+        <translation>输出维度</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>error (log scale)</source>
+        <translation>误差（对数刻度）</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>RMS over dimensions</source>
+        <translation>沿维度的均方根 (RMS)</translation>
+    </message>
+    <message>
+        <source>Learned W (k = {0})</source>
+        <translation>学习到的 W (k = {0})</translation>
+    </message>
+    <message>
+        <source>W − M_k (k = {0})</source>
+        <translation>W − M_k (k = {0})</translation>
+    </message>
+    <message>
+        <source>Relative-position map M_k, k = {0}</source>
+        <translation>相对位置映射 M_k，k = {0}</translation>
+    </message>
+    <message>
+        <source>Stop learning</source>
+        <translation>停止学习</translation>
+    </message>
+    <message>
+        <source>Learn M_k by gradient descent</source>
+        <translation>用梯度下降学习 M_k</translation>
+    </message>
+    <message>
+        <source>Learning stopped: the encoding parameters changed.</source>
+        <translation>学习已停止：编码参数已更改。</translation>
+    </message>
+    <message>
+        <source>Ignored (not a dimension below d_model): {0}</source>
+        <translation>已忽略（不是小于 d_model 的维度）：{0}</translation>
+    </message>
+    <message>
+        <source>dim {0}</source>
+        <translation>维度 {0}</translation>
+    </message>
+    <message>
+        <source>Position similarity PE·PEᵀ (every {0}th position)</source>
+        <translation>位置相似度 PE·PEᵀ（每 {0} 个位置取一个）</translation>
+    </message>
+    <message>
+        <source>√d·E</source>
+        <translation>√d·E</translation>
+    </message>
+    <message>
+        <source>PE</source>
+        <translation>PE</translation>
+    </message>
+    <message>
+        <source>√d·E + PE</source>
+        <translation>√d·E + PE</translation>
+    </message>
+    <message>
+        <source>embedding/PE size ratio ≈ {0:.1f}  (device {1})</source>
+        <translation>嵌入与 PE 的幅值比 ≈ {0:.1f}  （设备 {1}）</translation>
+    </message>
+    <message>
+        <source>Nothing learned yet for this d_model: press “Learn M_k by gradient descent”.</source>
+        <translation>此 d_model 下尚未学习：请点击“用梯度下降学习 M_k”。</translation>
+    </message>
+    <message>
+        <source>max |M_k·PE[pos] − PE[pos+k]| over {0} positions: {1:.2e}</source>
+        <translation>{0} 个位置上的 max |M_k·PE[pos] − PE[pos+k]|：{1:.2e}</translation>
+    </message>
+    <message>
+        <source>pos {0}, dim {1}: {2:+.4f}</source>
+        <translation>位置 {0}，维度 {1}：{2:+.4f}</translation>
+    </message>
+    <message>
+        <source>PE[{0}]·PE[{1}] = {2:.3f}  (|Δ| = {3})</source>
+        <translation>PE[{0}]·PE[{1}] = {2:.3f}  (|Δ| = {3})</translation>
+    </message>
+    <message>
+        <source>pos {0} → {1}</source>
+        <translation>位置 {0} → {1}</translation>
+    </message>
+    <message>
+        <source>Learning needs max_len of at least 2.</source>
+        <translation>学习需要 max_len 至少为 2。</translation>
+    </message>
+    <message>
+        <source>Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s</source>
+        <translation>正在学习 M_k：第 {0}/{1} 步 · 损失 {2:.2e} · 最大误差 {3:.2e} · {4:.0f} 步/秒</translation>
+    </message>
+    <message>
+        <source>Press “Learn M_k by gradient descent”
+to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
+        <translation>点击“用梯度下降学习 M_k”，
+用 Adam 拟合 W·PE[pos] ≈ PE[pos+k]。</translation>
+    </message>
+    <message>
+        <source>training loss (MSE)</source>
+        <translation>训练损失 (MSE)</translation>
+    </message>
+    <message>
+        <source>max error, all positions</source>
+        <translation>所有位置上的最大误差</translation>
+    </message>
+    <message>
+        <source>step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}</source>
+        <translation>第 {0} 步：损失 {1:.2e}，max |W − M_k| = {2:.2f}</translation>
+    </message>
+</context>
+<context>
+    <name>Tabs</name>
+    <message>
+        <source>Positional encoding</source>
+        <translation>位置编码</translation>
+    </message>
+</context>
+<context>
+    <name>Tour</name>
+    <message>
+        <source>Guided tour</source>
+        <translation>导览</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Step {k} of {n}</source>
+        <translation>第 {k} 步，共 {n} 步</translation>
+    </message>
+</context>
+</TS>

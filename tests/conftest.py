@@ -1,0 +1,61 @@
+"""Test set-up: headless Qt (offscreen) and settings in a temporary folder.
+
+QT_QPA_PLATFORM is set before any QApplication exists; the real-window screenshot
+test starts its own Xvfb in a subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYTHONHASHSEED", "0")
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def _settings_dir(tmp_path, monkeypatch):
+    """Every test gets its own settings file; the user's settings are never touched."""
+    folder = tmp_path / "settings"
+    monkeypatch.setenv("ARCHSCOPE_SETTINGS_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def qapp_args():
+    return ["archscope-tests"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _theme():
+    from viz import theme
+
+    theme.apply()
+
+
+@pytest.fixture
+def window(qtbot):
+    """A main window with torch loaded and the first traces drawn."""
+    from app.i18n import Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+
+    translations = Translations()
+    win = MainWindow(Settings(), translations)
+    qtbot.addWidget(win)
+    win.resize(1500, 940)
+    win.show()
+    qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
+    qtbot.waitUntil(lambda: all(getattr(t, "trace", None) is not None for t in win.tabs),
+                    timeout=30_000)
+    yield win
+    win.close()
+    if translations.language != "en":
+        translations.set_language("en")

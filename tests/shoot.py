@@ -1,0 +1,62 @@
+"""Open the real window on an X display, then save a screenshot of every tab in every
+language. Run by tests/test_screenshots.py under Xvfb; also usable by hand:
+
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python tests/shoot.py OUTDIR
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+
+def main(out: Path) -> int:
+    import tempfile
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from app.i18n import LANGUAGES, Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+    from viz import theme
+
+    app = QApplication.instance() or QApplication(["archscope"])
+    theme.apply()
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        translations = Translations()
+        window = MainWindow(Settings(tmp), translations)
+        window.resize(1500, 940)
+        window.show()
+
+        def pump(seconds: float, until=lambda: False) -> None:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end and not until():
+                app.processEvents()
+                time.sleep(0.01)
+
+        pump(90, lambda: window.torch_is_ready and all(
+            getattr(t, "trace", None) is not None for t in window.tabs))
+        if not window.torch_is_ready:
+            print("torch did not load", file=sys.stderr)
+            return 1
+        for code in LANGUAGES:
+            window.set_language(code)
+            for i, spec in enumerate(window.specs):
+                window.tabs_widget.setCurrentIndex(i)
+                pump(0.6)
+                shot = window.screen().grabWindow(window.winId())
+                path = out / f"{spec.key}_{code}.png"
+                shot.save(str(path))
+                print(path)
+        window.close()
+        window.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        app.processEvents()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")))

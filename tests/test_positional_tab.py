@@ -1,0 +1,171 @@
+"""The positional-encoding tab driven as a person would: sliders, typing, hovering,
+the Learn button, the tour. Each test asserts what changed on screen or in the trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+from app.tabs.positional import PositionalTab, parse_dims
+
+
+@pytest.fixture
+def tab(window) -> PositionalTab:
+    return next(t for t in window.tabs if t.key == "positional")
+
+
+def wait_trace(qtbot, tab, predicate, timeout=15_000):
+    qtbot.waitUntil(lambda: tab.trace is not None and predicate(tab.trace), timeout=timeout)
+
+
+def test_first_trace_uses_defaults_and_real_module(tab):
+    t = tab.trace
+    assert t.pe.shape == (100, 128)
+    assert t.similarity.shape == (100, 100)
+    np.testing.assert_allclose(np.diag(t.similarity), 64.0, atol=1e-3)
+    # what the heatmap shows is the trace itself
+    np.testing.assert_array_equal(tab.pe_plot.matrix(), t.pe)
+
+
+def test_dragging_d_model_slider_recomputes(qtbot, tab):
+    slider = tab.d_model.slider
+    slider.setFocus()
+    for _ in range(5):
+        QTest.keyClick(slider, Qt.Key.Key_PageUp)
+    wait_trace(qtbot, tab, lambda t: t.d_model != 128)
+    assert tab.trace.d_model == int(tab.d_model.value())
+    assert tab.pe_plot.matrix().shape == (100, tab.trace.d_model)
+    assert tab.trace.d_model % 2 == 0
+
+
+def test_typing_max_len_resizes_every_view(qtbot, tab):
+    spin = tab.max_len.spin
+    spin.selectAll()
+    QTest.keyClicks(spin, "2000")
+    QTest.keyClick(spin, Qt.Key.Key_Return)
+    wait_trace(qtbot, tab, lambda t: t.max_len == 2000)
+    t = tab.trace
+    assert t.pe.shape == (2000, 128)
+    # long tables are sampled for the similarity matrix, labelled with true positions
+    assert t.similarity.shape == (1000, 1000)
+    assert t.sim_positions[1] - t.sim_positions[0] == 2
+    assert "2" in tab.view("similarity").panel.title.text()
+    assert tab.offset.slider.maximum() == 1999
+
+
+def test_hover_over_heatmap_reads_out_value(qtbot, tab):
+    plot = tab.pe_plot
+    vb = plot.plotItem.vb
+    # the centre of cell (pos 10, dim 3) in widget coordinates
+    scene_pt = vb.mapViewToScene(vb.mapToView(vb.mapFromView(
+        __import__("PySide6.QtCore", fromlist=["QPointF"]).QPointF(3, 10))))
+    widget_pt = plot.mapFromScene(scene_pt)
+    QTest.mouseMove(plot.viewport(), QPoint(int(widget_pt.x()), int(widget_pt.y())))
+    qtbot.waitUntil(lambda: "pos 10" in tab.view("pe").panel.readout.text(), timeout=3000)
+    text = tab.view("pe").panel.readout.text()
+    assert "dim 3" in text
+    assert f"{tab.trace.pe[10, 3]:+.4f}" in text
+
+
+def test_bad_dimensions_are_reported_not_crashing(qtbot, tab):
+    tab.dims.setText("0, 5-7, 999, x")
+    tab.dims.editingFinished.emit()
+    wait_trace(qtbot, tab, lambda t: list(t.curve_dims) == [0, 5, 6, 7])
+    assert "999" in tab.dims_note.text() and "x" in tab.dims_note.text()
+    assert len(tab.curve_plot.curves()[1]) == 4
+
+
+def test_parse_dims_ranges_and_limits():
+    assert parse_dims("0, 2-4", 8) == ([0, 2, 3, 4], [])
+    dims, problems = parse_dims("7, 8, a", 8)
+    assert dims == [7] and problems == ["8", "a"]
+
+
+def test_offset_slider_updates_relative_map_and_error(qtbot, tab):
+    tab.offset.setValue(9)
+    wait_trace(qtbot, tab, lambda t: t.offset == 9)
+    assert "k = 9" in tab.view("relative").panel.title.text()
+    assert tab.trace.offset_max_error < 1e-5
+    assert "e-0" in tab.error_label.text()
+
+
+def test_embedding_init_changes_relative_magnitudes(qtbot, tab):
+    ratio_normal = tab.emb_plot.values()[0].mean() / tab.emb_plot.values()[1].mean()
+    tab.init.setCurrentIndex(1)
+    wait_trace(qtbot, tab, lambda t: t.embedding_init == "scaled")
+    ratio_scaled = tab.emb_plot.values()[0].mean() / tab.emb_plot.values()[1].mean()
+    assert ratio_normal > 10 > 3 > ratio_scaled
+
+
+def test_sentence_longer_than_max_len_gives_clear_error(qtbot, tab, window, monkeypatch):
+    shown = []
+    monkeypatch.setattr(window, "report_error", lambda e, d: shown.append(e))
+    tab.ctx.report_error = window.report_error
+    tab.max_len.setValue(3)
+    tab.sentence.setText("one two three four five")
+    tab.sentence.editingFinished.emit()
+    qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
+    assert "max_len" in str(shown[-1])
+    tab.ctx.report_error = window.report_error
+
+
+def test_learn_button_trains_and_stop_stops(qtbot, tab):
+    tab.d_model.setValue(16)
+    wait_trace(qtbot, tab, lambda t: t.d_model == 16)
+    qtbot.mouseClick(tab.learn_button, Qt.MouseButton.LeftButton)
+    assert tab.jobs.is_running()
+    qtbot.waitUntil(lambda: len(tab.fit_history) >= 200, timeout=30_000)
+    first = float(tab.fit_history[0])
+    assert float(tab.fit_history[-1]) < first / 10
+    assert tab.job_bar.stop_button.isEnabled()
+    assert "Learning M_k" in tab.job_bar.label.text()
+    qtbot.mouseClick(tab.job_bar.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5_000)
+    assert not tab.job_bar.stop_button.isEnabled()
+    n = len(tab.fit_history)
+    qtbot.wait(300)
+    assert len(tab.fit_history) == n  # nothing arrives after Stop
+    # the learned map is drawn on demand
+    tab.relative_mode.setCurrentIndex(1)
+    np.testing.assert_array_equal(tab.rel_plot.matrix(), tab.fit.learned)
+
+
+def test_changing_parameters_stops_learning(qtbot, tab):
+    qtbot.mouseClick(tab.learn_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.fit_history) > 0, timeout=30_000)
+    tab.base.setValue(500)
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5_000)
+
+
+def test_tour_steps_apply_view_state(qtbot, tab):
+    steps = tab.tour_steps()
+    assert 5 <= len(steps) <= 8
+    assert tab.tour.counter.text().endswith(str(len(steps)))
+    target = next(i for i, s in enumerate(steps) if s.state.get("base") == 100)
+    for _ in range(target):
+        qtbot.mouseClick(tab.tour.next_button, Qt.MouseButton.LeftButton)
+    assert tab.tour.index() == target
+    assert tab.base.value() == 100
+    highlighted = [v.key for v in tab.views if v.panel.is_highlighted()]
+    assert highlighted == [steps[target].state["highlight"]]
+    wait_trace(qtbot, tab, lambda t: t.base == 100)
+    qtbot.mouseClick(tab.tour.back_button, Qt.MouseButton.LeftButton)
+    assert tab.tour.index() == target - 1
+    tab.jobs.stop()
+
+
+def test_state_is_remembered_across_sessions(qtbot, window):
+    from app.i18n import Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+
+    tab = window.tabs[0]
+    tab.d_model.setValue(64)
+    tab.sentence.setText("a b c")
+    window.close()
+    again = MainWindow(Settings(), Translations(), start_loader=False)
+    qtbot.addWidget(again)
+    assert again.tabs[0].d_model.value() == 64
+    assert again.tabs[0].sentence.text() == "a b c"

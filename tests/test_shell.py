@@ -1,0 +1,212 @@
+"""The shell: tab registry, menus, device selector, language switching, errors, export."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QLabel, QMessageBox
+
+from app import registry
+from app.errors import ExceptHooks, show_error
+from app.i18n import Translations
+from app.mainwindow import MainWindow
+from app.settings import Settings
+from app.tabs.base import BaseTab, View, ViewData
+from models.errors import DeviceUnavailableError, InvalidParameterError
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot
+
+
+class _DemoTab(BaseTab):
+    key = "demo_tab_for_tests"
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.plot = CurvesPlot()
+        self.add_view(View("line", lambda: "Line", ViewPanel(self.plot),
+                           lambda: ViewData("y", {"y": np.arange(3.0)}, {})), 0, 0)
+        self.trace = None
+
+    def compute_fn(self):
+        return lambda: np.linspace(0, 1, 5)
+
+    def show_trace(self, trace):
+        self.trace = trace
+        self.plot.set_curves(np.arange(5), trace[None], ["demo"])
+
+    def apply_state(self, state):
+        pass
+
+
+def test_registry_adds_a_tab_without_editing_the_shell(qtbot):
+    spec = registry.TabSpec(_DemoTab.key, "Demo", _DemoTab, order=999)
+    registry.register(spec)
+    try:
+        win = MainWindow(Settings(), Translations())
+        qtbot.addWidget(win)
+        titles = [win.tabs_widget.tabText(i) for i in range(win.tabs_widget.count())]
+        assert titles[-1] == "Demo" and "Positional encoding" in titles
+        qtbot.waitUntil(lambda: win.tabs[-1].trace is not None, timeout=60_000)
+        win.close()
+    finally:
+        registry._REGISTRY.pop(_DemoTab.key)
+
+
+def test_menus_have_the_promised_entries(window):
+    names = {a.text().replace("&", "") for a in window.menu_file.actions() if a.text()}
+    assert {"Open…", "Export figure…", "Export data…", "Quit"} <= names
+    assert [a.text() for a in window.menu_lang.actions()] == ["English", "简体中文"]
+    assert window.menu_view.actions() and window.menu_help.actions()
+    # Open… is disabled, with a reason, while the tab reads no files
+    assert not window.act_open.isEnabled() and window.act_open.toolTip()
+
+
+def test_about_names_versions_and_device(window):
+    import torch
+    import torch_geometric
+    from PySide6.QtCore import qVersion
+
+    text = window.about_text()
+    for needle in (torch.__version__, torch_geometric.__version__, qVersion(), "cpu"):
+        assert needle in text
+    window.show_about()
+    box = window.findChild(QMessageBox, "AboutBox")
+    assert box is not None and box.isVisible()
+    box.close()
+
+
+def test_device_selector_offers_only_available_devices(window):
+    from models.devices import available_devices
+
+    offered = [window.device_combo.itemData(i) for i in range(window.device_combo.count())]
+    assert offered == [d.name for d in available_devices()]
+    assert offered[0] == "cpu"
+    assert "Device: cpu" in window.device_label.text()
+    assert window.tabs[0].trace.device == "cpu"
+
+
+def test_unavailable_device_is_refused_with_a_message(window, monkeypatch):
+    shown = []
+    monkeypatch.setattr(window, "report_error", lambda e, d: shown.append(e))
+    window.set_device("cuda:7")
+    assert isinstance(shown[-1], DeviceUnavailableError)
+    assert "cuda:7" in str(shown[-1]) and "cpu" in str(shown[-1])
+    assert window.device_name == "cpu"
+
+
+def test_saved_missing_device_falls_back_to_cpu(qtbot):
+    settings = Settings()
+    settings.device = "cuda:3"
+    win = MainWindow(settings, Translations())
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
+    assert win.device_name == "cpu"
+    assert "cuda:3" in win.statusBar().currentMessage()
+    win.close()
+
+
+def test_language_switch_retranslates_open_window_and_tour(qtbot, window):
+    tab = window.tabs[0]
+    window.set_language("zh_CN")
+    assert window.menu_file.title().startswith("文件")
+    assert window.tabs_widget.tabText(0) == "位置编码"
+    assert tab.tour.step_title.text() == tab.tour_steps()[0].title["zh_CN"]
+    assert "位置" in tab.pe_plot.plotItem.getAxis("left").labelText
+    assert Settings().language == "zh_CN"
+    window.set_language("en")
+    assert window.menu_file.title() == "&File"
+    assert tab.tour.step_title.text() == tab.tour_steps()[0].title["en"]
+
+
+def test_error_dialog_leads_with_a_sentence_and_folds_details(qtbot):
+    try:
+        raise InvalidParameterError("d_model must be a positive even number, got 3.")
+    except InvalidParameterError as exc:
+        box = show_error(None, exc)
+    qtbot.addWidget(box)
+    assert box.text() == "d_model must be a positive even number, got 3."
+    assert "Traceback" in box.detailedText()
+    assert "Traceback" not in box.text()
+
+
+def test_exceptions_from_threads_reach_a_dialog(qtbot):
+    parent = QLabel()
+    qtbot.addWidget(parent)
+    hooks = ExceptHooks(parent)
+    hooks.install()
+    try:
+        t = threading.Thread(target=lambda: 1 / 0)
+        t.start()
+        t.join()
+        qtbot.waitUntil(lambda: bool(hooks.dialogs), timeout=3000)
+        assert "ZeroDivisionError" in hooks.dialogs[0].text()
+        assert "Traceback" in hooks.dialogs[0].detailedText()
+    finally:
+        hooks.uninstall()
+        for d in hooks.dialogs:
+            d.close()
+
+
+def test_failure_inside_a_job_is_reported_not_swallowed(qtbot, window, monkeypatch):
+    """superqt drops RuntimeErrors raised in generator workers; ours are delivered."""
+    shown = []
+    tab = window.tabs[0]
+    monkeypatch.setattr(tab.ctx, "report_error", lambda e, d: shown.append((e, d)))
+
+    def broken():
+        yield from ()
+        raise RuntimeError("CUDA error: device-side assert triggered")
+
+    tab.jobs.start(broken)
+    qtbot.waitUntil(lambda: bool(shown), timeout=5000)
+    assert "device-side assert" in str(shown[0][0])
+    assert "broken" in shown[0][1]  # the traceback travels with it
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=3000)
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_export_every_view_as_figure(window, tmp_path, fmt):
+    tab = window.tabs[0]
+    for view in tab.views:
+        out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 900)
+        data = Path(out).read_bytes()
+        assert len(data) > 1000
+    whole = window.export_figure(tab, "", str(tmp_path / f"tab.{fmt}"), 1200)
+    assert Path(whole).read_bytes()[:4] in (b"\x89PNG", b"<?xm", b"%PDF")
+    assert not list(tmp_path.glob("*.part"))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "npy", "json"])
+def test_export_data_of_views(window, tmp_path, fmt):
+    tab = window.tabs[0]
+    out = window.export_data(tab, "pe", str(tmp_path / f"pe.{fmt}"))
+    if fmt == "npy":
+        np.testing.assert_array_equal(np.load(out), tab.trace.pe)
+    elif fmt == "json":
+        doc = json.loads(Path(out).read_text())
+        assert doc["meta"]["d_model"] == 128
+        np.testing.assert_allclose(np.array(doc["arrays"]["pe"]), tab.trace.pe, atol=1e-7)
+    else:
+        rows = [ln for ln in Path(out).read_text().splitlines() if not ln.startswith("#")]
+        assert rows[0].startswith("row,dim0,dim1")
+        assert len(rows) == 101
+
+
+def test_export_to_unwritable_place_says_so(window, tmp_path):
+    from app.export import ExportError
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    with pytest.raises(ExportError, match="Cannot write"):
+        window.export_figure(window.tabs[0], "pe", str(blocker / "pe.png"))
+    with pytest.raises(ExportError, match="format"):
+        window.export_figure(window.tabs[0], "pe", str(tmp_path / "pe.bmp"))
+
+
+def test_translate_context_tabs_title():
+    assert QCoreApplication.translate("Tabs", "Positional encoding") == "Positional encoding"

@@ -1,0 +1,115 @@
+"""Line and bar plots that are created once and updated with new arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+
+from viz.theme import SERIES_COLOURS, series_pen
+
+
+class CurvesPlot(pg.PlotWidget):
+    """Several named curves over a shared x axis, with a legend.
+
+    ``set_curves(x, ys, names)``: x float[n], ys float[c, n]. Items are reused
+    across updates; surplus ones are removed.
+    """
+
+    def __init__(self, parent=None, log_y: bool = False) -> None:
+        super().__init__(parent)
+        self.plotItem.setMenuEnabled(False)
+        self.plotItem.hideButtons()
+        self.plotItem.showGrid(x=True, y=True, alpha=0.25)
+        self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
+                                              brush=pg.mkBrush(255, 255, 255, 210),
+                                              pen=pg.mkPen("#bbbbbb"))
+        self.plotItem.setLogMode(y=log_y)
+        self.hint = pg.TextItem(anchor=(0.5, 0.5), color="#555555")
+        self.hint.setParentItem(self.plotItem.vb)
+        self.plotItem.vb.sigResized.connect(self._place_hint)
+        self._items: list[pg.PlotDataItem] = []
+        self._data: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros((0, 0)))
+
+    def set_axis_labels(self, x: str, y: str) -> None:
+        self.plotItem.setLabel("bottom", x)
+        self.plotItem.setLabel("left", y)
+
+    def set_hint(self, text: str) -> None:
+        """A centred note shown while the plot has no curves (e.g. what to press)."""
+        self.hint.setText(text)
+        self.hint.setVisible(bool(text))
+        self._place_hint()
+
+    def _place_hint(self, *_) -> None:
+        r = self.plotItem.vb.boundingRect()
+        self.hint.setPos(r.center())
+
+    def set_curves(self, x: np.ndarray, ys: np.ndarray, names: Sequence[str]) -> None:
+        ys = np.atleast_2d(np.asarray(ys, dtype=np.float32))
+        if ys.size == 0:
+            ys = np.zeros((0, len(x)), np.float32)
+        while len(self._items) > len(ys):
+            item = self._items.pop()
+            self.legend.removeItem(item)
+            self.plotItem.removeItem(item)
+        for i, (y, name) in enumerate(zip(ys, names, strict=True)):
+            if i < len(self._items):
+                item = self._items[i]
+                item.setData(x, y)
+                if self.legend.getLabel(item) is not None:
+                    self.legend.getLabel(item).setText(name)
+            else:
+                item = self.plotItem.plot(x, y, pen=series_pen(i), name=name)
+                self._items.append(item)
+        self._data = (np.asarray(x), ys)
+        self.legend.setVisible(bool(self._items))
+        self.plotItem.enableAutoRange()
+
+    def curves(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._data
+
+
+class GroupedBarsPlot(pg.PlotWidget):
+    """Grouped bars: one group per category (e.g. a token), one bar per series."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.plotItem.setMenuEnabled(False)
+        self.plotItem.hideButtons()
+        self.plotItem.showGrid(y=True, alpha=0.25)
+        self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
+                                              brush=pg.mkBrush(255, 255, 255, 210),
+                                              pen=pg.mkPen("#bbbbbb"))
+        self._bars: list[pg.BarGraphItem] = []
+        self._values = np.zeros((0, 0), np.float32)
+
+    def set_axis_labels(self, x: str, y: str) -> None:
+        self.plotItem.setLabel("bottom", x)
+        self.plotItem.setLabel("left", y)
+
+    def set_bars(self, categories: Sequence[str], values: np.ndarray,
+                 series: Sequence[str]) -> None:
+        """values: float[series, categories]."""
+        values = np.asarray(values, dtype=np.float32)
+        for bar in self._bars:
+            self.legend.removeItem(bar)
+            self.plotItem.removeItem(bar)
+        self._bars = []
+        n = max(1, len(series))
+        width = 0.8 / n
+        x = np.arange(len(categories), dtype=np.float64)
+        for i, name in enumerate(series):
+            colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
+            bar = pg.BarGraphItem(x=x - 0.4 + width * (i + 0.5), height=values[i], width=width,
+                                  brush=colour, pen=pg.mkPen(colour))
+            self.plotItem.addItem(bar)
+            self.legend.addItem(bar, name)
+            self._bars.append(bar)
+        self.plotItem.getAxis("bottom").setTicks([list(enumerate(categories))])
+        self._values = values
+        self.plotItem.autoRange()
+
+    def values(self) -> np.ndarray:
+        return self._values
