@@ -142,14 +142,21 @@ class ComputeRunner(QObject):
         self._pending: Callable | None = None
         self._closed = False
         self._worker = None
+        self._generation = 0
 
     def request(self, fn: Callable[[], object]) -> None:
         if self._closed:
             return
+        self._generation += 1
         if self._running:
             self._pending = fn
             return
         self._launch(fn)
+
+    def invalidate(self) -> None:
+        """Drop every result still to come (the caller computed a newer one itself)."""
+        self._generation += 1
+        self._pending = None
 
     def is_busy(self) -> bool:
         return self._running
@@ -169,17 +176,16 @@ class ComputeRunner(QObject):
 
         self._running = True
         self.busy.emit(True)
+        generation = self._generation
         worker = create_worker(guarded, _start_thread=False)
-        worker.returned.connect(self._on_returned)
+        worker.returned.connect(lambda result: self._on_returned(result, generation))
         worker.finished.connect(self._on_finished)
         self._worker = worker
         worker.start()
 
-    def _on_returned(self, result) -> None:
-        if self._closed:
-            return
-        if self._pending is not None:
-            return  # stale: a newer request is waiting
+    def _on_returned(self, result, generation: int) -> None:
+        if self._closed or generation != self._generation:
+            return  # stale: a newer request is waiting or was computed elsewhere
         if isinstance(result, Failure):
             self.failed.emit(result)
         else:

@@ -197,7 +197,7 @@ def export_main(argv: list[str]) -> int:
             window.tabs_widget.setCurrentWidget(tab)
             window.resize(1600, 1000)
             window.show()
-            tab.apply_state(state)
+            tab.apply_state(state, strict=True)
             tab.compute_now()
             for _ in range(3):
                 app.processEvents()

@@ -39,7 +39,7 @@ class _DemoTab(BaseTab):
         self.trace = trace
         self.plot.set_curves(np.arange(5), trace[None], ["demo"])
 
-    def apply_state(self, state):
+    def apply_state(self, state, strict=False):
         pass
 
 

@@ -67,6 +67,14 @@ class SliderField(QWidget):
             w.blockSignals(False)
         self.valueChanged.emit(value)
 
+    def problem(self, value: float) -> str | None:
+        """Why ``value`` would not be taken as given (None if it would)."""
+        if not self._min <= value <= self._max:
+            return f"must be between {self._min:g} and {self._max:g}"
+        if not self._log and abs(self._snap(value) - value) > 1e-9:
+            return f"must be a multiple of {self._step:g} from {self._min:g}"
+        return None
+
     def _snap(self, value: float) -> float:
         value = min(max(float(value), self._min), self._max)
         if self._log:

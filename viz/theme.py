@@ -21,5 +21,5 @@ def colormap(name: str) -> pg.ColorMap:
     return pg.colormap.get(name)
 
 
-def series_pen(i: int, width: float = 2.0):
+def series_pen(i: int, width: float = 1.0):
     return pg.mkPen(SERIES_COLOURS[i % len(SERIES_COLOURS)], width=width)

@@ -206,6 +206,7 @@ class BaseTab(QWidget):
     def compute_now(self) -> None:
         """Compute synchronously on this thread (headless export, tests)."""
         self._debounce.stop()
+        self.compute.invalidate()
         result = self.compute_fn()()
         self._on_trace(result)
 
@@ -249,7 +250,9 @@ class BaseTab(QWidget):
     def show_trace(self, trace) -> None:
         raise NotImplementedError
 
-    def apply_state(self, state: dict) -> None:
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        """Set controls from ``state``; ``strict`` raises InvalidParameterError for a key
+        or value the controls would not take as given (the command line uses it)."""
         raise NotImplementedError
 
     def retranslate(self) -> None:

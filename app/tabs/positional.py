@@ -219,8 +219,10 @@ class PositionalTab(BaseTab):
                 "init": ("normal", "scaled")[max(0, self.init.currentIndex())],
                 "relative_mode": RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]}
 
-    def apply_state(self, state: dict) -> None:
-        """Set controls from a dict (tour steps, saved settings); unknown keys ignored."""
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        """Set controls from a dict (tour steps, saved settings, ``--set``)."""
+        if strict:
+            self._check_state(state)
         if "d_model" in state:
             self.d_model.setValue(float(state["d_model"]))
         if "max_len" in state:
@@ -240,6 +242,35 @@ class PositionalTab(BaseTab):
         if state.get("learn") and not self.jobs.is_running():
             self.toggle_fit()
         self.schedule_update()
+
+    def _check_state(self, state: dict) -> None:
+        from models.errors import InvalidParameterError
+
+        known = set(DEFAULTS) | {"learn"}
+        unknown = sorted(set(state) - known)
+        if unknown:
+            raise InvalidParameterError(
+                f"Unknown parameter {', '.join(unknown)}; known: {', '.join(sorted(known))}.")
+        fields = {"d_model": self.d_model, "max_len": self.max_len, "base": self.base,
+                  "offset": self.offset}
+        for key, field in fields.items():
+            if key in state:
+                try:
+                    value = float(state[key])
+                except (TypeError, ValueError):
+                    raise InvalidParameterError(f"{key} must be a number, got "
+                                                f"'{state[key]}'.") from None
+                if key == "offset":
+                    limit = float(state.get("max_len", self.max_len.value())) - 1
+                    problem = None if 0 <= value <= limit else f"must be between 0 and {limit:g}"
+                else:
+                    problem = field.problem(value)
+                if problem:
+                    raise InvalidParameterError(f"{key} = {state[key]} {problem}.")
+        if "init" in state and state["init"] not in ("normal", "scaled"):
+            raise InvalidParameterError("init must be 'normal' or 'scaled'.")
+        if "relative_mode" in state and state["relative_mode"] not in RELATIVE_MODES:
+            raise InvalidParameterError(f"relative_mode must be one of {RELATIVE_MODES}.")
 
     def restore_state(self) -> None:
         saved = self.ctx.settings.tab_state(self.key)

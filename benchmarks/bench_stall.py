@@ -1,0 +1,111 @@
+"""Longest event-loop stall of the GUI thread while work runs in the background.
+
+    .venv/bin/python benchmarks/bench_stall.py
+
+A 5 ms QTimer ticks on the GUI thread; a stall is the time between two ticks minus
+the interval. Phases, measured one after another in one run:
+  startup   from window.show() until torch, PyG and the first trace are ready
+  idle      one second with nothing running (the baseline of this machine)
+  training  the "Learn M_k" job (d_model 128, max_len 100) for 4 s
+  training-big  the same job at d_model 512, max_len 2048
+  sliders   d_model dragged across its range, 20 values, at max_len 4096
+Prints max, 99th percentile and median stall for each phase, in milliseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "")
+if not os.environ["QT_QPA_PLATFORM"]:
+    del os.environ["QT_QPA_PLATFORM"]
+
+
+def main() -> int:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.i18n import Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+    from viz import theme
+
+    app = QApplication.instance() or QApplication(["bench"])
+    theme.apply()
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick():
+        now = time.perf_counter()
+        gaps.append(max(0.0, now - last[0] - 0.005))
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+
+    def run_until(pred, limit):
+        end = time.perf_counter() + limit
+        while time.perf_counter() < end and not pred():
+            app.processEvents()
+            time.sleep(0.0005)
+
+    def phase(name, start, until, limit):
+        gaps.clear()
+        last[0] = time.perf_counter()
+        timer.start()
+        start()
+        run_until(until, limit)
+        timer.stop()
+        g = np.array(gaps) * 1000
+        print(f"{name:14s} max {g.max():7.1f} ms   p99 {np.percentile(g, 99):6.1f} ms   "
+              f"median {np.median(g):5.2f} ms   ({len(g)} ticks)")
+        return g
+
+    with tempfile.TemporaryDirectory() as tmp:
+        win = MainWindow(Settings(tmp), Translations(), start_loader=False)
+        tab = win.tabs[0]
+        win.resize(1500, 940)
+        phase("startup", lambda: (win.show(), win.loader.start()),
+              lambda: win.torch_is_ready and tab.trace is not None, 120)
+        t0 = time.perf_counter()
+        phase("idle", lambda: None, lambda: time.perf_counter() - t0 > 1.0, 2)
+
+        for name, d, n in (("training", 128, 100), ("training-big", 512, 2048)):
+            tab.d_model.setValue(d)
+            tab.max_len.setValue(n)
+            tab.request_update()
+            run_until(lambda d=d, n=n: tab.trace.d_model == d and tab.trace.max_len == n, 30)
+            run_until(lambda: False, 0.5)   # let the new trace paint before measuring
+            start = [0.0]
+            phase(name, lambda: (start.__setitem__(0, time.perf_counter()), tab.toggle_fit()),
+                  lambda: time.perf_counter() - start[0] > 4.0, 10)
+            steps = len(tab.fit_history)
+            tab.jobs.stop()
+            run_until(lambda: not tab.jobs.is_running(), 5)
+            print(f"{'':14s} {steps} training steps in 4 s shown, "
+                  f"{tab.fit_history[-1]:.2e} last loss")
+        tab.max_len.setValue(4096)
+        values = iter(np.linspace(2, 1024, 20).astype(int) // 2 * 2)
+        done = [False]
+
+        def drag():
+            try:
+                tab.d_model.setValue(int(next(values)))
+                QTimer.singleShot(50, drag)
+            except StopIteration:
+                done[0] = True
+        phase("sliders", drag, lambda: done[0] and not tab.compute.is_busy(), 60)
+        win.close()
+    print(f"torch threads for background work: {__import__('torch').get_num_threads()}, "
+          f"cores: {os.cpu_count()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

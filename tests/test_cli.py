@@ -1,0 +1,146 @@
+"""The command line: --smoke start-up figures, headless export, clean exit on close."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(args, tmp_path, timeout=120, env_extra=None):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               ARCHSCOPE_SETTINGS_DIR=str(tmp_path / "settings"), **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_smoke_prints_startup_figures(tmp_path):
+    proc = _run(["--smoke"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert 0 < figures["first_paint_s"] < figures["torch_ready_s"] <= figures["first_trace_s"]
+    assert "Traceback" not in proc.stderr and "Fatal" not in proc.stderr
+
+
+def test_export_list_names_every_view(tmp_path):
+    proc = _run(["export", "--list"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    names = [line.split()[0] for line in proc.stdout.splitlines()]
+    for view in ("pe", "curves", "similarity", "relative", "fit", "embeddings"):
+        assert f"positional.{view}" in names
+
+
+def test_export_png_with_width_and_parameters(tmp_path):
+    out = tmp_path / "pe.png"
+    proc = _run(["export", "positional.pe", "--out", str(out), "--width", "800",
+                 "--set", "d_model=64", "--set", "max_len=50"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    img = QImage(str(out))
+    assert img.width() == 800 and img.height() > 200
+
+
+def test_export_data_headless(tmp_path):
+    import numpy as np
+
+    out = tmp_path / "sim.npy"
+    proc = _run(["export", "positional.similarity", "--out", str(out),
+                 "--set", "max_len=30"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    sim = np.load(out)
+    assert sim.shape == (30, 30)
+    np.testing.assert_allclose(np.diag(sim), 64.0, atol=1e-3)
+
+
+def test_export_svg_in_chinese_keeps_text_as_text(tmp_path):
+    out = tmp_path / "pe.svg"
+    proc = _run(["export", "positional.pe", "--out", str(out), "--lang", "zh_CN"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    svg = out.read_text(encoding="utf-8")
+    assert "<text" in svg and "位置" in svg
+
+
+def test_export_errors_are_sentences_not_tracebacks(tmp_path):
+    proc = _run(["export", "positional.pe", "--out", str(tmp_path / "nowhere" / "x.png")],
+                tmp_path)
+    assert proc.returncode == 1
+    assert "Cannot write" in proc.stderr and "Traceback" not in proc.stderr
+    proc = _run(["export", "positional.nope", "--out", str(tmp_path / "x.png")], tmp_path)
+    assert proc.returncode == 2 and "unknown view" in proc.stderr
+    proc = _run(["export", "positional.pe", "--out", str(tmp_path / "x.png"),
+                 "--set", "d_model=3"], tmp_path)
+    assert proc.returncode == 1 and "d_model" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_no_display_gives_a_clear_message(tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["ARCHSCOPE_SETTINGS_DIR"] = str(tmp_path / "s")
+    proc = subprocess.run([sys.executable, "-m", "app"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "no display" in proc.stderr
+
+
+CLOSE_SCRIPT = r"""
+import sys, time
+from PySide6.QtCore import QTimer
+import app.main as m
+from app.mainwindow import MainWindow
+
+orig_show = MainWindow.show
+def show(self):
+    orig_show(self)
+    def when_ready():
+        tab = self.tabs[0]
+        tab.d_model.setValue(512)
+        tab.max_len.setValue(2048)
+        tab.request_update()
+        tab.toggle_fit()
+        def close():
+            assert tab.jobs.is_running(), "the job should still be training"
+            print("CLOSING", time.monotonic(), flush=True)
+            self.close()
+        QTimer.singleShot(1500, close)
+    self.torchReady.connect(when_ready)
+MainWindow.show = show
+rc = m.run([])
+print("RETURNED", time.monotonic(), flush=True)
+sys.exit(rc)
+"""
+
+
+def test_closing_while_training_exits_cleanly_within_2s(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               ARCHSCOPE_SETTINGS_DIR=str(tmp_path / "settings"))
+    proc = subprocess.Popen([sys.executable, "-c", CLOSE_SCRIPT], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    closing_at = None
+    for line in proc.stdout:
+        if line.startswith("CLOSING"):
+            closing_at = time.monotonic()
+            break
+    assert closing_at is not None, proc.stderr.read()
+    out, err = proc.communicate(timeout=30)
+    exited_at = time.monotonic()
+    assert proc.returncode == 0, err
+    assert exited_at - closing_at < 2.0, f"took {exited_at - closing_at:.2f} s"
+    assert "QThread: Destroyed" not in err and "Fatal" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_settings_remember_language_and_device(tmp_path, lang):
+    proc = _run(["--smoke", "--lang", lang], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    from PySide6.QtCore import QSettings
+
+    s = QSettings(str(tmp_path / "settings" / "archscope.ini"), QSettings.Format.IniFormat)
+    assert s.value("device") in (None, "cpu")
+    assert s.value("window/geometry") is not None
