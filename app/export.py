@@ -46,6 +46,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
         write(tmp)
         if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
             raise ExportError(f"Nothing was written for '{target.name}'.")
+        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; exports are ordinary files
         os.replace(tmp, target)
     except ExportError:
         _remove(tmp)
@@ -57,6 +58,12 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
         _remove(tmp)
         raise ExportError(f"Exporting '{target.name}' failed: {exc}") from exc
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _remove(path: str) -> None:

@@ -17,7 +17,7 @@ class DeviceInfo:
 
 def available_devices() -> list[DeviceInfo]:
     """The CPU, every CUDA device (with its name) and MPS where it works; nothing else."""
-    out = [DeviceInfo("cpu", f"cpu ({torch.get_num_threads()} threads)")]
+    out = [DeviceInfo("cpu", "cpu")]
     if torch.cuda.is_available():
         for i in range(torch.cuda.device_count()):
             out.append(DeviceInfo(f"cuda:{i}", f"cuda:{i} — {torch.cuda.get_device_name(i)}"))

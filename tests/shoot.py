@@ -22,8 +22,12 @@ def main(out: Path) -> int:
     from app.settings import Settings
     from viz import theme
 
+    from PySide6.QtGui import QFontDatabase
+
     app = QApplication.instance() or QApplication(["archscope"])
     theme.apply()
+    cjk = QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese)
+    print(f"cjk_families: {len(cjk)}", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         translations = Translations()

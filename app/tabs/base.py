@@ -129,7 +129,7 @@ class BaseTab(QWidget):
         self.left.setStretchFactor(1, 2)
         self.left.setSizes([520, 340])
         self.left.setChildrenCollapsible(False)
-        self.left.setMinimumWidth(340)
+        self.left.setMinimumWidth(380)
 
         self.grid_host = QWidget()
         self.grid = QGridLayout(self.grid_host)
@@ -140,7 +140,7 @@ class BaseTab(QWidget):
         split.addWidget(self.grid_host)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        split.setSizes([350, 1100])
+        split.setSizes([390, 1100])
         self.job_bar = JobBar(self.jobs)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
