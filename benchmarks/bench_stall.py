@@ -83,8 +83,9 @@ def main() -> int:
             run_until(lambda d=d, n=n: tab.trace.d_model == d and tab.trace.max_len == n, 30)
             run_until(lambda: False, 0.5)   # let the new trace paint before measuring
             start = [0.0]
-            phase(name, lambda: (start.__setitem__(0, time.perf_counter()), tab.toggle_fit()),
-                  lambda: time.perf_counter() - start[0] > 4.0, 10)
+            phase(name, lambda s=start: (s.__setitem__(0, time.perf_counter()),
+                                         tab.toggle_fit()),
+                  lambda s=start: time.perf_counter() - s[0] > 4.0, 10)
             steps = len(tab.fit_history)
             tab.jobs.stop()
             run_until(lambda: not tab.jobs.is_running(), 5)

@@ -15,14 +15,13 @@ def main(out: Path) -> int:
     import tempfile
 
     from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtGui import QFontDatabase
     from PySide6.QtWidgets import QApplication
 
     from app.i18n import LANGUAGES, Translations
     from app.mainwindow import MainWindow
     from app.settings import Settings
     from viz import theme
-
-    from PySide6.QtGui import QFontDatabase
 
     app = QApplication.instance() or QApplication(["archscope"])
     theme.apply()

@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 
 from app import i18n
-from app.tours import load_tour, tour_path
 from app.registry import tab_specs
+from app.tours import load_tour, tour_path
 
 
 def _messages(ts: Path):
