@@ -313,14 +313,19 @@ class MainWindow(QMainWindow):
             raise export.ExportError(str(exc)) from exc
         return str(written)
 
-    def export_figure_dialog(self) -> None:
-        tab = self.current_tab()
-        dialog = ExportFigureDialog(tab, self.settings, self)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return
+    def export_figure_dialog(self) -> ExportFigureDialog:
+        """Open the (window-modal, non-blocking) export dialog; Save writes the file."""
+        dialog = ExportFigureDialog(self.current_tab(), self.settings, self)
+        dialog.setObjectName("ExportFigureDialog")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._export_from_dialog(dialog))
+        dialog.open()
+        return dialog
+
+    def _export_from_dialog(self, dialog: ExportFigureDialog) -> None:
         path = dialog.path.text().strip()
         try:
-            written = self.export_figure(tab, dialog.view.currentData(), path,
+            written = self.export_figure(dialog.tab, dialog.view.currentData(), path,
                                          dialog.width.value())
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from app.tabs.positional import PositionalTab, parse_dims
@@ -59,8 +59,7 @@ def test_hover_over_heatmap_reads_out_value(qtbot, tab):
     plot = tab.pe_plot
     vb = plot.plotItem.vb
     # the centre of cell (pos 10, dim 3) in widget coordinates
-    scene_pt = vb.mapViewToScene(vb.mapToView(vb.mapFromView(
-        __import__("PySide6.QtCore", fromlist=["QPointF"]).QPointF(3, 10))))
+    scene_pt = vb.mapViewToScene(QPointF(3, 10))
     widget_pt = plot.mapFromScene(scene_pt)
     QTest.mouseMove(plot.viewport(), QPoint(int(widget_pt.x()), int(widget_pt.y())))
     qtbot.waitUntil(lambda: "pos 10" in tab.view("pe").panel.readout.text(), timeout=3000)

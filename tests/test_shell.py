@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QDialog, QLabel, QMessageBox
 
 from app import registry
 from app.errors import ExceptHooks, show_error
@@ -210,3 +210,51 @@ def test_export_to_unwritable_place_says_so(window, tmp_path):
 
 def test_translate_context_tabs_title():
     assert QCoreApplication.translate("Tabs", "Positional encoding") == "Positional encoding"
+
+
+def test_export_figure_dialog_writes_the_chosen_view(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    tab = window.tabs[0]
+    qtbot.mouseClick(tab.view("similarity").panel.graphics.viewport(),
+                     Qt.MouseButton.LeftButton)
+    assert tab.active_view == "similarity"
+    window.act_export_fig.trigger()
+    dialog = window.findChild(QDialog, "ExportFigureDialog")
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.view.currentData() == "similarity"   # the view last clicked
+    dialog.path.setText(str(tmp_path / "sim.png"))
+    dialog.width.setValue(640)
+    save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    from PySide6.QtGui import QImage
+
+    img = QImage(str(tmp_path / "sim.png"))
+    assert img.width() == 640
+    assert "sim.png" in window.statusBar().currentMessage()
+    assert Settings().last_dir("export") == str(tmp_path)
+
+
+def test_export_data_menu_uses_the_file_dialog_path(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    target = tmp_path / "pe.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "JSON (*.json)")))
+    window.tabs[0].active_view = "pe"
+    window.act_export_data.trigger()
+    doc = json.loads(target.read_text())
+    assert doc["primary"] == "pe" and len(doc["arrays"]["pe"]) == 100
+
+
+def test_device_list_includes_cuda_when_torch_reports_it(monkeypatch):
+    import torch
+
+    from models import devices
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i: f"Fake GPU {i}")
+    found = devices.available_devices()
+    assert [d.name for d in found][:3] == ["cpu", "cuda:0", "cuda:1"]
+    assert "Fake GPU 1" in found[2].label
