@@ -60,6 +60,19 @@ def _dispose(window) -> None:
     QCoreApplication.processEvents()
 
 
+def _close_on_sigint(window) -> None:
+    """Ctrl+C in the terminal closes the window the normal way (jobs stopped, settings
+    saved). Qt's event loop runs in C++, so a timer lets Python look at signals."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: None)
+    timer.start(200)
+
+
 class _SmokeMonitor:
     """Records first paint, torch ready and first trace; prints one JSON line."""
 
@@ -135,6 +148,7 @@ def main(args: argparse.Namespace) -> int:
         hooks = ExceptHooks(window)
         hooks.install()
         smoke = _SmokeMonitor(window) if args.smoke else None
+        _close_on_sigint(window)
         window.show()
         rc = app.exec()
         return smoke.rc if smoke else rc

@@ -144,3 +144,19 @@ def test_settings_remember_language_and_device(tmp_path, lang):
     s = QSettings(str(tmp_path / "settings" / "archscope.ini"), QSettings.Format.IniFormat)
     assert s.value("device") in (None, "cpu")
     assert s.value("window/geometry") is not None
+
+
+def test_ctrl_c_in_the_terminal_closes_cleanly(tmp_path):
+    import signal
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               ARCHSCOPE_SETTINGS_DIR=str(tmp_path / "settings"))
+    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ini = tmp_path / "settings" / "archscope.ini"
+    time.sleep(5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "geometry" in ini.read_text()   # closed the normal way: settings were saved
