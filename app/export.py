@@ -8,6 +8,7 @@ partial file and never damages an existing one.
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import tempfile
@@ -57,6 +58,9 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
     except Exception as exc:
         _remove(tmp)
         raise ExportError(f"Exporting '{target.name}' failed: {exc}") from exc
+    except BaseException:   # KeyboardInterrupt, SystemExit: no half file either
+        _remove(tmp)
+        raise
     return target
 
 
@@ -112,8 +116,9 @@ def write_data(path: str | os.PathLike, primary: str, arrays: Mapping[str, np.nd
                     f"{primary}[{j}]" for j in range(table.shape[1])]
                 rows = list(row_labels) if row_labels is not None else list(
                     range(table.shape[0]))
-                fh.write(",".join(["row", *map(str, cols)]) + "\n")
+                out = csv.writer(fh, lineterminator="\n")   # quotes labels like "hello,"
+                out.writerow(["row", *map(str, cols)])
                 for label, row in zip(rows, table, strict=False):
-                    fh.write(",".join([str(label), *(f"{x:.9g}" for x in row)]) + "\n")
+                    out.writerow([str(label), *(f"{x:.9g}" for x in row)])
 
     return atomic_write(path, write)

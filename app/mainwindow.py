@@ -306,11 +306,8 @@ class MainWindow(QMainWindow):
         fmt = export.format_of(path, figure.FORMATS)
         widget = tab.view(view_key).panel.graphics if view_key else tab
         title = f"ArchScope — {tab.key}.{view_key or 'tab'}"
-        try:
-            written = export.atomic_write(
-                path, lambda tmp: figure.render(widget, tmp, fmt, width=width, title=title))
-        except figure.FigureError as exc:
-            raise export.ExportError(str(exc)) from exc
+        written = export.atomic_write(
+            path, lambda tmp: figure.render(widget, tmp, fmt, width=width, title=title))
         return str(written)
 
     def export_figure_dialog(self) -> ExportFigureDialog:

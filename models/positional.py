@@ -26,7 +26,9 @@ DEFAULT_SENTENCE = "the cat sat on the mat"
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:
-    return t.detach().to("cpu", torch.float32).numpy()
+    """A float32 numpy copy: never a view of a live tensor (a weight that training keeps
+    changing, a buffer on the CPU) once it is in a trace handed to the GUI thread."""
+    return t.detach().to("cpu", torch.float32, copy=True).numpy()
 
 
 def token_embeddings(tokens: Sequence[str], d_model: int, init: str,
@@ -55,6 +57,8 @@ def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.
                     sentence: str = DEFAULT_SENTENCE, embedding_init: str = "normal",
                     device: str | torch.device = "cpu") -> PEGrid:
     """Run ``PositionalEncoding`` and the relative-position check; return a ``PEGrid``."""
+    if max_len < 1:
+        raise InvalidParameterError(f"max_len must be at least 1, got {max_len}.")
     if not 0 <= offset < max_len:
         raise InvalidParameterError(
             f"The offset k must be between 0 and max_len - 1 = {max_len - 1}, got {offset}.")

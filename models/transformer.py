@@ -15,6 +15,13 @@ from torch import nn
 from models.errors import InvalidParameterError
 
 
+def _check_encoding(d_model: int, base: float) -> None:
+    if d_model < 2 or d_model % 2:
+        raise InvalidParameterError(f"d_model must be a positive even number, got {d_model}.")
+    if not base > 1.0 or not math.isfinite(base):
+        raise InvalidParameterError(f"The base must be a finite number above 1, got {base}.")
+
+
 def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
     r"""The sinusoidal table of "Attention Is All You Need", section 3.5.
 
@@ -29,12 +36,9 @@ def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> torch
     Shapes:
         returns float32[max_len, d_model]
     """
-    if d_model < 2 or d_model % 2:
-        raise InvalidParameterError(f"d_model must be a positive even number, got {d_model}.")
+    _check_encoding(d_model, base)
     if max_len < 1:
         raise InvalidParameterError(f"max_len must be at least 1, got {max_len}.")
-    if not base > 1.0 or not math.isfinite(base):
-        raise InvalidParameterError(f"The base must be a finite number above 1, got {base}.")
     position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
     div_term = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64)
                          * (-math.log(base) / d_model))
@@ -99,8 +103,7 @@ def relative_position_matrix(d_model: int, offset: int, base: float = 10000.0) -
     Shapes:
         returns float32[d_model, d_model]
     """
-    if d_model < 2 or d_model % 2:
-        raise InvalidParameterError(f"d_model must be a positive even number, got {d_model}.")
+    _check_encoding(d_model, base)
     omega = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64)
                       * (-math.log(base) / d_model))
     c, s = torch.cos(offset * omega), torch.sin(offset * omega)

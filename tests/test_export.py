@@ -1,0 +1,481 @@
+"""Export: data files (CSV / NPY / JSON), atomic writes, and figures (PNG / SVG / PDF).
+
+Data files are read back with numpy / json / csv, not with ArchScope's own code.
+Figures are rendered from real pyqtgraph widgets shown offscreen and checked as a
+person opening the file would see them: the PNG has the asked-for size and real
+content, the SVG and the PDF keep the axis labels as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QEvent, QRectF
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.export import DATA_FORMATS, ExportError, atomic_write, format_of, write_data
+from viz.figure import FigureError, render
+from viz.heatmap import HeatmapPlot
+from viz.plots import CurvesPlot
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+X_LABEL = "dimension i"
+Y_LABEL = "position pos"
+
+
+def _leftovers(folder: Path) -> list[str]:
+    """Temporary files an atomic write may leave behind."""
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".part"))
+
+
+# -- format_of -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("pe.csv", "csv"), ("pe.NPY", "npy"), ("dir.with.dots/pe.Json", "json")])
+def test_format_of_reads_the_extension_case_insensitively(name, expected):
+    assert format_of(name, DATA_FORMATS) == expected
+
+
+@pytest.mark.parametrize("name", ["pe.xlsx", "pe", "pe.csv.bak", ".csv"])
+def test_format_of_rejects_an_unknown_extension_and_names_the_choices(name):
+    with pytest.raises(ExportError) as info:
+        format_of(name, DATA_FORMATS)
+    assert ".csv" in str(info.value) and ".npy" in str(info.value)
+
+
+# -- write_data ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pe_like():
+    rng = np.random.default_rng(3)
+    return rng.normal(size=(7, 4)).astype(np.float32)
+
+
+def test_csv_has_meta_lines_a_header_row_labels_and_round_trips_the_values(tmp_path, pe_like):
+    path = tmp_path / "pe.csv"
+    rows = ["the", "cat", "sat", "on", "the", "mat", "."]
+    cols = ["dim0", "dim1", "dim2", "dim3"]
+    meta = {"d_model": 4, "base": 10000.0, "device": "cpu"}
+
+    written = write_data(path, "pe", {"pe": pe_like, "other": np.zeros(3)}, meta,
+                         row_labels=rows, col_labels=cols)
+
+    assert written == path
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[:3] == ["# d_model: 4", "# base: 10000.0", "# device: cpu"]
+    assert lines[3].split(",") == ["row", *cols]
+    assert [line.split(",")[0] for line in lines[4:]] == rows
+    # numpy counts the comment lines in skiprows: 3 meta lines + the header
+    values = np.loadtxt(path, delimiter=",", skiprows=4, usecols=range(1, 5), ndmin=2)
+    assert values.shape == pe_like.shape
+    np.testing.assert_allclose(values, pe_like, rtol=0, atol=1e-6)
+
+
+def test_csv_without_labels_numbers_rows_and_names_columns_after_the_array(tmp_path):
+    path = tmp_path / "loss.csv"
+    loss = np.array([0.5, 0.25, 0.125, 1e-7], np.float32)
+
+    write_data(path, "loss", {"loss": loss})
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "row,loss[0]"
+    table = np.genfromtxt(path, delimiter=",", skip_header=1)
+    np.testing.assert_array_equal(table[:, 0], np.arange(4))
+    np.testing.assert_allclose(table[:, 1], loss, rtol=1e-6, atol=0)
+
+
+def test_csv_row_label_with_a_comma_is_quoted_so_every_row_keeps_its_columns(tmp_path):
+    # Regression: labels were joined with "," unquoted, so "hello," broke the table.
+    path = tmp_path / "tokens.csv"
+    tokens = ["hello,", "world", 'say "hi"']
+    values = np.arange(6, dtype=np.float32).reshape(3, 2)
+
+    write_data(path, "token_sum", {"token_sum": values}, row_labels=tokens,
+               col_labels=["dim0", "dim1"])
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        records = list(csv.reader(line for line in fh if not line.startswith("#")))
+    assert records[0] == ["row", "dim0", "dim1"]
+    assert [r[0] for r in records[1:]] == tokens
+    assert all(len(r) == 3 for r in records)
+
+
+def test_npy_loads_back_equal(tmp_path, pe_like):
+    path = tmp_path / "pe.npy"
+
+    write_data(path, "pe", {"pe": pe_like, "positions": np.arange(7)}, {"d_model": 4})
+
+    loaded = np.load(path)
+    assert loaded.dtype == pe_like.dtype
+    np.testing.assert_array_equal(loaded, pe_like)
+
+
+def test_json_holds_primary_meta_and_every_array_as_nested_lists(tmp_path, pe_like):
+    path = tmp_path / "pe.json"
+    positions = np.arange(7, dtype=np.int64)
+    meta = {"d_model": np.int64(4), "base": 10000.0, "tokens": "the cat"}
+
+    write_data(path, "pe", {"pe": pe_like, "positions": positions}, meta)
+
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    assert doc["primary"] == "pe"
+    assert doc["meta"] == {"d_model": 4, "base": 10000.0, "tokens": "the cat"}
+    assert set(doc["arrays"]) == {"pe", "positions"}
+    assert isinstance(doc["arrays"]["pe"], list) and isinstance(doc["arrays"]["pe"][0], list)
+    np.testing.assert_allclose(np.array(doc["arrays"]["pe"]), pe_like, rtol=0, atol=1e-6)
+    assert doc["arrays"]["positions"] == list(range(7))
+
+
+def test_write_data_rejects_an_unknown_extension_and_writes_nothing(tmp_path, pe_like):
+    with pytest.raises(ExportError):
+        write_data(tmp_path / "pe.xlsx", "pe", {"pe": pe_like})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_data_rejects_a_primary_the_view_does_not_have(tmp_path, pe_like):
+    with pytest.raises(ExportError) as info:
+        write_data(tmp_path / "pe.csv", "similarity", {"pe": pe_like})
+    assert "similarity" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_exported_file_gets_the_usual_permissions_not_private_ones(tmp_path, pe_like):
+    # the temporary file comes from tempfile.mkstemp (mode 0o600); the export must end up
+    # with the mode open() would give it, or a figure saved to share is private
+    umask = os.umask(0)
+    os.umask(umask)
+    path = tmp_path / "pe.npy"
+
+    write_data(path, "pe", {"pe": pe_like})
+
+    assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~umask)
+
+
+# -- atomic_write --------------------------------------------------------------------------
+
+
+def test_atomic_write_puts_the_complete_file_in_place_and_no_temporary(tmp_path):
+    target = tmp_path / "figure.svg"
+    seen: list[str] = []
+
+    def write(tmp: str) -> None:
+        seen.append(tmp)
+        assert not target.exists()  # nothing at the target until the write is complete
+        Path(tmp).write_text("<svg/>", encoding="utf-8")
+
+    assert atomic_write(target, write) == target
+    assert target.read_text(encoding="utf-8") == "<svg/>"
+    assert Path(seen[0]).parent == tmp_path and seen[0].endswith(".part")
+    assert _leftovers(tmp_path) == []
+
+
+def test_exception_in_the_write_leaves_no_file_and_no_temporary(tmp_path):
+    target = tmp_path / "pe.csv"
+
+    def write(tmp: str) -> None:
+        Path(tmp).write_text("half a fi", encoding="utf-8")
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(ExportError) as info:
+        atomic_write(target, write)
+    assert "disk on fire" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_write_keeps_the_old_content_of_an_existing_file(tmp_path):
+    target = tmp_path / "pe.csv"
+    target.write_text("old,content\n", encoding="utf-8")
+
+    def write(tmp: str) -> None:
+        Path(tmp).write_text("new", encoding="utf-8")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(ExportError):
+        atomic_write(target, write)
+    assert target.read_text(encoding="utf-8") == "old,content\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pe.csv"]
+
+
+def test_write_that_produces_an_empty_file_is_an_error_and_leaves_nothing(tmp_path):
+    with pytest.raises(ExportError):
+        atomic_write(tmp_path / "empty.png", lambda tmp: None)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_folder_that_is_a_regular_file_raises_export_error_naming_it(tmp_path, pe_like):
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("I am a file", encoding="utf-8")
+
+    with pytest.raises(ExportError) as info:
+        write_data(blocker / "pe.csv", "pe", {"pe": pe_like})
+    assert str(blocker) in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_folder"]
+    assert blocker.read_text(encoding="utf-8") == "I am a file"
+
+
+def test_missing_folder_raises_export_error_naming_it_and_creates_nothing(tmp_path, pe_like):
+    folder = tmp_path / "no" / "such" / "folder"
+
+    with pytest.raises(ExportError) as info:
+        write_data(folder / "pe.npy", "pe", {"pe": pe_like})
+    assert str(folder) in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_target_that_is_a_folder_raises_export_error_and_leaves_no_temporary(tmp_path):
+    (tmp_path / "pe.csv").mkdir()
+
+    with pytest.raises(ExportError):
+        atomic_write(tmp_path / "pe.csv", lambda tmp: Path(tmp).write_bytes(b"x"))
+    assert _leftovers(tmp_path) == []
+    assert (tmp_path / "pe.csv").is_dir()
+
+
+# -- figures -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def show(qtbot):
+    """Show a widget at 500 x 400 offscreen; returns it.
+
+    The test keeps a strong reference to every widget until teardown, after pytest-qt
+    has closed them, and then deletes them. A shown pyqtgraph widget kept alive only by
+    a garbage cycle (e.g. a ``pytest.raises(...) as info`` whose traceback holds it) can
+    otherwise be deleted by the garbage collector while Qt is painting it, a segfault.
+    """
+    alive: list[QWidget] = []
+
+    def _show(widget: QWidget) -> QWidget:
+        alive.append(widget)
+        qtbot.addWidget(widget)
+        widget.resize(500, 400)
+        widget.show()
+        qtbot.waitExposed(widget)
+        return widget
+
+    yield _show
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    alive.clear()
+
+
+def _heatmap(show) -> HeatmapPlot:
+    plot = HeatmapPlot("CET-D1")
+    # 6 x 5 cells: far below the PDF minimum side, so the PDF export upsamples it
+    plot.set_matrix(np.linspace(-1, 1, 30, dtype=np.float32).reshape(6, 5))
+    plot.set_axis_labels(X_LABEL, Y_LABEL)
+    return show(plot)
+
+
+def _curves(show) -> CurvesPlot:
+    plot = CurvesPlot()
+    x = np.arange(50, dtype=np.float32)
+    plot.set_curves(x, np.stack([np.sin(x / 5), np.cos(x / 9)]), ["dim 0", "dim 1"])
+    plot.set_axis_labels(X_LABEL, Y_LABEL)
+    return show(plot)
+
+
+def _scatter(show) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    rng = np.random.default_rng(0)
+    plot.addItem(pg.ScatterPlotItem(x=rng.normal(size=40), y=rng.normal(size=40), size=9,
+                                    brush=pg.mkBrush("#d62728"), pen=pg.mkPen("k")))
+    plot.setLabel("bottom", X_LABEL)
+    plot.setLabel("left", Y_LABEL)
+    return show(plot)
+
+
+def _graph(show) -> pg.PlotWidget:
+    """A stand-in for a graph canvas: nodes and edges drawn by a GraphItem."""
+    plot = pg.PlotWidget()
+    angle = np.linspace(0, 2 * np.pi, 7)[:-1]
+    pos = np.column_stack([np.cos(angle), np.sin(angle)])
+    adj = np.array([[i, (i + 1) % 6] for i in range(6)] + [[0, 3]])
+    plot.addItem(pg.GraphItem(pos=pos, adj=adj, size=14, symbolBrush="#1f77b4",
+                              pen=pg.mkPen("#555555", width=2)))
+    plot.setLabel("bottom", X_LABEL)
+    plot.setLabel("left", Y_LABEL)
+    return show(plot)
+
+
+VIEWS = {"heatmap": _heatmap, "curves": _curves, "scatter": _scatter, "graph": _graph}
+
+
+@pytest.fixture(params=sorted(VIEWS))
+def view(request, show):
+    return VIEWS[request.param](show)
+
+
+def _rgb(path: Path) -> np.ndarray:
+    image = QImage(str(path))
+    assert not image.isNull(), f"{path.name} is not a readable image"
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    # copy while the QImage that owns the buffer is still alive
+    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
+    rows = buf.reshape(image.height(), image.bytesPerLine())
+    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)[..., :3]
+
+
+def test_png_has_the_requested_width_the_view_aspect_and_real_content(view, tmp_path):
+    path = tmp_path / "view.png"
+
+    size = render(view, str(path), "png", width=800)
+
+    expected_h = round(view.height() * 800 / view.width())
+    assert (size.width(), size.height()) == (800, expected_h)
+    pixels = _rgb(path)
+    assert pixels.shape[:2] == (expected_h, 800)
+    colours = np.unique(pixels.reshape(-1, 3), axis=0)
+    assert len(colours) >= 8, f"only {len(colours)} colours: a blank image"
+    not_white = np.any(pixels < 250, axis=2).mean()
+    assert 0.01 < not_white < 0.99
+
+
+def test_png_default_width_is_twice_the_view(show, tmp_path):
+    plot = _curves(show)
+
+    size = render(plot, str(tmp_path / "c.png"), "png")
+
+    assert (size.width(), size.height()) == (2 * plot.width(), 2 * plot.height())
+    assert QImage(str(tmp_path / "c.png")).width() == 2 * plot.width()
+
+
+def test_svg_is_xml_with_axis_labels_as_text_and_vector_paths(view, tmp_path):
+    path = tmp_path / "view.svg"
+
+    render(view, str(path), "svg")
+
+    root = ET.parse(path).getroot()
+    assert root.tag == SVG_NS + "svg"
+    texts = {"".join(t.itertext()).strip() for t in root.iter(SVG_NS + "text")}
+    assert {X_LABEL, Y_LABEL} <= texts
+    assert len(list(root.iter(SVG_NS + "path"))) >= 1
+
+
+def test_svg_keeps_scatter_symbols_as_one_vector_path_each(show, tmp_path):
+    plot = _scatter(show)
+    path = tmp_path / "scatter.svg"
+
+    render(plot, str(path), "svg")
+
+    root = ET.parse(path).getroot()
+    assert len(list(root.iter(SVG_NS + "path"))) >= 40
+    assert not list(root.iter(SVG_NS + "image"))
+
+
+def test_pdf_is_a_pdf_with_embedded_fonts(view, tmp_path):
+    path = tmp_path / "view.pdf"
+
+    render(view, str(path), "pdf")
+
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF")
+    assert b"/Font" in data
+    assert data.rstrip().endswith(b"%%EOF")
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None,
+                    reason="pdftotext (poppler-utils) is not installed: cannot read PDF text")
+def test_pdf_keeps_axis_labels_as_text(view, tmp_path):
+    path = tmp_path / "view.pdf"
+    render(view, str(path), "pdf")
+
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, check=True,
+                          timeout=30).stdout.decode("utf-8", "replace")
+
+    assert X_LABEL in text
+    assert Y_LABEL in text
+
+
+def test_pdf_of_a_small_heatmap_upsamples_the_image_then_restores_it(show, tmp_path):
+    plot = _heatmap(show)
+    item = plot.image
+    shape = item.image.shape
+    values = np.array(item.image, copy=True)
+    rect = QRectF(item.mapRectToParent(item.boundingRect()))
+    levels = tuple(item.getLevels())
+    path = tmp_path / "heatmap.pdf"
+
+    render(plot, str(path), "pdf")
+
+    data = path.read_bytes()
+    # 6 x 5 cells drawn nearest-neighbour at 200 x 200 pixels each: 1000 wide, 1200 high
+    assert b"/Width 1000" in data and b"/Height 1200" in data
+    assert item.image.shape == shape == (6, 5)
+    np.testing.assert_array_equal(item.image, values)
+    assert item.mapRectToParent(item.boundingRect()) == rect
+    assert tuple(item.getLevels()) == pytest.approx(levels)
+
+
+def test_png_and_svg_do_not_upsample_the_heatmap(show, tmp_path):
+    plot = _heatmap(show)
+
+    render(plot, str(tmp_path / "h.svg"), "svg")
+
+    assert b"/Width 1000" not in (tmp_path / "h.svg").read_bytes()
+    assert plot.image.image.shape == (6, 5)
+
+
+def test_render_rejects_an_unknown_format(show, tmp_path):
+    plot = _curves(show)
+    with pytest.raises(FigureError) as info:
+        render(plot, str(tmp_path / "c.bmp"), "bmp")
+    assert "bmp" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("width", [5, 15, 20001])
+def test_render_rejects_a_png_width_out_of_range(show, tmp_path, width):
+    plot = _curves(show)
+    with pytest.raises(FigureError) as info:
+        render(plot, str(tmp_path / "c.png"), "png", width=width)
+    assert str(width) in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_render_format_name_is_case_insensitive(show, tmp_path):
+    plot = _curves(show)
+    render(plot, str(tmp_path / "c.svg"), "SVG")
+    ET.parse(tmp_path / "c.svg")
+
+
+def test_figure_through_atomic_write_lands_complete_under_its_name(show, tmp_path):
+    plot = _heatmap(show)
+    target = tmp_path / "heatmap.png"
+
+    atomic_write(target, lambda tmp: render(plot, tmp, "png", width=400))
+
+    assert QImage(str(target)).width() == 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heatmap.png"]
+
+
+def test_failed_render_through_atomic_write_leaves_no_file(show, tmp_path):
+    plot = _curves(show)
+
+    with pytest.raises(ExportError):
+        atomic_write(tmp_path / "c.png", lambda tmp: render(plot, tmp, "png", width=5))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_csv_reader_sees_the_same_table_as_numpy(tmp_path, pe_like):
+    path = tmp_path / "pe.csv"
+    write_data(path, "pe", {"pe": pe_like}, {"note": "x"})
+
+    body = "".join(line for line in path.read_text(encoding="utf-8").splitlines(True)
+                   if not line.startswith("#"))
+    records = list(csv.reader(io.StringIO(body)))
+    assert len(records) == 1 + pe_like.shape[0]
+    assert all(len(r) == 1 + pe_like.shape[1] for r in records)
