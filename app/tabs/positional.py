@@ -237,10 +237,10 @@ class PositionalTab(BaseTab):
             self.sentence.setText(str(state["sentence"]))
         if state.get("init") in ("normal", "scaled"):
             self.init.setCurrentIndex(("normal", "scaled").index(state["init"]))
-        if state.get("relative_mode") in RELATIVE_MODES:
-            self.relative_mode.setCurrentIndex(RELATIVE_MODES.index(state["relative_mode"]))
         if state.get("learn") and not self.jobs.is_running():
             self.toggle_fit()
+        if state.get("relative_mode") in RELATIVE_MODES:
+            self.relative_mode.setCurrentIndex(RELATIVE_MODES.index(state["relative_mode"]))
         self.schedule_update()
 
     def _check_state(self, state: dict) -> None:
@@ -340,7 +340,7 @@ class PositionalTab(BaseTab):
             self.rel_plot.set_matrix(diff, levels=(-lim, lim))
         else:
             self.rel_plot.set_matrix(t.offset_matrix, levels=(-1.0, 1.0))
-            if mode != "analytic":
+            if mode != "analytic" and not self.jobs.is_running():
                 self.ctx.status(QCoreApplication.translate("PositionalTab", "Nothing learned yet for this d_model: press "
                                    "“Learn M_k by gradient descent”."))
         self.view("relative").panel.set_title(self._relative_title())
