@@ -398,7 +398,7 @@ class PositionalTab(BaseTab):
         self.fit_history = np.zeros(0, np.float32)
         self.jobs.start(partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
                                 base=p["base"], offset=offset, steps=2000, lr=3e-2,
-                                device=self.ctx.device()))
+                                device=self.ctx.device(), max_report_share=0.2))
         self._update_learn_button()
 
     def _on_fit_progress(self, progress: Progress) -> None:
