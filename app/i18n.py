@@ -82,6 +82,8 @@ class Translations:
         """Switch to ``code``; Qt then sends LanguageChange to every widget."""
         if code not in LANGUAGES:
             code = "en"
+        previous = self.language
+        self.language = code   # set first: LanguageChange handlers read it
         app = QCoreApplication.instance()
         for t in self._installed:
             app.removeTranslator(t)
@@ -100,7 +102,8 @@ class Translations:
                 app.installTranslator(qt_own)
                 self._installed.append(qt_own)
         QLocale.setDefault(QLocale(code if code != "en" else "en_US"))
-        self.language = code if ok else "en"
+        if not ok:
+            self.language = previous if previous == "en" else "en"
         return ok
 
 

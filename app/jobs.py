@@ -16,7 +16,6 @@ would be lost; the wrappers here catch every exception themselves and deliver it
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 import traceback
@@ -37,7 +36,15 @@ class Failure:
 
 
 def _throttled(make_gen: Callable[[], Iterator], stop: threading.Event,
-               min_interval: float) -> Iterator:
+               min_interval: float, job: int) -> Iterator:
+    """Yields ``(job, item)`` at most every ``min_interval`` s; returns ``job``."""
+    for item in _throttled_items(make_gen, stop, min_interval):
+        yield job, item
+    return job
+
+
+def _throttled_items(make_gen: Callable[[], Iterator], stop: threading.Event,
+                     min_interval: float) -> Iterator:
     last = 0.0
     pending = None
     have_pending = False
@@ -55,6 +62,8 @@ def _throttled(make_gen: Callable[[], Iterator], stop: threading.Event,
         if have_pending and not stop.is_set():
             yield pending
     except Exception as exc:  # noqa: BLE001 - delivered to the GUI, never swallowed
+        if have_pending and not stop.is_set():
+            yield pending   # the last good report still counts
         yield Failure(exc, traceback.format_exc())
 
 
@@ -77,6 +86,7 @@ class JobRunner(QObject):
         super().__init__(parent)
         self._interval = 1.0 / hz
         self._worker = None
+        self._job = 0
         self._stop: threading.Event | None = None
         self._failed = False
 
@@ -89,9 +99,14 @@ class JobRunner(QObject):
 
         self.stop()
         stop = threading.Event()
-        worker = create_worker(_throttled, make_gen, stop, self._interval, _start_thread=False)
+        self._job += 1
+        worker = create_worker(_throttled, make_gen, stop, self._interval, self._job,
+                               _start_thread=False)
+        # Bound methods, not lambdas: Qt then disconnects them when this runner is
+        # deleted, so items still queued at shutdown go nowhere. The job number drops
+        # items that an old worker queued before Stop.
         worker.yielded.connect(self._on_yielded)
-        worker.finished.connect(lambda w=worker: self._on_finished(w))
+        worker.returned.connect(self._on_returned)
         self._worker, self._stop, self._failed = worker, stop, False
         worker.start()
         self.started.emit()
@@ -104,50 +119,49 @@ class JobRunner(QObject):
             self._detach(completed=False)
 
     def _detach(self, completed: bool) -> None:
-        worker = self._worker
         self._worker = None
-        if worker is not None:
-            with contextlib.suppress(RuntimeError, TypeError):
-                worker.yielded.disconnect(self._on_yielded)
         self.stopped.emit(completed)
 
-    def _on_yielded(self, item) -> None:
+    def _on_yielded(self, tagged) -> None:
+        job, item = tagged
+        if self._worker is None or job != self._job:
+            return   # from a job that was stopped or replaced
         if isinstance(item, Failure):
             self._failed = True
             self.failed.emit(item)
             return
         self.progressed.emit(item)
 
-    def _on_finished(self, worker) -> None:
-        if worker is self._worker:
+    def _on_returned(self, job) -> None:
+        if self._worker is not None and job == self._job:
             self._detach(completed=not self._failed and not self._stop.is_set())
 
 
 class ComputeRunner(QObject):
     """Runs ``fn()`` in a worker; while busy, keeps only the newest pending request.
 
+    Results arrive in the order of the requests, so the one still running when a newer
+    request comes is shown too (a dragged slider keeps drawing); ``invalidate`` drops
+    everything still to come.
+
     Signals:
-        done(object): the result of the newest finished request.
+        done(object): a result.
         failed(object): a ``Failure``.
-        busy(bool): whether a computation is running.
     """
 
     done = Signal(object)
     failed = Signal(object)
-    busy = Signal(bool)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._running = False
         self._pending: Callable | None = None
         self._closed = False
-        self._worker = None
         self._generation = 0
 
     def request(self, fn: Callable[[], object]) -> None:
         if self._closed:
             return
-        self._generation += 1
         if self._running:
             self._pending = fn
             return
@@ -168,24 +182,24 @@ class ComputeRunner(QObject):
     def _launch(self, fn: Callable[[], object]) -> None:
         from superqt.utils import create_worker
 
+        generation = self._generation
+
         def guarded():
             try:
-                return fn()
+                return generation, fn()
             except Exception as exc:  # noqa: BLE001 - delivered to the GUI
-                return Failure(exc, traceback.format_exc())
+                return generation, Failure(exc, traceback.format_exc())
 
         self._running = True
-        self.busy.emit(True)
-        generation = self._generation
         worker = create_worker(guarded, _start_thread=False)
-        worker.returned.connect(lambda result: self._on_returned(result, generation))
+        worker.returned.connect(self._on_returned)   # bound: gone with this runner
         worker.finished.connect(self._on_finished)
-        self._worker = worker
         worker.start()
 
-    def _on_returned(self, result, generation: int) -> None:
+    def _on_returned(self, tagged) -> None:
+        generation, result = tagged
         if self._closed or generation != self._generation:
-            return  # stale: a newer request is waiting or was computed elsewhere
+            return  # invalidated: the caller computed a newer result itself
         if isinstance(result, Failure):
             self.failed.emit(result)
         else:
@@ -193,12 +207,9 @@ class ComputeRunner(QObject):
 
     def _on_finished(self) -> None:
         self._running = False
-        self._worker = None
         pending, self._pending = self._pending, None
         if pending is not None and not self._closed:
             self._launch(pending)
-        else:
-            self.busy.emit(False)
 
 
 def wait_for_workers(timeout_s: float) -> bool:

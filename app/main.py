@@ -60,17 +60,19 @@ def _dispose(window) -> None:
     QCoreApplication.processEvents()
 
 
-def _close_on_sigint(window) -> None:
+def _close_on_sigint(window):
     """Ctrl+C in the terminal closes the window the normal way (jobs stopped, settings
-    saved). Qt's event loop runs in C++, so a timer lets Python look at signals."""
+    saved). Qt's event loop runs in C++, so a timer lets Python look at signals.
+    Returns the previous handler, to be restored before the window is deleted."""
     import signal
 
     from PySide6.QtCore import QTimer
 
-    signal.signal(signal.SIGINT, lambda *_: window.close())
+    previous = signal.signal(signal.SIGINT, lambda *_: window.close())
     timer = QTimer(window)
     timer.timeout.connect(lambda: None)
     timer.start(200)
+    return previous
 
 
 class _SmokeMonitor:
@@ -141,6 +143,7 @@ def main(args: argparse.Namespace) -> int:
     translations.set_language(args.lang or settings.language)
     window = None
     hooks = None
+    previous_sigint = None
     try:
         window = MainWindow(settings, translations)
         if args.device:
@@ -148,11 +151,15 @@ def main(args: argparse.Namespace) -> int:
         hooks = ExceptHooks(window)
         hooks.install()
         smoke = _SmokeMonitor(window) if args.smoke else None
-        _close_on_sigint(window)
+        previous_sigint = _close_on_sigint(window)
         window.show()
         rc = app.exec()
         return smoke.rc if smoke else rc
     finally:
+        if previous_sigint is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, previous_sigint)
         if hooks:
             hooks.uninstall()
         _dispose(window)
@@ -168,7 +175,10 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--list", action="store_true", help="name every view and exit")
     parser.add_argument("--out", help="output file; the extension chooses the format")
     parser.add_argument("--lang", default="en", help="en or zh_CN")
-    parser.add_argument("--width", type=int, default=None, help="PNG width in pixels")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--width", type=int, default=None, help="PNG width in pixels")
+    size.add_argument("--scale", type=float, default=None,
+                      help="PNG size as a multiple of the on-screen view (default 2)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda:N or mps")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a tab parameter, e.g. --set d_model=256 (repeatable)")
@@ -206,6 +216,8 @@ def export_main(argv: list[str]) -> int:
                 if not sep:
                     parser.error(f"--set needs KEY=VALUE, got '{item}'")
                 state[key.strip()] = value.strip()
+            if "learn" in state:
+                parser.error("--set learn is not available in a headless export")
             window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
             window.set_device(args.device)
             window.tabs_widget.setCurrentWidget(tab)
@@ -218,12 +230,14 @@ def export_main(argv: list[str]) -> int:
             fmt = os.path.splitext(args.out)[1].lower().lstrip(".")
             if fmt in figure.FORMATS:
                 written = window.export_figure(tab, view.key if view else "", args.out,
-                                               args.width)
+                                               args.width, args.scale)
             elif view is not None:
                 written = window.export_data(tab, view.key, args.out)
             else:
                 parser.error("the whole tab exports as a figure only (.png, .svg, .pdf)")
             print(written)
+            _dispose(window)   # inside the temporary settings folder's lifetime
+            window = None
             return 0
     except export.ExportError as exc:
         sys.stderr.write(f"archscope export: {exc}\n")

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -56,18 +57,33 @@ class ExportFigureDialog(QDialog):
         self.path.setText(f"{settings.last_dir('export')}/{tab.key}-{tab.active_view}.png")
         browse = QPushButton(translate("ExportFigureDialog", "Browse…"))
         browse.clicked.connect(self._browse)
+        self.size_by = QComboBox()
+        self.size_by.addItem(translate("ExportFigureDialog", "Width in pixels"), "width")
+        self.size_by.addItem(translate("ExportFigureDialog", "Scale of the view on screen"),
+                             "scale")
         self.width = QSpinBox()
         self.width.setRange(16, 20000)
         self.width.setSingleStep(100)
         self.width.setSuffix(" px")
         self.width.setValue(2000)
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(0.25, 16.0)
+        self.scale.setSingleStep(0.5)
+        self.scale.setSuffix(" ×")
+        self.scale.setValue(2.0)
+        self.scale.setVisible(False)
+        self.size_by.currentIndexChanged.connect(self._size_mode)
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         form = QFormLayout(self)
         form.addRow(translate("ExportFigureDialog", "View"), self.view)
         form.addRow(translate("ExportFigureDialog", "File"), row)
-        form.addRow(translate("ExportFigureDialog", "PNG width"), self.width)
+        size_row = QHBoxLayout()
+        size_row.addWidget(self.size_by)
+        size_row.addWidget(self.width)
+        size_row.addWidget(self.scale)
+        form.addRow(translate("ExportFigureDialog", "PNG size"), size_row)
         form.addRow(QLabel(translate("ExportFigureDialog",
                               "The extension chooses the format: .png, .svg or .pdf. "
                               "SVG and PDF keep text as text.")))
@@ -76,6 +92,17 @@ class ExportFigureDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def _size_mode(self) -> None:
+        by_width = self.size_by.currentData() == "width"
+        self.width.setVisible(by_width)
+        self.scale.setVisible(not by_width)
+
+    def png_size(self) -> tuple[int | None, float | None]:
+        """(width, scale): one of them is None."""
+        if self.size_by.currentData() == "width":
+            return self.width.value(), None
+        return None, self.scale.value()
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
@@ -98,6 +125,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.translations = translations
         self.device_name = "cpu"
+        self._translated_for = ""
         self.versions: dict[str, str] = {}
         self.torch_is_ready = False
         self.tabs_widget = QTabWidget()
@@ -190,11 +218,13 @@ class MainWindow(QMainWindow):
 
     # -- translations ------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        if event.type() == QEvent.Type.LanguageChange:
+        if (event.type() == QEvent.Type.LanguageChange
+                and self._translated_for != self.translations.language):
             self.retranslate()
         super().changeEvent(event)
 
     def retranslate(self) -> None:
+        self._translated_for = self.translations.language
         self.setWindowTitle(translate("MainWindow", "ArchScope — see neural networks run"))
         self.menu_file.setTitle(translate("MainWindow", "&File"))
         self.act_open.setText(translate("MainWindow", "&Open…"))
@@ -224,7 +254,8 @@ class MainWindow(QMainWindow):
                                            "not be loaded; run `make translations`."), None)
         self.settings.language = self.translations.language
         self.lang_actions[self.translations.language].setChecked(True)
-        self.retranslate()   # LanguageChange arrives too; tours need the code set first
+        if self._translated_for != self.translations.language:
+            self.retranslate()   # at once; the LanguageChange event then finds it done
         self.languageChanged.emit(self.translations.language)
 
     # -- torch and devices ------------------------------------------------------------------------
@@ -301,13 +332,14 @@ class MainWindow(QMainWindow):
         show_error(self, error, details)
 
     def export_figure(self, tab: BaseTab, view_key: str, path: str,
-                      width: int | None = None) -> str:
+                      width: int | None = None, scale: float | None = None) -> str:
         """Export a view ('' = the whole tab) to ``path``; returns the written path."""
         fmt = export.format_of(path, figure.FORMATS)
         widget = tab.view(view_key).panel.graphics if view_key else tab
         title = f"ArchScope — {tab.key}.{view_key or 'tab'}"
         written = export.atomic_write(
-            path, lambda tmp: figure.render(widget, tmp, fmt, width=width, title=title))
+            path, lambda tmp: figure.render(widget, tmp, fmt, width=width, title=title,
+                                            scale=scale))
         return str(written)
 
     def export_figure_dialog(self) -> ExportFigureDialog:
@@ -323,7 +355,7 @@ class MainWindow(QMainWindow):
         path = dialog.path.text().strip()
         try:
             written = self.export_figure(dialog.tab, dialog.view.currentData(), path,
-                                         dialog.width.value())
+                                         *dialog.png_size())
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)
             return

@@ -48,8 +48,8 @@ def load_tour(tab: str, path: Path | None = None) -> list[TourStep]:
     path = path or tour_path(tab)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return []
+    except FileNotFoundError as exc:
+        raise TourError(f"The guided tour of the '{tab}' tab is missing ({path}).") from exc
     except (OSError, json.JSONDecodeError) as exc:
         raise TourError(f"The tour file {path.name} cannot be read: {exc}") from exc
     steps = []

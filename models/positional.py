@@ -55,8 +55,12 @@ def token_embeddings(tokens: Sequence[str], d_model: int, init: str,
 def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.0,
                     offset: int = 4, curve_dims: Sequence[int] = (0, 1, 8, 9),
                     sentence: str = DEFAULT_SENTENCE, embedding_init: str = "normal",
-                    device: str | torch.device = "cpu") -> PEGrid:
-    """Run ``PositionalEncoding`` and the relative-position check; return a ``PEGrid``."""
+                    device: str | torch.device = "cpu", truncate: bool = False) -> PEGrid:
+    """Run ``PositionalEncoding`` and the relative-position check; return a ``PEGrid``.
+
+    A sentence longer than ``max_len`` raises, or with ``truncate`` keeps its first
+    ``max_len`` tokens (``PEGrid.tokens_dropped`` says how many went).
+    """
     if max_len < 1:
         raise InvalidParameterError(f"max_len must be at least 1, got {max_len}.")
     if not 0 <= offset < max_len:
@@ -64,9 +68,11 @@ def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.
             f"The offset k must be between 0 and max_len - 1 = {max_len - 1}, got {offset}.")
     dims = [int(d) for d in curve_dims if 0 <= int(d) < d_model]
     tokens = tuple(sentence.split()) or ("<empty>",)
-    if len(tokens) > max_len:
+    if len(tokens) > max_len and not truncate:
         raise InvalidParameterError(
             f"The sentence has {len(tokens)} tokens but max_len is {max_len}.")
+    dropped = max(0, len(tokens) - max_len)
+    tokens = tokens[:max_len]
     dev = torch.device(device)
     with torch.no_grad():
         # 1. the module as the course defines it; eval() so dropout is off
@@ -85,6 +91,8 @@ def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.
         # 4. token embeddings scaled by sqrt(d_model), then the module adds PE
         emb = token_embeddings(tokens, d_model, embedding_init).to(dev) * math.sqrt(d_model)
         summed = module(emb.unsqueeze(0))[0]
+        token_pe = pe[: len(tokens)]
+        rms = torch.stack([t.pow(2).mean(dim=1).sqrt() for t in (emb, token_pe, summed)])
         return PEGrid(
             d_model=d_model, max_len=max_len, base=float(base), offset=offset,
             device=str(dev), pe=_numpy(pe),
@@ -93,8 +101,8 @@ def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.
             sim_positions=sim_pos.cpu().numpy().astype(np.int64),
             similarity=_numpy(similarity), offset_matrix=_numpy(m_k),
             offset_error=_numpy(error), tokens=tokens, embedding_init=embedding_init,
-            token_embedding=_numpy(emb), token_pe=_numpy(pe[: len(tokens)]),
-            token_sum=_numpy(summed))
+            token_embedding=_numpy(emb), token_pe=_numpy(token_pe),
+            token_sum=_numpy(summed), token_rms=_numpy(rms), tokens_dropped=dropped)
 
 
 def fit_offset_map(d_model: int = 64, max_len: int = 256, base: float = 10000.0,
@@ -121,11 +129,10 @@ def fit_offset_map(d_model: int = 64, max_len: int = 256, base: float = 10000.0,
         raise InvalidParameterError(
             f"The offset k must be between 1 and max_len - 1 = {max_len - 1}, got {offset}.")
     dev = torch.device(device)
-    torch.manual_seed(seed)
     pe = PositionalEncoding(d_model, dropout=0.0, max_len=max_len, base=base).pe[0].to(dev)
-    analytic = relative_position_matrix(d_model, offset, base)
+    analytic_np = relative_position_matrix(d_model, offset, base).numpy()
     layer = torch.nn.Linear(d_model, d_model, bias=False).to(dev)
-    torch.nn.init.zeros_(layer.weight)
+    torch.nn.init.zeros_(layer.weight)   # deterministic start; the batches use ``seed``
     opt = torch.optim.Adam(layer.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     gen = torch.Generator(device="cpu").manual_seed(seed)
@@ -156,8 +163,9 @@ def fit_offset_map(d_model: int = 64, max_len: int = 256, base: float = 10000.0,
             report_time += time.perf_counter() - t_report
             yield Progress(
                 step=step, total=steps, loss=value,
-                metrics={"max_abs_diff": float(np.abs(learned - analytic.numpy()).max()),
+                metrics={"max_abs_diff": float(np.abs(learned - analytic_np).max()),
                          "max_prediction_error": pred_error,
                          "steps_per_s": step / max(1e-9, time.perf_counter() - t0)},
                 history=np.asarray(history, np.float32),
-                trace=OffsetFitTrace(offset=offset, learned=learned, analytic=analytic.numpy()))
+                trace=OffsetFitTrace(d_model=d_model, max_len=max_len, base=float(base),
+                                     offset=offset, learned=learned, analytic=analytic_np))

@@ -43,6 +43,9 @@ class PEGrid:
         token_pe: float32[t, d_model], ``PE[:t]``.
         token_sum: float32[t, d_model], the ``PositionalEncoding`` module's output
             (eval mode, so no dropout) for the scaled embeddings.
+        token_rms: float32[3, t], root mean square over dimensions of
+            ``token_embedding``, ``token_pe`` and ``token_sum`` (the bars drawn).
+        tokens_dropped: how many tokens of the sentence did not fit in ``max_len``.
     """
 
     d_model: int
@@ -62,6 +65,8 @@ class PEGrid:
     token_embedding: np.ndarray
     token_pe: np.ndarray
     token_sum: np.ndarray
+    token_rms: np.ndarray
+    tokens_dropped: int = 0
 
     def __post_init__(self) -> None:
         _freeze(self)
@@ -81,7 +86,7 @@ class Progress:
     """One report from a background job (a training loop or a long computation).
 
     Shapes:
-        history: float32[n] of the loss at every reported step so far (a copy).
+        history: float32[step] of the loss at every step so far (a copy).
     """
 
     step: int
@@ -104,11 +109,17 @@ class Progress:
 class OffsetFitTrace:
     """A linear map fitted by gradient descent to ``PE[pos + k] ≈ W PE[pos]``.
 
+    ``d_model``, ``max_len``, ``base`` and ``offset`` are those of the fitted table, so
+    a view can tell whether the fit still belongs to what it shows.
+
     Shapes:
         learned: float32[d_model, d_model], the current ``W``.
         analytic: float32[d_model, d_model], the exact ``M_k``.
     """
 
+    d_model: int
+    max_len: int
+    base: float
     offset: int
     learned: np.ndarray
     analytic: np.ndarray
@@ -119,3 +130,7 @@ class OffsetFitTrace:
     @property
     def max_abs_difference(self) -> float:
         return float(np.abs(self.learned - self.analytic).max())
+
+    def matches(self, d_model: int, max_len: int, base: float, offset: int) -> bool:
+        return (self.d_model, self.max_len, self.base, self.offset) == (
+            d_model, max_len, float(base), offset)

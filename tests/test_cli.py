@@ -47,6 +47,15 @@ def test_export_png_with_width_and_parameters(tmp_path):
     assert img.width() == 800 and img.height() > 200
 
 
+def test_export_png_by_scale(tmp_path):
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    assert _run(["export", "positional.curves", "--out", str(a), "--scale", "1"],
+                tmp_path).returncode == 0
+    assert _run(["export", "positional.curves", "--out", str(b), "--scale", "3"],
+                tmp_path).returncode == 0
+    assert abs(QImage(str(b)).width() - 3 * QImage(str(a)).width()) <= 3
+
+
 def test_export_data_headless(tmp_path):
     import numpy as np
 

@@ -471,7 +471,7 @@ def test_pe_grid_freezes_arrays_c_contiguous_float32_read_only():
         "curves": f64_fortran.T[:2], "sim_positions": np.arange(3),
         "similarity": np.eye(3)[:, ::-1], "offset_matrix": np.eye(4),
         "offset_error": np.zeros(2), "token_embedding": np.ones((1, 4)),
-        "token_pe": np.ones((1, 4)), "token_sum": np.ones((1, 4)),
+        "token_pe": np.ones((1, 4)), "token_sum": np.ones((1, 4)), "token_rms": np.ones((3, 1)),
     }
 
     grid = _grid_from(arrays)

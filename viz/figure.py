@@ -33,12 +33,13 @@ class FigureError(RuntimeError):
 
 
 def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
-           title: str = "ArchScope figure") -> QSize:
+           title: str = "ArchScope figure", scale: float | None = None) -> QSize:
     """Render ``widget`` to ``path`` as ``fmt``; returns the output size in pixels.
 
     A pyqtgraph ``GraphicsView`` is rendered from its scene with export mode on;
     any other widget (a whole tab) is rendered with ``QWidget.render``.
-    ``width`` sets the PNG width in pixels (the height keeps the aspect ratio);
+    ``width`` sets the PNG width in pixels, or ``scale`` a multiple of the on-screen
+    size (default 2); the height keeps the aspect ratio;
     vector formats use the on-screen size, which fixes the font-to-plot proportions.
     """
     fmt = fmt.lower()
@@ -49,7 +50,7 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
         raise FigureError("The view has no size yet; show it before exporting.")
     dpi = max(1, widget.logicalDpiX())
     if fmt == "png":
-        out_w = int(width) if width else logical.width() * 2
+        out_w = int(width) if width else round(logical.width() * (scale or 2.0))
         if not 16 <= out_w <= 20000:
             raise FigureError(f"The PNG width must be between 16 and 20000 pixels, got {out_w}.")
         scale = out_w / logical.width()

@@ -50,24 +50,30 @@ class CurvesPlot(pg.PlotWidget):
         r = self.plotItem.vb.boundingRect()
         self.hint.setPos(r.center())
 
-    def set_curves(self, x: np.ndarray, ys: np.ndarray, names: Sequence[str]) -> None:
-        ys = np.atleast_2d(np.asarray(ys, dtype=np.float32))
-        if ys.size == 0:
-            ys = np.zeros((0, len(x)), np.float32)
+    def set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None] = ()) -> None:
+        """x: float[n] shared by all curves, or one array per curve; ys: float[c, n] or a
+        list of arrays; ``symbols``: a pyqtgraph symbol per curve (None = line only)."""
+        if isinstance(ys, np.ndarray):
+            ys = np.atleast_2d(np.asarray(ys, dtype=np.float32))
+            ys = [] if ys.size == 0 else list(ys)
+        xs = list(x) if isinstance(x, (list, tuple)) else [np.asarray(x)] * len(ys)
         while len(self._items) > len(ys):
             item = self._items.pop()
             self.legend.removeItem(item)
             self.plotItem.removeItem(item)
-        for i, (y, name) in enumerate(zip(ys, names, strict=True)):
+        for i, (xi, y, name) in enumerate(zip(xs, ys, names, strict=True)):
+            symbol = symbols[i] if i < len(symbols) else None
+            style = {"symbol": symbol, "symbolSize": 5, "symbolPen": None,
+                     "symbolBrush": series_pen(i).color()} if symbol else {"symbol": None}
             if i < len(self._items):
                 item = self._items[i]
-                item.setData(x, y)
+                item.setData(xi, y, **style)
                 if self.legend.getLabel(item) is not None:
                     self.legend.getLabel(item).setText(name)
             else:
-                item = self.plotItem.plot(x, y, pen=series_pen(i), name=name)
+                item = self.plotItem.plot(xi, y, pen=series_pen(i), name=name, **style)
                 self._items.append(item)
-        self._data = (np.asarray(x), ys)
+        self._data = (xs, ys)
         self.legend.setVisible(bool(self._items))
         self.plotItem.enableAutoRange()
 

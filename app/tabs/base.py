@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs import ComputeRunner, Failure, JobRunner
 from app.settings import Settings
-from app.tours import TourStep, load_tour
+from app.tours import TourError, TourStep, load_tour
 from viz.panel import ViewPanel
 from viz.tour_panel import TourPanel, TourStepText
 
@@ -154,7 +154,11 @@ class BaseTab(QWidget):
         self.compute.done.connect(self._on_trace)
         self.compute.failed.connect(self._on_failure)
         self.jobs.failed.connect(self._on_failure)
-        self._tour_steps: list[TourStep] = load_tour(self.key)
+        try:
+            self._tour_steps: list[TourStep] = load_tour(self.key)
+        except TourError as exc:
+            self._tour_steps = []
+            QTimer.singleShot(0, lambda err=exc: ctx.report_error(err, None))
 
     # -- views ---------------------------------------------------------------------
     def add_view(self, view: View, row: int, col: int, rowspan: int = 1,
@@ -191,12 +195,17 @@ class BaseTab(QWidget):
         self.request_update()
 
     def on_device_changed(self, name: str) -> None:
-        self.jobs.stop()
+        if self.jobs.is_running():
+            self.jobs.stop()
+            self.ctx.status(QCoreApplication.translate(
+                "BaseTab", "The job was stopped: the device changed to {0}.").format(name))
         self.request_update()
 
     def schedule_update(self) -> None:
-        """Recompute soon; a burst of slider moves becomes one request."""
-        self._debounce.start()
+        """Recompute soon: at most one request per 30 ms, also while a slider is dragged
+        (a restarting debounce timer would draw nothing until the mouse stops)."""
+        if not self._debounce.isActive():
+            self._debounce.start()
 
     def request_update(self) -> None:
         self._debounce.stop()

@@ -29,34 +29,43 @@ from viz.plots import CurvesPlot, GroupedBarsPlot
 from viz.theme import DIVERGING, SEQUENTIAL
 
 DEFAULTS = {"d_model": 128, "max_len": 100, "base": 10000.0, "offset": 4,
-            "dims": "2, 20, 40, 60", "sentence": "the cat sat on the mat",
+            "dims": "2, 20, 60, 120", "sentence": "the cat sat on the mat",
             "init": "normal", "relative_mode": "analytic"}
 RELATIVE_MODES = ("analytic", "learned", "difference")
 
 
-def parse_dims(text: str, d_model: int) -> tuple[list[int], list[str]]:
-    """Dimensions typed as "0, 1, 8-11"; returns (valid dims, problems)."""
+def parse_dims(text: str, d_model: int, limit: int = 12) -> tuple[list[int], list[str]]:
+    """Dimensions typed as "0, 1, 8-11"; returns (valid dims, problems).
+
+    Ranges are clipped to [0, d_model) without being walked, so "0-999999999" costs
+    nothing; at most ``limit`` dimensions are kept.
+    """
     dims: list[int] = []
     problems: list[str] = []
-    for part in text.replace(";", ",").split(","):
+    for part in text.replace(";", ",").replace("，", ",").split(","):
         part = part.strip()
         if not part:
             continue
         try:
             if "-" in part[1:]:
-                a, b = part.split("-", 1)
-                rng = range(int(a), int(b) + 1)
+                a, b = (int(x) for x in part.split("-", 1))
             else:
-                rng = range(int(part), int(part) + 1)
+                a = b = int(part)
         except ValueError:
             problems.append(part)
             continue
-        for d in rng:
-            if 0 <= d < d_model and d not in dims:
+        if a > b:
+            problems.append(part)
+            continue
+        lo, hi = max(a, 0), min(b, d_model - 1)
+        if lo > hi or (a, b) != (lo, hi):
+            problems.append(part)
+        for d in range(lo, min(hi, lo + limit) + 1):
+            if d not in dims:
                 dims.append(d)
-            elif not 0 <= d < d_model:
-                problems.append(str(d))
-    return dims[:12], problems
+    if len(dims) > limit:
+        problems.append(f"(more than {limit})")
+    return dims[:limit], problems
 
 
 class PositionalTab(BaseTab):
@@ -144,7 +153,7 @@ class PositionalTab(BaseTab):
         self.fit_plot = CurvesPlot(log_y=True)
         self.emb_plot = GroupedBarsPlot()
         specs = [
-            ("pe", lambda: QCoreApplication.translate("PositionalTab", "Encoding table PE[pos, i]"), self.pe_plot,
+            ("pe", lambda: QCoreApplication.translate("PositionalTab", "Encoding table PE[pos, j]"), self.pe_plot,
              self._data_pe, 0, 0),
             ("curves", lambda: QCoreApplication.translate("PositionalTab", "Chosen dimensions over positions"),
              self.curve_plot, self._data_curves, 0, 1),
@@ -183,13 +192,13 @@ class PositionalTab(BaseTab):
         self.sentence_label.setText(QCoreApplication.translate("PositionalTab", "Sentence"))
         self.init_label.setText(QCoreApplication.translate("PositionalTab", "Initialisation"))
         self.init.setItemText(0, QCoreApplication.translate("PositionalTab", "N(0, 1) (nn.Embedding default)"))
-        self.init.setItemText(1, QCoreApplication.translate("PositionalTab", "N(0, 1/d_model) (shared with output layer)"))
+        self.init.setItemText(1, QCoreApplication.translate("PositionalTab", "N(0, 1/d_model) (typical when tied to the output layer)"))
         self._update_learn_button()
-        self.pe_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "dimension i"), QCoreApplication.translate("PositionalTab", "position"))
+        self.pe_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "dimension j"), QCoreApplication.translate("PositionalTab", "position"))
         self.curve_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "position"), QCoreApplication.translate("PositionalTab", "PE value"))
         self.sim_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "position"), QCoreApplication.translate("PositionalTab", "position"))
         self.rel_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "input dimension"), QCoreApplication.translate("PositionalTab", "output dimension"))
-        self.fit_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "step"), QCoreApplication.translate("PositionalTab", "error (log scale)"))
+        self.fit_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "step"), QCoreApplication.translate("PositionalTab", "loss / max error (log scale)"))
         self.emb_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "token"), QCoreApplication.translate("PositionalTab", "RMS over dimensions"))
         for v in self.views:
             v.panel.set_title(v.title())
@@ -207,7 +216,12 @@ class PositionalTab(BaseTab):
             return QCoreApplication.translate("PositionalTab", "W − M_k (k = {0})").format(self.fit.offset if self.fit else k)
         return QCoreApplication.translate("PositionalTab", "Relative-position map M_k, k = {0}").format(k)
 
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        self._update_learn_button()
+
     def _update_learn_button(self) -> None:
+        self.learn_button.setEnabled(self.torch_ready)
         self.learn_button.setText(QCoreApplication.translate("PositionalTab", "Stop learning") if self.jobs.is_running()
                                   else QCoreApplication.translate("PositionalTab", "Learn M_k by gradient descent"))
 
@@ -289,7 +303,18 @@ class PositionalTab(BaseTab):
             self.jobs.stop()
             self.ctx.status(QCoreApplication.translate(
                 "PositionalTab", "Learning stopped: the encoding parameters changed."))
+        if self.fit is not None and not self.fit.matches(*self._fit_key()):
+            self._clear_fit()   # a W learned for other parameters would mislead
         self.schedule_update()
+
+    def _fit_key(self) -> tuple[int, int, float, int]:
+        p = self.params()
+        return p["d_model"], p["max_len"], p["base"], max(1, min(p["offset"], p["max_len"] - 1))
+
+    def _clear_fit(self) -> None:
+        self.fit, self.fit_errors = None, []
+        self.fit_history = np.zeros(0, np.float32)
+        self._redraw_fit()
 
     def compute_fn(self):
         from models.positional import compute_pe_grid  # torch is loaded by now
@@ -302,7 +327,7 @@ class PositionalTab(BaseTab):
         return partial(compute_pe_grid, d_model=p["d_model"], max_len=p["max_len"],
                        base=p["base"], offset=min(p["offset"], p["max_len"] - 1),
                        curve_dims=dims, sentence=p["sentence"], embedding_init=p["init"],
-                       device=self.ctx.device())
+                       device=self.ctx.device(), truncate=True)
 
     # -- drawing -----------------------------------------------------------------------
     def show_trace(self, t: PEGrid) -> None:
@@ -316,22 +341,23 @@ class PositionalTab(BaseTab):
         stride = int(t.sim_positions[1] - t.sim_positions[0]) if len(t.sim_positions) > 1 else 1
         self.view("similarity").panel.set_title(
             self.view("similarity").title() if stride == 1 else
-            QCoreApplication.translate("PositionalTab", "Position similarity PE·PEᵀ (every {0}th position)").format(stride))
+            QCoreApplication.translate("PositionalTab", "Position similarity PE·PEᵀ (positions sampled every {0})").format(stride))
         self._show_relative()
-        rms = np.sqrt(np.stack([(t.token_embedding ** 2).mean(1), (t.token_pe ** 2).mean(1),
-                                (t.token_sum ** 2).mean(1)]))
+        rms = t.token_rms
         self.emb_plot.set_bars(list(t.tokens), rms,
                                [QCoreApplication.translate("PositionalTab", "√d·E"), QCoreApplication.translate("PositionalTab", "PE"), QCoreApplication.translate("PositionalTab", "√d·E + PE")])
         ratio = rms[0].mean() / max(1e-12, rms[1].mean())
-        self.view("embeddings").panel.set_readout(
-            QCoreApplication.translate("PositionalTab", "embedding/PE size ratio ≈ {0:.1f}  (device {1})").format(ratio, t.device))
+        note = QCoreApplication.translate("PositionalTab", "embedding/PE size ratio ≈ {0:.1f}  (device {1})").format(ratio, t.device)
+        if t.tokens_dropped:
+            note += QCoreApplication.translate("PositionalTab", "; {0} tokens beyond max_len left out").format(t.tokens_dropped)
+        self.view("embeddings").panel.set_readout(note)
 
     def _show_relative(self, *_):
         t = self.trace
         if t is None:
             return
         mode = RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]
-        fit_ok = self.fit is not None and self.fit.analytic.shape[0] == t.d_model
+        fit_ok = self.fit is not None and self.fit.matches(t.d_model, t.max_len, t.base, t.offset)
         if mode == "learned" and fit_ok:
             self.rel_plot.set_matrix(self.fit.learned, levels=(-1.0, 1.0))
         elif mode == "difference" and fit_ok:
@@ -341,7 +367,7 @@ class PositionalTab(BaseTab):
         else:
             self.rel_plot.set_matrix(t.offset_matrix, levels=(-1.0, 1.0))
             if mode != "analytic" and not self.jobs.is_running():
-                self.ctx.status(QCoreApplication.translate("PositionalTab", "Nothing learned yet for this d_model: press "
+                self.ctx.status(QCoreApplication.translate("PositionalTab", "Nothing learned yet for these parameters: press "
                                    "“Learn M_k by gradient descent”."))
         self.view("relative").panel.set_title(self._relative_title())
         self.error_label.setText(QCoreApplication.translate("PositionalTab",
@@ -389,13 +415,12 @@ class PositionalTab(BaseTab):
         from models.positional import fit_offset_map
 
         p = self.params()
-        offset = max(1, min(p["offset"], p["max_len"] - 1))
-        if p["max_len"] < 2:
+        if p["offset"] < 1 or p["max_len"] < 2:
             self.ctx.status(QCoreApplication.translate(
-                "PositionalTab", "Learning needs max_len of at least 2."))
+                "PositionalTab", "Nothing to learn for k = 0: M_0 is the identity. Choose an offset k ≥ 1."))
             return
-        self.fit, self.fit_errors = None, []
-        self.fit_history = np.zeros(0, np.float32)
+        offset = min(p["offset"], p["max_len"] - 1)
+        self._clear_fit()
         self.jobs.start(partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
                                 base=p["base"], offset=offset, steps=2000, lr=3e-2,
                                 device=self.ctx.device(), max_report_share=0.2))
@@ -416,17 +441,20 @@ class PositionalTab(BaseTab):
     def _redraw_fit(self) -> None:
         h = self.fit_history
         if not len(h):
-            self.fit_plot.set_curves(np.zeros(0), np.zeros((0, 0)), [])
+            self.fit_plot.set_curves([], [], [])
             self.fit_plot.set_hint(QCoreApplication.translate("PositionalTab", "Press “Learn M_k by gradient descent”\n"
                                       "to fit W·PE[pos] ≈ PE[pos+k] with Adam."))
             self.view("fit").panel.set_readout("")
             return
         self.fit_plot.set_hint("")
         steps = np.arange(1, len(h) + 1, dtype=np.float32)
-        err = np.interp(steps, [s for s, _ in self.fit_errors], [e for _, e in self.fit_errors])
-        self.fit_plot.set_curves(steps, np.stack([np.maximum(h, 1e-12),
-                                                  np.maximum(err, 1e-12)]),
-                                 [QCoreApplication.translate("PositionalTab", "training loss (MSE)"), QCoreApplication.translate("PositionalTab", "max error, all positions")])
+        err_steps = np.array([s for s, _ in self.fit_errors], np.float32)
+        errors = np.array([e for _, e in self.fit_errors], np.float32)
+        self.fit_plot.set_curves([steps, err_steps],
+                                 [np.maximum(h, 1e-12), np.maximum(errors, 1e-12)],
+                                 [QCoreApplication.translate("PositionalTab", "training loss (MSE)"),
+                                  QCoreApplication.translate("PositionalTab", "max error, all positions")],
+                                 symbols=[None, "o"])
         if self.fit is not None:
             self.view("fit").panel.set_readout(
                 QCoreApplication.translate("PositionalTab", "step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
@@ -464,25 +492,36 @@ class PositionalTab(BaseTab):
         if t is None:
             return None
         arrays = {"offset_matrix": t.offset_matrix, "offset_error": t.offset_error}
-        if self.fit is not None and self.fit.analytic.shape[0] == t.d_model:
+        primary = "offset_matrix"
+        if self.fit is not None and self.fit.matches(t.d_model, t.max_len, t.base, t.offset):
             arrays["learned"] = self.fit.learned
-        return ViewData("offset_matrix", arrays, self._meta())
+            arrays["difference"] = self.fit.learned - self.fit.analytic
+            mode = RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]
+            primary = {"learned": "learned", "difference": "difference"}.get(mode, primary)
+        return ViewData(primary, arrays, self._meta())
 
     def _data_fit(self) -> ViewData | None:
         if not len(self.fit_history):
             return None
-        arrays = {"loss": self.fit_history}
+        arrays = {"loss": self.fit_history,
+                  "max_error_steps": np.array([s for s, _ in self.fit_errors], np.int64),
+                  "max_error": np.array([e for _, e in self.fit_errors], np.float32)}
+        meta = {}
         if self.fit is not None:
             arrays["learned"] = self.fit.learned
             arrays["analytic"] = self.fit.analytic
-        return ViewData("loss", arrays, self._meta(), col_labels=["loss"])
+            meta = {"d_model": self.fit.d_model, "max_len": self.fit.max_len,
+                    "base": self.fit.base, "offset": self.fit.offset}
+        return ViewData("loss", arrays, meta, col_labels=["loss"],
+                        row_labels=list(range(1, len(self.fit_history) + 1)))
 
     def _data_embeddings(self) -> ViewData | None:
         t = self.trace
-        return t and ViewData("token_sum", {
-            "token_embedding": t.token_embedding, "token_pe": t.token_pe,
-            "token_sum": t.token_sum}, {**self._meta(), "init": t.embedding_init},
-            row_labels=list(t.tokens))
+        return t and ViewData("token_rms", {
+            "token_rms": t.token_rms.T, "token_embedding": t.token_embedding,
+            "token_pe": t.token_pe, "token_sum": t.token_sum},
+            {**self._meta(), "init": t.embedding_init},
+            row_labels=list(t.tokens), col_labels=["rms_sqrt_d_E", "rms_PE", "rms_sum"])
 
 
 def _make(ctx: TabContext) -> PositionalTab:

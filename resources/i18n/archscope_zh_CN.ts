@@ -2,6 +2,13 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BaseTab</name>
+    <message>
+        <source>The job was stopped: the device changed to {0}.</source>
+        <translation>任务已停止：设备已切换为 {0}。</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>The operating system refused: {0}{1}.</source>
@@ -31,6 +38,14 @@
         <translation>浏览…</translation>
     </message>
     <message>
+        <source>Width in pixels</source>
+        <translation>宽度（像素）</translation>
+    </message>
+    <message>
+        <source>Scale of the view on screen</source>
+        <translation>屏幕视图的缩放倍数</translation>
+    </message>
+    <message>
         <source>View</source>
         <translation>视图</translation>
     </message>
@@ -39,8 +54,8 @@
         <translation>文件</translation>
     </message>
     <message>
-        <source>PNG width</source>
-        <translation>PNG 宽度</translation>
+        <source>PNG size</source>
+        <translation>PNG 尺寸</translation>
     </message>
     <message>
         <source>The extension chooses the format: .png, .svg or .pdf. SVG and PDF keep text as text.</source>
@@ -164,8 +179,8 @@
 <context>
     <name>PositionalTab</name>
     <message>
-        <source>Encoding table PE[pos, i]</source>
-        <translation>编码表 PE[pos, i]</translation>
+        <source>Encoding table PE[pos, j]</source>
+        <translation>编码表 PE[pos, j]</translation>
     </message>
     <message>
         <source>Chosen dimensions over positions</source>
@@ -248,16 +263,36 @@
         <translation>N(0, 1)（nn.Embedding 默认）</translation>
     </message>
     <message>
-        <source>N(0, 1/d_model) (shared with output layer)</source>
-        <translation>N(0, 1/d_model)（与输出层共享）</translation>
+        <source>N(0, 1/d_model) (typical when tied to the output layer)</source>
+        <translation>N(0, 1/d_model)（与输出层共享权重时的常用做法）</translation>
     </message>
     <message>
-        <source>dimension i</source>
-        <translation>维度 i</translation>
+        <source>loss / max error (log scale)</source>
+        <translation>损失 / 最大误差（对数刻度）</translation>
+    </message>
+    <message>
+        <source>Position similarity PE·PEᵀ (positions sampled every {0})</source>
+        <translation>位置相似度 PE·PEᵀ（每隔 {0} 个位置采样）</translation>
+    </message>
+    <message>
+        <source>; {0} tokens beyond max_len left out</source>
+        <translation>；超出 max_len 的 {0} 个词元未显示</translation>
+    </message>
+    <message>
+        <source>Nothing learned yet for these parameters: press “Learn M_k by gradient descent”.</source>
+        <translation>这些参数下还没有学习结果：请点击“用梯度下降学习 M_k”。</translation>
+    </message>
+    <message>
+        <source>Nothing to learn for k = 0: M_0 is the identity. Choose an offset k ≥ 1.</source>
+        <translation>k = 0 时无需学习：M_0 就是单位矩阵。请选择偏移量 k ≥ 1。</translation>
     </message>
     <message>
         <source>position</source>
         <translation>位置</translation>
+    </message>
+    <message>
+        <source>dimension j</source>
+        <translation>维度 j</translation>
     </message>
     <message>
         <source>PE value</source>
@@ -274,10 +309,6 @@
     <message>
         <source>step</source>
         <translation>步数</translation>
-    </message>
-    <message>
-        <source>error (log scale)</source>
-        <translation>误差（对数刻度）</translation>
     </message>
     <message>
         <source>token</source>
@@ -320,10 +351,6 @@
         <translation>维度 {0}</translation>
     </message>
     <message>
-        <source>Position similarity PE·PEᵀ (every {0}th position)</source>
-        <translation>位置相似度 PE·PEᵀ（每 {0} 个位置取一个）</translation>
-    </message>
-    <message>
         <source>√d·E</source>
         <translation>√d·E</translation>
     </message>
@@ -340,10 +367,6 @@
         <translation>嵌入与 PE 的幅值比 ≈ {0:.1f}  （设备 {1}）</translation>
     </message>
     <message>
-        <source>Nothing learned yet for this d_model: press “Learn M_k by gradient descent”.</source>
-        <translation>此 d_model 下尚未学习：请点击“用梯度下降学习 M_k”。</translation>
-    </message>
-    <message>
         <source>max |M_k·PE[pos] − PE[pos+k]| over {0} positions: {1:.2e}</source>
         <translation>{0} 个位置上的 max |M_k·PE[pos] − PE[pos+k]|：{1:.2e}</translation>
     </message>
@@ -358,10 +381,6 @@
     <message>
         <source>pos {0} → {1}</source>
         <translation>位置 {0} → {1}</translation>
-    </message>
-    <message>
-        <source>Learning needs max_len of at least 2.</source>
-        <translation>学习需要 max_len 至少为 2。</translation>
     </message>
     <message>
         <source>Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s</source>
