@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import time
 import traceback
 
 from PySide6.QtCore import QObject, Signal
@@ -43,21 +42,16 @@ class TorchLoader(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.started_at = 0.0
-        self.ready_at: float | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self.started_at = time.perf_counter()
         # daemon: a window closed during the import must not wait for it
         self._thread = threading.Thread(target=self._run, name="torch-loader", daemon=True)
         self._thread.start()
 
     def load_here(self) -> dict:
         """Synchronous variant (headless export)."""
-        info = load_torch()
-        self.ready_at = time.perf_counter()
-        return info
+        return load_torch()
 
     def _run(self) -> None:
         try:
@@ -66,8 +60,5 @@ class TorchLoader(QObject):
             with contextlib.suppress(RuntimeError):
                 self.failed.emit(exc, traceback.format_exc())
             return
-        self.ready_at = time.perf_counter()
-        try:
+        with contextlib.suppress(RuntimeError):   # the window may already be gone
             self.ready.emit(info)
-        except RuntimeError:
-            pass  # the window is already gone

@@ -6,10 +6,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 
+from viz.plots import LabelledPlot
 from viz.theme import colormap
 
 
-class HeatmapPlot(pg.PlotWidget):
+class HeatmapPlot(LabelledPlot):
     """``ImageItem`` (row-major, explicit levels) in a plot, with one ``ColorBarItem``.
 
     The image is created once and updated with ``set_matrix``. Rows run down the
@@ -28,17 +29,11 @@ class HeatmapPlot(pg.PlotWidget):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plotItem.addItem(self.image)
         self.plotItem.invertY(True)
-        self.plotItem.setMenuEnabled(False)
-        self.plotItem.hideButtons()
         self.colorbar = pg.ColorBarItem(colorMap=colormap(cmap), width=14, interactive=False)
         self.colorbar.setImageItem(self.image, insert_in=self.plotItem)
         self._matrix = np.zeros((1, 1), np.float32)
         self._x0, self._dx, self._y0, self._dy = 0.0, 1.0, 0.0, 1.0
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
-
-    def set_axis_labels(self, x: str, y: str) -> None:
-        self.plotItem.setLabel("bottom", x)
-        self.plotItem.setLabel("left", y)
 
     def set_matrix(self, matrix: np.ndarray, levels: tuple[float, float] | None = None,
                    x_values: np.ndarray | None = None, y_values: np.ndarray | None = None,
@@ -78,10 +73,6 @@ class HeatmapPlot(pg.PlotWidget):
         row, col = self.cell_at(scene_pos)
         value = float(self._matrix[row, col]) if row >= 0 else float("nan")
         self.hovered.emit(row, col, value)
-
-    def data_coordinates(self, row: int, col: int) -> tuple[float, float]:
-        """(x, y) data values of a cell, e.g. (dimension, position)."""
-        return self._x0 + col * self._dx, self._y0 + row * self._dy
 
 
 def _spacing(values: np.ndarray | None, n: int) -> tuple[float, float]:

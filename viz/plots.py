@@ -10,7 +10,20 @@ import pyqtgraph as pg
 from viz.theme import SERIES_COLOURS, series_pen
 
 
-class CurvesPlot(pg.PlotWidget):
+class LabelledPlot(pg.PlotWidget):
+    """A plot without pyqtgraph's context menu and "A" button, with axis labels."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.plotItem.setMenuEnabled(False)
+        self.plotItem.hideButtons()
+
+    def set_axis_labels(self, x: str, y: str) -> None:
+        self.plotItem.setLabel("bottom", x)
+        self.plotItem.setLabel("left", y)
+
+
+class CurvesPlot(LabelledPlot):
     """Several named curves over a shared x axis, with a legend.
 
     ``set_curves(x, ys, names)``: x float[n], ys float[c, n]. Items are reused
@@ -19,8 +32,6 @@ class CurvesPlot(pg.PlotWidget):
 
     def __init__(self, parent=None, log_y: bool = False) -> None:
         super().__init__(parent)
-        self.plotItem.setMenuEnabled(False)
-        self.plotItem.hideButtons()
         self.plotItem.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
@@ -35,10 +46,6 @@ class CurvesPlot(pg.PlotWidget):
         self.plotItem.vb.sigResized.connect(self._place_hint)
         self._items: list[pg.PlotDataItem] = []
         self._data: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros((0, 0)))
-
-    def set_axis_labels(self, x: str, y: str) -> None:
-        self.plotItem.setLabel("bottom", x)
-        self.plotItem.setLabel("left", y)
 
     def set_hint(self, text: str) -> None:
         """A centred note shown while the plot has no curves (e.g. what to press)."""
@@ -81,23 +88,17 @@ class CurvesPlot(pg.PlotWidget):
         return self._data
 
 
-class GroupedBarsPlot(pg.PlotWidget):
+class GroupedBarsPlot(LabelledPlot):
     """Grouped bars: one group per category (e.g. a token), one bar per series."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.plotItem.setMenuEnabled(False)
-        self.plotItem.hideButtons()
         self.plotItem.showGrid(y=True, alpha=0.25)
         self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
                                               pen=pg.mkPen("#bbbbbb"))
         self._bars: list[pg.BarGraphItem] = []
         self._values = np.zeros((0, 0), np.float32)
-
-    def set_axis_labels(self, x: str, y: str) -> None:
-        self.plotItem.setLabel("bottom", x)
-        self.plotItem.setLabel("left", y)
 
     def set_bars(self, categories: Sequence[str], values: np.ndarray,
                  series: Sequence[str]) -> None:
