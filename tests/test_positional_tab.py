@@ -209,3 +209,13 @@ def test_state_is_remembered_across_sessions(qtbot, window):
     assert not again.tabs[0].learn_button.isEnabled()   # until torch has loaded
     assert again.tabs[0].d_model.value() == 64
     assert again.tabs[0].sentence.text() == "a b c"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_controls_fit_their_panel_in_both_languages(qtbot, window, tab, lang):
+    window.set_language(lang)
+    qtbot.wait(50)
+    viewport = tab.controls.parentWidget()
+    assert tab.controls.minimumSizeHint().width() <= viewport.width(), (
+        "controls are wider than the panel: they would be clipped")
+    window.set_language("en")

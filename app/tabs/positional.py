@@ -136,6 +136,9 @@ class PositionalTab(BaseTab):
         form.addRow(self.init_label, self.init)
         lay.addWidget(self.box_embed)
         lay.addStretch(1)
+        for combo in (self.relative_mode, self.init):   # long items must not widen the panel
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(16)
 
         for w in (self.d_model, self.max_len, self.base, self.offset):
             w.valueChanged.connect(self._params_changed)
