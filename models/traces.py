@@ -134,3 +134,32 @@ class OffsetFitTrace:
     def matches(self, d_model: int, max_len: int, base: float, offset: int) -> bool:
         return (self.d_model, self.max_len, self.base, self.offset) == (
             d_model, max_len, float(base), offset)
+
+
+@dataclass(frozen=True)
+class AttentionMaps:
+    """Attention weights of one batch item through a whole Transformer.
+
+    Masks are the keep-masks actually applied (True = may attend), broadcast to
+    query × key. A stack the model does not have (the decoder of an encoder-only
+    model) has 0 layers.
+
+    Shapes:
+        encoder_self: float32[enc_layers, heads, s, s]
+        decoder_self: float32[dec_layers, heads, t, t]
+        cross: float32[dec_layers, heads, t, s]
+        src_mask: bool[s, s], tgt_mask: bool[t, t], cross_mask: bool[t, s]
+        src_ids: int64[s], tgt_ids: int64[t]
+    """
+
+    encoder_self: np.ndarray
+    decoder_self: np.ndarray
+    cross: np.ndarray
+    src_mask: np.ndarray
+    tgt_mask: np.ndarray
+    cross_mask: np.ndarray
+    src_ids: np.ndarray
+    tgt_ids: np.ndarray
+
+    def __post_init__(self) -> None:
+        _freeze(self)
