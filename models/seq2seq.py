@@ -1,0 +1,248 @@
+"""Synthetic sequence-to-sequence tasks that give attention real structure, and a
+training loop for the course's ``Transformer`` on them.
+
+Tasks (symbols 0..vocab-1, variable lengths, padded so the padding mask matters):
+    copy     y = x                      (cross attention on the diagonal)
+    reverse  y = x reversed             (on the anti-diagonal)
+    sort     y = sorted(x)              (each output looks for the next smallest input)
+    shift    y = x rotated left by one  (one step off the diagonal, wrapping around)
+
+Token ids: 0 = <pad>, 1 = <bos>, 2 = <eos>, 3 + s = symbol s.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from models.errors import InvalidParameterError, TrainingDivergedError
+from models.traces import Progress
+from models.transformer import Transformer
+
+PAD, BOS, EOS = 0, 1, 2
+SPECIALS = ("<pad>", "<bos>", "<eos>")
+TASKS = ("copy", "reverse", "sort", "shift")
+
+
+def target_of(task: str, xs: list[int]) -> list[int]:
+    if task == "copy":
+        return list(xs)
+    if task == "reverse":
+        return list(reversed(xs))
+    if task == "sort":
+        return sorted(xs)
+    if task == "shift":
+        return list(xs[1:]) + list(xs[:1])
+    raise InvalidParameterError(f"Unknown task '{task}' (choose {', '.join(TASKS)}).")
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    task: str = "reverse"
+    vocab: int = 10
+    min_len: int = 8
+    max_len: int = 12
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise InvalidParameterError(f"Unknown task '{self.task}' (choose {', '.join(TASKS)}).")
+        if not 2 <= self.vocab <= 1000:
+            raise InvalidParameterError(f"The vocabulary must have 2 to 1000 symbols, got {self.vocab}.")
+        if not 1 <= self.min_len <= self.max_len:
+            raise InvalidParameterError(
+                f"Lengths must satisfy 1 <= min_len <= max_len, got {self.min_len}, {self.max_len}.")
+
+    @property
+    def src_len(self) -> int:       # x + <eos>
+        return self.max_len + 1
+
+    @property
+    def tgt_len(self) -> int:       # <bos> + y, or y + <eos>
+        return self.max_len + 1
+
+    @property
+    def vocab_size(self) -> int:
+        return self.vocab + 3
+
+    def token_names(self) -> list[str]:
+        width = len(str(self.vocab - 1))
+        return list(SPECIALS) + [str(s).rjust(width) if self.vocab > 10 else str(s)
+                                 for s in range(self.vocab)]
+
+
+def make_batch(cfg: TaskConfig, batch: int, gen: torch.Generator
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(src, tgt_in, tgt_out), int64, padded with <pad>, built without Python loops.
+
+    Shapes: src = x <eos>, tgt_in = <bos> y and tgt_out = y <eos>, each
+    (batch, max_len + 1).
+    """
+    n = torch.randint(cfg.min_len, cfg.max_len + 1, (batch, 1), generator=gen)
+    x = torch.randint(0, cfg.vocab, (batch, cfg.max_len), generator=gen)
+    j = torch.arange(cfg.max_len).expand(batch, -1)
+    inside = j < n
+    if cfg.task == "copy":
+        y = x
+    elif cfg.task == "reverse":
+        y = x.gather(1, (n - 1 - j).clamp(min=0))
+    elif cfg.task == "shift":
+        y = x.gather(1, (j + 1) % n)
+    else:   # sort: padding sorts last
+        y = x.masked_fill(~inside, cfg.vocab).sort(dim=1).values
+    sym_x = torch.where(inside, x + 3, PAD)
+    sym_y = torch.where(inside, y + 3, PAD)
+    pad_col = torch.full((batch, 1), PAD, dtype=torch.long)
+    eos_at = torch.zeros(batch, cfg.max_len + 1, dtype=torch.bool).scatter_(1, n, True)
+    src = torch.cat([sym_x, pad_col], 1).masked_fill(eos_at, EOS)
+    tgt_out = torch.cat([sym_y, pad_col], 1).masked_fill(eos_at, EOS)
+    tgt_in = torch.cat([torch.full((batch, 1), BOS, dtype=torch.long), sym_y], 1)
+    return src, tgt_in, tgt_out
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    num_encoder_layers: int = 2
+    num_decoder_layers: int = 2
+    d_model: int = 64
+    num_heads: int = 4
+    d_ff: int = 128
+    dropout: float = 0.0
+
+    def build(self, task: TaskConfig) -> Transformer:
+        return Transformer(self.num_encoder_layers, self.num_decoder_layers, self.d_model,
+                           self.num_heads, self.d_ff, task.vocab_size, task.vocab_size,
+                           max_seq_len=task.tgt_len + 1, dropout=self.dropout,
+                           pad_token_idx=PAD)
+
+
+@torch.no_grad()
+def greedy_decode(model: Transformer, src: torch.Tensor, max_steps: int) -> torch.Tensor:
+    """Decode one token at a time, always taking the most likely next token.
+
+    Shapes: src (batch, s) → generated ids (batch, ≤ max_steps) without the <bos>;
+    finished rows continue with <pad> after their <eos>.
+    """
+    was_training = model.training
+    model.eval()
+    src_mask = model.create_padding_mask(src, PAD)
+    memory = model.encode(src, src_mask)
+    out = torch.full((src.size(0), 1), BOS, dtype=torch.long, device=src.device)
+    done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    for _ in range(max_steps):
+        _, tgt_mask = model.masks(src, out)
+        logits = model.final_linear(model.decode(out, memory, tgt_mask, src_mask)[:, -1])
+        nxt = logits.argmax(-1).masked_fill(done, PAD)
+        out = torch.cat([out, nxt[:, None]], dim=1)
+        done |= nxt == EOS
+        if done.all():
+            break
+    model.train(was_training)
+    return out[:, 1:]
+
+
+def sequence_accuracy(model: Transformer, src: torch.Tensor, tgt_out: torch.Tensor) -> float:
+    """Fraction of sequences decoded exactly (every token up to and including <eos>)."""
+    pred = greedy_decode(model, src, tgt_out.size(1))
+    pred = torch.nn.functional.pad(pred, (0, tgt_out.size(1) - pred.size(1)), value=PAD)
+    keep = tgt_out != PAD
+    return float(((pred == tgt_out) | ~keep).all(dim=1).float().mean())
+
+
+class Seq2SeqSession:
+    """A model, its optimiser and its step count: ``train`` can stop and resume.
+
+    ``train`` is a generator of ``Progress``; stopping means no longer iterating, and
+    calling it again resumes where the last run stopped.
+    """
+
+    def __init__(self, task: TaskConfig = TaskConfig(), model: ModelConfig = ModelConfig(),
+                 device: str | torch.device = "cpu", seed: int = 0, lr: float = 1e-3,
+                 batch_size: int = 64, held_out: int = 256, warmup: int = 100,
+                 decay_steps: int | None = None) -> None:
+        self.task, self.model_config, self.device = task, model, torch.device(device)
+        torch.manual_seed(seed)
+        self.model = model.build(task).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, betas=(0.9, 0.98))
+        self.lr, self.batch_size, self.step = lr, batch_size, 0
+        self.warmup, self.decay_steps = warmup, decay_steps
+        self.losses: list[float] = []
+        self.gen = torch.Generator().manual_seed(seed)
+        src, _, out = make_batch(task, held_out, torch.Generator().manual_seed(seed + 10_000))
+        self.held_out = (src.to(self.device), out.to(self.device))
+        self.loss_fn = nn.CrossEntropyLoss(ignore_index=PAD)
+
+    def _lr_at(self, step: int) -> float:
+        """Linear warm-up, then constant, or a linear decay to 5% over ``decay_steps``."""
+        lr = self.lr * min(1.0, step / max(1, self.warmup))
+        if self.decay_steps:
+            lr *= max(0.05, 1.0 - max(0, step - self.warmup) / self.decay_steps)
+        return lr
+
+    def train(self, steps: int, eval_every: int = 100, target_accuracy: float | None = None,
+              eval_from_token_accuracy: float = 0.0) -> Iterator[Progress]:
+        """Train ``steps`` more steps, yielding a ``Progress`` after each.
+
+        Every ``eval_every`` steps (and at the end) the held-out sequences are decoded
+        greedily for ``sequence_accuracy``; evaluations are skipped while the batch's
+        token accuracy is below ``eval_from_token_accuracy`` (no sequence can be right
+        yet). Stops early once ``target_accuracy`` is reached.
+        """
+        self.model.train()
+        t0, start = time.perf_counter(), self.step
+        seq_acc = float("nan")
+        for _ in range(steps):
+            self.step += 1
+            src, tgt_in, tgt_out = (t.to(self.device) for t in
+                                    make_batch(self.task, self.batch_size, self.gen))
+            for group in self.optimizer.param_groups:
+                group["lr"] = self._lr_at(self.step)
+            logits = self.model(src, tgt_in)
+            loss = self.loss_fn(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1))
+            value = loss.detach().item()
+            if not math.isfinite(value):
+                raise TrainingDivergedError(
+                    f"The loss became {value} at step {self.step}; try a smaller learning rate.")
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            self.optimizer.step()
+            self.losses.append(value)
+            keep = tgt_out != PAD
+            token_acc = float(((logits.argmax(-1) == tgt_out) & keep).sum() / keep.sum())
+            last = self.step - start == steps
+            if (self.step % eval_every == 0 and token_acc >= eval_from_token_accuracy) or last:
+                seq_acc = sequence_accuracy(self.model, *self.held_out)
+                self.model.train()
+            elapsed = time.perf_counter() - t0
+            yield Progress(step=self.step, total=start + steps, loss=value,
+                           metrics={"token_accuracy": token_acc, "sequence_accuracy": seq_acc,
+                                    "seconds": elapsed,
+                                    "steps_per_s": (self.step - start) / max(elapsed, 1e-9)},
+                           history=np.asarray(self.losses, np.float32))
+            if target_accuracy is not None and seq_acc >= target_accuracy:
+                return
+
+    # -- saving and reopening -----------------------------------------------------------------
+    def save(self, path) -> None:
+        torch.save({"format": "archscope-seq2seq-1", "task": asdict(self.task),
+                    "model": asdict(self.model_config), "step": self.step,
+                    "state_dict": self.model.state_dict()}, path)
+
+    @classmethod
+    def load(cls, path, device: str | torch.device = "cpu") -> Seq2SeqSession:
+        try:
+            doc = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same to a user
+            raise InvalidParameterError(f"{path} is not a model ArchScope can open: {exc}") from exc
+        if not isinstance(doc, dict) or doc.get("format") != "archscope-seq2seq-1":
+            raise InvalidParameterError(f"{path} is not an ArchScope sequence-to-sequence model.")
+        session = cls(TaskConfig(**doc["task"]), ModelConfig(**doc["model"]), device)
+        session.model.load_state_dict(doc["state_dict"])
+        session.step = int(doc["step"])
+        return session
