@@ -21,8 +21,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--budget-s", type=float, default=180.0)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--decay", type=int, default=2000)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--decay", type=int, default=1500)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     from models.seq2seq import (
