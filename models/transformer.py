@@ -415,8 +415,45 @@ class Transformer(nn.Module):
         return logits, maps
 
 
-class EncoderOnly(nn.Module):
-    """A BERT-style stack: embedding · √d + PE, encoder layers, a per-token classifier.
+class _SelfAttentionStack(nn.Module):
+    """Embedding · √d + PE, a stack of ``EncoderLayer`` blocks, a linear head.
+
+    The two one-stack variants differ only in their mask and in which field of the
+    ``AttentionMaps`` trace their weights go to.
+    """
+
+    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
+                 vocab_size: int, output_size: int, max_seq_len: int, dropout: float,
+                 pad_token_idx: int) -> None:
+        super().__init__()
+        self.d_model, self.pad_token_idx = d_model, pad_token_idx
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.positional_encoding = PositionalEncoding(d_model, dropout, max_seq_len)
+        self.layers = nn.ModuleList(
+            [EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)])
+        self.final_linear = nn.Linear(d_model, output_size)
+
+    def mask(self, tokens: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def run(self, tokens: torch.Tensor):
+        """(logits, keep-mask, per-layer weights)."""
+        mask = self.mask(tokens)
+        x = self.positional_encoding(self.embedding(tokens) * math.sqrt(self.d_model))
+        weights = []
+        for layer in self.layers:
+            x, w = layer(x, mask, return_attention=True)
+            weights.append(w)
+        return self.final_linear(x), mask, weights
+
+
+_NO_MAPS = np.zeros((0, 0, 0, 0), np.float32)
+_NO_MASK = np.zeros((0, 0), bool)
+_NO_IDS = np.zeros(0, np.int64)
+
+
+class EncoderOnly(_SelfAttentionStack):
+    """A BERT-style stack: every token sees every non-padding token; a per-token head.
 
     Shapes: src (batch, s) → logits (batch, s, output_size).
     """
@@ -424,35 +461,29 @@ class EncoderOnly(nn.Module):
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  vocab_size: int, output_size: int, max_seq_len: int, dropout: float = 0.1,
                  pad_token_idx: int = 0) -> None:
-        super().__init__()
-        self.d_model, self.pad_token_idx = d_model, pad_token_idx
-        self.embedding = nn.Embedding(vocab_size, d_model)
-        self.positional_encoding = PositionalEncoding(d_model, dropout, max_seq_len)
-        self.encoder_layers = nn.ModuleList(
-            [EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)])
-        self.final_linear = nn.Linear(d_model, output_size)
+        super().__init__(num_layers, d_model, num_heads, d_ff, vocab_size, output_size,
+                         max_seq_len, dropout, pad_token_idx)
+
+    @property
+    def encoder_layers(self) -> nn.ModuleList:
+        return self.layers
+
+    def mask(self, tokens: torch.Tensor) -> torch.Tensor:
+        return create_padding_mask(tokens, self.pad_token_idx)
 
     def forward(self, src: torch.Tensor, return_attention: bool = False,
                 attention_item: int = 0):
-        mask = create_padding_mask(src, self.pad_token_idx)
-        x = self.positional_encoding(self.embedding(src) * math.sqrt(self.d_model))
-        weights = []
-        for layer in self.encoder_layers:
-            x, w = layer(x, mask, return_attention=True)
-            weights.append(w)
-        logits = self.final_linear(x)
+        logits, mask, weights = self.run(src)
         if not return_attention:
             return logits
         s, i = src.size(1), attention_item
-        empty = np.zeros((0, 0, 0, 0), np.float32)
         return logits, AttentionMaps(
-            encoder_self=_item(weights, i, (s, s)), decoder_self=empty, cross=empty,
-            src_mask=_mask_item(mask, i, (s, s)), tgt_mask=np.zeros((0, 0), bool),
-            cross_mask=np.zeros((0, 0), bool), src_ids=src[i].cpu().numpy().astype(np.int64),
-            tgt_ids=np.zeros(0, np.int64))
+            encoder_self=_item(weights, i, (s, s)), decoder_self=_NO_MAPS, cross=_NO_MAPS,
+            src_mask=_mask_item(mask, i, (s, s)), tgt_mask=_NO_MASK, cross_mask=_NO_MASK,
+            src_ids=src[i].cpu().numpy().astype(np.int64), tgt_ids=_NO_IDS)
 
 
-class DecoderOnly(nn.Module):
+class DecoderOnly(_SelfAttentionStack):
     """A GPT-style stack: masked self-attention blocks without cross attention.
 
     Each block is an ``EncoderLayer`` given the look-ahead mask (AND padding): with no
@@ -465,31 +496,24 @@ class DecoderOnly(nn.Module):
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  vocab_size: int, max_seq_len: int, dropout: float = 0.1,
                  pad_token_idx: int = 0) -> None:
-        super().__init__()
-        self.d_model, self.pad_token_idx = d_model, pad_token_idx
-        self.embedding = nn.Embedding(vocab_size, d_model)
-        self.positional_encoding = PositionalEncoding(d_model, dropout, max_seq_len)
-        self.decoder_layers = nn.ModuleList(
-            [EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)])
-        self.final_linear = nn.Linear(d_model, vocab_size)
+        super().__init__(num_layers, d_model, num_heads, d_ff, vocab_size, vocab_size,
+                         max_seq_len, dropout, pad_token_idx)
+
+    @property
+    def decoder_layers(self) -> nn.ModuleList:
+        return self.layers
+
+    def mask(self, tokens: torch.Tensor) -> torch.Tensor:
+        return combine_masks(create_padding_mask(tokens, self.pad_token_idx),
+                             create_look_ahead_mask(tokens.size(1), tokens.device))
 
     def forward(self, tokens: torch.Tensor, return_attention: bool = False,
                 attention_item: int = 0):
-        t = tokens.size(1)
-        mask = combine_masks(create_padding_mask(tokens, self.pad_token_idx),
-                             create_look_ahead_mask(t, tokens.device))
-        x = self.positional_encoding(self.embedding(tokens) * math.sqrt(self.d_model))
-        weights = []
-        for layer in self.decoder_layers:
-            x, w = layer(x, mask, return_attention=True)
-            weights.append(w)
-        logits = self.final_linear(x)
+        logits, mask, weights = self.run(tokens)
         if not return_attention:
             return logits
-        i = attention_item
-        empty = np.zeros((0, 0, 0, 0), np.float32)
+        t, i = tokens.size(1), attention_item
         return logits, AttentionMaps(
-            encoder_self=empty, decoder_self=_item(weights, i, (t, t)), cross=empty,
-            src_mask=np.zeros((0, 0), bool), tgt_mask=_mask_item(mask, i, (t, t)),
-            cross_mask=np.zeros((0, 0), bool), src_ids=np.zeros(0, np.int64),
-            tgt_ids=tokens[i].cpu().numpy().astype(np.int64))
+            encoder_self=_NO_MAPS, decoder_self=_item(weights, i, (t, t)), cross=_NO_MAPS,
+            src_mask=_NO_MASK, tgt_mask=_mask_item(mask, i, (t, t)), cross_mask=_NO_MASK,
+            src_ids=_NO_IDS, tgt_ids=tokens[i].cpu().numpy().astype(np.int64))
