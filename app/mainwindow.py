@@ -180,7 +180,8 @@ class MainWindow(QMainWindow):
         mb = self.menuBar()
         self.menu_file = mb.addMenu("")
         self.act_open = QAction(self, shortcut=QKeySequence.StandardKey.Open)
-        self.act_open.setEnabled(False)   # tabs that read files (graphs, points) enable it
+        self.act_open.triggered.connect(self.open_dialog)
+        self.tabs_widget.currentChanged.connect(lambda _i: self._update_open_action())
         self.act_export_fig = QAction(self, shortcut=QKeySequence("Ctrl+E"))
         self.act_export_fig.triggered.connect(self.export_figure_dialog)
         self.act_export_data = QAction(self, shortcut=QKeySequence("Ctrl+Shift+E"))
@@ -228,7 +229,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(translate("MainWindow", "ArchScope — see neural networks run"))
         self.menu_file.setTitle(translate("MainWindow", "&File"))
         self.act_open.setText(translate("MainWindow", "&Open…"))
-        self.act_open.setToolTip(translate("MainWindow", "This tab opens no files."))
+        self._update_open_action()
         self.act_export_fig.setText(translate("MainWindow", "Export &figure…"))
         self.act_export_data.setText(translate("MainWindow", "Export &data…"))
         self.act_quit.setText(translate("MainWindow", "&Quit"))
@@ -319,6 +320,28 @@ class MainWindow(QMainWindow):
             self.device_label.setText(translate("MainWindow", "Loading PyTorch…"))
 
     # -- actions ---------------------------------------------------------------------------------
+    def _update_open_action(self) -> None:
+        can_open = self.current_tab().file_filter() is not None
+        self.act_open.setEnabled(can_open)
+        self.act_open.setToolTip("" if can_open else
+                                 translate("MainWindow", "This tab opens no files."))
+
+    def open_dialog(self) -> None:
+        tab = self.current_tab()
+        if tab.file_filter() is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(
+            self, translate("MainWindow", "Open"), self.settings.last_dir("open"),
+            tab.file_filter())
+        if not path:
+            return
+        try:
+            tab.open_file(path)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report_error(exc, None)
+            return
+        self.settings.set_last_dir("open", path)
+
     def current_tab(self) -> BaseTab:
         return self.tabs[self.tabs_widget.currentIndex()]
 

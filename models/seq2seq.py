@@ -7,12 +7,13 @@ Tasks (symbols 0..vocab-1, variable lengths, padded so the padding mask matters)
     sort     y = sorted(x)              (each output looks for the next smallest input)
     shift    y = x rotated left by one  (one step off the diagonal, wrapping around)
 
-Token ids: 0 = <pad>, 1 = <bos>, 2 = <eos>, 3 + s = symbol s.
+Token ids: 0 = <pad> (shown ·), 1 = <bos> (▸), 2 = <eos> (■), 3 + s = symbol s.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -26,7 +27,8 @@ from models.traces import Progress
 from models.transformer import Transformer
 
 PAD, BOS, EOS = 0, 1, 2
-SPECIALS = ("<pad>", "<bos>", "<eos>")
+#: short display names, so token labels fit under a heatmap column
+SPECIALS = ("·", "▸", "■")
 TASKS = ("copy", "reverse", "sort", "shift")
 
 
@@ -176,6 +178,23 @@ class Seq2SeqSession:
         src, _, out = make_batch(task, held_out, torch.Generator().manual_seed(seed + 10_000))
         self.held_out = (src.to(self.device), out.to(self.device))
         self.loss_fn = nn.CrossEntropyLoss(ignore_index=PAD)
+        #: held by a training step and by anyone else running the model (the GUI's
+        #: trace of the current input), so a forward never sees half-updated weights
+        self.lock = threading.Lock()
+        self.accuracy_history: list[tuple[int, float]] = []
+
+    def to(self, device: str | torch.device) -> Seq2SeqSession:
+        """Move the model, the optimiser's state and the held-out set to ``device``."""
+        dev = torch.device(device)
+        with self.lock:
+            self.model.to(dev)
+            for state in self.optimizer.state.values():
+                for k, v in state.items():
+                    if torch.is_tensor(v) and v.dim() > 0:
+                        state[k] = v.to(dev)
+            self.held_out = tuple(t.to(dev) for t in self.held_out)
+            self.device = dev
+        return self
 
     def _lr_at(self, step: int) -> float:
         """Linear warm-up, then constant, or a linear decay to 5% over ``decay_steps``."""
@@ -202,23 +221,27 @@ class Seq2SeqSession:
                                     make_batch(self.task, self.batch_size, self.gen))
             for group in self.optimizer.param_groups:
                 group["lr"] = self._lr_at(self.step)
-            logits = self.model(src, tgt_in)
-            loss = self.loss_fn(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1))
-            value = loss.detach().item()
-            if not math.isfinite(value):
-                raise TrainingDivergedError(
-                    f"The loss became {value} at step {self.step}; try a smaller learning rate.")
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-            self.optimizer.step()
+            with self.lock:
+                self.model.train()
+                logits = self.model(src, tgt_in)
+                loss = self.loss_fn(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1))
+                value = loss.detach().item()
+                if not math.isfinite(value):
+                    raise TrainingDivergedError(
+                        f"The loss became {value} at step {self.step}; try a smaller "
+                        "learning rate.")
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                self.optimizer.step()
             self.losses.append(value)
             keep = tgt_out != PAD
             token_acc = float(((logits.argmax(-1) == tgt_out) & keep).sum() / keep.sum())
             last = self.step - start == steps
             if (self.step % eval_every == 0 and token_acc >= eval_from_token_accuracy) or last:
-                seq_acc = sequence_accuracy(self.model, *self.held_out)
-                self.model.train()
+                with self.lock:
+                    seq_acc = sequence_accuracy(self.model, *self.held_out)
+                self.accuracy_history.append((self.step, seq_acc))
             elapsed = time.perf_counter() - t0
             yield Progress(step=self.step, total=start + steps, loss=value,
                            metrics={"token_accuracy": token_acc, "sequence_accuracy": seq_acc,

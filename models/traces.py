@@ -163,3 +163,66 @@ class AttentionMaps:
 
     def __post_init__(self) -> None:
         _freeze(self)
+
+
+@dataclass(frozen=True)
+class AttentionPanels:
+    """One head's attention, step by step: mask, raw scores, masked scores, softmax.
+
+    Shapes (q × k):
+        mask: bool[q, k] keep-mask applied (True = may attend)
+        raw: float32[q, k] Q Kᵀ / √d_k
+        masked: float32[q, k] raw scores with blocked pairs as NaN (shown blank: -inf)
+        softmax: float32[q, k] the attention weights
+        fully_masked: bool[q] rows where every key is blocked (their weights are 0)
+    """
+
+    mask: np.ndarray
+    raw: np.ndarray
+    masked: np.ndarray
+    softmax: np.ndarray
+    fully_masked: np.ndarray
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class TransformerTrace:
+    """What the Transformer tab draws for one input: every head's attention, one
+    head's panels, the tokens and the model's greedy output.
+
+    ``kind`` is "encoder", "decoder" or "cross"; ``weights`` is the chosen kind's
+    float32[layers, heads, q, k] (a view of ``maps``), ``q_tokens`` / ``k_tokens``
+    label its axes.
+    """
+
+    maps: AttentionMaps
+    panels: AttentionPanels
+    kind: str
+    layer: int
+    head: int
+    src_tokens: tuple[str, ...]
+    tgt_tokens: tuple[str, ...]
+    predicted: tuple[str, ...]
+    expected: tuple[str, ...]
+    use_padding_mask: bool
+    use_look_ahead_mask: bool
+    device: str
+
+    @property
+    def weights(self) -> np.ndarray:
+        return {"encoder": self.maps.encoder_self, "decoder": self.maps.decoder_self,
+                "cross": self.maps.cross}[self.kind]
+
+    @property
+    def q_tokens(self) -> tuple[str, ...]:
+        return self.src_tokens if self.kind == "encoder" else self.tgt_tokens
+
+    @property
+    def k_tokens(self) -> tuple[str, ...]:
+        return self.tgt_tokens if self.kind == "decoder" else self.src_tokens
+
+    @property
+    def correct(self) -> bool:
+        return self.predicted == self.expected

@@ -386,17 +386,24 @@ class Transformer(nn.Module):
             cross_ws.append(cw)
         return (x, self_ws, cross_ws) if return_attention else x
 
-    def masks(self, src: torch.Tensor, tgt: torch.Tensor):
-        """(source padding mask, target mask = target padding AND look-ahead)."""
-        src_mask = create_padding_mask(src, self.pad_token_idx)
-        tgt_mask = combine_masks(create_padding_mask(tgt, self.pad_token_idx),
-                                 create_look_ahead_mask(tgt.size(1), tgt.device))
+    def masks(self, src: torch.Tensor, tgt: torch.Tensor, use_padding_mask: bool = True,
+              use_look_ahead_mask: bool = True):
+        """(source padding mask, target mask = target padding AND look-ahead).
+
+        Switching a mask off (to see what it does) leaves it out; None = no mask.
+        """
+        pad = self.pad_token_idx
+        src_mask = create_padding_mask(src, pad) if use_padding_mask else None
+        tgt_mask = combine_masks(
+            create_padding_mask(tgt, pad) if use_padding_mask else None,
+            create_look_ahead_mask(tgt.size(1), tgt.device) if use_look_ahead_mask else None)
         return src_mask, tgt_mask
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor, return_attention: bool = False,
-                attention_item: int = 0):
+                attention_item: int = 0, use_padding_mask: bool = True,
+                use_look_ahead_mask: bool = True):
         # 1. masks: padding for the source, padding AND look-ahead for the target
-        src_mask, tgt_mask = self.masks(src, tgt)
+        src_mask, tgt_mask = self.masks(src, tgt, use_padding_mask, use_look_ahead_mask)
         # 2. encoder stack over the source
         enc, enc_w = self.encode(src, src_mask, return_attention=True)
         # 3. decoder stack over the target, attending to the encoder output

@@ -246,6 +246,14 @@ class BaseTab(QWidget):
         self.last_error = failure.error
         self.ctx.report_error(failure.error, failure.details)
 
+    # -- files (File > Open…) ----------------------------------------------------------
+    def file_filter(self) -> str | None:
+        """The Open dialog's filter for files this tab reads, or None (Open… disabled)."""
+        return None
+
+    def open_file(self, path: str) -> None:
+        raise NotImplementedError
+
     # -- to implement ----------------------------------------------------------------
     def compute_fn(self) -> Callable[[], object]:
         raise NotImplementedError

@@ -144,6 +144,10 @@
         <translation>正在加载 PyTorch…</translation>
     </message>
     <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
@@ -411,6 +415,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <source>Positional encoding</source>
         <translation>位置编码</translation>
     </message>
+    <message>
+        <source>Transformer</source>
+        <translation>Transformer</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>
@@ -429,6 +437,209 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Step {k} of {n}</source>
         <translation>第 {k} 步，共 {n} 步</translation>
+    </message>
+</context>
+<context>
+    <name>TransformerTab</name>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>head {0}</source>
+        <translation>头 {0}</translation>
+    </message>
+    <message>
+        <source>raw scores QKᵀ/√d_k</source>
+        <translation>原始分数 QKᵀ/√d_k</translation>
+    </message>
+    <message>
+        <source>mask (grey = blocked)</source>
+        <translation>掩码（灰色 = 屏蔽）</translation>
+    </message>
+    <message>
+        <source>masked scores</source>
+        <translation>掩码后的分数</translation>
+    </message>
+    <message>
+        <source>softmax</source>
+        <translation>softmax</translation>
+    </message>
+    <message>
+        <source>model output: {0}</source>
+        <translation>模型输出：{0}</translation>
+    </message>
+    <message>
+        <source>{0} rows of this head have every key blocked (their weights are set to 0).</source>
+        <translation>该头有 {0} 行的所有键都被屏蔽（这些行的权重设为 0）。</translation>
+    </message>
+    <message>
+        <source>{0}, layer {1}: every head (rows = queries, columns = keys)</source>
+        <translation>{0}，第 {1} 层：所有头（行 = 查询，列 = 键）</translation>
+    </message>
+    <message>
+        <source>Head {0} step by step</source>
+        <translation>头 {0} 的逐步计算</translation>
+    </message>
+    <message>
+        <source>head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}</source>
+        <translation>头 {0}：查询 {1}“{2}” → 键 {3}“{4}”：{5:.3f}</translation>
+    </message>
+    <message>
+        <source>keep</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <translation>屏蔽</translation>
+    </message>
+    <message>
+        <source>Training {0}: step {1} · loss {2:.3f} · token accuracy {3:.1%} · held-out sequences right {4} · {5:.0f} steps/s</source>
+        <translation>正在训练 {0} 任务：第 {1} 步 · 损失 {2:.3f} · 词元准确率 {3:.1%} · 留出集序列正确率 {4} · {5:.0f} 步/秒</translation>
+    </message>
+    <message>
+        <source>Press “Train” to train this model live.</source>
+        <translation>点击“训练”即可实时训练此模型。</translation>
+    </message>
+    <message>
+        <source>untrained model</source>
+        <translation>模型尚未训练</translation>
+    </message>
+    <message>
+        <source>training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>held-out sequence error</source>
+        <translation>留出集序列错误率</translation>
+    </message>
+    <message>
+        <source>{0} steps trained; held-out sequences right: {1}</source>
+        <translation>已训练 {0} 步；留出集序列正确率：{1}</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Resume training</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>ArchScope models (*.pt)</source>
+        <translation>ArchScope 模型 (*.pt)</translation>
+    </message>
+    <message>
+        <source>Opened a {0} model trained for {1} steps.</source>
+        <translation>已打开 {0} 任务的模型，已训练 {1} 步。</translation>
+    </message>
+    <message>
+        <source>Save model</source>
+        <translation>保存模型</translation>
+    </message>
+    <message>
+        <source>Saved {0}</source>
+        <translation>已保存 {0}</translation>
+    </message>
+    <message>
+        <source>Model and training</source>
+        <translation>模型与训练</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>reverse</source>
+        <translation>反转</translation>
+    </message>
+    <message>
+        <source>sort</source>
+        <translation>排序</translation>
+    </message>
+    <message>
+        <source>shift (rotate by one)</source>
+        <translation>移位（循环移动一位）</translation>
+    </message>
+    <message>
+        <source>Save model…</source>
+        <translation>保存模型…</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>序列</translation>
+    </message>
+    <message>
+        <source>Symbols 0 to 9, e.g. 3 1 4 1 5</source>
+        <translation>0 到 9 的符号，例如 3 1 4 1 5</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>随机生成</translation>
+    </message>
+    <message>
+        <source>Pad to length</source>
+        <translation>填充至长度</translation>
+    </message>
+    <message>
+        <source>▸ start (&lt;bos&gt;)   ■ end (&lt;eos&gt;)   · padding (&lt;pad&gt;)</source>
+        <translation>▸ 起始 (&lt;bos&gt;)   ■ 结束 (&lt;eos&gt;)   · 填充 (&lt;pad&gt;)</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>decoder masked self-attention</source>
+        <translation>解码器掩码自注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention (decoder → encoder)</source>
+        <translation>交叉注意力（解码器 → 编码器）</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>padding mask</source>
+        <translation>填充掩码</translation>
+    </message>
+    <message>
+        <source>look-ahead mask (decoder)</source>
+        <translation>前瞻掩码（解码器）</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>loss / error (log scale)</source>
+        <translation>损失 / 错误率（对数刻度）</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,531 @@
+"""The Transformer tab: a small Transformer trained live on a synthetic task, every
+head's attention for one input, mask toggles, and one head step by step."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+)
+
+from app.registry import TabSpec, register
+from app.tabs.base import BaseTab, TabContext, View, ViewData
+from models.traces import Progress, TransformerTrace
+from viz.attention import HeadGrid, PanelRow
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot
+
+TASKS = ("copy", "reverse", "sort", "shift")
+KINDS = ("encoder", "decoder", "cross")
+DEFAULTS = {"task": "reverse", "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
+            "layer": 1, "head": 0, "padding": True, "look_ahead": True}
+
+
+class TransformerTab(BaseTab):
+    key = "transformer"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.trace: TransformerTrace | None = None
+        self.sessions: dict = {}          # one trained model per task: nothing is lost
+        self._seed = 1
+        self._build_controls()
+        self._build_views()
+        self.jobs.progressed.connect(self._on_progress)
+        self.jobs.stopped.connect(self._on_job_stopped)
+        self.apply_state(dict(DEFAULTS))
+        self.retranslate()
+
+    # -- construction -------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        lay = self.controls_layout
+        self.box_model = QGroupBox()
+        col = QVBoxLayout(self.box_model)
+        self.task = QComboBox()
+        self.task.addItems(["", "", "", ""])
+        self.task_label = QLabel()
+        row = QHBoxLayout()
+        row.addWidget(self.task_label)
+        row.addWidget(self.task, 1)
+        col.addLayout(row)
+        self.train_button = QPushButton()
+        self.train_button.setObjectName("TrainButton")
+        self.train_button.clicked.connect(self.toggle_training)
+        self.save_button = QPushButton()
+        self.save_button.clicked.connect(self.save_dialog)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.train_button, 1)
+        buttons.addWidget(self.save_button)
+        col.addLayout(buttons)
+        self.model_status = QLabel()
+        self.model_status.setWordWrap(True)
+        col.addWidget(self.model_status)
+        lay.addWidget(self.box_model)
+
+        self.box_input = QGroupBox()
+        form = QFormLayout(self.box_input)
+        self.sequence = QLineEdit()
+        self.sequence.setObjectName("SequenceEdit")
+        self.generate_button = QPushButton()
+        self.generate_button.clicked.connect(self.generate)
+        seq_row = QHBoxLayout()
+        seq_row.addWidget(self.sequence, 1)
+        seq_row.addWidget(self.generate_button)
+        self.pad_to = QSpinBox()
+        self.pad_to.setRange(1, 12)
+        self.sequence_label, self.pad_label = QLabel(), QLabel()
+        form.addRow(self.sequence_label, seq_row)
+        form.addRow(self.pad_label, self.pad_to)
+        self.output_label = QLabel()
+        self.output_label.setWordWrap(True)
+        self.output_label.setTextFormat(Qt.TextFormat.RichText)
+        form.addRow(self.output_label)
+        self.token_key = QLabel()
+        self.token_key.setStyleSheet("color: #555;")
+        form.addRow(self.token_key)
+        self.input_note = QLabel()
+        self.input_note.setWordWrap(True)
+        self.input_note.setStyleSheet("color: #a33;")
+        form.addRow(self.input_note)
+        lay.addWidget(self.box_input)
+
+        self.box_attn = QGroupBox()
+        form = QFormLayout(self.box_attn)
+        self.kind = QComboBox()
+        self.kind.addItems(["", "", ""])
+        self.layer = QSpinBox()
+        self.head = QSpinBox()
+        self.padding = QCheckBox()
+        self.look_ahead = QCheckBox()
+        self.kind_label, self.layer_label, self.head_label = QLabel(), QLabel(), QLabel()
+        form.addRow(self.kind_label, self.kind)
+        form.addRow(self.layer_label, self.layer)
+        form.addRow(self.head_label, self.head)
+        form.addRow(self.padding)
+        form.addRow(self.look_ahead)
+        self.mask_note = QLabel()
+        self.mask_note.setWordWrap(True)
+        form.addRow(self.mask_note)
+        lay.addWidget(self.box_attn)
+        lay.addStretch(1)
+        for combo in (self.task, self.kind):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(12)
+
+        self.task.currentIndexChanged.connect(self._task_changed)
+        self.sequence.editingFinished.connect(self.schedule_update)
+        for w in (self.pad_to, self.layer, self.head):
+            w.valueChanged.connect(self.schedule_update)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.padding.toggled.connect(self.schedule_update)
+        self.look_ahead.toggled.connect(self.schedule_update)
+
+    def _build_views(self) -> None:
+        self.heads_view = HeadGrid()
+        self.panels_view = PanelRow()
+        self.train_plot = CurvesPlot(log_y=True)
+        self.add_view(View("heads", self._heads_title, ViewPanel(self.heads_view),
+                           self._data_heads), 0, 0, 1, 2)
+        self.add_view(View("head_steps", self._steps_title, ViewPanel(self.panels_view),
+                           self._data_steps), 1, 0)
+        self.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
+                           ViewPanel(self.train_plot), self._data_training), 1, 1)
+        self.grid.setRowStretch(0, 1)
+        self.grid.setRowStretch(1, 1)
+        self.grid.setColumnStretch(0, 3)
+        self.grid.setColumnStretch(1, 2)
+        self.heads_view.hovered.connect(self._hover_heads)
+        self.heads_view.headClicked.connect(self.head.setValue)
+        self.panels_view.hovered.connect(self._hover_steps)
+
+    # -- the model -------------------------------------------------------------------------
+    def current_task(self) -> str:
+        return TASKS[max(0, self.task.currentIndex())]
+
+    def session(self):
+        """The model of the current task (made on first use, on the chosen device)."""
+        from models.seq2seq import ModelConfig, Seq2SeqSession, TaskConfig
+
+        task = self.current_task()
+        if task not in self.sessions:
+            self.sessions[task] = Seq2SeqSession(TaskConfig(task), ModelConfig(),
+                                                 device=self.ctx.device(), lr=3e-3,
+                                                 decay_steps=1500)
+        return self.sessions[task]
+
+    def on_device_changed(self, name: str) -> None:
+        super().on_device_changed(name)
+        for s in self.sessions.values():
+            s.to(name)
+
+    def _task_changed(self, *_):
+        if self.jobs.is_running():
+            self.jobs.stop()
+        self._update_buttons()
+        self.schedule_update()
+
+    def _kind_changed(self, *_):
+        self.schedule_update()
+
+    # -- parameters ---------------------------------------------------------------------------
+    def params(self) -> dict:
+        return {"task": self.current_task(), "sequence": self.sequence.text(),
+                "pad_to": self.pad_to.value(), "kind": KINDS[max(0, self.kind.currentIndex())],
+                "layer": self.layer.value(), "head": self.head.value(),
+                "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked()}
+
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        from models.errors import InvalidParameterError
+
+        known = set(DEFAULTS) | {"train"}
+        if strict and set(state) - known:
+            raise InvalidParameterError(
+                f"Unknown parameter {', '.join(sorted(set(state) - known))}; known: "
+                f"{', '.join(sorted(known))}.")
+        if state.get("task") in TASKS:
+            self.task.setCurrentIndex(TASKS.index(state["task"]))
+        elif strict and "task" in state:
+            raise InvalidParameterError(f"task must be one of {', '.join(TASKS)}.")
+        if "sequence" in state:
+            self.sequence.setText(str(state["sequence"]))
+        if state.get("kind") in KINDS:
+            self.kind.setCurrentIndex(KINDS.index(state["kind"]))
+        elif strict and "kind" in state:
+            raise InvalidParameterError(f"kind must be one of {', '.join(KINDS)}.")
+        for key, box in (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head)):
+            if key in state:
+                box.setValue(int(state[key]))
+        for key, check in (("padding", self.padding), ("look_ahead", self.look_ahead)):
+            if key in state:
+                check.setChecked(str(state[key]).lower() in ("1", "true", "yes", "on"))
+        if state.get("train") and not self.jobs.is_running():
+            self.toggle_training()
+        self.schedule_update()
+
+    def compute_fn(self):
+        from models.seq2seq import TaskConfig
+        from models.transformer_view import compute_transformer_trace, parse_sequence
+
+        p = self.params()
+        session = self.session()
+        cfg = TaskConfig(p["task"])
+        n_layers = len(session.model.decoder_layers if p["kind"] != "encoder"
+                       else session.model.encoder_layers)
+        heads = session.model.encoder_layers[0].self_attn.num_heads
+        self.layer.setRange(0, n_layers - 1)
+        self.head.setRange(0, heads - 1)
+        try:
+            symbols = parse_sequence(p["sequence"], cfg)
+            self.input_note.setText("")
+        except Exception as exc:  # noqa: BLE001 - a typed InvalidParameterError
+            self.input_note.setText(str(exc))
+            symbols = None
+        self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
+        self.pad_to.setMaximum(cfg.max_len)
+        if symbols is None:
+            return lambda: self.trace     # keep what is shown; the note says why
+        pad_to = max(p["pad_to"], len(symbols))
+        fn = partial(compute_transformer_trace, session.model, cfg, symbols, pad_to,
+                     p["kind"], min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
+                     p["padding"], p["look_ahead"], self.ctx.device())
+
+        def locked():
+            with session.lock:
+                return fn()
+        return locked
+
+    def request_update(self) -> None:
+        if self.jobs.is_running():
+            return   # the training job draws the current input itself
+        super().request_update()
+
+    # -- drawing ----------------------------------------------------------------------------------
+    def show_trace(self, t: TransformerTrace | None) -> None:
+        if t is None:
+            return
+        self.trace = t
+        titles = [QCoreApplication.translate("TransformerTab", "head {0}").format(h) for h in range(t.weights.shape[1])]
+        self.heads_view.set_heads(t.weights[t.layer], t.q_tokens, t.k_tokens, titles,
+                                  selected=t.head)
+        p = t.panels
+        self.panels_view.set_panels(p.mask, p.raw, p.masked, p.softmax, t.q_tokens, t.k_tokens,
+                                    [QCoreApplication.translate("TransformerTab", "mask (grey = blocked)"), QCoreApplication.translate("TransformerTab", "raw scores QKᵀ/√d_k"),
+                                     QCoreApplication.translate("TransformerTab", "masked scores"), QCoreApplication.translate("TransformerTab", "softmax")])
+        for key in ("heads", "head_steps"):
+            self.view(key).panel.set_title(self.view(key).title())
+        ok = "✓" if t.correct else "✗"
+        colour = "#2a7" if t.correct else "#c33"
+        self.output_label.setText(
+            QCoreApplication.translate("TransformerTab", "model output: {0}").format(
+                f"<span style='font-family:monospace'>{' '.join(t.predicted)}</span> "
+                f"<b style='color:{colour}'>{ok}</b>"))
+        n_full = int(p.fully_masked.sum())
+        self.mask_note.setText(QCoreApplication.translate("TransformerTab", "{0} rows of this head have every key blocked (their "
+                                   "weights are set to 0).").format(n_full) if n_full else "")
+        self._redraw_training()
+
+    def _heads_title(self) -> str:
+        t = self.trace
+        kind = self.kind.currentText()
+        layer = t.layer if t else self.layer.value()
+        return QCoreApplication.translate("TransformerTab", "{0}, layer {1}: every head (rows = queries, columns = keys)").format(
+            kind, layer)
+
+    def _steps_title(self) -> str:
+        return QCoreApplication.translate("TransformerTab", "Head {0} step by step").format(self.trace.head if self.trace
+                                                   else self.head.value())
+
+    def _hover_heads(self, head: int, row: int, col: int, value: float) -> None:
+        t = self.trace
+        if head < 0 or t is None:
+            self.view("heads").panel.set_readout("")
+            return
+        self.view("heads").panel.set_readout(
+            QCoreApplication.translate("TransformerTab", "head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
+                head, row, t.q_tokens[row], col, t.k_tokens[col], value))
+
+    def _hover_steps(self, panel: int, row: int, col: int, value: float) -> None:
+        t = self.trace
+        if panel < 0 or t is None:
+            self.view("head_steps").panel.set_readout("")
+            return
+        what = (QCoreApplication.translate("TransformerTab", "keep") if value < 0.5 else QCoreApplication.translate("TransformerTab", "blocked")) if panel == 0 else f"{value:.3f}"
+        self.view("head_steps").panel.set_readout(
+            f"“{t.q_tokens[row]}” → “{t.k_tokens[col]}”: {what}")
+
+    # -- training -------------------------------------------------------------------------------
+    def toggle_training(self) -> None:
+        if self.jobs.is_running():
+            self.jobs.stop()
+            return
+        if not self.torch_ready:
+            return
+        session = self.session()
+        self.jobs.start(partial(self._train_gen, session))
+        self._update_buttons()
+
+    def _train_gen(self, session):
+        """Train and, every 25 steps, draw the current input with the current weights."""
+        from dataclasses import replace
+
+        for p in session.train(100_000, eval_every=100, eval_from_token_accuracy=0.9):
+            if p.step % 25 == 0:
+                fn = self.compute_fn_for_job()
+                trace = fn() if fn else None
+                p = replace(p, trace=trace)
+            yield p
+
+    def compute_fn_for_job(self):
+        # compute_fn touches widgets (ranges, notes): read what it needs here instead
+        p = self._job_params
+        if p is None:
+            return None
+        from models.seq2seq import TaskConfig
+        from models.transformer_view import compute_transformer_trace, parse_sequence
+
+        session = self.sessions.get(p["task"])
+        try:
+            symbols = parse_sequence(p["sequence"], TaskConfig(p["task"]))
+        except Exception:  # noqa: BLE001 - the panel already shows why
+            return None
+        fn = partial(compute_transformer_trace, session.model, TaskConfig(p["task"]), symbols,
+                     max(p["pad_to"], len(symbols)), p["kind"], p["layer"], p["head"],
+                     p["padding"], p["look_ahead"], p["device"])
+
+        def locked():
+            with session.lock:
+                return fn()
+        return locked
+
+    @property
+    def _job_params(self):
+        return getattr(self, "_job_params_value", None)
+
+    def schedule_update(self) -> None:
+        # the training job reads a snapshot of the controls (a dict swapped atomically)
+        self._job_params_value = {**self.params(), "device": self.ctx.device()}
+        super().schedule_update()
+
+    def _on_progress(self, progress: Progress) -> None:
+        if progress.trace is not None:
+            self.show_trace(progress.trace)
+        session = self.sessions.get(self.current_task())
+        acc = progress.metrics.get("sequence_accuracy", float("nan"))
+        self.job_bar.show_progress(
+            min(1.0, (acc if acc == acc else 0.0)),
+            QCoreApplication.translate("TransformerTab", "Training {0}: step {1} · loss {2:.3f} · token accuracy {3:.1%} · held-out "
+                "sequences right {4} · {5:.0f} steps/s").format(
+                    self.task.currentText(), progress.step, progress.loss,
+                    progress.metrics["token_accuracy"],
+                    "–" if acc != acc else f"{acc:.1%}", progress.metrics["steps_per_s"]))
+        if session is not None and progress.step % 25 == 0:
+            self._redraw_training()
+
+    def _on_job_stopped(self, _completed: bool) -> None:
+        self._update_buttons()
+        self._redraw_training()
+        self.request_update()   # draw the final weights for the current input
+
+    def _redraw_training(self) -> None:
+        session = self.sessions.get(self.current_task())
+        if session is None or not session.losses:
+            self.train_plot.set_curves([], [], [])
+            self.train_plot.set_hint(QCoreApplication.translate("TransformerTab", "Press “Train” to train this model live."))
+            self.model_status.setText(QCoreApplication.translate("TransformerTab", "untrained model"))
+            return
+        self.train_plot.set_hint("")
+        losses = np.asarray(session.losses, np.float32)
+        steps = np.arange(1, len(losses) + 1, dtype=np.float32)
+        acc = session.accuracy_history
+        xs = np.array([s for s, _ in acc], np.float32)
+        err = np.array([max(1e-3, 1.0 - a) for _, a in acc], np.float32)
+        self.train_plot.set_curves([steps, xs], [np.maximum(losses, 1e-6), err],
+                                   [QCoreApplication.translate("TransformerTab", "training loss"), QCoreApplication.translate("TransformerTab", "held-out sequence error")],
+                                   symbols=[None, "o"])
+        last = f"{acc[-1][1]:.1%}" if acc else "–"
+        self.model_status.setText(QCoreApplication.translate("TransformerTab", "{0} steps trained; held-out sequences right: {1}")
+                                  .format(session.step, last))
+
+    def _update_buttons(self) -> None:
+        running = self.jobs.is_running()
+        self.train_button.setText(QCoreApplication.translate("TransformerTab", "Stop") if running else (
+            QCoreApplication.translate("TransformerTab", "Resume training") if self.current_task() in self.sessions
+            and self.sessions[self.current_task()].step else QCoreApplication.translate("TransformerTab", "Train")))
+        self.train_button.setEnabled(self.torch_ready)
+        self.save_button.setEnabled(self.torch_ready and not running)
+
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        self._update_buttons()
+
+    # -- files ---------------------------------------------------------------------------------
+    def file_filter(self) -> str | None:
+        return QCoreApplication.translate("TransformerTab", "ArchScope models (*.pt)")
+
+    def open_file(self, path: str) -> None:
+        from models.seq2seq import Seq2SeqSession
+
+        self.jobs.stop()
+        session = Seq2SeqSession.load(path, device=self.ctx.device())
+        self.sessions[session.task.task] = session
+        self.task.setCurrentIndex(TASKS.index(session.task.task))
+        self._update_buttons()
+        self.request_update()
+        self.ctx.status(QCoreApplication.translate("TransformerTab", "Opened a {0} model trained for {1} steps.").format(
+            self.task.currentText(), session.step))
+
+    def save_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, QCoreApplication.translate("TransformerTab", "Save model"),
+            f"{self.ctx.settings.last_dir('export')}/transformer-{self.current_task()}.pt",
+            self.file_filter())
+        if path:
+            self.save_model(path)
+
+    def save_model(self, path: str) -> str:
+        from app.export import atomic_write
+
+        session = self.session()
+        with session.lock:
+            written = atomic_write(path, session.save)
+        self.ctx.status(QCoreApplication.translate("TransformerTab", "Saved {0}").format(written))
+        return str(written)
+
+    # -- translations --------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.box_model.setTitle(QCoreApplication.translate("TransformerTab", "Model and training"))
+        self.task_label.setText(QCoreApplication.translate("TransformerTab", "Task"))
+        for i, text in enumerate((QCoreApplication.translate("TransformerTab", "copy"), QCoreApplication.translate("TransformerTab", "reverse"), QCoreApplication.translate("TransformerTab", "sort"), QCoreApplication.translate("TransformerTab", "shift (rotate by one)"))):
+            self.task.setItemText(i, text)
+        self.save_button.setText(QCoreApplication.translate("TransformerTab", "Save model…"))
+        self.box_input.setTitle(QCoreApplication.translate("TransformerTab", "Input"))
+        self.sequence_label.setText(QCoreApplication.translate("TransformerTab", "Sequence"))
+        self.sequence.setToolTip(QCoreApplication.translate("TransformerTab", "Symbols 0 to 9, e.g. 3 1 4 1 5"))
+        self.generate_button.setText(QCoreApplication.translate("TransformerTab", "Generate"))
+        self.pad_label.setText(QCoreApplication.translate("TransformerTab", "Pad to length"))
+        self.token_key.setText(QCoreApplication.translate("TransformerTab", "▸ start (<bos>)   ■ end (<eos>)   · padding (<pad>)"))
+        self.box_attn.setTitle(QCoreApplication.translate("TransformerTab", "Attention"))
+        self.kind_label.setText(QCoreApplication.translate("TransformerTab", "Kind"))
+        for i, text in enumerate((QCoreApplication.translate("TransformerTab", "encoder self-attention"), QCoreApplication.translate("TransformerTab", "decoder masked self-attention"),
+                                  QCoreApplication.translate("TransformerTab", "cross-attention (decoder → encoder)"))):
+            self.kind.setItemText(i, text)
+        self.layer_label.setText(QCoreApplication.translate("TransformerTab", "Layer"))
+        self.head_label.setText(QCoreApplication.translate("TransformerTab", "Head"))
+        self.padding.setText(QCoreApplication.translate("TransformerTab", "padding mask"))
+        self.look_ahead.setText(QCoreApplication.translate("TransformerTab", "look-ahead mask (decoder)"))
+        self.train_plot.set_axis_labels(QCoreApplication.translate("TransformerTab", "step"), QCoreApplication.translate("TransformerTab", "loss / error (log scale)"))
+        self._update_buttons()
+        for v in self.views:
+            v.panel.set_title(v.title())
+        super().retranslate()
+        if self.trace is not None:
+            self.show_trace(self.trace)
+        else:
+            self._redraw_training()
+
+    def generate(self) -> None:
+        from models.seq2seq import TaskConfig
+        from models.transformer_view import random_sequence
+
+        self._seed += 1
+        self.sequence.setText(" ".join(map(str, random_sequence(TaskConfig(self.current_task()),
+                                                                self._seed))))
+        self.schedule_update()
+
+    # -- export data -------------------------------------------------------------------------------
+    def _meta(self) -> dict:
+        t = self.trace
+        return {} if t is None else {
+            "task": self.current_task(), "kind": t.kind, "layer": t.layer, "head": t.head,
+            "padding_mask": t.use_padding_mask, "look_ahead_mask": t.use_look_ahead_mask,
+            "input": " ".join(t.src_tokens), "output": " ".join(t.predicted)}
+
+    def _data_heads(self) -> ViewData | None:
+        t = self.trace
+        if t is None:
+            return None
+        w = t.weights[t.layer]
+        rows = [f"h{h}:{q}" for h in range(w.shape[0]) for q in t.q_tokens]
+        return ViewData("weights", {"weights": w.reshape(-1, w.shape[2]), "all_layers":
+                                    t.weights}, self._meta(), row_labels=rows,
+                        col_labels=list(t.k_tokens))
+
+    def _data_steps(self) -> ViewData | None:
+        t = self.trace
+        if t is None:
+            return None
+        p = t.panels
+        return ViewData("softmax", {"softmax": p.softmax, "raw": p.raw, "masked": p.masked,
+                                    "mask": p.mask.astype(np.int8)}, self._meta(),
+                        row_labels=list(t.q_tokens), col_labels=list(t.k_tokens))
+
+    def _data_training(self) -> ViewData | None:
+        session = self.sessions.get(self.current_task())
+        if session is None or not session.losses:
+            return None
+        acc = session.accuracy_history
+        return ViewData("loss", {"loss": np.asarray(session.losses, np.float32),
+                                 "accuracy_steps": np.array([s for s, _ in acc], np.int64),
+                                 "sequence_accuracy": np.array([a for _, a in acc], np.float32)},
+                        {"task": self.current_task(), "steps": session.step},
+                        row_labels=list(range(1, len(session.losses) + 1)), col_labels=["loss"])
+
+
+def _make(ctx: TabContext) -> TransformerTab:
+    return TransformerTab(ctx)
+
+
+register(TabSpec("transformer", QT_TRANSLATE_NOOP("Tabs", "Transformer"), _make, order=20))

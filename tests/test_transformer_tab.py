@@ -1,0 +1,169 @@
+"""The Transformer tab driven as a person would: masks, kinds, heads, input, training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from app.tabs.transformer import TransformerTab
+
+
+@pytest.fixture
+def tab(window) -> TransformerTab:
+    t = next(t for t in window.tabs if t.key == "transformer")
+    window.tabs_widget.setCurrentWidget(t)
+    return t
+
+
+def wait_trace(qtbot, tab, predicate, timeout=20_000):
+    qtbot.waitUntil(lambda: tab.trace is not None and predicate(tab.trace), timeout=timeout)
+
+
+def test_first_view_shows_every_head_of_the_chosen_layer(tab):
+    t = tab.trace
+    assert t.kind == "cross" and t.weights.shape == (2, 4, 11, 11)
+    np.testing.assert_array_equal(tab.heads_view.weights(), t.weights[t.layer])
+    np.testing.assert_allclose(t.weights.sum(-1), 1.0, atol=1e-5)   # rows are distributions
+    # the step panels are the same head, recomputed from its own Q and K
+    np.testing.assert_allclose(t.panels.softmax, t.weights[t.layer, t.head], atol=1e-6)
+    assert t.src_tokens[:9] == ("3", "1", "4", "1", "5", "9", "2", "6", "■")
+
+
+def test_padding_mask_toggle_lets_weight_onto_padding(qtbot, tab):
+    pad_cols = [i for i, s in enumerate(tab.trace.k_tokens) if s == "·"]
+    assert pad_cols and (tab.trace.weights[..., pad_cols] == 0).all()
+    tab.padding.click()   # a click on the box (its centre may be past the label)
+    wait_trace(qtbot, tab, lambda t: not t.use_padding_mask)
+    assert (tab.trace.weights[..., pad_cols] > 0).any()
+    assert tab.trace.panels.mask.all()
+
+
+def test_look_ahead_mask_in_decoder_self_attention(qtbot, tab):
+    tab.kind.setCurrentIndex(1)   # decoder masked self-attention
+    wait_trace(qtbot, tab, lambda t: t.kind == "decoder")
+    upper = np.triu(np.ones((11, 11), bool), 1)
+    assert (tab.trace.weights[..., upper] == 0).all()
+    assert not tab.trace.panels.mask[upper].any()
+    assert np.isnan(tab.trace.panels.masked[upper]).all()     # −∞, drawn blank
+    tab.look_ahead.click()
+    wait_trace(qtbot, tab, lambda t: not t.use_look_ahead_mask)
+    assert (tab.trace.weights[..., upper] > 0).any()
+
+
+def test_clicking_a_head_shows_its_steps(qtbot, tab):
+    plot = tab.heads_view.plots[2]
+    centre = tab.heads_view.mapFromScene(plot.vb.sceneBoundingRect().center())
+    qtbot.mouseClick(tab.heads_view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(centre.x()), int(centre.y())))
+    assert tab.head.value() == 2
+    wait_trace(qtbot, tab, lambda t: t.head == 2)
+    np.testing.assert_allclose(tab.trace.panels.softmax, tab.trace.weights[1, 2], atol=1e-6)
+    assert "2" in tab.view("head_steps").panel.title.text()
+
+
+def test_hover_names_query_and_key_tokens(qtbot, tab):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtTest import QTest
+
+    plot = tab.heads_view.plots[0]
+    scene = plot.vb.mapViewToScene(QPointF(3, 1))   # key 3, query 1
+    pt = tab.heads_view.mapFromScene(scene)
+    QTest.mouseMove(tab.heads_view.viewport(), QPoint(int(pt.x()), int(pt.y())))
+    qtbot.waitUntil(lambda: "head 0" in tab.view("heads").panel.readout.text(), timeout=3000)
+    text = tab.view("heads").panel.readout.text()
+    import re
+
+    q, k = (int(x) for x in re.search(r"query (\d+) .* key (\d+)", text).groups())
+    assert abs(q - 1) <= 1 and abs(k - 3) <= 1          # the cell under the pointer
+    t = tab.trace
+    assert f"“{t.q_tokens[q]}”" in text and f"“{t.k_tokens[k]}”" in text
+    assert f"{t.weights[t.layer, 0, q, k]:.3f}" in text
+
+
+@pytest.mark.parametrize("text,needle", [("", "empty"), ("3 1 x", "'x'"),
+                                         ("1 2 3 4 5 6 7 8 9 1 2 3 4", "at most 12")])
+def test_bad_input_is_explained_in_the_panel(qtbot, tab, text, needle):
+    before = tab.trace
+    tab.sequence.setText(text)
+    tab.sequence.editingFinished.emit()
+    qtbot.waitUntil(lambda: needle in tab.input_note.text(), timeout=5000)
+    qtbot.wait(100)
+    assert tab.trace is before   # what was shown stays
+
+
+def test_generate_gives_a_new_valid_sequence(qtbot, tab):
+    old = tab.sequence.text()
+    qtbot.mouseClick(tab.generate_button, Qt.MouseButton.LeftButton)
+    assert tab.sequence.text() != old
+    n = len(tab.sequence.text().split())
+    wait_trace(qtbot, tab, lambda t: t.src_tokens.count("■") == 1
+               and t.src_tokens.index("■") == n)
+
+
+def test_training_updates_curves_and_attention_then_resumes(qtbot, tab):
+    first = tab.trace
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    assert tab.jobs.is_running() and tab.train_button.text() == "Stop"
+    qtbot.waitUntil(lambda: tab.sessions["reverse"].step >= 60 and tab.trace is not first,
+                    timeout=60_000)
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
+    steps = tab.sessions["reverse"].step
+    assert tab.train_button.text() == "Resume training"
+    assert f"{steps} steps" in tab.model_status.text()
+    losses = tab.sessions["reverse"].losses
+    assert sum(losses[-10:]) / 10 < sum(losses[:10]) / 10
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.sessions["reverse"].step > steps + 5, timeout=30_000)
+    tab.jobs.stop()
+
+
+def test_each_task_keeps_its_own_model(qtbot, tab):
+    tab.session().step = 123        # as if trained
+    tab.task.setCurrentIndex(0)     # copy
+    wait_trace(qtbot, tab, lambda t: True)
+    assert tab.session().step == 0
+    tab.task.setCurrentIndex(1)     # back to reverse: nothing was lost
+    assert tab.session().step == 123
+
+
+def test_save_and_open_a_trained_model(qtbot, window, tab, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    list(tab.session().train(15, eval_every=5))
+    path = tab.save_model(str(tmp_path / "reverse.pt"))
+    tab.sessions.clear()
+    assert window.act_open.isEnabled()
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (path, "")))
+    window.act_open.trigger()
+    assert tab.sessions["reverse"].step == 15
+    assert "15 steps" in window.statusBar().currentMessage()
+    window.tabs_widget.setCurrentIndex(0)
+    assert not window.act_open.isEnabled()   # the positional tab opens no files
+
+
+def test_opening_a_bad_file_reports_it(qtbot, window, tab, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"garbage")
+    shown = []
+    monkeypatch.setattr(window, "report_error", lambda e, d: shown.append(e))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(bad), "")))
+    window.act_open.trigger()
+    assert shown and "not a model" in str(shown[0])
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
+def test_views_export(window, tab, tmp_path, fmt):
+    for view in tab.views:
+        if fmt == "csv":
+            if view.data() is None:
+                continue
+            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
+        else:
+            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
+        assert (tmp_path / out).exists()

@@ -1,0 +1,166 @@
+"""Attention views: every head of a layer side by side, and one head step by step.
+
+Both are ``GraphicsLayoutWidget``s whose items are created once and updated with
+``setImage`` (row-major float32, explicit levels, one shared colour bar per view).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Signal
+
+from viz.theme import HIGHLIGHT, colormap
+
+
+def _token_ticks(plot: pg.PlotItem, q_labels: Sequence[str], k_labels: Sequence[str],
+                 show_left: bool = True) -> None:
+    plot.getAxis("bottom").setTicks([list(enumerate(k_labels))])
+    plot.getAxis("left").setTicks([list(enumerate(q_labels))] if show_left else [[]])
+
+
+def _square_plot(layout: pg.GraphicsLayout, row: int, col: int) -> tuple[pg.PlotItem,
+                                                                             pg.ImageItem]:
+    plot = layout.addPlot(row=row, col=col)
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.invertY(True)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.setAspectLocked(True)          # square cells: one query × one key
+    image = pg.ImageItem(axisOrder="row-major")
+    plot.addItem(image)
+    for axis in ("bottom", "left"):
+        plot.getAxis(axis).setStyle(tickFont=None, tickTextOffset=2)
+    return plot, image
+
+
+class HeadGrid(pg.GraphicsLayoutWidget):
+    """Every head of one layer as a heatmap (query rows × key columns), one colour bar.
+
+    Signals:
+        hovered(head, row, col, value): the cell under the mouse (head -1 outside).
+        headClicked(head): a head was clicked (the tab shows its panels).
+    """
+
+    hovered = Signal(int, int, int, float)
+    headClicked = Signal(int)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.grid = self.ci.addLayout(row=0, col=0)
+        self.colorbar = pg.ColorBarItem(colorMap=colormap("viridis"), width=12,
+                                        interactive=False, values=(0.0, 1.0))
+        self.ci.addItem(self.colorbar, row=0, col=1)
+        self.plots: list[pg.PlotItem] = []
+        self.images: list[pg.ImageItem] = []
+        self._weights = np.zeros((0, 1, 1), np.float32)
+        self._selected = -1
+        self.scene().sigMouseMoved.connect(self._on_move)
+        self.scene().sigMouseClicked.connect(self._on_click)
+
+    def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
+                  titles: Sequence[str], selected: int = -1) -> None:
+        """weights: float[heads, q, k] in [0, 1]."""
+        weights = np.ascontiguousarray(weights, dtype=np.float32)
+        heads = weights.shape[0]
+        if heads != len(self.plots):
+            self.grid.clear()
+            self.plots, self.images = [], []
+            cols = heads if heads <= 4 else int(np.ceil(heads / 2))
+            for h in range(heads):
+                plot, image = _square_plot(self.grid, h // cols, h % cols)
+                self.plots.append(plot)
+                self.images.append(image)
+            self.colorbar.setImageItem(self.images)
+        for h, (plot, image) in enumerate(zip(self.plots, self.images, strict=True)):
+            image.setImage(weights[h], autoLevels=False, levels=(0.0, 1.0))
+            image.setRect(QRectF(-0.5, -0.5, weights.shape[2], weights.shape[1]))
+            cols = heads if heads <= 4 else int(np.ceil(heads / 2))
+            _token_ticks(plot, q_labels, k_labels, show_left=h % cols == 0)
+            plot.setTitle(titles[h], color=HIGHLIGHT if h == selected else "#222",
+                          bold=h == selected, size="9pt")
+            plot.autoRange(padding=0)
+        self._weights = weights
+        self._selected = selected
+
+    def weights(self) -> np.ndarray:
+        return self._weights
+
+    def _cell(self, scene_pos: QPointF) -> tuple[int, int, int]:
+        for h, plot in enumerate(self.plots):
+            if plot.vb.sceneBoundingRect().contains(scene_pos):
+                p = plot.vb.mapSceneToView(scene_pos)
+                row, col = int(np.floor(p.y() + 0.5)), int(np.floor(p.x() + 0.5))
+                _, q, k = self._weights.shape
+                if 0 <= row < q and 0 <= col < k:
+                    return h, row, col
+        return -1, -1, -1
+
+    def _on_move(self, scene_pos: QPointF) -> None:
+        h, r, c = self._cell(scene_pos)
+        self.hovered.emit(h, r, c, float(self._weights[h, r, c]) if h >= 0 else float("nan"))
+
+    def _on_click(self, event) -> None:
+        h, _, _ = self._cell(event.scenePos())
+        if h >= 0:
+            self.headClicked.emit(h)
+
+
+class PanelRow(pg.GraphicsLayoutWidget):
+    """One head in four steps, 2 × 2: keep-mask, raw scores / masked scores, softmax.
+
+    Signals:
+        hovered(panel, row, col, value)
+    """
+
+    hovered = Signal(int, int, int, float)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.plots, self.images = [], []
+        for i in range(4):
+            plot, image = _square_plot(self.ci, i // 2, i % 2)
+            self.plots.append(plot)
+            self.images.append(image)
+        # blocked = dark grey, keep = light green (white would vanish into the background)
+        self.images[0].setLookupTable(np.array([[60, 60, 60], [200, 230, 200]], np.uint8))
+        self.score_bar = pg.ColorBarItem(colorMap=colormap("CET-D1"), width=10,
+                                         interactive=False)
+        self.score_bar.setImageItem([self.images[1], self.images[2]])
+        self.ci.addItem(self.score_bar, row=0, col=2)
+        self.softmax_bar = pg.ColorBarItem(colorMap=colormap("viridis"), width=10,
+                                           interactive=False, values=(0.0, 1.0))
+        self.softmax_bar.setImageItem(self.images[3])
+        self.ci.addItem(self.softmax_bar, row=1, col=2)
+        self._data = [np.zeros((1, 1), np.float32)] * 4
+        self.scene().sigMouseMoved.connect(self._on_move)
+
+    def set_panels(self, mask: np.ndarray, raw: np.ndarray, masked: np.ndarray,
+                   softmax: np.ndarray, q_labels, k_labels, titles: Sequence[str]) -> None:
+        lim = float(np.nanmax(np.abs(raw))) if raw.size else 1.0
+        lim = lim if np.isfinite(lim) and lim > 0 else 1.0
+        data = [mask.astype(np.float32), raw, masked, softmax]   # mask: 1 = keep
+        levels = [(0.0, 1.0), (-lim, lim), (-lim, lim), (0.0, 1.0)]
+        for i, (plot, image, arr, lv) in enumerate(zip(self.plots, self.images, data, levels,
+                                                       strict=True)):
+            arr = np.ascontiguousarray(arr, dtype=np.float32)
+            image.setImage(arr, autoLevels=False, levels=lv)
+            image.setRect(QRectF(-0.5, -0.5, arr.shape[1], arr.shape[0]))
+            _token_ticks(plot, q_labels, k_labels, show_left=i % 2 == 0)
+            plot.setTitle(titles[i], size="9pt")
+            plot.autoRange(padding=0)
+        self.score_bar.setLevels((-lim, lim))
+        self._data = data
+
+    def _on_move(self, scene_pos: QPointF) -> None:
+        for i, plot in enumerate(self.plots):
+            if plot.vb.sceneBoundingRect().contains(scene_pos):
+                p = plot.vb.mapSceneToView(scene_pos)
+                r, c = int(np.floor(p.y() + 0.5)), int(np.floor(p.x() + 0.5))
+                arr = self._data[i]
+                if 0 <= r < arr.shape[0] and 0 <= c < arr.shape[1]:
+                    self.hovered.emit(i, r, c, float(arr[r, c]))
+                    return
+        self.hovered.emit(-1, -1, -1, float("nan"))
