@@ -167,3 +167,25 @@ def test_views_export(window, tab, tmp_path, fmt):
         else:
             out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
         assert (tmp_path / out).exists()
+
+
+def test_overview_has_every_layer_and_head_plus_average(qtbot, tab):
+    t = tab.trace
+    tiles, titles, cols = tab.overview_columns(t)
+    assert cols == 5 and tiles.shape == (10, 11, 11)     # cross: heads + average
+    np.testing.assert_allclose(tiles[4], t.weights[0].mean(0), atol=1e-6)
+    tab.kind.setCurrentIndex(0)                           # encoder: + rollout
+    wait_trace(qtbot, tab, lambda tr: tr.kind == "encoder")
+    tiles, titles, cols = tab.overview_columns(tab.trace)
+    assert cols == 6 and "rollout" in titles[5]
+    np.testing.assert_allclose(tiles[11].sum(-1), 1.0, atol=1e-5)
+
+
+def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
+    view = tab.overview_view
+    plot = view.plots[1 * 5 + 3]      # layer 1, head 3
+    centre = view.mapFromScene(plot.vb.sceneBoundingRect().center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(centre.x()), int(centre.y())))
+    assert (tab.layer.value(), tab.head.value()) == (1, 3)
+    wait_trace(qtbot, tab, lambda t: (t.layer, t.head) == (1, 3))

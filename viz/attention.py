@@ -61,14 +61,17 @@ class HeadGrid(pg.GraphicsLayoutWidget):
         self.scene().sigMouseClicked.connect(self._on_click)
 
     def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
-                  titles: Sequence[str], selected: int = -1) -> None:
-        """weights: float[heads, q, k] in [0, 1]."""
+                  titles: Sequence[str], selected: int = -1, cols: int | None = None,
+                  ticks: bool = True) -> None:
+        """weights: float[n, q, k] in [0, 1], drawn in ``cols`` columns (default: one
+        row up to 4, else two rows); ``ticks=False`` for thumbnails."""
         weights = np.ascontiguousarray(weights, dtype=np.float32)
         heads = weights.shape[0]
-        if heads != len(self.plots):
+        cols = cols or (heads if heads <= 4 else int(np.ceil(heads / 2)))
+        if heads != len(self.plots) or cols != getattr(self, "_cols", None):
+            self._cols = cols
             self.grid.clear()
             self.plots, self.images = [], []
-            cols = heads if heads <= 4 else int(np.ceil(heads / 2))
             for h in range(heads):
                 plot, image = _square_plot(self.grid, h // cols, h % cols)
                 self.plots.append(plot)
@@ -77,8 +80,10 @@ class HeadGrid(pg.GraphicsLayoutWidget):
         for h, (plot, image) in enumerate(zip(self.plots, self.images, strict=True)):
             image.setImage(weights[h], autoLevels=False, levels=(0.0, 1.0))
             image.setRect(QRectF(-0.5, -0.5, weights.shape[2], weights.shape[1]))
-            cols = heads if heads <= 4 else int(np.ceil(heads / 2))
-            _token_ticks(plot, q_labels, k_labels, show_left=h % cols == 0)
+            if ticks:
+                _token_ticks(plot, q_labels, k_labels, show_left=h % cols == 0)
+            for axis in ("bottom", "left"):
+                plot.showAxis(axis, ticks)
             plot.setTitle(titles[h], color=HIGHLIGHT if h == selected else "#222",
                           bold=h == selected, size="9pt")
             plot.autoRange(padding=0)

@@ -135,18 +135,25 @@ class TransformerTab(BaseTab):
 
     def _build_views(self) -> None:
         self.heads_view = HeadGrid()
+        self.overview_view = HeadGrid()
         self.panels_view = PanelRow()
         self.train_plot = CurvesPlot(log_y=True)
         self.add_view(View("heads", self._heads_title, ViewPanel(self.heads_view),
-                           self._data_heads), 0, 0, 1, 2)
+                           self._data_heads), 0, 0, 1, 2)   # overview goes at (0, 2)
         self.add_view(View("head_steps", self._steps_title, ViewPanel(self.panels_view),
                            self._data_steps), 1, 0)
+        self.add_view(View("overview", lambda: QCoreApplication.translate(
+            "TransformerTab", "All layers × heads, head average, rollout"),
+            ViewPanel(self.overview_view), self._data_overview), 0, 2)
         self.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
-                           ViewPanel(self.train_plot), self._data_training), 1, 1)
+                           ViewPanel(self.train_plot), self._data_training), 1, 1, 1, 2)
         self.grid.setRowStretch(0, 1)
         self.grid.setRowStretch(1, 1)
         self.grid.setColumnStretch(0, 3)
         self.grid.setColumnStretch(1, 2)
+        self.grid.setColumnStretch(2, 2)
+        self.overview_view.headClicked.connect(self._overview_clicked)
+        self.overview_view.hovered.connect(self._hover_overview)
         self.heads_view.hovered.connect(self._hover_heads)
         self.heads_view.headClicked.connect(self.head.setValue)
         self.panels_view.hovered.connect(self._hover_steps)
@@ -260,6 +267,7 @@ class TransformerTab(BaseTab):
         titles = [QCoreApplication.translate("TransformerTab", "head {0}").format(h) for h in range(t.weights.shape[1])]
         self.heads_view.set_heads(t.weights[t.layer], t.q_tokens, t.k_tokens, titles,
                                   selected=t.head)
+        self._draw_overview(t)
         p = t.panels
         self.panels_view.set_panels(p.mask, p.raw, p.masked, p.softmax, t.q_tokens, t.k_tokens,
                                     [QCoreApplication.translate("TransformerTab", "mask (grey = blocked)"), QCoreApplication.translate("TransformerTab", "raw scores QKᵀ/√d_k"),
@@ -276,6 +284,62 @@ class TransformerTab(BaseTab):
         self.mask_note.setText(QCoreApplication.translate("TransformerTab", "{0} rows of this head have every key blocked (their "
                                    "weights are set to 0).").format(n_full) if n_full else "")
         self._redraw_training()
+
+    def overview_columns(self, t: TransformerTrace) -> tuple[np.ndarray, list[str], int]:
+        """Thumbnails: each layer's heads, its head average and, for self-attention, the
+        rollout up to that layer. Returns (float[layers·cols, q, k], titles, cols)."""
+        from models.attention_analysis import attention_rollout, head_average
+
+        w = t.weights
+        layers, heads = w.shape[:2]
+        extra = [head_average(w)]
+        names = [QCoreApplication.translate("TransformerTab", "avg")]
+        if t.kind != "cross":
+            extra.append(attention_rollout(w))
+            names.append(QCoreApplication.translate("TransformerTab", "rollout"))
+        cols = heads + len(extra)
+        tiles, titles = [], []
+        for layer in range(layers):
+            for h in range(heads):
+                tiles.append(w[layer, h])
+                titles.append(f"L{layer} H{h}")
+            for arr, name in zip(extra, names, strict=True):
+                tiles.append(arr[layer])
+                titles.append(f"L{layer} {name}")
+        return np.stack(tiles), titles, cols
+
+    def _draw_overview(self, t: TransformerTrace) -> None:
+        tiles, titles, cols = self.overview_columns(t)
+        heads = t.weights.shape[1]
+        selected = t.layer * cols + t.head
+        self.overview_view.set_heads(tiles, t.q_tokens, t.k_tokens, titles, selected=selected,
+                                     cols=cols, ticks=False)
+        self._overview_cols, self._overview_heads = cols, heads
+        self._overview_titles = titles
+
+    def _overview_clicked(self, index: int) -> None:
+        layer, col = divmod(index, self._overview_cols)
+        if col < self._overview_heads:     # a head, not an average / rollout tile
+            self.layer.setValue(layer)
+            self.head.setValue(col)
+
+    def _hover_overview(self, index: int, row: int, col: int, value: float) -> None:
+        t = self.trace
+        if index < 0 or t is None:
+            self.view("overview").panel.set_readout("")
+            return
+        self.view("overview").panel.set_readout(
+            f"{self._overview_titles[index]}: “{t.q_tokens[row]}” → “{t.k_tokens[col]}”: "
+            f"{value:.3f}")
+
+    def _data_overview(self) -> ViewData | None:
+        t = self.trace
+        if t is None:
+            return None
+        tiles, titles, _ = self.overview_columns(t)
+        rows = [f"{name}:{q}" for name in titles for q in t.q_tokens]
+        return ViewData("tiles", {"tiles": tiles.reshape(-1, tiles.shape[2])}, self._meta(),
+                        row_labels=rows, col_labels=list(t.k_tokens))
 
     def _heads_title(self) -> str:
         t = self.trace

@@ -442,6 +442,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
 <context>
     <name>TransformerTab</name>
     <message>
+        <source>All layers × heads, head average, rollout</source>
+        <translation>所有层 × 头、头平均与注意力展开（rollout）</translation>
+    </message>
+    <message>
         <source>Training</source>
         <translation>训练</translation>
     </message>
@@ -472,6 +476,14 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>{0} rows of this head have every key blocked (their weights are set to 0).</source>
         <translation>该头有 {0} 行的所有键都被屏蔽（这些行的权重设为 0）。</translation>
+    </message>
+    <message>
+        <source>avg</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>rollout</source>
+        <translation>展开</translation>
     </message>
     <message>
         <source>{0}, layer {1}: every head (rows = queries, columns = keys)</source>
