@@ -41,7 +41,8 @@ def main() -> int:
     view.resize(1100, 700)
     view.show()
 
-    for n, all_layers in ((32, True), (512, False)):
+    for n, all_layers, first_layer in ((32, True, False), (512, False, False),
+                                       (512, False, True)):
         src = torch.randint(3, 13, (1, n))
         src[0, n - n // 5:] = 0                         # a padded tail, so the mask matters
         tgt = torch.randint(3, 13, (1, n))
@@ -52,10 +53,16 @@ def main() -> int:
             padding = not padding                        # the toggle
             t0 = time.perf_counter()
             with torch.no_grad():
-                _, maps = model(src, tgt, return_attention=True, use_padding_mask=padding)
+                if first_layer:   # encoder layer 0: its input does not depend on the mask
+                    mask = model.create_padding_mask(src) if padding else None
+                    x = model.embed(src, model.encoder_embedding)
+                    _, w0 = model.encoder_layers[0](x, mask, return_attention=True)
+                    tiles = w0[0].numpy()
+                else:
+                    _, maps = model(src, tgt, return_attention=True, use_padding_mask=padding)
+                    w = maps.cross
+                    tiles = w.reshape(-1, n, n) if all_layers else w[5]
             t1 = time.perf_counter()
-            w = maps.cross
-            tiles = w.reshape(-1, n, n) if all_layers else w[5]
             view.set_heads(tiles, tokens, tokens, [f"t{j}" for j in range(len(tiles))],
                            cols=8, ticks=not all_layers)
             view.repaint()                               # paint now, synchronously
@@ -65,7 +72,9 @@ def main() -> int:
                 model_ms.append((t1 - t0) * 1e3)
                 draw_ms.append((t2 - t1) * 1e3)
                 total_ms.append((t2 - t0) * 1e3)
-        what = "all 6 layers x 8 heads (48 maps)" if all_layers else "one layer's 8 heads"
+        what = ("all 6 layers x 8 heads (48 maps)" if all_layers else
+                "encoder layer 0, 8 heads" if first_layer else
+                "last decoder layer's 8 cross heads (whole model run)")
         goal = 30 if all_layers else 150
         print(f"length {n:4d}, {what}: median {statistics.median(total_ms):6.1f} ms "
               f"(model {statistics.median(model_ms):5.1f} + draw "

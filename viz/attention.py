@@ -14,11 +14,21 @@ from PySide6.QtCore import QPointF, QRectF, Signal
 
 from viz.theme import HIGHLIGHT, colormap
 
+#: above this many tokens the axes show positions, not every token (unreadable, and
+#: drawing 512 labels per axis took most of a redraw)
+MAX_TOKEN_LABELS = 40
+
 
 def _token_ticks(plot: pg.PlotItem, q_labels: Sequence[str], k_labels: Sequence[str],
                  show_left: bool = True) -> None:
-    plot.getAxis("bottom").setTicks([list(enumerate(k_labels))])
-    plot.getAxis("left").setTicks([list(enumerate(q_labels))] if show_left else [[]])
+    for axis, labels, show in (("bottom", k_labels, True), ("left", q_labels, show_left)):
+        ax = plot.getAxis(axis)
+        if not show:
+            ax.setTicks([[]])
+        elif len(labels) > MAX_TOKEN_LABELS:
+            ax.setTicks(None)      # automatic position ticks
+        else:
+            ax.setTicks([list(enumerate(labels))])
 
 
 def _square_plot(layout: pg.GraphicsLayout, row: int, col: int) -> tuple[pg.PlotItem,
@@ -29,7 +39,8 @@ def _square_plot(layout: pg.GraphicsLayout, row: int, col: int) -> tuple[pg.Plot
     plot.invertY(True)
     plot.setMouseEnabled(x=False, y=False)
     plot.setAspectLocked(True)          # square cells: one query × one key
-    image = pg.ImageItem(axisOrder="row-major")
+    # long sequences: downsample to screen pixels before the lookup table, not after
+    image = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
     plot.addItem(image)
     for axis in ("bottom", "left"):
         plot.getAxis(axis).setStyle(tickFont=None, tickTextOffset=2)
