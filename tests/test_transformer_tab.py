@@ -189,3 +189,20 @@ def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
                      pos=QPoint(int(centre.x()), int(centre.y())))
     assert (tab.layer.value(), tab.head.value()) == (1, 3)
     wait_trace(qtbot, tab, lambda t: (t.layer, t.head) == (1, 3))
+
+
+def test_every_tour_step_applies(qtbot, tab):
+    steps = tab.tour_steps()
+    assert 8 <= len(steps) <= 12
+    for i, step in enumerate(steps):
+        tab.tour.go_to(i)
+        highlighted = [v.key for v in tab.views if v.panel.is_highlighted()]
+        assert highlighted == [step.state["highlight"]]
+        if step.state.get("train"):
+            assert tab.jobs.is_running()
+            tab.jobs.stop()
+        if "kind" in step.state:
+            wait_trace(qtbot, tab, lambda t, k=step.state["kind"]: t.kind == k)
+        if step.state.get("padding") is False:
+            wait_trace(qtbot, tab, lambda t: not t.use_padding_mask)
+    tab.jobs.stop()
