@@ -53,7 +53,8 @@ def _throttled_items(make_gen: Callable[[], Iterator], stop: threading.Event,
             if stop.is_set():
                 return
             now = time.perf_counter()
-            if now - last >= min_interval:
+            # an item carrying a trace (a snapshot the views must show) is never dropped
+            if now - last >= min_interval or getattr(item, "trace", None) is not None:
                 last = now
                 have_pending = False
                 yield item

@@ -216,8 +216,9 @@ def export_main(argv: list[str]) -> int:
                 if not sep:
                     parser.error(f"--set needs KEY=VALUE, got '{item}'")
                 state[key.strip()] = value.strip()
-            if "learn" in state:
-                parser.error("--set learn is not available in a headless export")
+            for key in ("learn", "train"):
+                if key in state:
+                    parser.error(f"--set {key} is not available in a headless export")
             window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
             window.set_device(args.device)
             window.tabs_widget.setCurrentWidget(tab)

@@ -168,8 +168,9 @@ class Seq2SeqSession:
                  batch_size: int = 64, held_out: int = 256, warmup: int = 100,
                  decay_steps: int | None = None) -> None:
         self.task, self.model_config, self.device = task, model, torch.device(device)
-        torch.manual_seed(seed)
-        self.model = model.build(task).to(self.device)
+        with torch.random.fork_rng(devices=[]):   # seeded, without touching global RNG
+            torch.manual_seed(seed)
+            self.model = model.build(task).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, betas=(0.9, 0.98))
         self.lr, self.batch_size, self.step = lr, batch_size, 0
         self.warmup, self.decay_steps = warmup, decay_steps
@@ -182,6 +183,7 @@ class Seq2SeqSession:
         #: trace of the current input), so a forward never sees half-updated weights
         self.lock = threading.Lock()
         self.accuracy_history: list[tuple[int, float]] = []
+        self.token_accuracy: list[float] = []
 
     def to(self, device: str | torch.device) -> Seq2SeqSession:
         """Move the model, the optimiser's state and the held-out set to ``device``."""
@@ -216,12 +218,12 @@ class Seq2SeqSession:
         t0, start = time.perf_counter(), self.step
         seq_acc = float("nan")
         for _ in range(steps):
-            self.step += 1
-            src, tgt_in, tgt_out = (t.to(self.device) for t in
-                                    make_batch(self.task, self.batch_size, self.gen))
-            for group in self.optimizer.param_groups:
-                group["lr"] = self._lr_at(self.step)
-            with self.lock:
+            with self.lock:   # one whole step: a stopped and a resumed run never interleave
+                self.step += 1
+                src, tgt_in, tgt_out = (t.to(self.device) for t in
+                                        make_batch(self.task, self.batch_size, self.gen))
+                for group in self.optimizer.param_groups:
+                    group["lr"] = self._lr_at(self.step)
                 self.model.train()
                 logits = self.model(src, tgt_in)
                 loss = self.loss_fn(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1))
@@ -237,6 +239,7 @@ class Seq2SeqSession:
             self.losses.append(value)
             keep = tgt_out != PAD
             token_acc = float(((logits.argmax(-1) == tgt_out) & keep).sum() / keep.sum())
+            self.token_accuracy.append(token_acc)
             last = self.step - start == steps
             if (self.step % eval_every == 0 and token_acc >= eval_from_token_accuracy) or last:
                 with self.lock:
@@ -247,7 +250,10 @@ class Seq2SeqSession:
                            metrics={"token_accuracy": token_acc, "sequence_accuracy": seq_acc,
                                     "seconds": elapsed,
                                     "steps_per_s": (self.step - start) / max(elapsed, 1e-9)},
-                           history=np.asarray(self.losses, np.float32))
+                           # the whole curve every 50 steps only: copying it every step
+                           # grows quadratically over a long run
+                           history=np.asarray(self.losses, np.float32)
+                           if self.step % 50 == 0 or last else np.zeros(0, np.float32))
             if target_accuracy is not None and seq_acc >= target_accuracy:
                 return
 
@@ -255,7 +261,16 @@ class Seq2SeqSession:
     def save(self, path) -> None:
         torch.save({"format": "archscope-seq2seq-1", "task": asdict(self.task),
                     "model": asdict(self.model_config), "step": self.step,
-                    "state_dict": self.model.state_dict()}, path)
+                    "state_dict": self.model.state_dict(),
+                    "optimizer": self.optimizer.state_dict(),
+                    "schedule": {"lr": self.lr, "warmup": self.warmup,
+                                 "decay_steps": self.decay_steps or 0,
+                                 "batch_size": self.batch_size},
+                    "losses": torch.tensor(self.losses, dtype=torch.float32),
+                    "token_accuracy": torch.tensor(self.token_accuracy, dtype=torch.float32),
+                    "accuracy_history": torch.tensor(self.accuracy_history,
+                                                     dtype=torch.float64).reshape(-1, 2)},
+                   path)
 
     @classmethod
     def load(cls, path, device: str | torch.device = "cpu") -> Seq2SeqSession:
@@ -265,7 +280,23 @@ class Seq2SeqSession:
             raise InvalidParameterError(f"{path} is not a model ArchScope can open: {exc}") from exc
         if not isinstance(doc, dict) or doc.get("format") != "archscope-seq2seq-1":
             raise InvalidParameterError(f"{path} is not an ArchScope sequence-to-sequence model.")
-        session = cls(TaskConfig(**doc["task"]), ModelConfig(**doc["model"]), device)
-        session.model.load_state_dict(doc["state_dict"])
-        session.step = int(doc["step"])
+        try:
+            sched = doc.get("schedule", {})
+            session = cls(TaskConfig(**doc["task"]), ModelConfig(**doc["model"]), device,
+                          lr=float(sched.get("lr", 1e-3)), warmup=int(sched.get("warmup", 100)),
+                          decay_steps=int(sched.get("decay_steps", 0)) or None,
+                          batch_size=int(sched.get("batch_size", 64)))
+            session.model.load_state_dict(doc["state_dict"])
+            if "optimizer" in doc:
+                session.optimizer.load_state_dict(doc["optimizer"])
+                session.to(device)
+            session.step = int(doc["step"])
+            session.losses = [float(v) for v in doc.get("losses", torch.zeros(0)).tolist()]
+            session.token_accuracy = [float(v) for v in
+                                      doc.get("token_accuracy", torch.zeros(0)).tolist()]
+            session.accuracy_history = [(int(a), float(b)) for a, b in
+                                        doc.get("accuracy_history", torch.zeros(0, 2)).tolist()]
+        except (TypeError, KeyError, ValueError, RuntimeError) as exc:
+            raise InvalidParameterError(
+                f"{path} is an ArchScope model file this version cannot use: {exc}") from exc
         return session

@@ -32,7 +32,7 @@ def parse_sequence(text: str, task: TaskConfig) -> list[int]:
         parts = list(parts[0])
     symbols = []
     for p in parts:
-        if not p.isdigit() or int(p) >= task.vocab:
+        if not (p.isascii() and p.isdecimal()) or int(p) >= task.vocab:
             raise InvalidParameterError(
                 f"'{p}' is not a symbol of this task: use numbers 0 to {task.vocab - 1}.")
         symbols.append(int(p))
@@ -86,10 +86,13 @@ def _panels(model: Transformer, src: torch.Tensor, tgt: torch.Tensor, src_mask, 
 def compute_transformer_trace(model: Transformer, task: TaskConfig, symbols: list[int],
                               pad_to: int, kind: str = "cross", layer: int = 0,
                               head: int = 0, use_padding_mask: bool = True,
-                              use_look_ahead_mask: bool = True,
-                              device: str | torch.device = "cpu") -> TransformerTrace:
+                              use_look_ahead_mask: bool = True) -> TransformerTrace:
     """Greedy output of ``model`` for ``symbols`` padded to ``pad_to``, and the attention
-    of every head with the chosen masks (padding/look-ahead can be switched off)."""
+    of every head with the chosen masks (padding/look-ahead can be switched off).
+
+    Runs where the model's weights are; it never moves the model (a training session
+    owns that, with its optimiser state).
+    """
     if kind not in KINDS:
         raise InvalidParameterError(f"Unknown attention kind '{kind}'.")
     n_layers = len(model.encoder_layers if kind == "encoder" else model.decoder_layers)
@@ -101,9 +104,9 @@ def compute_transformer_trace(model: Transformer, task: TaskConfig, symbols: lis
         raise InvalidParameterError(
             f"Pad to a length between {len(symbols)} and {task.max_len}, got {pad_to}.")
     names = task.token_names()
-    dev = torch.device(device)
+    dev = next(model.parameters()).device
     was_training = model.training
-    model = model.to(dev).eval()
+    model.eval()
     try:
         return _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
                       use_look_ahead_mask, dev, names)

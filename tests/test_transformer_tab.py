@@ -206,3 +206,33 @@ def test_every_tour_step_applies(qtbot, tab):
         if step.state.get("padding") is False:
             wait_trace(qtbot, tab, lambda t: not t.use_padding_mask)
     tab.jobs.stop()
+
+
+def test_step_panel_hover_says_keep_for_kept_pairs(qtbot, tab):
+    tab._hover_steps(0, 0, 0, 1.0)
+    assert tab.view("head_steps").panel.readout.text().endswith("keep")
+    tab._hover_steps(0, 0, 10, 0.0)
+    assert tab.view("head_steps").panel.readout.text().endswith("blocked")
+
+
+def test_reopened_model_keeps_its_history_and_optimiser(qtbot, tab, tmp_path):
+    from models.seq2seq import Seq2SeqSession
+
+    session = tab.session()
+    list(session.train(30, eval_every=10))
+    path = tab.save_model(str(tmp_path / "m.pt"))
+    again = Seq2SeqSession.load(path)
+    assert again.losses == pytest.approx(session.losses)
+    assert again.token_accuracy == pytest.approx(session.token_accuracy)
+    assert again.lr == session.lr and again.decay_steps == session.decay_steps
+    assert again.optimizer.state_dict()["state"].keys() == session.optimizer.state_dict()[
+        "state"].keys()
+    tab.sessions.clear()
+    tab.open_file(path)
+    assert "30 steps" in tab.model_status.text()
+
+
+def test_unicode_digits_are_refused_cleanly(qtbot, tab):
+    tab.sequence.setText("3 ² 1")
+    tab.sequence.editingFinished.emit()
+    qtbot.waitUntil(lambda: "'²'" in tab.input_note.text(), timeout=5000)

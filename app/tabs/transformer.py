@@ -174,9 +174,11 @@ class TransformerTab(BaseTab):
         return self.sessions[task]
 
     def on_device_changed(self, name: str) -> None:
+        if self.jobs.is_running():
+            self.jobs.stop()
+        for session in self.sessions.values():
+            session.to(name)     # model, optimiser state and held-out set together
         super().on_device_changed(name)
-        for s in self.sessions.values():
-            s.to(name)
 
     def _task_changed(self, *_):
         if self.jobs.is_running():
@@ -223,12 +225,11 @@ class TransformerTab(BaseTab):
         self.schedule_update()
 
     def compute_fn(self):
-        from models.seq2seq import TaskConfig
         from models.transformer_view import compute_transformer_trace, parse_sequence
 
         p = self.params()
         session = self.session()
-        cfg = TaskConfig(p["task"])
+        cfg = session.task          # a reopened model may have other lengths / symbols
         n_layers = len(session.model.decoder_layers if p["kind"] != "encoder"
                        else session.model.encoder_layers)
         heads = session.model.encoder_layers[0].self_attn.num_heads
@@ -240,14 +241,17 @@ class TransformerTab(BaseTab):
         except Exception as exc:  # noqa: BLE001 - a typed InvalidParameterError
             self.input_note.setText(str(exc))
             symbols = None
-        self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
         self.pad_to.setMaximum(cfg.max_len)
+        self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
+        self.sequence.setToolTip(QCoreApplication.translate(
+            "TransformerTab", "Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5").format(
+                cfg.vocab - 1, cfg.max_len))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
-        pad_to = max(p["pad_to"], len(symbols))
+        pad_to = min(max(p["pad_to"], len(symbols)), cfg.max_len)
         fn = partial(compute_transformer_trace, session.model, cfg, symbols, pad_to,
                      p["kind"], min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-                     p["padding"], p["look_ahead"], self.ctx.device())
+                     p["padding"], p["look_ahead"])
 
         def locked():
             with session.lock:
@@ -366,7 +370,7 @@ class TransformerTab(BaseTab):
         if panel < 0 or t is None:
             self.view("head_steps").panel.set_readout("")
             return
-        what = (QCoreApplication.translate("TransformerTab", "keep") if value < 0.5 else QCoreApplication.translate("TransformerTab", "blocked")) if panel == 0 else f"{value:.3f}"
+        what = (QCoreApplication.translate("TransformerTab", "keep") if value >= 0.5 else QCoreApplication.translate("TransformerTab", "blocked")) if panel == 0 else f"{value:.3f}"
         self.view("head_steps").panel.set_readout(
             f"“{t.q_tokens[row]}” → “{t.k_tokens[col]}”: {what}")
 
@@ -382,37 +386,43 @@ class TransformerTab(BaseTab):
         self._update_buttons()
 
     def _train_gen(self, session):
-        """Train and, every 25 steps, draw the current input with the current weights."""
+        """Train and, about three times a second, draw the current input with the current
+        weights. A trace that cannot be made (bad input typed meanwhile) is skipped; it
+        never stops the training."""
+        import time
         from dataclasses import replace
 
+        next_trace = 0.0
         for p in session.train(100_000, eval_every=100, eval_from_token_accuracy=0.9):
-            if p.step % 25 == 0:
-                fn = self.compute_fn_for_job()
-                trace = fn() if fn else None
-                p = replace(p, trace=trace)
+            if time.perf_counter() >= next_trace:
+                t0 = time.perf_counter()
+                trace = self._job_trace(session)
+                next_trace = time.perf_counter() + max(0.3, 4 * (time.perf_counter() - t0))
+                if trace is not None:
+                    p = replace(p, trace=trace)
             yield p
 
-    def compute_fn_for_job(self):
-        # compute_fn touches widgets (ranges, notes): read what it needs here instead
-        p = self._job_params
-        if p is None:
-            return None
-        from models.seq2seq import TaskConfig
+    def _job_trace(self, session) -> TransformerTrace | None:
+        """Runs in the job's thread: reads only the snapshot of the controls."""
         from models.transformer_view import compute_transformer_trace, parse_sequence
 
-        session = self.sessions.get(p["task"])
-        try:
-            symbols = parse_sequence(p["sequence"], TaskConfig(p["task"]))
-        except Exception:  # noqa: BLE001 - the panel already shows why
+        p = self._job_params
+        if p is None or p["task"] != session.task.task:
             return None
-        fn = partial(compute_transformer_trace, session.model, TaskConfig(p["task"]), symbols,
-                     max(p["pad_to"], len(symbols)), p["kind"], p["layer"], p["head"],
-                     p["padding"], p["look_ahead"], p["device"])
-
-        def locked():
+        try:
+            symbols = parse_sequence(p["sequence"], session.task)
+            model = session.model
+            n_layers = len(model.encoder_layers if p["kind"] == "encoder"
+                           else model.decoder_layers)
+            heads = model.encoder_layers[0].self_attn.num_heads
             with session.lock:
-                return fn()
-        return locked
+                return compute_transformer_trace(
+                    model, session.task, symbols,
+                    min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
+                    min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
+                    p["padding"], p["look_ahead"])
+        except Exception:  # noqa: BLE001 - the panel shows input problems; skip this frame
+            return None
 
     @property
     def _job_params(self):
@@ -420,7 +430,7 @@ class TransformerTab(BaseTab):
 
     def schedule_update(self) -> None:
         # the training job reads a snapshot of the controls (a dict swapped atomically)
-        self._job_params_value = {**self.params(), "device": self.ctx.device()}
+        self._job_params_value = self.params()
         super().schedule_update()
 
     def _on_progress(self, progress: Progress) -> None:
@@ -435,8 +445,8 @@ class TransformerTab(BaseTab):
                     self.task.currentText(), progress.step, progress.loss,
                     progress.metrics["token_accuracy"],
                     "–" if acc != acc else f"{acc:.1%}", progress.metrics["steps_per_s"]))
-        if session is not None and progress.step % 25 == 0:
-            self._redraw_training()
+        if session is not None and progress.trace is None and progress.step % 25 == 0:
+            self._redraw_training()   # (show_trace redraws the curves too)
 
     def _on_job_stopped(self, _completed: bool) -> None:
         self._update_buttons()
@@ -445,7 +455,7 @@ class TransformerTab(BaseTab):
 
     def _redraw_training(self) -> None:
         session = self.sessions.get(self.current_task())
-        if session is None or not session.losses:
+        if session is None or not session.step:
             self.train_plot.set_curves([], [], [])
             self.train_plot.set_hint(QCoreApplication.translate("TransformerTab", "Press “Train” to train this model live."))
             self.model_status.setText(QCoreApplication.translate("TransformerTab", "untrained model"))
@@ -456,9 +466,14 @@ class TransformerTab(BaseTab):
         acc = session.accuracy_history
         xs = np.array([s for s, _ in acc], np.float32)
         err = np.array([max(1e-3, 1.0 - a) for _, a in acc], np.float32)
-        self.train_plot.set_curves([steps, xs], [np.maximum(losses, 1e-6), err],
-                                   [QCoreApplication.translate("TransformerTab", "training loss"), QCoreApplication.translate("TransformerTab", "held-out sequence error")],
-                                   symbols=[None, "o"])
+        tok_err = np.maximum(1.0 - np.asarray(session.token_accuracy, np.float32), 1e-3)
+        tok_steps = np.arange(1, len(tok_err) + 1, dtype=np.float32)
+        self.train_plot.set_curves(
+            [steps, tok_steps, xs], [np.maximum(losses, 1e-6), tok_err, err],
+            [QCoreApplication.translate("TransformerTab", "training loss"),
+             QCoreApplication.translate("TransformerTab", "token error (training batch)"),
+             QCoreApplication.translate("TransformerTab", "held-out sequence error")],
+            symbols=[None, None, "o"])
         last = f"{acc[-1][1]:.1%}" if acc else "–"
         self.model_status.setText(QCoreApplication.translate("TransformerTab", "{0} steps trained; held-out sequences right: {1}")
                                   .format(session.step, last))
@@ -487,6 +502,7 @@ class TransformerTab(BaseTab):
         self.sessions[session.task.task] = session
         self.task.setCurrentIndex(TASKS.index(session.task.task))
         self._update_buttons()
+        self._redraw_training()
         self.request_update()
         self.ctx.status(QCoreApplication.translate("TransformerTab", "Opened a {0} model trained for {1} steps.").format(
             self.task.currentText(), session.step))
@@ -517,7 +533,6 @@ class TransformerTab(BaseTab):
         self.save_button.setText(QCoreApplication.translate("TransformerTab", "Save model…"))
         self.box_input.setTitle(QCoreApplication.translate("TransformerTab", "Input"))
         self.sequence_label.setText(QCoreApplication.translate("TransformerTab", "Sequence"))
-        self.sequence.setToolTip(QCoreApplication.translate("TransformerTab", "Symbols 0 to 9, e.g. 3 1 4 1 5"))
         self.generate_button.setText(QCoreApplication.translate("TransformerTab", "Generate"))
         self.pad_label.setText(QCoreApplication.translate("TransformerTab", "Pad to length"))
         self.token_key.setText(QCoreApplication.translate("TransformerTab", "▸ start (<bos>)   ■ end (<eos>)   · padding (<pad>)"))
@@ -541,11 +556,10 @@ class TransformerTab(BaseTab):
             self._redraw_training()
 
     def generate(self) -> None:
-        from models.seq2seq import TaskConfig
         from models.transformer_view import random_sequence
 
         self._seed += 1
-        self.sequence.setText(" ".join(map(str, random_sequence(TaskConfig(self.current_task()),
+        self.sequence.setText(" ".join(map(str, random_sequence(self.session().task,
                                                                 self._seed))))
         self.schedule_update()
 

@@ -450,6 +450,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>训练</translation>
     </message>
     <message>
+        <source>Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5</source>
+        <translation>符号 0 到 {0}，最多 {1} 个，例如 3 1 4 1 5</translation>
+    </message>
+    <message>
         <source>head {0}</source>
         <translation>头 {0}</translation>
     </message>
@@ -522,6 +526,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>训练损失</translation>
     </message>
     <message>
+        <source>token error (training batch)</source>
+        <translation>词元错误率（训练批次）</translation>
+    </message>
+    <message>
         <source>held-out sequence error</source>
         <translation>留出集序列错误率</translation>
     </message>
@@ -592,10 +600,6 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Sequence</source>
         <translation>序列</translation>
-    </message>
-    <message>
-        <source>Symbols 0 to 9, e.g. 3 1 4 1 5</source>
-        <translation>0 到 9 的符号，例如 3 1 4 1 5</translation>
     </message>
     <message>
         <source>Generate</source>
