@@ -86,9 +86,14 @@ def _panels(model: Transformer, src: torch.Tensor, tgt: torch.Tensor, src_mask, 
 def compute_transformer_trace(model: Transformer, task: TaskConfig, symbols: list[int],
                               pad_to: int, kind: str = "cross", layer: int = 0,
                               head: int = 0, use_padding_mask: bool = True,
-                              use_look_ahead_mask: bool = True) -> TransformerTrace:
+                              use_look_ahead_mask: bool = True,
+                              generated: int | None = None) -> TransformerTrace:
     """Greedy output of ``model`` for ``symbols`` padded to ``pad_to``, and the attention
     of every head with the chosen masks (padding/look-ahead can be switched off).
+
+    ``generated = k`` shows the decoder after it has produced k tokens: its input is
+    <bos> and the first k - 1 outputs, so the last query row is the one choosing token
+    k. (With the look-ahead mask those rows equal the first rows of the full view.)
 
     Runs where the model's weights are; it never moves the model (a training session
     owns that, with its optimiser state).
@@ -109,13 +114,13 @@ def compute_transformer_trace(model: Transformer, task: TaskConfig, symbols: lis
     model.eval()
     try:
         return _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
-                      use_look_ahead_mask, dev, names)
+                      use_look_ahead_mask, dev, names, generated)
     finally:
         model.train(was_training)
 
 
 def _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
-           use_look_ahead_mask, dev, names) -> TransformerTrace:
+           use_look_ahead_mask, dev, names, generated=None) -> TransformerTrace:
     src = torch.full((1, pad_to + 1), PAD, dtype=torch.long)
     src[0, : len(symbols)] = torch.tensor([3 + s for s in symbols], dtype=torch.long)
     src[0, len(symbols)] = EOS
@@ -123,9 +128,15 @@ def _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
     # 1. what the model says, one token at a time (with the normal masks)
     out = greedy_decode(model, src, task.tgt_len)[0].tolist()
     predicted = out[: out.index(EOS) + 1] if EOS in out else out
-    # 2. the decoder input is <bos> + that output, padded like the source
-    tgt_ids = [BOS, *predicted][: pad_to + 1]
-    tgt = torch.full((1, pad_to + 1), PAD, dtype=torch.long)
+    # 2. the decoder input is <bos> + that output, padded like the source, or, token by
+    #    token, <bos> + the first generated - 1 outputs
+    if generated is not None:
+        tgt_ids = [BOS, *predicted][: max(1, min(generated, len(predicted)))]
+        width = len(tgt_ids)
+    else:
+        tgt_ids = [BOS, *predicted][: pad_to + 1]
+        width = pad_to + 1
+    tgt = torch.full((1, width), PAD, dtype=torch.long)
     tgt[0, : len(tgt_ids)] = torch.tensor(tgt_ids, dtype=torch.long)
     tgt = tgt.to(dev)
     with torch.no_grad():

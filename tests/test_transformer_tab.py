@@ -236,3 +236,21 @@ def test_unicode_digits_are_refused_cleanly(qtbot, tab):
     tab.sequence.setText("3 ² 1")
     tab.sequence.editingFinished.emit()
     qtbot.waitUntil(lambda: "'²'" in tab.input_note.text(), timeout=5000)
+
+
+def test_token_by_token_rows_match_the_whole_output(qtbot, tab):
+    full = tab.trace
+    assert full.kind == "cross"
+    qtbot.mouseClick(tab.next_token_button, Qt.MouseButton.LeftButton)
+    assert tab.generated.value() == 1
+    wait_trace(qtbot, tab, lambda t: len(t.tgt_tokens) == 1)
+    for k in (2, 3):
+        qtbot.mouseClick(tab.next_token_button, Qt.MouseButton.LeftButton)
+        wait_trace(qtbot, tab, lambda t, k=k: len(t.tgt_tokens) == k)
+        part = tab.trace
+        assert part.tgt_tokens == full.tgt_tokens[:k]
+        # with the look-ahead mask, the rows of k steps are the first rows of the whole view
+        np.testing.assert_allclose(part.weights, full.weights[:, :, :k], atol=1e-5)
+    assert tab.heads_view.weights().shape[1] == 3
+    tab.generated.setValue(0)
+    wait_trace(qtbot, tab, lambda t: len(t.tgt_tokens) == len(full.tgt_tokens))

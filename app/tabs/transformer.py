@@ -31,7 +31,7 @@ from viz.plots import CurvesPlot
 TASKS = ("copy", "reverse", "sort", "shift")
 KINDS = ("encoder", "decoder", "cross")
 DEFAULTS = {"task": "reverse", "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
-            "layer": 1, "head": 0, "padding": True, "look_ahead": True}
+            "layer": 1, "head": 0, "padding": True, "look_ahead": True, "generated": 0}
 
 
 class TransformerTab(BaseTab):
@@ -89,6 +89,17 @@ class TransformerTab(BaseTab):
         self.sequence_label, self.pad_label = QLabel(), QLabel()
         form.addRow(self.sequence_label, seq_row)
         form.addRow(self.pad_label, self.pad_to)
+        self.generated = QSpinBox()          # 0 = the whole output at once
+        self.generated.setObjectName("GeneratedSpin")
+        self.generated.setRange(0, 13)
+        self.next_token_button = QPushButton()
+        self.next_token_button.setObjectName("NextTokenButton")
+        self.next_token_button.clicked.connect(self.next_token)
+        gen_row = QHBoxLayout()
+        gen_row.addWidget(self.generated, 1)
+        gen_row.addWidget(self.next_token_button)
+        self.generated_label = QLabel()
+        form.addRow(self.generated_label, gen_row)
         self.output_label = QLabel()
         self.output_label.setWordWrap(True)
         self.output_label.setTextFormat(Qt.TextFormat.RichText)
@@ -127,7 +138,7 @@ class TransformerTab(BaseTab):
 
         self.task.currentIndexChanged.connect(self._task_changed)
         self.sequence.editingFinished.connect(self.schedule_update)
-        for w in (self.pad_to, self.layer, self.head):
+        for w in (self.pad_to, self.layer, self.head, self.generated):
             w.valueChanged.connect(self.schedule_update)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.padding.toggled.connect(self.schedule_update)
@@ -194,7 +205,8 @@ class TransformerTab(BaseTab):
         return {"task": self.current_task(), "sequence": self.sequence.text(),
                 "pad_to": self.pad_to.value(), "kind": KINDS[max(0, self.kind.currentIndex())],
                 "layer": self.layer.value(), "head": self.head.value(),
-                "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked()}
+                "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
+                "generated": self.generated.value()}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         from models.errors import InvalidParameterError
@@ -214,7 +226,8 @@ class TransformerTab(BaseTab):
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
         elif strict and "kind" in state:
             raise InvalidParameterError(f"kind must be one of {', '.join(KINDS)}.")
-        for key, box in (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head)):
+        for key, box in (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
+                         ("generated", self.generated)):
             if key in state:
                 box.setValue(int(state[key]))
         for key, check in (("padding", self.padding), ("look_ahead", self.look_ahead)):
@@ -243,6 +256,7 @@ class TransformerTab(BaseTab):
             symbols = None
         self.pad_to.setMaximum(cfg.max_len)
         self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
+        self.generated.setMaximum(cfg.tgt_len)
         self.sequence.setToolTip(QCoreApplication.translate(
             "TransformerTab", "Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5").format(
                 cfg.vocab - 1, cfg.max_len))
@@ -251,7 +265,7 @@ class TransformerTab(BaseTab):
         pad_to = min(max(p["pad_to"], len(symbols)), cfg.max_len)
         fn = partial(compute_transformer_trace, session.model, cfg, symbols, pad_to,
                      p["kind"], min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-                     p["padding"], p["look_ahead"])
+                     p["padding"], p["look_ahead"], p["generated"] or None)
 
         def locked():
             with session.lock:
@@ -420,7 +434,7 @@ class TransformerTab(BaseTab):
                     model, session.task, symbols,
                     min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
                     min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-                    p["padding"], p["look_ahead"])
+                    p["padding"], p["look_ahead"], p["generated"] or None)
         except Exception:  # noqa: BLE001 - the panel shows input problems; skip this frame
             return None
 
@@ -535,6 +549,12 @@ class TransformerTab(BaseTab):
         self.sequence_label.setText(QCoreApplication.translate("TransformerTab", "Sequence"))
         self.generate_button.setText(QCoreApplication.translate("TransformerTab", "Generate"))
         self.pad_label.setText(QCoreApplication.translate("TransformerTab", "Pad to length"))
+        self.generated_label.setText(QCoreApplication.translate("TransformerTab", "Decoding step"))
+        self.generated.setSpecialValueText(QCoreApplication.translate("TransformerTab", "whole output"))
+        self.generated.setToolTip(QCoreApplication.translate(
+            "TransformerTab", "Show the decoder after it has produced this many tokens: one "
+            "more query row per step"))
+        self.next_token_button.setText(QCoreApplication.translate("TransformerTab", "Next token"))
         self.token_key.setText(QCoreApplication.translate("TransformerTab", "▸ start (<bos>)   ■ end (<eos>)   · padding (<pad>)"))
         self.box_attn.setTitle(QCoreApplication.translate("TransformerTab", "Attention"))
         self.kind_label.setText(QCoreApplication.translate("TransformerTab", "Kind"))
@@ -554,6 +574,13 @@ class TransformerTab(BaseTab):
             self.show_trace(self.trace)
         else:
             self._redraw_training()
+
+    def next_token(self) -> None:
+        """Show one more decoding step (from the whole output back to the first)."""
+        t = self.trace
+        total = len(t.predicted) if t is not None else self.generated.maximum()
+        value = self.generated.value()
+        self.generated.setValue(1 if value == 0 or value >= total else value + 1)
 
     def generate(self) -> None:
         from models.transformer_view import random_sequence

@@ -610,6 +610,22 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>填充至长度</translation>
     </message>
     <message>
+        <source>Decoding step</source>
+        <translation>解码步数</translation>
+    </message>
+    <message>
+        <source>whole output</source>
+        <translation>完整输出</translation>
+    </message>
+    <message>
+        <source>Show the decoder after it has produced this many tokens: one more query row per step</source>
+        <translation>显示解码器生成这么多词元后的状态：每一步多一行查询</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
         <source>▸ start (&lt;bos&gt;)   ■ end (&lt;eos&gt;)   · padding (&lt;pad&gt;)</source>
         <translation>▸ 起始 (&lt;bos&gt;)   ■ 结束 (&lt;eos&gt;)   · 填充 (&lt;pad&gt;)</translation>
     </message>
