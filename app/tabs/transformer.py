@@ -41,6 +41,7 @@ class TransformerTab(BaseTab):
         super().__init__(ctx, parent)
         self.trace: TransformerTrace | None = None
         self.sessions: dict = {}          # one trained model per task: nothing is lost
+        self._job_params: dict | None = None   # controls snapshot read by the training job
         self._seed = 1
         self._build_controls()
         self._build_views()
@@ -238,14 +239,12 @@ class TransformerTab(BaseTab):
         self.schedule_update()
 
     def compute_fn(self):
-        from models.transformer_view import compute_transformer_trace, parse_sequence
+        from models.transformer_view import parse_sequence
 
         p = self.params()
         session = self.session()
         cfg = session.task          # a reopened model may have other lengths / symbols
-        n_layers = len(session.model.decoder_layers if p["kind"] != "encoder"
-                       else session.model.encoder_layers)
-        heads = session.model.encoder_layers[0].self_attn.num_heads
+        n_layers, heads = _layers_and_heads(session, p["kind"])
         self.layer.setRange(0, n_layers - 1)
         self.head.setRange(0, heads - 1)
         try:
@@ -262,15 +261,7 @@ class TransformerTab(BaseTab):
                 cfg.vocab - 1, cfg.max_len))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
-        pad_to = min(max(p["pad_to"], len(symbols)), cfg.max_len)
-        fn = partial(compute_transformer_trace, session.model, cfg, symbols, pad_to,
-                     p["kind"], min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-                     p["padding"], p["look_ahead"], p["generated"] or None)
-
-        def locked():
-            with session.lock:
-                return fn()
-        return locked
+        return partial(_trace_for, session, p, symbols)
 
     def request_update(self) -> None:
         if self.jobs.is_running():
@@ -418,33 +409,19 @@ class TransformerTab(BaseTab):
 
     def _job_trace(self, session) -> TransformerTrace | None:
         """Runs in the job's thread: reads only the snapshot of the controls."""
-        from models.transformer_view import compute_transformer_trace, parse_sequence
+        from models.transformer_view import parse_sequence
 
         p = self._job_params
         if p is None or p["task"] != session.task.task:
             return None
         try:
-            symbols = parse_sequence(p["sequence"], session.task)
-            model = session.model
-            n_layers = len(model.encoder_layers if p["kind"] == "encoder"
-                           else model.decoder_layers)
-            heads = model.encoder_layers[0].self_attn.num_heads
-            with session.lock:
-                return compute_transformer_trace(
-                    model, session.task, symbols,
-                    min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
-                    min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-                    p["padding"], p["look_ahead"], p["generated"] or None)
+            return _trace_for(session, p, parse_sequence(p["sequence"], session.task))
         except Exception:  # noqa: BLE001 - the panel shows input problems; skip this frame
             return None
 
-    @property
-    def _job_params(self):
-        return getattr(self, "_job_params_value", None)
-
     def schedule_update(self) -> None:
         # the training job reads a snapshot of the controls (a dict swapped atomically)
-        self._job_params_value = self.params()
+        self._job_params = self.params()
         super().schedule_update()
 
     def _on_progress(self, progress: Progress) -> None:
@@ -627,6 +604,26 @@ class TransformerTab(BaseTab):
                                  "sequence_accuracy": np.array([a for _, a in acc], np.float32)},
                         {"task": self.current_task(), "steps": session.step},
                         row_labels=list(range(1, len(session.losses) + 1)), col_labels=["loss"])
+
+
+def _layers_and_heads(session, kind: str) -> tuple[int, int]:
+    model = session.model
+    layers = model.encoder_layers if kind == "encoder" else model.decoder_layers
+    return len(layers), model.encoder_layers[0].self_attn.num_heads
+
+
+def _trace_for(session, p: dict, symbols: list[int]) -> TransformerTrace:
+    """The trace of ``symbols`` with the controls ``p`` (layer / head / padding clamped to
+    the session's model and task), under the session's lock. Any thread."""
+    from models.transformer_view import compute_transformer_trace
+
+    n_layers, heads = _layers_and_heads(session, p["kind"])
+    with session.lock:
+        return compute_transformer_trace(
+            session.model, session.task, symbols,
+            min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
+            min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
+            p["padding"], p["look_ahead"], p["generated"] or None)
 
 
 def _make(ctx: TabContext) -> TransformerTab:
