@@ -209,6 +209,7 @@ class TransformerTrace:
     use_padding_mask: bool
     use_look_ahead_mask: bool
     device: str
+    steps: ForwardSteps | None = None
 
     @property
     def weights(self) -> np.ndarray:
@@ -226,3 +227,51 @@ class TransformerTrace:
     @property
     def correct(self) -> bool:
         return self.predicted == self.expected
+
+
+@dataclass(frozen=True)
+class ForwardStep:
+    """One step of a forward pass: the tensor after it, for one batch item (and, for
+    per-head tensors, one head).
+
+    ``key`` names the step ("embedding", "self.scores", "ffn.hidden", ...; the app
+    translates it), ``dims`` is the shape as the course annotates it, e.g.
+    "(batch, num_heads, q_len, d_k)", and ``shape`` the actual full shape.
+    ``kind`` tells the view how to colour it: "values" (signed, centred on 0),
+    "weights" (0..1), "mask" (True = may attend) or "ids".
+
+    Shapes:
+        values: float32[rows, cols]; row_labels has ``rows`` entries, col_labels
+        ``cols`` entries or is empty (columns are feature indices)
+    """
+
+    key: str
+    dims: str
+    shape: tuple[int, ...]
+    values: np.ndarray
+    row_labels: tuple[str, ...]
+    col_labels: tuple[str, ...]
+    kind: str = "values"
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class ForwardSteps:
+    """One layer of one stack, step by step, from the token ids on: the steps in
+    order, with the stack ("encoder" or "decoder"), layer and head they follow."""
+
+    stack: str
+    layer: int
+    head: int
+    steps: tuple[ForwardStep, ...]
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(s.key for s in self.steps)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def get(self, key: str) -> ForwardStep | None:
+        return next((s for s in self.steps if s.key == key), None)

@@ -2,20 +2,19 @@
 
 ``parse_sequence`` turns typed text into symbols (or a clear error);
 ``compute_transformer_trace`` decodes greedily, runs the model once more with the
-chosen masks to collect every head's attention, and recomputes one head's
-mask / raw scores / masked scores / softmax from its own Q and K.
+chosen masks to collect every head's attention, and walks the chosen layer step by
+step (``models.forward_steps``), which also gives one head's mask / raw scores /
+masked scores / softmax from its own Q and K.
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import torch
 
 from models.errors import InvalidParameterError
+from models.forward_steps import stack_steps
 from models.seq2seq import BOS, EOS, PAD, TaskConfig, greedy_decode, target_of
-from models.traces import AttentionPanels, TransformerTrace
+from models.traces import TransformerTrace
 from models.transformer import Transformer
 
 KINDS = ("encoder", "decoder", "cross")
@@ -49,38 +48,21 @@ def random_sequence(task: TaskConfig, seed: int) -> list[int]:
     return torch.randint(0, task.vocab, (n,), generator=gen).tolist()
 
 
-def _panels(model: Transformer, src: torch.Tensor, tgt: torch.Tensor, src_mask, tgt_mask,
-            kind: str, layer: int, head: int) -> AttentionPanels:
-    """Recompute one head from the input of its layer (eval mode, no dropout)."""
+def _steps(model: Transformer, src, tgt, src_mask, tgt_mask, kind: str, layer: int, head: int,
+           src_names: list[str], tgt_names: list[str]):
+    """The chosen layer step by step (its stack: the encoder for encoder
+    self-attention, else the decoder) and the chosen head's panels."""
+    common = {"positional_encoding": model.positional_encoding, "layer": layer, "head": head}
+    if kind == "encoder":
+        return stack_steps(stack="encoder", embedding=model.encoder_embedding,
+                           layers=model.encoder_layers, tokens=src, mask=src_mask,
+                           labels=src_names, **common)
     with torch.no_grad():
-        x = model.embed(src, model.encoder_embedding)
-        for lyr in model.encoder_layers[: layer if kind == "encoder" else None]:
-            x = lyr(x, src_mask)
-        memory = x
-        if kind == "encoder":
-            mha, q_in, k_in, mask = model.encoder_layers[layer].self_attn, x, x, src_mask
-        else:
-            y = model.embed(tgt, model.decoder_embedding)
-            for lyr in model.decoder_layers[:layer]:
-                y = lyr(y, memory, tgt_mask, src_mask)
-            dec = model.decoder_layers[layer]
-            if kind == "decoder":
-                mha, q_in, k_in, mask = dec.masked_self_attn, y, y, tgt_mask
-            else:
-                y = dec.add_norm1(y, dec.masked_self_attn(y, y, y, tgt_mask))
-                mha, q_in, k_in, mask = dec.encoder_decoder_attn, y, memory, src_mask
-        q = mha.split_heads(mha.W_q(q_in))[0, head]
-        k = mha.split_heads(mha.W_k(k_in))[0, head]
-        raw = q @ k.T / math.sqrt(mha.d_k)
-        keep = (torch.ones_like(raw, dtype=torch.bool) if mask is None
-                else mask[0, 0].expand_as(raw).to(torch.bool))
-        masked = raw.masked_fill(~keep, float("-inf"))
-        soft = torch.softmax(masked, dim=-1).masked_fill(~keep.any(-1, keepdim=True), 0.0)
-        masked_np = masked.cpu().numpy().astype(np.float32)
-        masked_np[~np.isfinite(masked_np)] = np.nan
-        return AttentionPanels(mask=keep.cpu().numpy(), raw=raw.cpu().numpy(),
-                               masked=masked_np, softmax=soft.cpu().numpy(),
-                               fully_masked=(~keep.any(-1)).cpu().numpy())
+        memory = model.encode(src, src_mask)
+    return stack_steps(stack="decoder", embedding=model.decoder_embedding,
+                       layers=model.decoder_layers, tokens=tgt, mask=tgt_mask,
+                       labels=tgt_names, memory=memory, memory_mask=src_mask,
+                       memory_labels=src_names, final_linear=model.final_linear, **common)
 
 
 def compute_transformer_trace(model: Transformer, task: TaskConfig, symbols: list[int],
@@ -143,12 +125,14 @@ def _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
         _, maps = model(src, tgt, return_attention=True, use_padding_mask=use_padding_mask,
                         use_look_ahead_mask=use_look_ahead_mask)
     src_mask, tgt_mask = model.masks(src, tgt, use_padding_mask, use_look_ahead_mask)
-    panels = _panels(model, src, tgt, src_mask, tgt_mask, kind, layer, head)
+    src_names = [names[i] for i in src[0].tolist()]
+    tgt_names = [names[i] for i in tgt[0].tolist()]
+    steps, panels = _steps(model, src, tgt, src_mask, tgt_mask, kind, layer, head,
+                           src_names, tgt_names)
     expected = [3 + s for s in target_of(task.task, symbols)] + [EOS]
     return TransformerTrace(
-        maps=maps, panels=panels, kind=kind, layer=layer, head=head,
-        src_tokens=tuple(names[i] for i in src[0].tolist()),
-        tgt_tokens=tuple(names[i] for i in tgt[0].tolist()),
+        maps=maps, panels=panels["cross" if kind == "cross" else "self"], kind=kind, layer=layer, head=head,
+        src_tokens=tuple(src_names), tgt_tokens=tuple(tgt_names), steps=steps,
         predicted=tuple(names[i] for i in predicted), expected=tuple(names[i] for i in expected),
         use_padding_mask=use_padding_mask, use_look_ahead_mask=use_look_ahead_mask,
         device=str(dev))

@@ -254,3 +254,29 @@ def test_token_by_token_rows_match_the_whole_output(qtbot, tab):
     assert tab.heads_view.weights().shape[1] == 3
     tab.generated.setValue(0)
     wait_trace(qtbot, tab, lambda t: len(t.tgt_tokens) == len(full.tgt_tokens))
+
+
+def test_step_through_walks_the_layer_and_follows_the_stack(qtbot, tab):
+    t = tab.trace
+    assert t.steps.stack == "decoder" and t.steps.layer == t.layer
+    keys = [tab.step_combo.itemData(i) for i in range(tab.step_combo.count())]
+    assert keys == list(t.steps.keys())
+    assert keys[:4] == ["ids", "embedding", "scaled", "pe"] and keys[-1] == "logits"
+    # the default step is the self-attention softmax, drawn as it is in the trace
+    assert tab.step_view.step.key == "self.softmax"
+    np.testing.assert_array_equal(tab.step_view.matrix(), t.steps.get("self.softmax").values)
+    # ▶ walks on; the cross-attention softmax is what the heads view shows for this head
+    tab.apply_state({"step": "cross.scores"})
+    for _ in range(3):                      # → mask → masked scores → softmax
+        tab.move_step(+1)
+    assert tab.params()["step"] == "cross.softmax"
+    np.testing.assert_allclose(tab.step_view.matrix(), t.weights[t.layer, t.head], atol=1e-6)
+    assert "(batch, num_heads, q_len, k_len)" in tab.step_view.plotItem.titleLabel.text
+    # the encoder has no cross-attention: the same sub-step of its self-attention is kept
+    tab.kind.setCurrentIndex(0)
+    wait_trace(qtbot, tab, lambda t: t.kind == "encoder")
+    assert tab.trace.steps.stack == "encoder" and tab.params()["step"] == "self.softmax"
+    assert "logits" not in tab.trace.steps
+    data = tab.view("forward").data()
+    assert data.meta["step"] == "self.softmax" and data.meta["dims"].startswith("(batch")
+    assert data.arrays["values"].shape == (11, 11)

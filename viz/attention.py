@@ -12,11 +12,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 
+from models.traces import ForwardStep
+from viz.heatmap import HeatmapPlot
 from viz.theme import HIGHLIGHT, colormap
 
 #: above this many tokens the axes show positions, not every token (unreadable, and
 #: drawing 512 labels per axis took most of a redraw)
 MAX_TOKEN_LABELS = 40
+#: colour of the keep-mask: blocked = dark grey, keep = light green
+MASK_COLOURS = pg.ColorMap([0.0, 1.0], [(60, 60, 60), (200, 230, 200)])
 
 
 def _token_ticks(plot: pg.PlotItem, q_labels: Sequence[str], k_labels: Sequence[str],
@@ -141,7 +145,7 @@ class PanelRow(pg.GraphicsLayoutWidget):
             self.plots.append(plot)
             self.images.append(image)
         # blocked = dark grey, keep = light green (white would vanish into the background)
-        self.images[0].setLookupTable(np.array([[60, 60, 60], [200, 230, 200]], np.uint8))
+        self.images[0].setColorMap(MASK_COLOURS)
         self.score_bar = pg.ColorBarItem(colorMap=colormap("CET-D1"), width=10,
                                          interactive=False)
         self.score_bar.setImageItem([self.images[1], self.images[2]])
@@ -180,3 +184,44 @@ class PanelRow(pg.GraphicsLayoutWidget):
                     self.hovered.emit(i, r, c, float(arr[r, c]))
                     return
         self.hovered.emit(-1, -1, -1, float("nan"))
+
+
+class StepView(HeatmapPlot):
+    """One step of a forward pass (a ``ForwardStep``) as a heatmap, rows = tokens.
+
+    Signed values are centred on 0 (blue-white-red), attention weights run 0..1
+    (viridis), a mask is grey (blocked) / green (may attend). Blocked scores (-inf)
+    are drawn blank.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__("CET-D1", parent)
+        self._kind = "values"
+        self.step: ForwardStep | None = None
+
+    def set_step(self, step: ForwardStep, title: str, x_label: str) -> None:
+        values = np.array(step.values, dtype=np.float32)
+        values[~np.isfinite(values)] = np.nan
+        if step.kind == "weights":
+            cmap, levels = colormap("viridis"), (0.0, 1.0)
+        elif step.kind == "mask":
+            cmap, levels = MASK_COLOURS, (0.0, 1.0)
+        elif step.kind == "ids":
+            cmap, levels = colormap("viridis"), None
+        else:
+            lim = float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 1.0
+            cmap, levels = colormap("CET-D1"), (-(lim or 1.0), lim or 1.0)
+        if step.kind != self._kind:
+            self.colorbar.setColorMap(cmap)
+            self._kind = step.kind
+        self.set_matrix(values, levels)
+        self.step = step
+        plot = self.plotItem
+        _token_ticks(plot, step.row_labels, step.col_labels or ())
+        if not step.col_labels:
+            plot.getAxis("bottom").setTicks(None)       # feature indices
+        plot.setLabel("bottom", x_label)
+        plot.setTitle(title, size="9pt")
+        lines = title.count("<br>") + 1        # pyqtgraph's title row is one line high
+        plot.titleLabel.setMaximumHeight(16 * lines + 4)
+        plot.layout.setRowFixedHeight(0, 16 * lines + 4)

@@ -24,14 +24,63 @@ from PySide6.QtWidgets import (
 from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import Progress, TransformerTrace
-from viz.attention import HeadGrid, PanelRow
+from viz.attention import HeadGrid, PanelRow, StepView
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
 TASKS = ("copy", "reverse", "sort", "shift")
 KINDS = ("encoder", "decoder", "cross")
 DEFAULTS = {"task": "reverse", "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
-            "layer": 1, "head": 0, "padding": True, "look_ahead": True, "generated": 0}
+            "layer": 1, "head": 0, "padding": True, "look_ahead": True, "generated": 0,
+            "step": "self.softmax"}
+
+#: the step-through's steps (``models.forward_steps`` keys, without the "self." /
+#: "cross." block prefix)
+STEP_TITLES = {
+    "ids": QT_TRANSLATE_NOOP("TransformerSteps", "token ids"),
+    "embedding": QT_TRANSLATE_NOOP("TransformerSteps", "embedding lookup"),
+    "scaled": QT_TRANSLATE_NOOP("TransformerSteps", "× √d_model"),
+    "pe": QT_TRANSLATE_NOOP("TransformerSteps", "+ positional encoding"),
+    "layer_input": QT_TRANSLATE_NOOP("TransformerSteps", "through the layers before this one"),
+    "q": QT_TRANSLATE_NOOP("TransformerSteps", "Q = x·W_q"),
+    "k": QT_TRANSLATE_NOOP("TransformerSteps", "K = x·W_k"),
+    "v": QT_TRANSLATE_NOOP("TransformerSteps", "V = x·W_v"),
+    "cross.k": QT_TRANSLATE_NOOP("TransformerSteps", "K = memory·W_k"),
+    "cross.v": QT_TRANSLATE_NOOP("TransformerSteps", "V = memory·W_v"),
+    "q_heads": QT_TRANSLATE_NOOP("TransformerSteps", "split heads: Q of this head"),
+    "k_heads": QT_TRANSLATE_NOOP("TransformerSteps", "split heads: K of this head"),
+    "v_heads": QT_TRANSLATE_NOOP("TransformerSteps", "split heads: V of this head"),
+    "scores": QT_TRANSLATE_NOOP("TransformerSteps", "scores Q·Kᵀ/√d_k"),
+    "mask": QT_TRANSLATE_NOOP("TransformerSteps", "mask (green = may attend)"),
+    "masked": QT_TRANSLATE_NOOP("TransformerSteps", "masked scores (blocked = −∞, blank)"),
+    "softmax": QT_TRANSLATE_NOOP("TransformerSteps", "softmax → attention weights"),
+    "weighted": QT_TRANSLATE_NOOP("TransformerSteps", "weighted sum of V"),
+    "combined": QT_TRANSLATE_NOOP("TransformerSteps", "combine heads"),
+    "out": QT_TRANSLATE_NOOP("TransformerSteps", "output projection W_o"),
+    "add_norm": QT_TRANSLATE_NOOP("TransformerSteps", "Add & Norm"),
+    "memory": QT_TRANSLATE_NOOP("TransformerSteps", "encoder output (memory)"),
+    "ffn.hidden": QT_TRANSLATE_NOOP("TransformerSteps", "FFN: ReLU(x·W₁ + b₁)"),
+    "ffn.out": QT_TRANSLATE_NOOP("TransformerSteps", "FFN: ·W₂ + b₂"),
+    "ffn.add_norm": QT_TRANSLATE_NOOP("TransformerSteps", "Add & Norm = layer output"),
+    "logits": QT_TRANSLATE_NOOP("TransformerSteps", "final linear → logits"),
+}
+STEP_BLOCKS = {"self": QT_TRANSLATE_NOOP("TransformerSteps", "self-attention"),
+               "cross": QT_TRANSLATE_NOOP("TransformerSteps", "cross-attention")}
+STEP_DECODER_SELF = QT_TRANSLATE_NOOP("TransformerSteps", "masked self-attention")
+
+
+def step_title(key: str, stack: str = "encoder") -> str:
+    """The translated name of a step-through step, e.g. "cross-attention: K = memory·W_k"."""
+    def tr(text: str) -> str:
+        return QCoreApplication.translate("TransformerSteps", text)
+
+    block, dot, sub = key.partition(".")
+    if dot and block in STEP_BLOCKS:
+        name = STEP_TITLES.get(key if key in STEP_TITLES else sub, sub)
+        block_name = (STEP_DECODER_SELF if block == "self" and stack == "decoder"
+                      else STEP_BLOCKS[block])
+        return f"{tr(block_name)}: {tr(name)}"
+    return tr(STEP_TITLES.get(key, key))
 
 
 class TransformerTab(BaseTab):
@@ -132,6 +181,31 @@ class TransformerTab(BaseTab):
         self.mask_note.setWordWrap(True)
         form.addRow(self.mask_note)
         lay.addWidget(self.box_attn)
+
+        self.box_steps = QGroupBox()
+        col = QVBoxLayout(self.box_steps)
+        self.step_combo = QComboBox()
+        self.step_combo.setObjectName("StepCombo")
+        self.step_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.step_combo.setMinimumContentsLength(16)
+        self.step_combo.setMaxVisibleItems(40)
+        self.prev_step, self.next_step = QPushButton("◀"), QPushButton("▶")
+        for button, delta in ((self.prev_step, -1), (self.next_step, 1)):
+            button.setFixedWidth(34)
+            button.clicked.connect(partial(self.move_step, delta))
+        row = QHBoxLayout()
+        row.addWidget(self.prev_step)
+        row.addWidget(self.step_combo, 1)
+        row.addWidget(self.next_step)
+        col.addLayout(row)
+        self.step_note = QLabel()
+        self.step_note.setWordWrap(True)
+        self.step_note.setStyleSheet("color: #555;")
+        col.addWidget(self.step_note)
+        lay.addWidget(self.box_steps)
+        self._step_key = DEFAULTS["step"]
+        self.step_combo.activated.connect(self._step_chosen)
         lay.addStretch(1)
         for combo in (self.task, self.kind):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -150,6 +224,7 @@ class TransformerTab(BaseTab):
         self.overview_view = HeadGrid()
         self.panels_view = PanelRow()
         self.train_plot = CurvesPlot(log_y=True)
+        self.step_view = StepView()
         self.add_view(View("heads", self._heads_title, ViewPanel(self.heads_view),
                            self._data_heads), 0, 0, 1, 2)   # overview goes at (0, 2)
         self.add_view(View("head_steps", self._steps_title, ViewPanel(self.panels_view),
@@ -157,18 +232,21 @@ class TransformerTab(BaseTab):
         self.add_view(View("overview", lambda: QCoreApplication.translate(
             "TransformerTab", "All layers × heads, head average, rollout"),
             ViewPanel(self.overview_view), self._data_overview), 0, 2)
+        self.add_view(View("forward", self._forward_title, ViewPanel(self.step_view),
+                           self._data_forward), 1, 1)
         self.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
-                           ViewPanel(self.train_plot), self._data_training), 1, 1, 1, 2)
+                           ViewPanel(self.train_plot), self._data_training), 1, 2)
         self.grid.setRowStretch(0, 1)
         self.grid.setRowStretch(1, 1)
         self.grid.setColumnStretch(0, 3)
-        self.grid.setColumnStretch(1, 2)
+        self.grid.setColumnStretch(1, 3)
         self.grid.setColumnStretch(2, 2)
         self.overview_view.headClicked.connect(self._overview_clicked)
         self.overview_view.hovered.connect(self._hover_overview)
         self.heads_view.hovered.connect(self._hover_heads)
         self.heads_view.headClicked.connect(self.head.setValue)
         self.panels_view.hovered.connect(self._hover_steps)
+        self.step_view.hovered.connect(self._hover_forward)
 
     # -- the model -------------------------------------------------------------------------
     def current_task(self) -> str:
@@ -207,7 +285,7 @@ class TransformerTab(BaseTab):
                 "pad_to": self.pad_to.value(), "kind": KINDS[max(0, self.kind.currentIndex())],
                 "layer": self.layer.value(), "head": self.head.value(),
                 "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
-                "generated": self.generated.value()}
+                "generated": self.generated.value(), "step": self._step_key}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         from models.errors import InvalidParameterError
@@ -234,6 +312,10 @@ class TransformerTab(BaseTab):
         for key, check in (("padding", self.padding), ("look_ahead", self.look_ahead)):
             if key in state:
                 check.setChecked(str(state[key]).lower() in ("1", "true", "yes", "on"))
+        if "step" in state:
+            self._step_key = str(state["step"])
+            if self.trace is not None:
+                self._draw_forward(self.trace)
         if state.get("train") and not self.jobs.is_running():
             self.toggle_training()
         self.schedule_update()
@@ -281,7 +363,8 @@ class TransformerTab(BaseTab):
         self.panels_view.set_panels(p.mask, p.raw, p.masked, p.softmax, t.q_tokens, t.k_tokens,
                                     [QCoreApplication.translate("TransformerTab", "mask (grey = blocked)"), QCoreApplication.translate("TransformerTab", "raw scores QKᵀ/√d_k"),
                                      QCoreApplication.translate("TransformerTab", "masked scores"), QCoreApplication.translate("TransformerTab", "softmax")])
-        for key in ("heads", "head_steps"):
+        self._draw_forward(t)
+        for key in ("heads", "head_steps", "forward"):
             self.view(key).panel.set_title(self.view(key).title())
         ok = "✓" if t.correct else "✗"
         colour = "#2a7" if t.correct else "#c33"
@@ -378,6 +461,90 @@ class TransformerTab(BaseTab):
         what = (QCoreApplication.translate("TransformerTab", "keep") if value >= 0.5 else QCoreApplication.translate("TransformerTab", "blocked")) if panel == 0 else f"{value:.3f}"
         self.view("head_steps").panel.set_readout(
             f"“{t.q_tokens[row]}” → “{t.k_tokens[col]}”: {what}")
+
+    # -- the step-through ---------------------------------------------------------------------
+    def _draw_forward(self, t: TransformerTrace) -> None:
+        steps = t.steps
+        if steps is None:
+            return
+        keys = steps.keys()
+        if self._step_key not in keys:      # e.g. a cross-attention step, now on the encoder
+            sub = self._step_key.partition(".")[2]
+            self._step_key = next((k for k in keys if k.partition(".")[2] == sub), keys[0])
+        index = keys.index(self._step_key)
+        self.step_combo.blockSignals(True)
+        if [self.step_combo.itemData(i) for i in range(self.step_combo.count())] != list(keys):
+            self.step_combo.clear()
+            for i, key in enumerate(keys):
+                self.step_combo.addItem(f"{i + 1}. {step_title(key, steps.stack)}", key)
+        else:
+            for i, key in enumerate(keys):
+                self.step_combo.setItemText(i, f"{i + 1}. {step_title(key, steps.stack)}")
+        self.step_combo.setCurrentIndex(index)
+        self.step_combo.blockSignals(False)
+        step = steps.steps[index]
+        shape = " × ".join(map(str, step.shape))
+        self.step_view.set_step(step, f"{index + 1}. {step_title(step.key, steps.stack)}<br>"
+                                      f"{step.dims}<br>= ({shape})",
+                                self._step_axis_label(step))
+        self.prev_step.setEnabled(index > 0)
+        self.next_step.setEnabled(index < len(keys) - 1)
+        self.step_note.setText(QCoreApplication.translate(
+            "TransformerTab", "Rows are the tokens of batch item 0; per-head steps show head "
+            "{0}. Hover a cell for its value.").format(steps.head))
+        self.view("forward").panel.set_title(self._forward_title())
+
+    def _step_axis_label(self, step) -> str:
+        if step.kind == "ids":
+            return QCoreApplication.translate("TransformerTab", "position")
+        if step.col_labels:
+            return QCoreApplication.translate("TransformerTab", "key")
+        return QCoreApplication.translate("TransformerTab", "feature")
+
+    def _step_chosen(self, index: int) -> None:
+        key = self.step_combo.itemData(index)
+        if key:
+            self._step_key = key
+            self._job_params = self.params()
+            if self.trace is not None:
+                self._draw_forward(self.trace)
+
+    def move_step(self, delta: int) -> None:
+        index = self.step_combo.currentIndex() + delta
+        if 0 <= index < self.step_combo.count():
+            self.step_combo.setCurrentIndex(index)
+            self._step_chosen(index)
+
+    def _forward_title(self) -> str:
+        t = self.trace
+        if t is None or t.steps is None:
+            return QCoreApplication.translate("TransformerTab", "One forward pass, step by step")
+        stack = (QCoreApplication.translate("TransformerTab", "encoder") if t.steps.stack == "encoder"
+                 else QCoreApplication.translate("TransformerTab", "decoder"))
+        return QCoreApplication.translate(
+            "TransformerTab", "One forward pass, step by step: {0} layer {1}, head {2}").format(
+                stack, t.steps.layer, t.steps.head)
+
+    def _hover_forward(self, row: int, col: int, value: float) -> None:
+        step = self.step_view.step
+        if row < 0 or step is None:
+            self.view("forward").panel.set_readout("")
+            return
+        where = step.col_labels[col] if step.col_labels else str(col)
+        self.view("forward").panel.set_readout(f"[{step.row_labels[row]}, {where}]: {value:.4g}")
+
+    def _data_forward(self) -> ViewData | None:
+        t = self.trace
+        if t is None or t.steps is None:
+            return None
+        steps = t.steps
+        step = steps.get(self._step_key) or steps.steps[0]
+        meta = self._meta() | {"stack": steps.stack, "step": step.key,
+                               "step_title": step_title(step.key, steps.stack),
+                               "dims": step.dims, "shape": list(step.shape)}
+        return ViewData("values", {"values": step.values}, meta,
+                        row_labels=list(step.row_labels),
+                        col_labels=list(step.col_labels) or list(range(step.values.shape[1])))
 
     # -- training -------------------------------------------------------------------------------
     def toggle_training(self) -> None:
@@ -534,6 +701,9 @@ class TransformerTab(BaseTab):
         self.next_token_button.setText(QCoreApplication.translate("TransformerTab", "Next token"))
         self.token_key.setText(QCoreApplication.translate("TransformerTab", "▸ start (<bos>)   ■ end (<eos>)   · padding (<pad>)"))
         self.box_attn.setTitle(QCoreApplication.translate("TransformerTab", "Attention"))
+        self.box_steps.setTitle(QCoreApplication.translate("TransformerTab", "Step-through of one forward pass"))
+        self.prev_step.setToolTip(QCoreApplication.translate("TransformerTab", "Previous step"))
+        self.next_step.setToolTip(QCoreApplication.translate("TransformerTab", "Next step"))
         self.kind_label.setText(QCoreApplication.translate("TransformerTab", "Kind"))
         for i, text in enumerate((QCoreApplication.translate("TransformerTab", "encoder self-attention"), QCoreApplication.translate("TransformerTab", "decoder masked self-attention"),
                                   QCoreApplication.translate("TransformerTab", "cross-attention (decoder → encoder)"))):

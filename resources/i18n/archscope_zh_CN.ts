@@ -440,6 +440,126 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     </message>
 </context>
 <context>
+    <name>TransformerSteps</name>
+    <message>
+        <source>token ids</source>
+        <extracomment>the step-through's steps (``models.forward_steps`` keys, without the "self." / "cross." block prefix)</extracomment>
+        <translation>词元 id</translation>
+    </message>
+    <message>
+        <source>embedding lookup</source>
+        <translation>查嵌入表</translation>
+    </message>
+    <message>
+        <source>× √d_model</source>
+        <translation>× √d_model</translation>
+    </message>
+    <message>
+        <source>+ positional encoding</source>
+        <translation>+ 位置编码</translation>
+    </message>
+    <message>
+        <source>through the layers before this one</source>
+        <translation>经过此前各层</translation>
+    </message>
+    <message>
+        <source>Q = x·W_q</source>
+        <translation>Q = x·W_q</translation>
+    </message>
+    <message>
+        <source>K = x·W_k</source>
+        <translation>K = x·W_k</translation>
+    </message>
+    <message>
+        <source>V = x·W_v</source>
+        <translation>V = x·W_v</translation>
+    </message>
+    <message>
+        <source>K = memory·W_k</source>
+        <translation>K = memory·W_k</translation>
+    </message>
+    <message>
+        <source>V = memory·W_v</source>
+        <translation>V = memory·W_v</translation>
+    </message>
+    <message>
+        <source>split heads: Q of this head</source>
+        <translation>拆分多头：本头的 Q</translation>
+    </message>
+    <message>
+        <source>split heads: K of this head</source>
+        <translation>拆分多头：本头的 K</translation>
+    </message>
+    <message>
+        <source>split heads: V of this head</source>
+        <translation>拆分多头：本头的 V</translation>
+    </message>
+    <message>
+        <source>scores Q·Kᵀ/√d_k</source>
+        <translation>得分 Q·Kᵀ/√d_k</translation>
+    </message>
+    <message>
+        <source>mask (green = may attend)</source>
+        <translation>掩码（绿色 = 可关注）</translation>
+    </message>
+    <message>
+        <source>masked scores (blocked = −∞, blank)</source>
+        <translation>掩码后的得分（屏蔽 = −∞，留白）</translation>
+    </message>
+    <message>
+        <source>softmax → attention weights</source>
+        <translation>softmax → 注意力权重</translation>
+    </message>
+    <message>
+        <source>weighted sum of V</source>
+        <translation>V 的加权和</translation>
+    </message>
+    <message>
+        <source>combine heads</source>
+        <translation>合并多头</translation>
+    </message>
+    <message>
+        <source>output projection W_o</source>
+        <translation>输出投影 W_o</translation>
+    </message>
+    <message>
+        <source>Add &amp; Norm</source>
+        <translation>残差相加与归一化（Add &amp; Norm）</translation>
+    </message>
+    <message>
+        <source>encoder output (memory)</source>
+        <translation>编码器输出（memory）</translation>
+    </message>
+    <message>
+        <source>FFN: ReLU(x·W₁ + b₁)</source>
+        <translation>前馈网络：ReLU(x·W₁ + b₁)</translation>
+    </message>
+    <message>
+        <source>FFN: ·W₂ + b₂</source>
+        <translation>前馈网络：·W₂ + b₂</translation>
+    </message>
+    <message>
+        <source>Add &amp; Norm = layer output</source>
+        <translation>Add &amp; Norm = 本层输出</translation>
+    </message>
+    <message>
+        <source>final linear → logits</source>
+        <translation>最终线性层 → logits</translation>
+    </message>
+    <message>
+        <source>self-attention</source>
+        <translation>自注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>masked self-attention</source>
+        <translation>掩码自注意力</translation>
+    </message>
+</context>
+<context>
     <name>TransformerTab</name>
     <message>
         <source>All layers × heads, head average, rollout</source>
@@ -508,6 +628,38 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>blocked</source>
         <translation>屏蔽</translation>
+    </message>
+    <message>
+        <source>Rows are the tokens of batch item 0; per-head steps show head {0}. Hover a cell for its value.</source>
+        <translation>行是批次第 0 项的词元；按头计算的步骤显示第 {0} 个头。鼠标悬停可读出数值。</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>One forward pass, step by step</source>
+        <translation>逐步查看一次前向传播</translation>
+    </message>
+    <message>
+        <source>encoder</source>
+        <translation>编码器</translation>
+    </message>
+    <message>
+        <source>decoder</source>
+        <translation>解码器</translation>
+    </message>
+    <message>
+        <source>One forward pass, step by step: {0} layer {1}, head {2}</source>
+        <translation>逐步查看一次前向传播：{0}第 {1} 层，第 {2} 个头</translation>
     </message>
     <message>
         <source>Training {0}: step {1} · loss {2:.3f} · token accuracy {3:.1%} · held-out sequences right {4} · {5:.0f} steps/s</source>
@@ -632,6 +784,18 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Attention</source>
         <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Step-through of one forward pass</source>
+        <translation>逐步查看一次前向传播</translation>
+    </message>
+    <message>
+        <source>Previous step</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next step</source>
+        <translation>下一步</translation>
     </message>
     <message>
         <source>Kind</source>
