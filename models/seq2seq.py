@@ -8,6 +8,15 @@ Tasks (symbols 0..vocab-1, variable lengths, padded so the padding mask matters)
     shift    y = x rotated left by one  (one step off the diagonal, wrapping around)
 
 Token ids: 0 = <pad> (shown ·), 1 = <bos> (▸), 2 = <eos> (■), 3 + s = symbol s.
+
+Symbols are digits, or, for free text, the characters of a small alphabet or the
+words of a small vocabulary (``ALPHABETS``): the same tasks train on random strings
+of them, so a trained model reverses "hello world" as it reverses "3 1 4".
+
+Architectures (``ModelConfig.architecture``): the encoder-decoder ``Transformer``;
+an encoder-only stack (BERT-style) that labels every position at once (all four
+tasks keep the length); a decoder-only stack (GPT-style) that reads ``x ▸`` and
+continues it with ``y ■``.
 """
 
 from __future__ import annotations
@@ -24,12 +33,29 @@ from torch import nn
 
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.traces import Progress
-from models.transformer import Transformer
+from models.transformer import DecoderOnly, EncoderOnly, Transformer
 
 PAD, BOS, EOS = 0, 1, 2
 #: short display names, so token labels fit under a heatmap column
 SPECIALS = ("·", "▸", "■")
 TASKS = ("copy", "reverse", "sort", "shift")
+ARCHITECTURES = ("encoder-decoder", "encoder-only", "decoder-only")
+
+#: the characters of the free-text tokenizer (text is lower-cased first)
+CHARACTERS = "abcdefghijklmnopqrstuvwxyz .,!?'-"
+#: the words of the word tokenizer: a small vocabulary, so a model can learn on it
+_WORD_TEXT = ("the a an this that my your one two three cat dog bird fish man woman child "
+              "sun moon tree house book car is was sees saw likes eats runs sleeps sings "
+              "big small red blue green old new happy sad on in under near and but not "
+              "very today now")
+WORDS = tuple(_WORD_TEXT.split())
+ALPHABETS = ("digits", "characters", "words")
+#: example inputs for Generate with the text tokenizers
+SAMPLES = {"characters": ("hello world", "attention!", "transformer", "the cat sat",
+                          "query key", "sort me", "it's a mask", "deep learning"),
+           "words": ("the cat sees a bird", "my dog runs", "the old man sleeps now",
+                     "a small red car", "this child likes the moon", "the sun was very big",
+                     "one fish and one bird", "the woman sings today")}
 
 
 def target_of(task: str, xs: list[int]) -> list[int]:
@@ -46,12 +72,30 @@ def target_of(task: str, xs: list[int]) -> list[int]:
 
 @dataclass(frozen=True)
 class TaskConfig:
+    """A task on symbols of ``alphabet``: "digits" (``vocab`` of them), "characters"
+    or "words" (the vocabulary size follows from the alphabet)."""
+
     task: str = "reverse"
     vocab: int = 10
     min_len: int = 8
     max_len: int = 12
+    alphabet: str = "digits"
+
+    @classmethod
+    def for_alphabet(cls, task: str, alphabet: str) -> TaskConfig:
+        """The tab's default task for each tokenizer (text is given a little more room)."""
+        if alphabet == "characters":
+            return cls(task, len(CHARACTERS), 4, 14, alphabet)
+        if alphabet == "words":
+            return cls(task, len(WORDS), 3, 8, alphabet)
+        return cls(task, 10, 8, 12, alphabet)
 
     def __post_init__(self) -> None:
+        if self.alphabet not in ALPHABETS:
+            raise InvalidParameterError(
+                f"Unknown tokenizer '{self.alphabet}' (choose {', '.join(ALPHABETS)}).")
+        if self.alphabet != "digits":
+            object.__setattr__(self, "vocab", len(self.symbols()))
         if self.task not in TASKS:
             raise InvalidParameterError(f"Unknown task '{self.task}' (choose {', '.join(TASKS)}).")
         if not 2 <= self.vocab <= 1000:
@@ -72,7 +116,20 @@ class TaskConfig:
     def vocab_size(self) -> int:
         return self.vocab + 3
 
+    def symbols(self) -> list[str]:
+        """The text of each symbol: what a tokenizer matches."""
+        if self.alphabet == "characters":
+            return list(CHARACTERS)
+        if self.alphabet == "words":
+            return list(WORDS)
+        return [str(s) for s in range(self.vocab)]
+
     def token_names(self) -> list[str]:
+        """Labels for the axes (a space shows as ␣, numbers are right-aligned)."""
+        if self.alphabet == "characters":
+            return list(SPECIALS) + [c if c != " " else "␣" for c in CHARACTERS]
+        if self.alphabet == "words":
+            return list(SPECIALS) + list(WORDS)
         width = len(str(self.vocab - 1))
         return list(SPECIALS) + [str(s).rjust(width) if self.vocab > 10 else str(s)
                                  for s in range(self.vocab)]
@@ -109,18 +166,59 @@ def make_batch(cfg: TaskConfig, batch: int, gen: torch.Generator
 
 @dataclass(frozen=True)
 class ModelConfig:
+    """The model's size and architecture. One-stack models get as many layers as
+    the encoder and decoder together, so the three architectures are about the same
+    size."""
+
     num_encoder_layers: int = 2
     num_decoder_layers: int = 2
     d_model: int = 64
     num_heads: int = 4
     d_ff: int = 128
     dropout: float = 0.0
+    architecture: str = "encoder-decoder"
 
-    def build(self, task: TaskConfig) -> Transformer:
+    def __post_init__(self) -> None:
+        if self.architecture not in ARCHITECTURES:
+            raise InvalidParameterError(f"Unknown architecture '{self.architecture}' "
+                                        f"(choose {', '.join(ARCHITECTURES)}).")
+
+    def build(self, task: TaskConfig) -> nn.Module:
+        layers = self.num_encoder_layers + self.num_decoder_layers
+        if self.architecture == "encoder-only":
+            return EncoderOnly(layers, self.d_model, self.num_heads, self.d_ff,
+                               task.vocab_size, task.vocab_size, task.src_len + 1,
+                               self.dropout, PAD)
+        if self.architecture == "decoder-only":
+            return DecoderOnly(layers, self.d_model, self.num_heads, self.d_ff,
+                               task.vocab_size, lm_length(task) + 1, self.dropout, PAD)
         return Transformer(self.num_encoder_layers, self.num_decoder_layers, self.d_model,
                            self.num_heads, self.d_ff, task.vocab_size, task.vocab_size,
                            max_seq_len=task.tgt_len + 1, dropout=self.dropout,
                            pad_token_idx=PAD)
+
+
+def lm_length(task: TaskConfig) -> int:
+    """Length of a decoder-only sequence ``x ▸ y ■``, padded."""
+    return 2 * task.max_len + 2
+
+
+def lm_sequences(src: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor,
+                                                                     torch.Tensor]:
+    """``x ■ ·…`` and ``y ■ ·…`` → the decoder-only sequence ``x ▸ y ■ ·…`` and the
+    length of each x. Vectorised: position j holds x_j (j < n), ▸ (j = n),
+    y_{j-n-1} or ■ (n < j ≤ 2n + 1), padding after.
+
+    Shapes: src, tgt_out (batch, max_len + 1) → (batch, 2·max_len + 2), (batch, 1)
+    """
+    b, width = src.shape
+    n = (src != PAD).sum(1, keepdim=True) - 1            # x without its <eos>
+    j = torch.arange(2 * width, device=src.device).expand(b, -1)
+    from_x = src.gather(1, j.clamp(max=width - 1))
+    from_y = tgt_out.gather(1, (j - n - 1).clamp(0, width - 1))
+    seq = torch.where(j < n, from_x, torch.where(j == n, BOS, torch.where(
+        (j > n) & (j <= 2 * n + 1), from_y, PAD)))
+    return seq, n
 
 
 @torch.no_grad()
@@ -148,9 +246,67 @@ def greedy_decode(model: Transformer, src: torch.Tensor, max_steps: int) -> torc
     return out[:, 1:]
 
 
-def sequence_accuracy(model: Transformer, src: torch.Tensor, tgt_out: torch.Tensor) -> float:
+def _lm_decode(model: DecoderOnly, src: torch.Tensor, max_steps: int) -> torch.Tensor:
+    """Greedy continuation of ``x ▸`` for every row at once (rows have their own n)."""
+    seq, n = lm_sequences(src, torch.full_like(src, PAD))
+    seq = seq.clone()
+    rows = torch.arange(src.size(0), device=src.device)
+    pos = n[:, 0].clone()                                  # where each ▸ is
+    done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    out = []
+    for _ in range(max_steps):
+        logits = model(seq[:, :-1])
+        nxt = logits[rows, pos.clamp(max=seq.size(1) - 2)].argmax(-1).masked_fill(done, PAD)
+        out.append(nxt)
+        seq[rows, (pos + 1).clamp(max=seq.size(1) - 1)] = torch.where(
+            done, seq[rows, (pos + 1).clamp(max=seq.size(1) - 1)], nxt)
+        pos += 1
+        done |= nxt == EOS
+        if done.all():
+            break
+    return torch.stack(out, 1)
+
+
+@torch.no_grad()
+def decode_output(model: nn.Module, src: torch.Tensor, max_steps: int) -> torch.Tensor:
+    """The model's answer for ``src`` whatever its architecture: greedy decoding for
+    the encoder-decoder and the decoder-only model, one argmax per position for the
+    encoder-only model. (batch, s) → (batch, ≤ max_steps), <pad> after each <eos>."""
+    was_training = model.training
+    model.eval()
+    try:
+        if isinstance(model, Transformer):
+            return greedy_decode(model, src, max_steps)
+        if isinstance(model, DecoderOnly):
+            return _lm_decode(model, src, max_steps)
+        out = model(src).argmax(-1)[:, :max_steps]
+        after_eos = (out == EOS).long().cumsum(1) - (out == EOS).long() > 0
+        return out.masked_fill(after_eos, PAD)
+    finally:
+        model.train(was_training)
+
+
+def training_loss(model: nn.Module, loss_fn: nn.Module, src: torch.Tensor,
+                  tgt_in: torch.Tensor, tgt_out: torch.Tensor
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(loss, logits, targets) of one batch for any architecture; targets use <pad>
+    where nothing is to be predicted (the decoder-only model's prompt)."""
+    if isinstance(model, Transformer):
+        logits, target = model(src, tgt_in), tgt_out
+    elif isinstance(model, EncoderOnly):
+        logits, target = model(src), tgt_out           # the same length: label each position
+    else:
+        seq, n = lm_sequences(src, tgt_out)
+        logits, target = model(seq[:, :-1]), seq[:, 1:].clone()
+        j = torch.arange(target.size(1), device=src.device)
+        target = target.masked_fill(j < n, PAD)        # the prompt x ▸ is given, not learned
+    loss = loss_fn(logits.reshape(-1, logits.size(-1)), target.reshape(-1))
+    return loss, logits, target
+
+
+def sequence_accuracy(model: nn.Module, src: torch.Tensor, tgt_out: torch.Tensor) -> float:
     """Fraction of sequences decoded exactly (every token up to and including <eos>)."""
-    pred = greedy_decode(model, src, tgt_out.size(1))
+    pred = decode_output(model, src, tgt_out.size(1))
     pred = torch.nn.functional.pad(pred, (0, tgt_out.size(1) - pred.size(1)), value=PAD)
     keep = tgt_out != PAD
     return float(((pred == tgt_out) | ~keep).all(dim=1).float().mean())
@@ -225,8 +381,8 @@ class Seq2SeqSession:
                 for group in self.optimizer.param_groups:
                     group["lr"] = self._lr_at(self.step)
                 self.model.train()
-                logits = self.model(src, tgt_in)
-                loss = self.loss_fn(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1))
+                loss, logits, target = training_loss(self.model, self.loss_fn, src, tgt_in,
+                                                     tgt_out)
                 value = loss.detach().item()
                 if not math.isfinite(value):
                     raise TrainingDivergedError(
@@ -237,8 +393,8 @@ class Seq2SeqSession:
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
                 self.optimizer.step()
             self.losses.append(value)
-            keep = tgt_out != PAD
-            token_acc = float(((logits.argmax(-1) == tgt_out) & keep).sum() / keep.sum())
+            keep = target != PAD
+            token_acc = float(((logits.argmax(-1) == target) & keep).sum() / keep.sum())
             self.token_accuracy.append(token_acc)
             last = self.step - start == steps
             if (self.step % eval_every == 0 and token_acc >= eval_from_token_accuracy) or last:

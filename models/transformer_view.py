@@ -10,42 +10,205 @@ masked scores / softmax from its own Q and K.
 from __future__ import annotations
 
 import torch
+from torch import nn
 
 from models.errors import InvalidParameterError
 from models.forward_steps import stack_steps
-from models.seq2seq import BOS, EOS, PAD, TaskConfig, greedy_decode, target_of
+from models.seq2seq import BOS, EOS, PAD, SAMPLES, TaskConfig, decode_output, target_of
 from models.traces import TransformerTrace
-from models.transformer import Transformer
+from models.transformer import DecoderOnly, EncoderOnly, MultiHeadAttention, Transformer
 
 KINDS = ("encoder", "decoder", "cross")
 
 
 def parse_sequence(text: str, task: TaskConfig) -> list[int]:
-    """"3 1 4 1 5" (or "31415" when every symbol is one character) → symbols."""
+    """Typed text → symbols, with the task's tokenizer: digits ("3 1 4 1 5", or "31415"
+    when every symbol is one digit), characters (lower-cased) or words. Anything the
+    model cannot take raises ``InvalidParameterError`` with a sentence for the panel."""
     text = text.strip()
     if not text:
-        raise InvalidParameterError("The input sequence is empty: type symbols or press "
+        raise InvalidParameterError("The input is empty: type something or press "
                                     "Generate.")
-    parts = text.replace(",", " ").split()
-    if len(parts) == 1 and task.vocab <= 10 and len(parts[0]) > 1:
-        parts = list(parts[0])
-    symbols = []
-    for p in parts:
-        if not (p.isascii() and p.isdecimal()) or int(p) >= task.vocab:
+    if task.alphabet == "characters":
+        known = task.symbols()
+        unknown = sorted({c for c in text.lower() if c not in known})
+        if unknown:
             raise InvalidParameterError(
-                f"'{p}' is not a symbol of this task: use numbers 0 to {task.vocab - 1}.")
-        symbols.append(int(p))
+                f"This model's characters are a–z, space and . , ! ? ' -; it has no token "
+                f"for {', '.join(repr(c) for c in unknown[:5])}.")
+        symbols = [known.index(c) for c in text.lower()]
+    elif task.alphabet == "words":
+        known = task.symbols()
+        words = text.lower().replace(",", " ").replace(".", " ").split()
+        unknown = [w for w in dict.fromkeys(words) if w not in known]
+        if unknown:
+            raise InvalidParameterError(
+                f"{', '.join(repr(w) for w in unknown[:5])} is not in this model's "
+                f"vocabulary of {len(known)} words (e.g. {', '.join(known[10:16])}); "
+                "press Generate for an example.")
+        symbols = [known.index(w) for w in words]
+    else:
+        parts = text.replace(",", " ").split()
+        if len(parts) == 1 and task.vocab <= 10 and len(parts[0]) > 1:
+            parts = list(parts[0])
+        symbols = []
+        for p in parts:
+            if not (p.isascii() and p.isdecimal()) or int(p) >= task.vocab:
+                raise InvalidParameterError(
+                    f"'{p}' is not a symbol of this task: use numbers 0 to {task.vocab - 1}.")
+            symbols.append(int(p))
     if len(symbols) > task.max_len:
         raise InvalidParameterError(
-            f"The sequence has {len(symbols)} symbols; this model takes at most "
-            f"{task.max_len}.")
+            f"The input has {len(symbols)} tokens; this model takes at most {task.max_len}.")
     return symbols
 
 
+def format_sequence(symbols: list[int], task: TaskConfig) -> str:
+    """Symbols → the text a person would type for them (the inverse of parse)."""
+    names = task.symbols()
+    sep = "" if task.alphabet == "characters" else " "
+    return sep.join(names[s] for s in symbols)
+
+
 def random_sequence(task: TaskConfig, seed: int) -> list[int]:
+    """A random input: random digits, or one of the example texts for a text model."""
     gen = torch.Generator().manual_seed(seed)
+    if task.alphabet in SAMPLES:
+        fits = [t for t in SAMPLES[task.alphabet] if len(parse_sequence(t, task))
+                <= task.max_len]
+        return parse_sequence(fits[int(torch.randint(len(fits), (1,), generator=gen))], task)
     n = int(torch.randint(task.min_len, task.max_len + 1, (1,), generator=gen))
     return torch.randint(0, task.vocab, (n,), generator=gen).tolist()
+
+
+def kinds_of(model: nn.Module) -> tuple[str, ...]:
+    """The attention kinds a model has: an encoder-only model has no decoder, a
+    decoder-only one no encoder and no cross-attention."""
+    if isinstance(model, EncoderOnly):
+        return ("encoder",)
+    if isinstance(model, DecoderOnly):
+        return ("decoder",)
+    return KINDS
+
+
+def layers_and_heads(model: nn.Module, kind: str) -> tuple[int, int]:
+    """(layers of the stack that has ``kind`` attention, heads per attention)."""
+    layers = model.encoder_layers if kind == "encoder" else model.decoder_layers
+    return len(layers), next(m.num_heads for m in model.modules()
+                             if isinstance(m, MultiHeadAttention))
+
+
+def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[int],
+                              pad_to: int, kind: str = "cross", layer: int = 0,
+                              head: int = 0, use_padding_mask: bool = True,
+                              use_look_ahead_mask: bool = True,
+                              generated: int | None = None) -> TransformerTrace:
+    """The model's output for ``symbols`` padded to ``pad_to``, and the attention of
+    every head with the chosen masks (padding/look-ahead can be switched off), for an
+    encoder-decoder ``Transformer``, an ``EncoderOnly`` or a ``DecoderOnly`` model.
+
+    ``generated = k`` shows the decoder after it has produced k tokens: its input is
+    <bos> (decoder-only: x ▸) and the first k - 1 outputs, so the last query row is
+    the one choosing token k. (With the look-ahead mask those rows equal the
+    corresponding rows of the full view.) An encoder-only model labels all positions
+    at once and ignores it.
+
+    Runs where the model's weights are; it never moves the model (a training session
+    owns that, with its optimiser state).
+    """
+    if kind not in kinds_of(model):
+        raise InvalidParameterError(
+            f"This model has no '{kind}' attention (it has {', '.join(kinds_of(model))}).")
+    n_layers, heads = layers_and_heads(model, kind)
+    if not (0 <= layer < n_layers and 0 <= head < heads):
+        raise InvalidParameterError(f"Layer {layer} / head {head} does not exist "
+                                    f"({n_layers} layers, {heads} heads).")
+    if not len(symbols) <= pad_to <= task.max_len:
+        raise InvalidParameterError(
+            f"Pad to a length between {len(symbols)} and {task.max_len}, got {pad_to}.")
+    names = task.token_names()
+    dev = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    try:
+        src = torch.full((1, pad_to + 1), PAD, dtype=torch.long)
+        src[0, : len(symbols)] = torch.tensor([3 + s for s in symbols], dtype=torch.long)
+        src[0, len(symbols)] = EOS
+        src = src.to(dev)
+        # 1. what the model says (with the normal masks)
+        out = decode_output(model, src, task.tgt_len)[0].tolist()
+        predicted = out[: out.index(EOS) + 1] if EOS in out else out
+        args = (model, src, predicted, pad_to, kind, layer, head, use_padding_mask,
+                use_look_ahead_mask, generated, names)
+        fields = (_one_stack(*args) if isinstance(model, EncoderOnly | DecoderOnly)
+                  else _encoder_decoder(*args))
+    finally:
+        model.train(was_training)
+    expected = [3 + s for s in target_of(task.task, symbols)] + [EOS]
+    return TransformerTrace(
+        **fields, kind=kind, layer=layer, head=head,
+        predicted=tuple(names[i] for i in predicted), expected=tuple(names[i] for i in expected),
+        use_padding_mask=use_padding_mask, use_look_ahead_mask=use_look_ahead_mask,
+        device=str(dev))
+
+
+def _decoder_input(prefix: list[int], predicted: list[int], generated: int | None,
+                   width: int) -> list[int]:
+    """``prefix`` + the output so far: all of it, or (token by token) the first
+    generated - 1 tokens, so that the last row chooses token ``generated``."""
+    if generated is not None:
+        return [*prefix, *predicted][: len(prefix) - 1 + max(1, min(generated, len(predicted)))]
+    return [*prefix, *predicted][:width]
+
+
+def _ids(ids: list[int], width: int, dev) -> torch.Tensor:
+    t = torch.full((1, max(width, len(ids))), PAD, dtype=torch.long)
+    t[0, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+    return t.to(dev)
+
+
+def _encoder_decoder(model: Transformer, src, predicted, pad_to, kind, layer, head,
+                     use_padding_mask, use_look_ahead_mask, generated, names) -> dict:
+    # 2. the decoder input is <bos> + the output, padded like the source, or, token by
+    #    token, <bos> + the first generated - 1 outputs
+    tgt_ids = _decoder_input([BOS], predicted, generated, pad_to + 1)
+    tgt = _ids(tgt_ids, len(tgt_ids) if generated is not None else pad_to + 1, src.device)
+    with torch.no_grad():
+        _, maps = model(src, tgt, return_attention=True, use_padding_mask=use_padding_mask,
+                        use_look_ahead_mask=use_look_ahead_mask)
+    src_mask, tgt_mask = model.masks(src, tgt, use_padding_mask, use_look_ahead_mask)
+    src_names = [names[i] for i in src[0].tolist()]
+    tgt_names = [names[i] for i in tgt[0].tolist()]
+    steps, panels = _steps(model, src, tgt, src_mask, tgt_mask, kind, layer, head,
+                           src_names, tgt_names)
+    return {"maps": maps, "panels": panels["cross" if kind == "cross" else "self"],
+            "steps": steps, "src_tokens": tuple(src_names), "tgt_tokens": tuple(tgt_names)}
+
+
+def _one_stack(model: EncoderOnly | DecoderOnly, src, predicted, pad_to, kind, layer, head,
+               use_padding_mask, use_look_ahead_mask, generated, names) -> dict:
+    """Encoder-only: the source itself. Decoder-only: x ▸ followed by the output."""
+    src_names = [names[i] for i in src[0].tolist()]
+    if isinstance(model, DecoderOnly):
+        n = int((src[0] != PAD).sum()) - 1
+        prompt = [*src[0, :n].tolist(), BOS]
+        ids = _decoder_input(prompt, predicted, generated, 2 * pad_to + 2)
+        tokens = _ids(ids, len(ids) if generated is not None else 2 * pad_to + 2, src.device)
+    else:
+        tokens = src
+    token_names = [names[i] for i in tokens[0].tolist()]
+    with torch.no_grad():
+        _, maps = model(tokens, return_attention=True, use_padding_mask=use_padding_mask,
+                        use_look_ahead_mask=use_look_ahead_mask)
+    steps, panels = stack_steps(
+        stack="encoder" if isinstance(model, EncoderOnly) else "decoder",
+        embedding=model.embedding, positional_encoding=model.positional_encoding,
+        layers=model.layers, tokens=tokens,
+        mask=model.mask(tokens, use_padding_mask, use_look_ahead_mask), layer=layer,
+        head=head, labels=token_names, final_linear=model.final_linear)
+    return {"maps": maps, "panels": panels["self"], "steps": steps,
+            "src_tokens": tuple(src_names),
+            "tgt_tokens": tuple(token_names) if isinstance(model, DecoderOnly) else ()}
 
 
 def _steps(model: Transformer, src, tgt, src_mask, tgt_mask, kind: str, layer: int, head: int,
@@ -63,76 +226,3 @@ def _steps(model: Transformer, src, tgt, src_mask, tgt_mask, kind: str, layer: i
                        layers=model.decoder_layers, tokens=tgt, mask=tgt_mask,
                        labels=tgt_names, memory=memory, memory_mask=src_mask,
                        memory_labels=src_names, final_linear=model.final_linear, **common)
-
-
-def compute_transformer_trace(model: Transformer, task: TaskConfig, symbols: list[int],
-                              pad_to: int, kind: str = "cross", layer: int = 0,
-                              head: int = 0, use_padding_mask: bool = True,
-                              use_look_ahead_mask: bool = True,
-                              generated: int | None = None) -> TransformerTrace:
-    """Greedy output of ``model`` for ``symbols`` padded to ``pad_to``, and the attention
-    of every head with the chosen masks (padding/look-ahead can be switched off).
-
-    ``generated = k`` shows the decoder after it has produced k tokens: its input is
-    <bos> and the first k - 1 outputs, so the last query row is the one choosing token
-    k. (With the look-ahead mask those rows equal the first rows of the full view.)
-
-    Runs where the model's weights are; it never moves the model (a training session
-    owns that, with its optimiser state).
-    """
-    if kind not in KINDS:
-        raise InvalidParameterError(f"Unknown attention kind '{kind}'.")
-    n_layers = len(model.encoder_layers if kind == "encoder" else model.decoder_layers)
-    heads = model.encoder_layers[0].self_attn.num_heads
-    if not (0 <= layer < n_layers and 0 <= head < heads):
-        raise InvalidParameterError(f"Layer {layer} / head {head} does not exist "
-                                    f"({n_layers} layers, {heads} heads).")
-    if not len(symbols) <= pad_to <= task.max_len:
-        raise InvalidParameterError(
-            f"Pad to a length between {len(symbols)} and {task.max_len}, got {pad_to}.")
-    names = task.token_names()
-    dev = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    try:
-        return _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
-                      use_look_ahead_mask, dev, names, generated)
-    finally:
-        model.train(was_training)
-
-
-def _trace(model, task, symbols, pad_to, kind, layer, head, use_padding_mask,
-           use_look_ahead_mask, dev, names, generated=None) -> TransformerTrace:
-    src = torch.full((1, pad_to + 1), PAD, dtype=torch.long)
-    src[0, : len(symbols)] = torch.tensor([3 + s for s in symbols], dtype=torch.long)
-    src[0, len(symbols)] = EOS
-    src = src.to(dev)
-    # 1. what the model says, one token at a time (with the normal masks)
-    out = greedy_decode(model, src, task.tgt_len)[0].tolist()
-    predicted = out[: out.index(EOS) + 1] if EOS in out else out
-    # 2. the decoder input is <bos> + that output, padded like the source, or, token by
-    #    token, <bos> + the first generated - 1 outputs
-    if generated is not None:
-        tgt_ids = [BOS, *predicted][: max(1, min(generated, len(predicted)))]
-        width = len(tgt_ids)
-    else:
-        tgt_ids = [BOS, *predicted][: pad_to + 1]
-        width = pad_to + 1
-    tgt = torch.full((1, width), PAD, dtype=torch.long)
-    tgt[0, : len(tgt_ids)] = torch.tensor(tgt_ids, dtype=torch.long)
-    tgt = tgt.to(dev)
-    with torch.no_grad():
-        _, maps = model(src, tgt, return_attention=True, use_padding_mask=use_padding_mask,
-                        use_look_ahead_mask=use_look_ahead_mask)
-    src_mask, tgt_mask = model.masks(src, tgt, use_padding_mask, use_look_ahead_mask)
-    src_names = [names[i] for i in src[0].tolist()]
-    tgt_names = [names[i] for i in tgt[0].tolist()]
-    steps, panels = _steps(model, src, tgt, src_mask, tgt_mask, kind, layer, head,
-                           src_names, tgt_names)
-    expected = [3 + s for s in target_of(task.task, symbols)] + [EOS]
-    return TransformerTrace(
-        maps=maps, panels=panels["cross" if kind == "cross" else "self"], kind=kind, layer=layer, head=head,
-        src_tokens=tuple(src_names), tgt_tokens=tuple(tgt_names), steps=steps,
-        predicted=tuple(names[i] for i in predicted), expected=tuple(names[i] for i in expected),
-        use_padding_mask=use_padding_mask, use_look_ahead_mask=use_look_ahead_mask,
-        device=str(dev))

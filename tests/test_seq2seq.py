@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 
 import pytest
 import torch
 
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.seq2seq import (
+    ARCHITECTURES,
     BOS,
     EOS,
     PAD,
@@ -16,7 +18,9 @@ from models.seq2seq import (
     ModelConfig,
     Seq2SeqSession,
     TaskConfig,
+    decode_output,
     greedy_decode,
+    lm_sequences,
     make_batch,
     sequence_accuracy,
     target_of,
@@ -79,8 +83,10 @@ def test_greedy_decode_shapes_and_padding_after_eos():
             assert all(v == PAD for v in row[row.index(EOS) + 1:])
 
 
-def test_training_learns_copy_and_resumes():
-    session = Seq2SeqSession(TaskConfig("copy", 5, 2, 4), SMALL, lr=3e-3, batch_size=32)
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_training_learns_copy_and_resumes(arch):
+    session = Seq2SeqSession(TaskConfig("copy", 5, 2, 4), replace(SMALL, architecture=arch),
+                             lr=3e-3, batch_size=32)
     reports = list(session.train(150, eval_every=50))
     assert reports[-1].step == 150 and len(reports[-1].history) == 150
     first, last = reports[0].loss, sum(r.loss for r in reports[-10:]) / 10
@@ -98,15 +104,20 @@ def test_non_finite_loss_pauses_with_typed_error():
         list(session.train(5))
 
 
-def test_save_and_reopen_gives_the_same_predictions(tmp_path):
-    session = Seq2SeqSession(TaskConfig("reverse", 6, 3, 5), SMALL, batch_size=16)
+@pytest.mark.parametrize(("arch", "alphabet"), [("encoder-decoder", "digits"),
+                                               ("encoder-only", "characters"),
+                                               ("decoder-only", "words")])
+def test_save_and_reopen_gives_the_same_predictions(tmp_path, arch, alphabet):
+    task = replace(TaskConfig.for_alphabet("reverse", alphabet), min_len=3, max_len=5)
+    session = Seq2SeqSession(task, replace(SMALL, architecture=arch), batch_size=16)
     list(session.train(20, eval_every=10))
     path = tmp_path / "model.pt"
     session.save(path)
     again = Seq2SeqSession.load(path)
     assert again.task == session.task and again.step == 20
+    assert again.model_config.architecture == arch and type(again.model) is type(session.model)
     src, out = session.held_out
-    assert torch.equal(greedy_decode(session.model, src, 6), greedy_decode(again.model, src, 6))
+    assert torch.equal(decode_output(session.model, src, 6), decode_output(again.model, src, 6))
     assert sequence_accuracy(again.model, src, out) == sequence_accuracy(session.model, src, out)
 
 
@@ -134,3 +145,68 @@ def test_other_files_are_refused_with_a_message(tmp_path):
     torch.save({"weights": torch.zeros(2)}, other)
     with pytest.raises(InvalidParameterError, match="not an ArchScope"):
         Seq2SeqSession.load(other)
+
+
+def test_decoder_only_sequences_are_prompt_separator_answer():
+    cfg = TaskConfig("reverse", 7, 1, 5)
+    src, _, tgt_out = make_batch(cfg, 50, torch.Generator().manual_seed(4))
+    seq, n = lm_sequences(src, tgt_out)
+    assert seq.shape == (50, 12)
+    for row, s_row, t_row, length in zip(seq.tolist(), src.tolist(), tgt_out.tolist(),
+                                         n[:, 0].tolist(), strict=True):
+        x, y = s_row[:length], t_row[:length]
+        assert s_row[length] == EOS and list(reversed(x)) == y
+        assert row == [*x, BOS, *y, EOS] + [PAD] * (12 - 2 * length - 2)
+
+
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_decode_output_pads_after_eos_for_every_architecture(arch):
+    cfg = TaskConfig("copy", 5, 2, 4)
+    model = replace(SMALL, architecture=arch).build(cfg).eval()
+    src, _, tgt_out = make_batch(cfg, 6, torch.Generator().manual_seed(0))
+    out = decode_output(model, src, tgt_out.size(1))
+    assert out.shape[0] == 6 and out.shape[1] <= tgt_out.size(1)
+    for row in out.tolist():
+        if EOS in row:
+            assert all(v == PAD for v in row[row.index(EOS) + 1:])
+    assert model.training is False
+
+
+def test_decoder_only_decoding_equals_one_token_at_a_time_by_hand():
+    """Batched decoding of rows with different prompt lengths = the plain loop."""
+    cfg = TaskConfig("reverse", 5, 1, 4)
+    torch.manual_seed(3)
+    model = replace(SMALL, architecture="decoder-only").build(cfg).eval()
+    src, _, _ = make_batch(cfg, 8, torch.Generator().manual_seed(1))
+    batched = decode_output(model, src, 5)
+    for i in range(8):
+        n = int((src[i] != PAD).sum()) - 1
+        seq = [*src[i, :n].tolist(), BOS]
+        mine = []
+        for _ in range(5):
+            with torch.no_grad():
+                nxt = int(model(torch.tensor([seq])).argmax(-1)[0, -1])
+            mine.append(nxt)
+            seq.append(nxt)
+            if nxt == EOS:
+                break
+        got = batched[i].tolist()
+        assert got[: len(mine)] == mine and all(v == PAD for v in got[len(mine):])
+
+
+@pytest.mark.parametrize("alphabet", ["characters", "words"])
+def test_text_tokenizers_round_trip_and_refuse_unknown_tokens(alphabet):
+    from models.transformer_view import format_sequence, parse_sequence, random_sequence
+
+    cfg = TaskConfig.for_alphabet("reverse", alphabet)
+    text = "Hello, world!" if alphabet == "characters" else "The cat sees a bird"
+    symbols = parse_sequence(text, cfg)
+    assert format_sequence(symbols, cfg) == text.lower()
+    assert cfg.token_names()[3 + symbols[0]] in ("h", "the")
+    bad = "naïve" if alphabet == "characters" else "the zebra sees a unicorn"
+    with pytest.raises(InvalidParameterError, match="ï" if alphabet == "characters" else "zebra"):
+        parse_sequence(bad, cfg)
+    with pytest.raises(InvalidParameterError, match="at most"):
+        parse_sequence(" ".join(["a"] * (cfg.max_len + 1)), cfg)
+    for seed in range(5):           # examples always fit the model
+        assert len(random_sequence(cfg, seed)) <= cfg.max_len

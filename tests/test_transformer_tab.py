@@ -105,17 +105,17 @@ def test_training_updates_curves_and_attention_then_resumes(qtbot, tab):
     first = tab.trace
     qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
     assert tab.jobs.is_running() and tab.train_button.text() == "Stop"
-    qtbot.waitUntil(lambda: tab.sessions["reverse"].step >= 60 and tab.trace is not first,
+    qtbot.waitUntil(lambda: tab.sessions[("encoder-decoder", "digits", "reverse")].step >= 60 and tab.trace is not first,
                     timeout=60_000)
     qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
-    steps = tab.sessions["reverse"].step
+    steps = tab.sessions[("encoder-decoder", "digits", "reverse")].step
     assert tab.train_button.text() == "Resume training"
     assert f"{steps} steps" in tab.model_status.text()
-    losses = tab.sessions["reverse"].losses
+    losses = tab.sessions[("encoder-decoder", "digits", "reverse")].losses
     assert sum(losses[-10:]) / 10 < sum(losses[:10]) / 10
     qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tab.sessions["reverse"].step > steps + 5, timeout=30_000)
+    qtbot.waitUntil(lambda: tab.sessions[("encoder-decoder", "digits", "reverse")].step > steps + 5, timeout=30_000)
     tab.jobs.stop()
 
 
@@ -138,7 +138,7 @@ def test_save_and_open_a_trained_model(qtbot, window, tab, tmp_path, monkeypatch
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (path, "")))
     window.act_open.trigger()
-    assert tab.sessions["reverse"].step == 15
+    assert tab.sessions[("encoder-decoder", "digits", "reverse")].step == 15
     assert "15 steps" in window.statusBar().currentMessage()
     window.tabs_widget.setCurrentIndex(0)
     assert not window.act_open.isEnabled()   # the positional tab opens no files
@@ -280,3 +280,45 @@ def test_step_through_walks_the_layer_and_follows_the_stack(qtbot, tab):
     data = tab.view("forward").data()
     assert data.meta["step"] == "self.softmax" and data.meta["dims"].startswith("(batch")
     assert data.arrays["values"].shape == (11, 11)
+
+
+def test_encoder_only_and_decoder_only_models_show_only_their_attention(qtbot, tab):
+    tab.apply_state({"architecture": "encoder-only", "layer": 3})
+    wait_trace(qtbot, tab, lambda t: t.kind == "encoder" and t.layer == 3)
+    assert tab.trace.weights.shape[0] == 4
+    kinds = tab.kind.model()
+    assert not kinds.item(1).isEnabled() and not kinds.item(2).isEnabled()
+    assert not tab.next_token_button.isEnabled()
+    assert tab.trace.steps.stack == "encoder" and "logits" in tab.trace.steps  # a head per token
+    assert len(tab.trace.predicted) <= 11
+    tab.apply_state({"architecture": "decoder-only", "layer": 3})
+    wait_trace(qtbot, tab, lambda t: t.kind == "decoder" and t.layer == 3)
+    t = tab.trace
+    # one sequence: the prompt, the separator ▸, then the model's answer
+    assert t.q_tokens[:9] == ("3", "1", "4", "1", "5", "9", "2", "6", "■")[:8] + ("▸",)
+    assert not tab.kind.model().item(0).isEnabled()
+    upper = np.triu(np.ones(t.weights.shape[-2:], bool), 1)
+    assert (t.weights[..., upper] == 0).all()               # GPT-style: causal
+    assert tab.trace.steps.get("self.q").shape[1] == len(t.q_tokens)
+    # each architecture keeps its own model
+    assert {k[0] for k in tab.sessions} >= {"encoder-only", "decoder-only"}
+
+
+def test_free_text_with_characters_and_words(qtbot, tab):
+    tab.apply_state({"tokenizer": "characters", "sequence": "Hello world", "pad_to": 13,
+                     "kind": "encoder", "layer": 0})
+    wait_trace(qtbot, tab, lambda t: t.src_tokens[:5] == ("h", "e", "l", "l", "o"))
+    assert tab.trace.src_tokens[5] == "␣" and tab.input_note.text() == ""
+    tab.sequence.setText("Grüße")
+    tab.sequence.editingFinished.emit()
+    qtbot.waitUntil(lambda: "ü" in tab.input_note.text(), timeout=5000)
+    assert tab.trace.src_tokens[0] == "h"                   # the last good input stays
+    tab.apply_state({"tokenizer": "words"})                 # an example it can read
+    wait_trace(qtbot, tab, lambda t: len(t.src_tokens[0]) > 1)
+    assert tab.input_note.text() == ""
+    tab.sequence.setText("the cat sees a zebra")
+    tab.sequence.editingFinished.emit()
+    qtbot.waitUntil(lambda: "zebra" in tab.input_note.text(), timeout=5000)
+    tab.generate()
+    qtbot.waitUntil(lambda: tab.input_note.text() == "", timeout=5000)
+    wait_trace(qtbot, tab, lambda t: " ".join(t.src_tokens).startswith(tab.sequence.text()))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtWidgets import QGraphicsRectItem
 
 from models.traces import ForwardStep
 from viz.heatmap import HeatmapPlot
@@ -24,7 +25,11 @@ MASK_COLOURS = pg.ColorMap([0.0, 1.0], [(60, 60, 60), (200, 230, 200)])
 
 
 def _token_ticks(plot: pg.PlotItem, q_labels: Sequence[str], k_labels: Sequence[str],
-                 show_left: bool = True) -> None:
+                 show_left: bool = True, square: bool = True) -> None:
+    """Token names on the axes: every few tokens always, the rest only where they fit
+    (pyqtgraph draws a second tick level only while the text fills < 90 % of the
+    axis), so words do not print over each other; the hover read-out names every
+    cell anyway."""
     for axis, labels, show in (("bottom", k_labels, True), ("left", q_labels, show_left)):
         ax = plot.getAxis(axis)
         if not show:
@@ -32,7 +37,13 @@ def _token_ticks(plot: pg.PlotItem, q_labels: Sequence[str], k_labels: Sequence[
         elif len(labels) > MAX_TOKEN_LABELS:
             ax.setTicks(None)      # automatic position ticks
         else:
-            ax.setTicks([list(enumerate(labels))])
+            # about 16 characters' worth of labels always (a small panel holds that)
+            width = max((len(str(t)) for t in labels), default=1) + 1
+            step = max(1, -(-len(labels) * width // 16))
+            ticks = list(enumerate(labels))
+            # (a square heatmap fills only part of its left axis: stricter there)
+            ax.setStyle(textFillLimits=[(0, 0.6 if square and axis == "left" else 0.9)])
+            ax.setTicks([ticks[::step], [t for i, t in enumerate(ticks) if i % step]])
 
 
 def _square_plot(layout: pg.GraphicsLayout, row: int, col: int) -> tuple[pg.PlotItem,
@@ -70,27 +81,41 @@ class HeadGrid(pg.GraphicsLayoutWidget):
         self.ci.addItem(self.colorbar, row=0, col=1)
         self.plots: list[pg.PlotItem] = []
         self.images: list[pg.ImageItem] = []
+        self.frames: list[QGraphicsRectItem] = []
         self._weights = np.zeros((0, 1, 1), np.float32)
         self._selected = -1
         self.scene().sigMouseMoved.connect(self._on_move)
         self.scene().sigMouseClicked.connect(self._on_click)
 
     def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
-                  titles: Sequence[str], selected: int = -1, cols: int | None = None,
-                  ticks: bool = True) -> None:
+                  titles: Sequence[str | None], selected: int = -1, cols: int | None = None,
+                  ticks: bool = True, row_titles: Sequence[str] = ()) -> None:
         """weights: float[n, q, k] in [0, 1], drawn in ``cols`` columns (default: one
-        row up to 4, else two rows); ``ticks=False`` for thumbnails."""
+        row up to 4, else two rows); ``ticks=False`` for thumbnails. A title of None
+        leaves the tile without one (column headers on the first row only, say), and
+        ``row_titles`` label the rows on the left."""
         weights = np.ascontiguousarray(weights, dtype=np.float32)
         heads = weights.shape[0]
         cols = cols or (heads if heads <= 4 else int(np.ceil(heads / 2)))
-        if heads != len(self.plots) or cols != getattr(self, "_cols", None):
-            self._cols = cols
+        shape = (heads, cols, tuple(row_titles))
+        if shape != getattr(self, "_shape", None):
+            self._shape, self._cols = shape, cols
             self.grid.clear()
-            self.plots, self.images = [], []
+            self.plots, self.images, self.frames = [], [], []
+            offset = 1 if row_titles else 0
+            for r, text in enumerate(row_titles):
+                self.grid.addLabel(text, row=r, col=0, angle=-90, size="9pt", color="#222")
             for h in range(heads):
-                plot, image = _square_plot(self.grid, h // cols, h % cols)
+                plot, image = _square_plot(self.grid, h // cols, h % cols + offset)
+                frame = QGraphicsRectItem()      # marks the selected head
+                pen = pg.mkPen(HIGHLIGHT, width=3)
+                pen.setCosmetic(True)
+                frame.setPen(pen)
+                frame.setZValue(10)
+                plot.addItem(frame, ignoreBounds=True)
                 self.plots.append(plot)
                 self.images.append(image)
+                self.frames.append(frame)
             self.colorbar.setImageItem(self.images)
         for h, (plot, image) in enumerate(zip(self.plots, self.images, strict=True)):
             image.setImage(weights[h], autoLevels=False, levels=(0.0, 1.0))
@@ -99,8 +124,13 @@ class HeadGrid(pg.GraphicsLayoutWidget):
                 _token_ticks(plot, q_labels, k_labels, show_left=h % cols == 0)
             for axis in ("bottom", "left"):
                 plot.showAxis(axis, ticks)
-            plot.setTitle(titles[h], color=HIGHLIGHT if h == selected else "#222",
-                          bold=h == selected, size="9pt")
+            if titles[h] is None:
+                plot.setTitle(None)
+            else:
+                plot.setTitle(titles[h], color=HIGHLIGHT if h == selected else "#222",
+                              bold=h == selected, size="9pt")
+            self.frames[h].setRect(QRectF(-0.5, -0.5, weights.shape[2], weights.shape[1]))
+            self.frames[h].setVisible(h == selected and titles[h] is None)
             plot.autoRange(padding=0)
         self._weights = weights
         self._selected = selected
@@ -217,11 +247,11 @@ class StepView(HeatmapPlot):
         self.set_matrix(values, levels)
         self.step = step
         plot = self.plotItem
-        _token_ticks(plot, step.row_labels, step.col_labels or ())
+        _token_ticks(plot, step.row_labels, step.col_labels or (), square=False)
         if not step.col_labels:
             plot.getAxis("bottom").setTicks(None)       # feature indices
         plot.setLabel("bottom", x_label)
-        plot.setTitle(title, size="9pt")
+        plot.setTitle(title, size="8pt")
         lines = title.count("<br>") + 1        # pyqtgraph's title row is one line high
         plot.titleLabel.setMaximumHeight(16 * lines + 4)
         plot.layout.setRowFixedHeight(0, 16 * lines + 4)

@@ -29,8 +29,10 @@ from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
 TASKS = ("copy", "reverse", "sort", "shift")
+ARCHITECTURES = ("encoder-decoder", "encoder-only", "decoder-only")
+TOKENIZERS = ("digits", "characters", "words")
 KINDS = ("encoder", "decoder", "cross")
-DEFAULTS = {"task": "reverse", "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
+DEFAULTS = {"architecture": "encoder-decoder", "tokenizer": "digits", "task": "reverse", "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
             "layer": 1, "head": 0, "padding": True, "look_ahead": True, "generated": 0,
             "step": "self.softmax"}
 
@@ -89,7 +91,8 @@ class TransformerTab(BaseTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.trace: TransformerTrace | None = None
-        self.sessions: dict = {}          # one trained model per task: nothing is lost
+        #: one model per (architecture, tokenizer, task): switching loses nothing
+        self.sessions: dict[tuple[str, str, str], object] = {}
         self._job_params: dict | None = None   # controls snapshot read by the training job
         self._seed = 1
         self._build_controls()
@@ -104,13 +107,21 @@ class TransformerTab(BaseTab):
         lay = self.controls_layout
         self.box_model = QGroupBox()
         col = QVBoxLayout(self.box_model)
+        self.architecture = QComboBox()
+        self.architecture.setObjectName("ArchitectureCombo")
+        self.architecture.addItems([""] * len(ARCHITECTURES))
+        self.tokenizer = QComboBox()
+        self.tokenizer.setObjectName("TokenizerCombo")
+        self.tokenizer.addItems([""] * len(TOKENIZERS))
         self.task = QComboBox()
         self.task.addItems(["", "", "", ""])
-        self.task_label = QLabel()
-        row = QHBoxLayout()
-        row.addWidget(self.task_label)
-        row.addWidget(self.task, 1)
-        col.addLayout(row)
+        self.architecture_label, self.tokenizer_label, self.task_label = (QLabel(), QLabel(),
+                                                                         QLabel())
+        model_form = QFormLayout()
+        model_form.addRow(self.architecture_label, self.architecture)
+        model_form.addRow(self.tokenizer_label, self.tokenizer)
+        model_form.addRow(self.task_label, self.task)
+        col.addLayout(model_form)
         self.train_button = QPushButton()
         self.train_button.setObjectName("TrainButton")
         self.train_button.clicked.connect(self.toggle_training)
@@ -207,11 +218,13 @@ class TransformerTab(BaseTab):
         self._step_key = DEFAULTS["step"]
         self.step_combo.activated.connect(self._step_chosen)
         lay.addStretch(1)
-        for combo in (self.task, self.kind):
+        for combo in (self.task, self.kind, self.architecture, self.tokenizer):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(12)
 
         self.task.currentIndexChanged.connect(self._task_changed)
+        self.architecture.currentIndexChanged.connect(self._task_changed)
+        self.tokenizer.currentIndexChanged.connect(self._tokenizer_changed)
         self.sequence.editingFinished.connect(self.schedule_update)
         for w in (self.pad_to, self.layer, self.head, self.generated):
             w.valueChanged.connect(self.schedule_update)
@@ -252,16 +265,26 @@ class TransformerTab(BaseTab):
     def current_task(self) -> str:
         return TASKS[max(0, self.task.currentIndex())]
 
+    def current_key(self) -> tuple[str, str, str]:
+        """(architecture, tokenizer, task): which of the tab's models is shown."""
+        return (ARCHITECTURES[max(0, self.architecture.currentIndex())],
+                TOKENIZERS[max(0, self.tokenizer.currentIndex())], self.current_task())
+
+    def current_session(self):
+        """The current model if it exists already (None: never made, nothing trained)."""
+        return self.sessions.get(self.current_key())
+
     def session(self):
         """The model of the current task (made on first use, on the chosen device)."""
         from models.seq2seq import ModelConfig, Seq2SeqSession, TaskConfig
 
-        task = self.current_task()
-        if task not in self.sessions:
-            self.sessions[task] = Seq2SeqSession(TaskConfig(task), ModelConfig(),
-                                                 device=self.ctx.device(), lr=3e-3,
-                                                 decay_steps=1500)
-        return self.sessions[task]
+        key = self.current_key()
+        if key not in self.sessions:
+            arch, tokenizer, task = key
+            self.sessions[key] = Seq2SeqSession(
+                TaskConfig.for_alphabet(task, tokenizer), ModelConfig(architecture=arch),
+                device=self.ctx.device(), lr=3e-3, decay_steps=1500)
+        return self.sessions[key]
 
     def on_device_changed(self, name: str) -> None:
         if self.jobs.is_running():
@@ -276,12 +299,25 @@ class TransformerTab(BaseTab):
         self._update_buttons()
         self.schedule_update()
 
+    def _tokenizer_changed(self, *_):
+        """Another tokenizer: an example input it can read replaces one it cannot."""
+        from models.transformer_view import format_sequence, parse_sequence, random_sequence
+
+        task = self.session().task
+        try:
+            parse_sequence(self.sequence.text(), task)
+        except Exception:  # noqa: BLE001 - any refusal: show an example instead
+            self.sequence.setText(format_sequence(random_sequence(task, self._seed), task))
+        self._task_changed()
+
     def _kind_changed(self, *_):
         self.schedule_update()
 
     # -- parameters ---------------------------------------------------------------------------
     def params(self) -> dict:
-        return {"task": self.current_task(), "sequence": self.sequence.text(),
+        arch, tokenizer, task = self.current_key()
+        return {"architecture": arch, "tokenizer": tokenizer, "task": task,
+                "sequence": self.sequence.text(),
                 "pad_to": self.pad_to.value(), "kind": KINDS[max(0, self.kind.currentIndex())],
                 "layer": self.layer.value(), "head": self.head.value(),
                 "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
@@ -295,6 +331,12 @@ class TransformerTab(BaseTab):
             raise InvalidParameterError(
                 f"Unknown parameter {', '.join(sorted(set(state) - known))}; known: "
                 f"{', '.join(sorted(known))}.")
+        for key, combo, values in (("architecture", self.architecture, ARCHITECTURES),
+                                   ("tokenizer", self.tokenizer, TOKENIZERS)):
+            if state.get(key) in values:
+                combo.setCurrentIndex(values.index(state[key]))
+            elif strict and key in state:
+                raise InvalidParameterError(f"{key} must be one of {', '.join(values)}.")
         if state.get("task") in TASKS:
             self.task.setCurrentIndex(TASKS.index(state["task"]))
         elif strict and "task" in state:
@@ -305,6 +347,8 @@ class TransformerTab(BaseTab):
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
         elif strict and "kind" in state:
             raise InvalidParameterError(f"kind must be one of {', '.join(KINDS)}.")
+        if self.torch_ready:
+            self._sync_ranges()     # the new model's layers, before a layer is chosen
         for key, box in (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
                          ("generated", self.generated)):
             if key in state:
@@ -323,27 +367,58 @@ class TransformerTab(BaseTab):
     def compute_fn(self):
         from models.transformer_view import parse_sequence
 
+        session = self._sync_ranges()
         p = self.params()
-        session = self.session()
         cfg = session.task          # a reopened model may have other lengths / symbols
-        n_layers, heads = _layers_and_heads(session, p["kind"])
-        self.layer.setRange(0, n_layers - 1)
-        self.head.setRange(0, heads - 1)
         try:
             symbols = parse_sequence(p["sequence"], cfg)
             self.input_note.setText("")
         except Exception as exc:  # noqa: BLE001 - a typed InvalidParameterError
             self.input_note.setText(str(exc))
             symbols = None
-        self.pad_to.setMaximum(cfg.max_len)
         self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
-        self.generated.setMaximum(cfg.tgt_len)
-        self.sequence.setToolTip(QCoreApplication.translate(
-            "TransformerTab", "Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5").format(
-                cfg.vocab - 1, cfg.max_len))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
         return partial(_trace_for, session, p, symbols)
+
+    def _sync_ranges(self):
+        """Fit the controls to the current model: the attention kinds it has (an
+        encoder-only model has no decoder), its layers and heads, its lengths.
+        Returns the model's session."""
+        from models.transformer_view import kinds_of, layers_and_heads
+
+        session = self.session()
+        cfg = session.task
+        kinds = kinds_of(session.model)
+        for i, kind in enumerate(KINDS):
+            self.kind.model().item(i).setEnabled(kind in kinds)
+        if KINDS[max(0, self.kind.currentIndex())] not in kinds:
+            self.kind.blockSignals(True)
+            self.kind.setCurrentIndex(KINDS.index(kinds[0]))
+            self.kind.blockSignals(False)
+            self._job_params = self.params()
+        one_shot = session.model_config.architecture == "encoder-only"
+        self.generated.setEnabled(not one_shot)       # it labels every position at once
+        self.next_token_button.setEnabled(not one_shot)
+        n_layers, heads = layers_and_heads(session.model, KINDS[self.kind.currentIndex()])
+        self.layer.setRange(0, n_layers - 1)
+        self.head.setRange(0, heads - 1)
+        self.pad_to.setMaximum(cfg.max_len)
+        self.generated.setMaximum(cfg.tgt_len)
+        if cfg.alphabet == "characters":
+            tip = QCoreApplication.translate(
+                "TransformerTab", "Text of at most {0} characters: a–z, space and . , ! ? ' -"
+            ).format(cfg.max_len)
+        elif cfg.alphabet == "words":
+            tip = QCoreApplication.translate(
+                "TransformerTab", "At most {0} words of the model's vocabulary: {1}").format(
+                    cfg.max_len, " ".join(cfg.symbols()))
+        else:
+            tip = QCoreApplication.translate(
+                "TransformerTab", "Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5"
+            ).format(cfg.vocab - 1, cfg.max_len)
+        self.sequence.setToolTip(tip)
+        return session
 
     def request_update(self) -> None:
         if self.jobs.is_running():
@@ -404,8 +479,12 @@ class TransformerTab(BaseTab):
         tiles, titles, cols = self.overview_columns(t)
         heads = t.weights.shape[1]
         selected = t.layer * cols + t.head
-        self.overview_view.set_heads(tiles, t.q_tokens, t.k_tokens, titles, selected=selected,
-                                     cols=cols, ticks=False)
+        # column headers on the first row, the layer on the left of each row: thumbnails
+        # of deep models stay wide enough to see
+        shown = [title.split(" ", 1)[1] if i < cols else None for i, title in enumerate(titles)]
+        self.overview_view.set_heads(tiles, t.q_tokens, t.k_tokens, shown, selected=selected,
+                                     cols=cols, ticks=False,
+                                     row_titles=[f"L{i}" for i in range(len(tiles) // cols)])
         self._overview_cols, self._overview_heads = cols, heads
         self._overview_titles = titles
 
@@ -579,7 +658,7 @@ class TransformerTab(BaseTab):
         from models.transformer_view import parse_sequence
 
         p = self._job_params
-        if p is None or p["task"] != session.task.task:
+        if p is None or (p["architecture"], p["tokenizer"], p["task"]) != session_key(session):
             return None
         try:
             return _trace_for(session, p, parse_sequence(p["sequence"], session.task))
@@ -594,7 +673,7 @@ class TransformerTab(BaseTab):
     def _on_progress(self, progress: Progress) -> None:
         if progress.trace is not None:
             self.show_trace(progress.trace)
-        session = self.sessions.get(self.current_task())
+        session = self.current_session()
         acc = progress.metrics.get("sequence_accuracy", float("nan"))
         self.job_bar.show_progress(
             min(1.0, (acc if acc == acc else 0.0)),
@@ -612,7 +691,7 @@ class TransformerTab(BaseTab):
         self.request_update()   # draw the final weights for the current input
 
     def _redraw_training(self) -> None:
-        session = self.sessions.get(self.current_task())
+        session = self.current_session()
         if session is None or not session.step:
             self.train_plot.set_curves([], [], [])
             self.train_plot.set_hint(QCoreApplication.translate("TransformerTab", "Press “Train” to train this model live."))
@@ -639,8 +718,8 @@ class TransformerTab(BaseTab):
     def _update_buttons(self) -> None:
         running = self.jobs.is_running()
         self.train_button.setText(QCoreApplication.translate("TransformerTab", "Stop") if running else (
-            QCoreApplication.translate("TransformerTab", "Resume training") if self.current_task() in self.sessions
-            and self.sessions[self.current_task()].step else QCoreApplication.translate("TransformerTab", "Train")))
+            QCoreApplication.translate("TransformerTab", "Resume training")
+            if self.current_session() is not None and self.current_session().step else QCoreApplication.translate("TransformerTab", "Train")))
         self.train_button.setEnabled(self.torch_ready)
         self.save_button.setEnabled(self.torch_ready and not running)
 
@@ -657,18 +736,22 @@ class TransformerTab(BaseTab):
 
         self.jobs.stop()
         session = Seq2SeqSession.load(path, device=self.ctx.device())
-        self.sessions[session.task.task] = session
-        self.task.setCurrentIndex(TASKS.index(session.task.task))
-        self._update_buttons()
+        key = session_key(session)
+        self.sessions[key] = session
+        for combo, values, value in zip((self.architecture, self.tokenizer, self.task),
+                                        (ARCHITECTURES, TOKENIZERS, TASKS), key, strict=True):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(values.index(value))
+            combo.blockSignals(False)
+        self._tokenizer_changed()      # an input this model can read; buttons; redraw
         self._redraw_training()
-        self.request_update()
         self.ctx.status(QCoreApplication.translate("TransformerTab", "Opened a {0} model trained for {1} steps.").format(
             self.task.currentText(), session.step))
 
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
             self, QCoreApplication.translate("TransformerTab", "Save model"),
-            f"{self.ctx.settings.last_dir('export')}/transformer-{self.current_task()}.pt",
+            f"{self.ctx.settings.last_dir('export')}/transformer-{'-'.join(self.current_key())}.pt",
             self.file_filter())
         if path:
             self.save_model(path)
@@ -686,6 +769,18 @@ class TransformerTab(BaseTab):
     def retranslate(self) -> None:
         self.box_model.setTitle(QCoreApplication.translate("TransformerTab", "Model and training"))
         self.task_label.setText(QCoreApplication.translate("TransformerTab", "Task"))
+        self.architecture_label.setText(QCoreApplication.translate("TransformerTab", "Architecture"))
+        self.tokenizer_label.setText(QCoreApplication.translate("TransformerTab", "Tokens"))
+        for i, text in enumerate((
+                QCoreApplication.translate("TransformerTab", "encoder–decoder (Transformer)"),
+                QCoreApplication.translate("TransformerTab", "encoder-only (BERT-style)"),
+                QCoreApplication.translate("TransformerTab", "decoder-only (GPT-style)"))):
+            self.architecture.setItemText(i, text)
+        for i, text in enumerate((
+                QCoreApplication.translate("TransformerTab", "digits"),
+                QCoreApplication.translate("TransformerTab", "characters (free text)"),
+                QCoreApplication.translate("TransformerTab", "words (free text)"))):
+            self.tokenizer.setItemText(i, text)
         for i, text in enumerate((QCoreApplication.translate("TransformerTab", "copy"), QCoreApplication.translate("TransformerTab", "reverse"), QCoreApplication.translate("TransformerTab", "sort"), QCoreApplication.translate("TransformerTab", "shift (rotate by one)"))):
             self.task.setItemText(i, text)
         self.save_button.setText(QCoreApplication.translate("TransformerTab", "Save model…"))
@@ -730,17 +825,18 @@ class TransformerTab(BaseTab):
         self.generated.setValue(1 if value == 0 or value >= total else value + 1)
 
     def generate(self) -> None:
-        from models.transformer_view import random_sequence
+        from models.transformer_view import format_sequence, random_sequence
 
         self._seed += 1
-        self.sequence.setText(" ".join(map(str, random_sequence(self.session().task,
-                                                                self._seed))))
+        task = self.session().task
+        self.sequence.setText(format_sequence(random_sequence(task, self._seed), task))
         self.schedule_update()
 
     # -- export data -------------------------------------------------------------------------------
     def _meta(self) -> dict:
         t = self.trace
         return {} if t is None else {
+            "architecture": self.current_key()[0], "tokenizer": self.current_key()[1],
             "task": self.current_task(), "kind": t.kind, "layer": t.layer, "head": t.head,
             "padding_mask": t.use_padding_mask, "look_ahead_mask": t.use_look_ahead_mask,
             "input": " ".join(t.src_tokens), "output": " ".join(t.predicted)}
@@ -765,7 +861,7 @@ class TransformerTab(BaseTab):
                         row_labels=list(t.q_tokens), col_labels=list(t.k_tokens))
 
     def _data_training(self) -> ViewData | None:
-        session = self.sessions.get(self.current_task())
+        session = self.current_session()
         if session is None or not session.losses:
             return None
         acc = session.accuracy_history
@@ -776,18 +872,17 @@ class TransformerTab(BaseTab):
                         row_labels=list(range(1, len(session.losses) + 1)), col_labels=["loss"])
 
 
-def _layers_and_heads(session, kind: str) -> tuple[int, int]:
-    model = session.model
-    layers = model.encoder_layers if kind == "encoder" else model.decoder_layers
-    return len(layers), model.encoder_layers[0].self_attn.num_heads
+def session_key(session) -> tuple[str, str, str]:
+    """(architecture, tokenizer, task) of a model: where the tab keeps it."""
+    return session.model_config.architecture, session.task.alphabet, session.task.task
 
 
 def _trace_for(session, p: dict, symbols: list[int]) -> TransformerTrace:
     """The trace of ``symbols`` with the controls ``p`` (layer / head / padding clamped to
     the session's model and task), under the session's lock. Any thread."""
-    from models.transformer_view import compute_transformer_trace
+    from models.transformer_view import compute_transformer_trace, layers_and_heads
 
-    n_layers, heads = _layers_and_heads(session, p["kind"])
+    n_layers, heads = layers_and_heads(session.model, p["kind"])
     with session.lock:
         return compute_transformer_trace(
             session.model, session.task, symbols,

@@ -563,11 +563,20 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <name>TransformerTab</name>
     <message>
         <source>All layers × heads, head average, rollout</source>
+        <extracomment>one model per (architecture, tokenizer, task): switching loses nothing</extracomment>
         <translation>所有层 × 头、头平均与注意力展开（rollout）</translation>
     </message>
     <message>
         <source>Training</source>
         <translation>训练</translation>
+    </message>
+    <message>
+        <source>Text of at most {0} characters: a–z, space and . , ! ? ' -</source>
+        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? ' -（仅限英文字母）</translation>
+    </message>
+    <message>
+        <source>At most {0} words of the model's vocabulary: {1}</source>
+        <translation>最多 {0} 个词，须来自模型的词表：{1}</translation>
     </message>
     <message>
         <source>Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5</source>
@@ -724,6 +733,38 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Task</source>
         <translation>任务</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>encoder–decoder (Transformer)</source>
+        <translation>编码器–解码器（Transformer）</translation>
+    </message>
+    <message>
+        <source>encoder-only (BERT-style)</source>
+        <translation>仅编码器（BERT 式）</translation>
+    </message>
+    <message>
+        <source>decoder-only (GPT-style)</source>
+        <translation>仅解码器（GPT 式）</translation>
+    </message>
+    <message>
+        <source>digits</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>characters (free text)</source>
+        <translation>字符（自由文本）</translation>
+    </message>
+    <message>
+        <source>words (free text)</source>
+        <translation>单词（自由文本）</translation>
     </message>
     <message>
         <source>copy</source>
