@@ -111,11 +111,15 @@ def stack_steps(*, stack: str, embedding: nn.Embedding, positional_encoding: nn.
                 layer: int, head: int, labels: Sequence[str],
                 memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
                 memory_labels: Sequence[str] = (), final_linear: nn.Linear | None = None,
-                item: int = 0) -> tuple[ForwardSteps, dict[str, AttentionPanels]]:
+                item: int = 0, layer_input: torch.Tensor | None = None
+                ) -> tuple[ForwardSteps, dict[str, AttentionPanels]]:
     """Layer ``layer`` of a stack of ``EncoderLayer``/``DecoderLayer`` blocks, step by
     step, from the token ids on. ``memory`` (the encoder output) and ``memory_mask``
     are needed for a ``DecoderLayer``. Eval mode is the caller's business (dropout
     would make the steps disagree with themselves).
+
+    ``layer_input``, the input of the chosen layer from a forward pass just made
+    (``states=`` of the model's forward), saves running the layers before it again.
 
     Returns the steps and the chosen head's panels per attention block ("self", and
     "cross" for a decoder layer).
@@ -132,8 +136,12 @@ def stack_steps(*, stack: str, embedding: nn.Embedding, positional_encoding: nn.
     x = positional_encoding(x)
     rec.add("pe", x, seq, labels)
     # 2. the layers before the chosen one, as the model runs them
-    for lyr in layers[:layer]:
-        x = lyr(x, mask) if isinstance(lyr, EncoderLayer) else lyr(x, memory, mask, memory_mask)
+    if layer_input is not None:
+        x = layer_input
+    else:
+        for lyr in layers[:layer]:
+            x = (lyr(x, mask) if isinstance(lyr, EncoderLayer)
+                 else lyr(x, memory, mask, memory_mask))
     if layer:
         rec.add("layer_input", x, seq, labels)
     lyr = layers[layer]

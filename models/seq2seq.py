@@ -33,7 +33,7 @@ from torch import nn
 
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.traces import Progress
-from models.transformer import DecoderOnly, EncoderOnly, Transformer
+from models.transformer import DecoderOnly, EncoderOnly, Transformer, eval_mode
 
 PAD, BOS, EOS = 0, 1, 2
 #: short display names, so token labels fit under a heatmap column
@@ -228,8 +228,11 @@ def greedy_decode(model: Transformer, src: torch.Tensor, max_steps: int) -> torc
     Shapes: src (batch, s) → generated ids (batch, ≤ max_steps) without the <bos>;
     finished rows continue with <pad> after their <eos>.
     """
-    was_training = model.training
-    model.eval()
+    with eval_mode(model):
+        return _greedy(model, src, max_steps)
+
+
+def _greedy(model: Transformer, src: torch.Tensor, max_steps: int) -> torch.Tensor:
     src_mask = model.create_padding_mask(src, PAD)
     memory = model.encode(src, src_mask)
     out = torch.full((src.size(0), 1), BOS, dtype=torch.long, device=src.device)
@@ -242,7 +245,6 @@ def greedy_decode(model: Transformer, src: torch.Tensor, max_steps: int) -> torc
         done |= nxt == EOS
         if done.all():
             break
-    model.train(was_training)
     return out[:, 1:]
 
 
@@ -272,9 +274,7 @@ def decode_output(model: nn.Module, src: torch.Tensor, max_steps: int) -> torch.
     """The model's answer for ``src`` whatever its architecture: greedy decoding for
     the encoder-decoder and the decoder-only model, one argmax per position for the
     encoder-only model. (batch, s) → (batch, ≤ max_steps), <pad> after each <eos>."""
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         if isinstance(model, Transformer):
             return greedy_decode(model, src, max_steps)
         if isinstance(model, DecoderOnly):
@@ -282,8 +282,6 @@ def decode_output(model: nn.Module, src: torch.Tensor, max_steps: int) -> torch.
         out = model(src).argmax(-1)[:, :max_steps]
         after_eos = (out == EOS).long().cumsum(1) - (out == EOS).long() > 0
         return out.masked_fill(after_eos, PAD)
-    finally:
-        model.train(was_training)
 
 
 def training_loss(model: nn.Module, loss_fn: nn.Module, src: torch.Tensor,
@@ -340,6 +338,8 @@ class Seq2SeqSession:
         self.lock = threading.Lock()
         self.accuracy_history: list[tuple[int, float]] = []
         self.token_accuracy: list[float] = []
+        #: decoded outputs of the current weights (emptied by every training step)
+        self.output_cache: dict = {}
 
     def to(self, device: str | torch.device) -> Seq2SeqSession:
         """Move the model, the optimiser's state and the held-out set to ``device``."""
@@ -392,6 +392,7 @@ class Seq2SeqSession:
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
                 self.optimizer.step()
+                self.output_cache.clear()
             self.losses.append(value)
             keep = target != PAD
             token_acc = float(((logits.argmax(-1) == target) & keep).sum() / keep.sum())

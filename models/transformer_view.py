@@ -16,7 +16,13 @@ from models.errors import InvalidParameterError
 from models.forward_steps import stack_steps
 from models.seq2seq import BOS, EOS, PAD, SAMPLES, TaskConfig, decode_output, target_of
 from models.traces import TransformerTrace
-from models.transformer import DecoderOnly, EncoderOnly, MultiHeadAttention, Transformer
+from models.transformer import (
+    DecoderOnly,
+    EncoderOnly,
+    MultiHeadAttention,
+    Transformer,
+    eval_mode,
+)
 
 KINDS = ("encoder", "decoder", "cross")
 
@@ -102,7 +108,8 @@ def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[
                               pad_to: int, kind: str = "cross", layer: int = 0,
                               head: int = 0, use_padding_mask: bool = True,
                               use_look_ahead_mask: bool = True,
-                              generated: int | None = None) -> TransformerTrace:
+                              generated: int | None = None,
+                              output_cache: dict | None = None) -> TransformerTrace:
     """The model's output for ``symbols`` padded to ``pad_to``, and the attention of
     every head with the chosen masks (padding/look-ahead can be switched off), for an
     encoder-decoder ``Transformer``, an ``EncoderOnly`` or a ``DecoderOnly`` model.
@@ -112,6 +119,10 @@ def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[
     the one choosing token k. (With the look-ahead mask those rows equal the
     corresponding rows of the full view.) An encoder-only model labels all positions
     at once and ignores it.
+
+    ``output_cache`` (a dict the caller empties whenever the weights change) keeps
+    the decoded output per source: toggling a mask or choosing another head does not
+    decode again (the output is always decoded with the normal masks).
 
     Runs where the model's weights are; it never moves the model (a training session
     owns that, with its optimiser state).
@@ -128,22 +139,25 @@ def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[
             f"Pad to a length between {len(symbols)} and {task.max_len}, got {pad_to}.")
     names = task.token_names()
     dev = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         src = torch.full((1, pad_to + 1), PAD, dtype=torch.long)
         src[0, : len(symbols)] = torch.tensor([3 + s for s in symbols], dtype=torch.long)
         src[0, len(symbols)] = EOS
         src = src.to(dev)
         # 1. what the model says (with the normal masks)
-        out = decode_output(model, src, task.tgt_len)[0].tolist()
-        predicted = out[: out.index(EOS) + 1] if EOS in out else out
+        key = tuple(src[0].tolist())
+        predicted = None if output_cache is None else output_cache.get(key)
+        if predicted is None:
+            out = decode_output(model, src, task.tgt_len)[0].tolist()
+            predicted = out[: out.index(EOS) + 1] if EOS in out else out
+            if output_cache is not None:
+                if len(output_cache) > 256:
+                    output_cache.clear()
+                output_cache[key] = predicted
         args = (model, src, predicted, pad_to, kind, layer, head, use_padding_mask,
                 use_look_ahead_mask, generated, names)
         fields = (_one_stack(*args) if isinstance(model, EncoderOnly | DecoderOnly)
                   else _encoder_decoder(*args))
-    finally:
-        model.train(was_training)
     expected = [3 + s for s in target_of(task.task, symbols)] + [EOS]
     return TransformerTrace(
         **fields, kind=kind, layer=layer, head=head,
@@ -173,14 +187,15 @@ def _encoder_decoder(model: Transformer, src, predicted, pad_to, kind, layer, he
     #    token, <bos> + the first generated - 1 outputs
     tgt_ids = _decoder_input([BOS], predicted, generated, pad_to + 1)
     tgt = _ids(tgt_ids, len(tgt_ids) if generated is not None else pad_to + 1, src.device)
+    states: dict = {}
     with torch.no_grad():
         _, maps = model(src, tgt, return_attention=True, use_padding_mask=use_padding_mask,
-                        use_look_ahead_mask=use_look_ahead_mask)
+                        use_look_ahead_mask=use_look_ahead_mask, states=states)
     src_mask, tgt_mask = model.masks(src, tgt, use_padding_mask, use_look_ahead_mask)
     src_names = [names[i] for i in src[0].tolist()]
     tgt_names = [names[i] for i in tgt[0].tolist()]
     steps, panels = _steps(model, src, tgt, src_mask, tgt_mask, kind, layer, head,
-                           src_names, tgt_names)
+                           src_names, tgt_names, states)
     return {"maps": maps, "panels": panels["cross" if kind == "cross" else "self"],
             "steps": steps, "src_tokens": tuple(src_names), "tgt_tokens": tuple(tgt_names)}
 
@@ -197,32 +212,33 @@ def _one_stack(model: EncoderOnly | DecoderOnly, src, predicted, pad_to, kind, l
     else:
         tokens = src
     token_names = [names[i] for i in tokens[0].tolist()]
+    states: list = []
     with torch.no_grad():
         _, maps = model(tokens, return_attention=True, use_padding_mask=use_padding_mask,
-                        use_look_ahead_mask=use_look_ahead_mask)
+                        use_look_ahead_mask=use_look_ahead_mask, states=states)
     steps, panels = stack_steps(
         stack="encoder" if isinstance(model, EncoderOnly) else "decoder",
         embedding=model.embedding, positional_encoding=model.positional_encoding,
         layers=model.layers, tokens=tokens,
         mask=model.mask(tokens, use_padding_mask, use_look_ahead_mask), layer=layer,
-        head=head, labels=token_names, final_linear=model.final_linear)
+        head=head, labels=token_names, final_linear=model.final_linear,
+        layer_input=states[layer])
     return {"maps": maps, "panels": panels["self"], "steps": steps,
             "src_tokens": tuple(src_names),
             "tgt_tokens": tuple(token_names) if isinstance(model, DecoderOnly) else ()}
 
 
 def _steps(model: Transformer, src, tgt, src_mask, tgt_mask, kind: str, layer: int, head: int,
-           src_names: list[str], tgt_names: list[str]):
+           src_names: list[str], tgt_names: list[str], states: dict):
     """The chosen layer step by step (its stack: the encoder for encoder
     self-attention, else the decoder) and the chosen head's panels."""
     common = {"positional_encoding": model.positional_encoding, "layer": layer, "head": head}
     if kind == "encoder":
         return stack_steps(stack="encoder", embedding=model.encoder_embedding,
                            layers=model.encoder_layers, tokens=src, mask=src_mask,
-                           labels=src_names, **common)
-    with torch.no_grad():
-        memory = model.encode(src, src_mask)
+                           labels=src_names, layer_input=states["encoder"][layer], **common)
     return stack_steps(stack="decoder", embedding=model.decoder_embedding,
                        layers=model.decoder_layers, tokens=tgt, mask=tgt_mask,
-                       labels=tgt_names, memory=memory, memory_mask=src_mask,
+                       labels=tgt_names, memory=states["memory"], memory_mask=src_mask,
+                       layer_input=states["decoder"][layer],
                        memory_labels=src_names, final_linear=model.final_linear, **common)

@@ -210,3 +210,22 @@ def test_text_tokenizers_round_trip_and_refuse_unknown_tokens(alphabet):
         parse_sequence(" ".join(["a"] * (cfg.max_len + 1)), cfg)
     for seed in range(5):           # examples always fit the model
         assert len(random_sequence(cfg, seed)) <= cfg.max_len
+
+
+def test_a_mask_toggle_reuses_the_decoded_output_until_the_weights_change(monkeypatch):
+    import models.transformer_view as view
+
+    session = Seq2SeqSession(TaskConfig("copy", 5, 2, 4), SMALL)
+    calls = []
+    real = view.decode_output
+    monkeypatch.setattr(view, "decode_output", lambda *a: calls.append(1) or real(*a))
+    args = (session.model, session.task, [1, 2, 3], 4, "cross", 0, 0)
+    first = view.compute_transformer_trace(*args, output_cache=session.output_cache)
+    toggled = view.compute_transformer_trace(*args, use_padding_mask=False,
+                                             output_cache=session.output_cache)
+    assert len(calls) == 1 and toggled.predicted == first.predicted
+    assert not toggled.use_padding_mask
+    list(session.train(1))                   # new weights: decode again
+    assert session.output_cache == {}
+    view.compute_transformer_trace(*args, output_cache=session.output_cache)
+    assert len(calls) == 2

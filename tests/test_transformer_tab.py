@@ -183,8 +183,7 @@ def test_overview_has_every_layer_and_head_plus_average(qtbot, tab):
 
 def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
     view = tab.overview_view
-    plot = view.plots[1 * 5 + 3]      # layer 1, head 3
-    centre = view.mapFromScene(plot.vb.sceneBoundingRect().center())
+    centre = view.mapFromScene(view.tile_centre(1 * 5 + 3))      # layer 1, head 3
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(int(centre.x()), int(centre.y())))
     assert (tab.layer.value(), tab.head.value()) == (1, 3)

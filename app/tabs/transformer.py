@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import Progress, TransformerTrace
-from viz.attention import HeadGrid, PanelRow, StepView
+from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
@@ -234,7 +234,7 @@ class TransformerTab(BaseTab):
 
     def _build_views(self) -> None:
         self.heads_view = HeadGrid()
-        self.overview_view = HeadGrid()
+        self.overview_view = TileMosaic()
         self.panels_view = PanelRow()
         self.train_plot = CurvesPlot(log_y=True)
         self.step_view = StepView()
@@ -479,12 +479,11 @@ class TransformerTab(BaseTab):
         tiles, titles, cols = self.overview_columns(t)
         heads = t.weights.shape[1]
         selected = t.layer * cols + t.head
-        # column headers on the first row, the layer on the left of each row: thumbnails
-        # of deep models stay wide enough to see
-        shown = [title.split(" ", 1)[1] if i < cols else None for i, title in enumerate(titles)]
-        self.overview_view.set_heads(tiles, t.q_tokens, t.k_tokens, shown, selected=selected,
-                                     cols=cols, ticks=False,
-                                     row_titles=[f"L{i}" for i in range(len(tiles) // cols)])
+        headers = [title.split(" ", 1)[1] for title in titles[:cols]]
+        if t.kind != "cross":     # a short header: thumbnails are narrow
+            headers[-1] = QCoreApplication.translate("TransformerTab", "roll.")
+        self.overview_view.set_tiles(tiles, cols, headers,
+                                     [f"L{i}" for i in range(len(tiles) // cols)], selected)
         self._overview_cols, self._overview_heads = cols, heads
         self._overview_titles = titles
 
@@ -888,7 +887,8 @@ def _trace_for(session, p: dict, symbols: list[int]) -> TransformerTrace:
             session.model, session.task, symbols,
             min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
             min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-            p["padding"], p["look_ahead"], p["generated"] or None)
+            p["padding"], p["look_ahead"], p["generated"] or None,
+            output_cache=session.output_cache)
 
 
 def _make(ctx: TabContext) -> TransformerTab:

@@ -619,6 +619,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>展开</translation>
     </message>
     <message>
+        <source>roll.</source>
+        <translation>展开</translation>
+    </message>
+    <message>
         <source>{0}, layer {1}: every head (rows = queries, columns = keys)</source>
         <translation>{0}，第 {1} 层：所有头（行 = 查询，列 = 键）</translation>
     </message>
