@@ -136,7 +136,8 @@ class MainWindow(QMainWindow):
         ctx = TabContext(settings=settings, device=lambda: self.device_name,
                          language=lambda: self.translations.language,
                          report_error=self.report_error,
-                         status=lambda text: self.statusBar().showMessage(text, 8000))
+                         status=lambda text: self.statusBar().showMessage(text, 8000),
+                         peer=lambda key: next((t for t in self.tabs if t.key == key), None))
         for spec in self.specs:
             tab = spec.factory(ctx)
             self.tabs.append(tab)

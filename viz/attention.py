@@ -42,6 +42,10 @@ def _set_title(plot: pg.PlotItem, title: str | None, **style) -> None:
     if getattr(plot, "_archscope_title", None) != key:
         plot._archscope_title = key
         plot.setTitle(title, **style)
+        if title:              # pyqtgraph's title row is one line high
+            lines = title.count("<br>") + 1
+            plot.titleLabel.setMaximumHeight(15 * lines + 5)
+            plot.layout.setRowFixedHeight(0, 15 * lines + 5)
 
 
 def _fit(plot: pg.PlotItem, shape: tuple[int, ...]) -> None:
@@ -115,9 +119,10 @@ class HeadGrid(pg.GraphicsLayoutWidget):
 
     def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
                   titles: Sequence[str], selected: int = -1, cols: int | None = None,
-                  ticks: bool = True) -> None:
-        """weights: float[n, q, k] in [0, 1], drawn in ``cols`` columns (default: one
-        row up to 4, else two rows); ``ticks=False`` for thumbnails."""
+                  ticks: bool = True, levels: tuple[float, float] = (0.0, 1.0)) -> None:
+        """weights: float[n, q, k], coloured over ``levels`` (attention weights: 0..1),
+        drawn in ``cols`` columns (default: one row up to 4, else two rows);
+        ``ticks=False`` for thumbnails."""
         weights = np.ascontiguousarray(weights, dtype=np.float32)
         heads = weights.shape[0]
         cols = cols or (heads if heads <= 4 else int(np.ceil(heads / 2)))
@@ -131,7 +136,7 @@ class HeadGrid(pg.GraphicsLayoutWidget):
                 self.images.append(image)
             self.colorbar.setImageItem(self.images)
         for h, (plot, image) in enumerate(zip(self.plots, self.images, strict=True)):
-            image.setImage(weights[h], autoLevels=False, levels=(0.0, 1.0))
+            image.setImage(weights[h], autoLevels=False, levels=levels)
             image.setRect(QRectF(-0.5, -0.5, weights.shape[2], weights.shape[1]))
             if ticks:
                 _token_ticks(plot, q_labels, k_labels, show_left=h % cols == 0)
@@ -141,6 +146,9 @@ class HeadGrid(pg.GraphicsLayoutWidget):
             _set_title(plot, titles[h], color=HIGHLIGHT if h == selected else "#222",
                        bold=h == selected, size="9pt")
             _fit(plot, weights.shape[1:])
+        if levels != getattr(self, "_levels", (0.0, 1.0)):
+            self.colorbar.setLevels(levels)
+            self._levels = levels
         self._weights = weights
         self._selected = selected
 
@@ -264,9 +272,6 @@ class StepView(HeatmapPlot):
             plot._archscope_xlabel = x_label
             plot.setLabel("bottom", x_label)
         _set_title(plot, title, size="8pt")
-        lines = title.count("<br>") + 1        # pyqtgraph's title row is one line high
-        plot.titleLabel.setMaximumHeight(16 * lines + 4)
-        plot.layout.setRowFixedHeight(0, 16 * lines + 4)
 
 
 class TileMosaic(pg.GraphicsLayoutWidget):

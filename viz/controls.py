@@ -1,11 +1,26 @@
-"""Small control widgets: a slider bound to a spin box, optionally on a log scale."""
+"""Small control widgets: a slider bound to a spin box (optionally on a log scale), and a
+form of parameter controls built from specs."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSlider,
+    QSpinBox,
+    QWidget,
+)
 
 
 class SliderField(QWidget):
@@ -96,3 +111,133 @@ class SliderField(QWidget):
 
     def _from_spin(self, value: float) -> None:
         self.setValue(value)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One control of a ``ParamForm``: ``kind`` is "int", "float", "choice", "bool" or
+    "text"; ``choices`` are the values of a choice (its shown texts are set by
+    ``ParamForm.set_texts``)."""
+
+    key: str
+    kind: str
+    default: object
+    minimum: float = 0
+    maximum: float = 1
+    choices: tuple[str, ...] = ()
+    step: float = 1.0
+    decimals: int = 2
+
+
+class ParamForm(QGroupBox):
+    """A titled form of parameter controls built from ``Param`` specs.
+
+    ``values()`` gives {key: value}; ``set_values(state)`` sets what it knows and
+    returns the problems ("n must be between 8 and 1024") instead of clamping
+    silently; ``changed`` fires on any edit.
+    """
+
+    changed = Signal()
+
+    def __init__(self, params: Sequence[Param], parent=None) -> None:
+        super().__init__(parent)
+        self.params = {p.key: p for p in params}
+        self.widgets: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
+        form = QFormLayout(self)
+        for p in params:
+            if p.kind == "int":
+                w = QSpinBox()
+                w.setRange(int(p.minimum), int(p.maximum))
+                w.setSingleStep(int(p.step))
+                w.setValue(int(p.default))
+                w.setKeyboardTracking(False)
+                w.valueChanged.connect(self.changed)
+            elif p.kind == "float":
+                w = QDoubleSpinBox()
+                w.setDecimals(p.decimals)
+                w.setRange(p.minimum, p.maximum)
+                w.setSingleStep(p.step)
+                w.setValue(float(p.default))
+                w.setKeyboardTracking(False)
+                w.valueChanged.connect(self.changed)
+            elif p.kind == "choice":
+                w = QComboBox()
+                w.addItems(list(p.choices))
+                w.setCurrentIndex(p.choices.index(p.default))
+                w.currentIndexChanged.connect(self.changed)
+            elif p.kind == "bool":
+                w = QCheckBox()
+                w.setChecked(bool(p.default))
+                w.toggled.connect(self.changed)
+            else:
+                w = QLineEdit(str(p.default))
+                w.editingFinished.connect(self.changed)
+            w.setObjectName(f"param_{p.key}")
+            self.widgets[p.key] = w
+            self.labels[p.key] = QLabel(p.key)
+            form.addRow(self.labels[p.key], w)
+
+    def values(self) -> dict:
+        out = {}
+        for key, p in self.params.items():
+            w = self.widgets[key]
+            if p.kind in ("int", "float"):
+                out[key] = w.value()
+            elif p.kind == "choice":
+                out[key] = p.choices[max(0, w.currentIndex())]
+            elif p.kind == "bool":
+                out[key] = w.isChecked()
+            else:
+                out[key] = w.text()
+        return out
+
+    def set_values(self, state: dict) -> list[str]:
+        """Set the controls named in ``state``; returns a sentence per value refused."""
+        problems = []
+        for key, value in state.items():
+            p = self.params.get(key)
+            if p is None:
+                continue
+            w = self.widgets[key]
+            w.blockSignals(True)
+            try:
+                if p.kind in ("int", "float"):
+                    number = float(value)
+                    if not p.minimum <= number <= p.maximum:
+                        problems.append(f"{key} must be between {p.minimum:g} and "
+                                        f"{p.maximum:g}, got {value}.")
+                        continue
+                    w.setValue(int(number) if p.kind == "int" else number)
+                elif p.kind == "choice":
+                    if str(value) not in p.choices:
+                        problems.append(f"{key} must be one of {', '.join(p.choices)}.")
+                        continue
+                    w.setCurrentIndex(p.choices.index(str(value)))
+                elif p.kind == "bool":
+                    w.setChecked(value if isinstance(value, bool)
+                                 else str(value).lower() in ("1", "true", "yes", "on"))
+                else:
+                    w.setText(str(value))
+            except (TypeError, ValueError):
+                problems.append(f"{key}: '{value}' is not a valid value.")
+            finally:
+                w.blockSignals(False)
+        return problems
+
+    def set_texts(self, labels: dict[str, str], choices: dict[str, Sequence[str]]) -> None:
+        """Translated row labels, and shown texts of the choices (in ``choices`` order)."""
+        for key, text in labels.items():
+            if key in self.labels:
+                self.labels[key].setText(text)
+        for key, texts in choices.items():
+            combo = self.widgets.get(key)
+            if isinstance(combo, QComboBox):
+                for i, text in enumerate(texts):
+                    combo.setItemText(i, text)
+
+    def set_visible_rows(self, keys: set[str]) -> None:
+        """Show only the rows in ``keys`` (the parameters that matter right now)."""
+        for key in self.params:
+            self.widgets[key].setVisible(key in keys)
+            self.labels[key].setVisible(key in keys)

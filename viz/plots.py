@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,13 +31,23 @@ class CurvesPlot(LabelledPlot):
     across updates; surplus ones are removed.
     """
 
-    def __init__(self, parent=None, log_y: bool = False) -> None:
+    #: where the legend goes: the corner the curves leave free
+    LEGEND_OFFSETS = {"top-right": (-10, 10), "top-left": (10, 10), "bottom-right": (-10, -10)}
+
+    def __init__(self, parent=None, log_y: bool = False, log_x: bool = False,
+                 legend: str = "top-right") -> None:
         super().__init__(parent)
         self.plotItem.showGrid(x=True, y=True, alpha=0.25)
-        self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
+        self.legend = self.plotItem.addLegend(offset=self.LEGEND_OFFSETS[legend],
+                                              labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
                                               pen=pg.mkPen("#bbbbbb"))
-        self.plotItem.setLogMode(y=log_y)
+        self.plotItem.setLogMode(x=log_x, y=log_y)
+        for axis, log in (("bottom", log_x), ("left", log_y)):
+            if log:       # 10⁻⁶ … 1 "(x1e+12)" reads worse than the plain powers of ten
+                self.plotItem.getAxis(axis).enableAutoSIPrefix(False)
+                # label the 2·10ⁿ … 9·10ⁿ ticks only where they do not crowd
+                self.plotItem.getAxis(axis).setStyle(textFillLimits=[(0, 0.35)])
         # thousands of points in a few hundred pixels: draw the per-pixel min/max only
         # (antialiased paths of 4096 oscillating points took 2.6 s a frame otherwise)
         self.plotItem.setDownsampling(auto=True, mode="peak")
@@ -48,8 +59,10 @@ class CurvesPlot(LabelledPlot):
         self._data: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros((0, 0)))
 
     def set_hint(self, text: str) -> None:
-        """A centred note shown while the plot has no curves (e.g. what to press)."""
-        self.hint.setText(text)
+        """A centred note shown while the plot has no curves (e.g. what to press); a
+        newline in ``text`` breaks the line."""
+        self.hint.setHtml("<div style='text-align:center; color:#555'>"
+                          + html.escape(text).replace("\n", "<br>") + "</div>")
         self.hint.setVisible(bool(text))
         self._place_hint()
 

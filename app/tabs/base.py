@@ -39,6 +39,9 @@ class TabContext:
     language: Callable[[], str]
     report_error: Callable[[BaseException, str | None], None]
     status: Callable[[str], None]
+    #: another tab by key (None if there is none): a tab may read what another shows,
+    #: e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head
+    peer: Callable[[str], object | None] = lambda key: None
 
 
 @dataclass

@@ -9,6 +9,410 @@
     </message>
 </context>
 <context>
+    <name>EfficientTab</name>
+    <message>
+        <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile's title which pattern parameters matter for each pattern (the others are hidden) the arguments of models.efficient_attention.build_mask for each pattern</extracomment>
+        <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
+    </message>
+    <message>
+        <source>Exact softmax attention and {0} (relative output error {1:.3g})</source>
+        <translation>精确 softmax 注意力与{0}（输出相对误差 {1:.3g}）</translation>
+    </message>
+    <message>
+        <source>Sparse pattern</source>
+        <translation>稀疏图样</translation>
+    </message>
+    <message>
+        <source>Receptive field over layers</source>
+        <translation>各层的感受野</translation>
+    </message>
+    <message>
+        <source>One mask, three APIs</source>
+        <translation>一个掩码，三个接口</translation>
+    </message>
+    <message>
+        <source>Exact and approximate attention</source>
+        <translation>精确注意力与近似注意力</translation>
+    </message>
+    <message>
+        <source>Error against exact attention</source>
+        <translation>相对精确注意力的误差</translation>
+    </message>
+    <message>
+        <source>Error against the q/k scale</source>
+        <translation>误差随 q/k 尺度的变化</translation>
+    </message>
+    <message>
+        <source>Cost in theory (one head)</source>
+        <translation>理论开销（单个头）</translation>
+    </message>
+    <message>
+        <source>Measured time</source>
+        <translation>实测时间</translation>
+    </message>
+    <message>
+        <source>Measured peak memory</source>
+        <translation>实测峰值内存</translation>
+    </message>
+    <message>
+        <source>The Transformer tab has no model output yet: open it once. Random q/k/v are used meanwhile.</source>
+        <translation>Transformer 页还没有模型输出：请先打开一次该页。在此之前使用随机的 q/k/v。</translation>
+    </message>
+    <message>
+        <source>q/k/v of the Transformer tab: {0} layer {1}, head {2} ({3} queries, {4} keys, d_k = {5}).</source>
+        <translation>来自 Transformer 页的 q/k/v：{0} 第 {1} 层，第 {2} 个头（{3} 个查询，{4} 个键，d_k = {5}）。</translation>
+    </message>
+    <message>
+        <source>mask (yellow = may attend)</source>
+        <translation>掩码（黄色 = 可关注）</translation>
+    </message>
+    <message>
+        <source>reachable after {0} layers</source>
+        <translation>{0} 层之后可达</translation>
+    </message>
+    <message>
+        <source>keys reached by the middle query</source>
+        <translation>中间查询可达的键数</translation>
+    </message>
+    <message>
+        <source>ℓ·w (ℓ·d·w dilated) + 1</source>
+        <translation>ℓ·w（膨胀时 ℓ·d·w）+ 1</translation>
+    </message>
+    <message>
+        <source>pairs connected / N</source>
+        <translation>连通的对数 / N</translation>
+    </message>
+    <message>
+        <source>Δ {0:.0e}&lt;br&gt;NaN rows: {1}</source>
+        <translation>Δ {0:.0e}&lt;br&gt;NaN 行：{1}</translation>
+    </message>
+    <message>
+        <source>exact softmax</source>
+        <translation>精确 softmax</translation>
+    </message>
+    <message>
+        <source>implied by {0}</source>
+        <translation>{0} 隐含的矩阵</translation>
+    </message>
+    <message>
+        <source>orthogonal features</source>
+        <translation>正交特征</translation>
+    </message>
+    <message>
+        <source>i.i.d. features</source>
+        <translation>独立同分布特征</translation>
+    </message>
+    <message>
+        <source>random projection</source>
+        <translation>随机投影</translation>
+    </message>
+    <message>
+        <source>φ = elu + 1</source>
+        <translation>φ = elu + 1</translation>
+    </message>
+    <message>
+        <source>banded window</source>
+        <translation>带状窗口</translation>
+    </message>
+    <message>
+        <source>random features m</source>
+        <translation>随机特征数 m</translation>
+    </message>
+    <message>
+        <source>projected length k</source>
+        <translation>投影长度 k</translation>
+    </message>
+    <message>
+        <source>window w</source>
+        <translation>窗口 w</translation>
+    </message>
+    <message>
+        <source>relative output error</source>
+        <translation>输出相对误差</translation>
+    </message>
+    <message>
+        <source>q/k scale</source>
+        <translation>q/k 尺度</translation>
+    </message>
+    <message>
+        <source>{0:.1%} of the implied weights are negative</source>
+        <translation>隐含权重中有 {0:.1%} 为负</translation>
+    </message>
+    <message>
+        <source>Performer is cheaper than exact attention from N = 2m = {0:g} (FLOPs)</source>
+        <translation>从 N = 2m = {0:g} 起，Performer 的开销低于精确注意力（按 FLOPs）</translation>
+    </message>
+    <message>
+        <source>Press “Measure time and memory”
+to time each method
+on this device.</source>
+        <translation>点击“测量时间和内存”，
+在此设备上
+为每种方法计时。</translation>
+    </message>
+    <message>
+        <source>Measured: Performer is faster than SDPA from N = {0}.</source>
+        <translation>实测：从 N = {0} 起 Performer 比 SDPA 快。</translation>
+    </message>
+    <message>
+        <source>Measured: Performer has not beaten SDPA yet.</source>
+        <translation>实测：Performer 尚未快过 SDPA。</translation>
+    </message>
+    <message>
+        <source>xformers is left out: {0}.</source>
+        <translation>未测 xformers：{0}。</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Measure time and memory</source>
+        <translation>测量时间和内存</translation>
+    </message>
+    <message>
+        <source>query {0} → key {1}: {2}</source>
+        <translation>查询 {0} → 键 {1}：{2}</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>query {0} → key {1}: exact {2:.4f}, approximate {3:.4f}; row TV distance {4:.3f}</source>
+        <translation>查询 {0} → 键 {1}：精确 {2:.4f}，近似 {3:.4f}；该行总变差距离 {4:.3f}</translation>
+    </message>
+    <message>
+        <source>local window</source>
+        <translation>局部窗口</translation>
+    </message>
+    <message>
+        <source>dilated window</source>
+        <translation>膨胀窗口</translation>
+    </message>
+    <message>
+        <source>strided</source>
+        <translation>跨步</translation>
+    </message>
+    <message>
+        <source>global tokens</source>
+        <translation>全局词元</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>BigBird blocks</source>
+        <translation>BigBird 块</translation>
+    </message>
+    <message>
+        <source>Longformer (window + global)</source>
+        <translation>Longformer（窗口 + 全局）</translation>
+    </message>
+    <message>
+        <source>Performer (FAVOR+)</source>
+        <translation>Performer（FAVOR+）</translation>
+    </message>
+    <message>
+        <source>Linformer</source>
+        <translation>Linformer</translation>
+    </message>
+    <message>
+        <source>linear attention (elu + 1)</source>
+        <translation>线性注意力（elu + 1）</translation>
+    </message>
+    <message>
+        <source>banded (local)</source>
+        <translation>带状（局部）</translation>
+    </message>
+    <message>
+        <source>exact, naive</source>
+        <translation>精确，朴素实现</translation>
+    </message>
+    <message>
+        <source>exact, SDPA</source>
+        <translation>精确，SDPA</translation>
+    </message>
+    <message>
+        <source>xformers</source>
+        <translation>xformers</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>图样</translation>
+    </message>
+    <message>
+        <source>Length N</source>
+        <translation>长度 N</translation>
+    </message>
+    <message>
+        <source>Window w</source>
+        <translation>窗口 w</translation>
+    </message>
+    <message>
+        <source>Dilation d</source>
+        <translation>膨胀率 d</translation>
+    </message>
+    <message>
+        <source>Stride</source>
+        <translation>步长</translation>
+    </message>
+    <message>
+        <source>Global tokens</source>
+        <translation>全局词元</translation>
+    </message>
+    <message>
+        <source>Random keys r</source>
+        <translation>随机键数 r</translation>
+    </message>
+    <message>
+        <source>Block size</source>
+        <translation>块大小</translation>
+    </message>
+    <message>
+        <source>Window blocks</source>
+        <translation>窗口块数</translation>
+    </message>
+    <message>
+        <source>Global blocks</source>
+        <translation>全局块数</translation>
+    </message>
+    <message>
+        <source>Random blocks</source>
+        <translation>随机块数</translation>
+    </message>
+    <message>
+        <source>Causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>Padding from (0 = none)</source>
+        <translation>从此处起为填充（0 = 无）</translation>
+    </message>
+    <message>
+        <source>Layers ℓ</source>
+        <translation>层数 ℓ</translation>
+    </message>
+    <message>
+        <source>Block the last query (API test)</source>
+        <translation>完全屏蔽最后一个查询（接口测试）</translation>
+    </message>
+    <message>
+        <source>Approximation</source>
+        <translation>近似方法</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>q, k, v</source>
+        <translation>q、k、v</translation>
+    </message>
+    <message>
+        <source>Head size d</source>
+        <translation>头维度 d</translation>
+    </message>
+    <message>
+        <source>Random features m</source>
+        <translation>随机特征数 m</translation>
+    </message>
+    <message>
+        <source>Orthogonal features</source>
+        <translation>正交特征</translation>
+    </message>
+    <message>
+        <source>Features</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>Projected length k</source>
+        <translation>投影长度 k</translation>
+    </message>
+    <message>
+        <source>Projection</source>
+        <translation>投影</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>a head of the Transformer tab</source>
+        <translation>Transformer 页中的一个头</translation>
+    </message>
+    <message>
+        <source>positive (FAVOR+)</source>
+        <translation>正特征（FAVOR+）</translation>
+    </message>
+    <message>
+        <source>trigonometric</source>
+        <translation>三角函数</translation>
+    </message>
+    <message>
+        <source>mean pooling</source>
+        <translation>均值池化</translation>
+    </message>
+    <message>
+        <source>learned</source>
+        <translation>学习得到</translation>
+    </message>
+    <message>
+        <source>identity</source>
+        <translation>单位矩阵</translation>
+    </message>
+    <message>
+        <source>Cost, measured</source>
+        <translation>开销实测</translation>
+    </message>
+    <message>
+        <source>Largest N</source>
+        <translation>最大 N</translation>
+    </message>
+    <message>
+        <source>Features m</source>
+        <translation>特征数 m</translation>
+    </message>
+    <message>
+        <source>Time budget per call (s)</source>
+        <translation>每次调用的时间预算（秒）</translation>
+    </message>
+    <message>
+        <source>Memory budget (MiB)</source>
+        <translation>内存预算（MiB）</translation>
+    </message>
+    <message>
+        <source>layers ℓ</source>
+        <translation>层数 ℓ</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键数</translation>
+    </message>
+    <message>
+        <source>sequence length N</source>
+        <translation>序列长度 N</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>seconds per call</source>
+        <translation>每次调用的秒数</translation>
+    </message>
+    <message>
+        <source>peak bytes</source>
+        <translation>峰值字节数</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>The operating system refused: {0}{1}.</source>
@@ -66,6 +470,7 @@
     <name>JobBar</name>
     <message>
         <source>Stop</source>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head</extracomment>
         <translation>停止</translation>
     </message>
 </context>
@@ -418,6 +823,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Transformer</source>
         <translation>Transformer</translation>
+    </message>
+    <message>
+        <source>Efficient attention</source>
+        <translation>高效注意力</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,597 @@
+"""The efficient-attention tab: sparse patterns and how far they reach, Performer /
+Linformer / linear attention against exact attention, one mask through three APIs, and
+the O(N²) against O(N) cost, in theory and measured on the chosen device."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from app.registry import TabSpec, register
+from app.tabs.base import BaseTab, TabContext, View, ViewData
+from models.traces import ApproxTrace, ConventionTrace, CostTrace, MaskTrace, Progress
+from viz.attention import HeadGrid
+from viz.controls import Param, ParamForm
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot
+
+PATTERNS = ("local", "dilated", "strided", "global", "random", "bigbird", "longformer")
+METHODS = ("performer", "linformer", "linear", "banded")
+PATTERN_PARAMS = (
+    Param("pattern", "choice", "longformer", choices=PATTERNS),
+    Param("n", "int", 64, 8, 1024),
+    Param("window", "int", 8, 1, 512),
+    Param("dilation", "int", 2, 1, 16),
+    Param("stride", "int", 8, 1, 256),
+    Param("global_tokens", "text", "0"),
+    Param("random_keys", "int", 3, 0, 64),
+    Param("block", "int", 8, 1, 64),
+    Param("window_blocks", "int", 3, 1, 15, step=2),
+    Param("global_blocks", "int", 1, 0, 8),
+    Param("random_blocks", "int", 1, 0, 8),
+    Param("causal", "bool", False),
+    Param("length", "int", 0, 0, 1024),
+    Param("layers", "int", 2, 1, 16),
+    Param("blocked_row", "bool", True),
+)
+#: the three APIs of the conventions panel, short enough for a tile's title
+API_SHORT = ("course", "F.sdpa", "nn.MHA")
+#: which pattern parameters matter for each pattern (the others are hidden)
+PATTERN_USES = {
+    "local": {"window"}, "dilated": {"window", "dilation"}, "strided": {"stride"},
+    "global": {"global_tokens"}, "random": {"random_keys"},
+    "bigbird": {"block", "window_blocks", "global_blocks", "random_blocks"},
+    "longformer": {"window", "global_tokens"}}
+#: the arguments of models.efficient_attention.build_mask for each pattern
+MASK_ARGS = {
+    "local": ("w",), "dilated": ("w", "dilation"), "strided": ("stride",),
+    "global": ("indices",), "random": ("r", "seed"),
+    "bigbird": ("block", "window_blocks", "global_blocks", "random_blocks", "seed"),
+    "longformer": ("w", "indices")}
+APPROX_PARAMS = (
+    Param("method", "choice", "performer", choices=METHODS),
+    Param("source", "choice", "random", choices=("random", "transformer")),
+    Param("seq_len", "int", 64, 8, 512),
+    Param("d", "int", 16, 2, 128),
+    Param("scale", "float", 0.5, 0.05, 4.0, step=0.25),
+    Param("features", "int", 64, 1, 1024),
+    Param("orthogonal", "bool", True),
+    Param("feature_kind", "choice", "positive", choices=("positive", "trig")),
+    Param("approx_causal", "bool", False),
+    Param("k_len", "int", 32, 1, 512),
+    Param("projection", "choice", "random", choices=("random", "mean", "learned", "identity")),
+    Param("approx_window", "int", 16, 1, 512),
+    Param("seed", "int", 0, 0, 99999),
+)
+METHOD_USES = {"performer": {"features", "orthogonal", "feature_kind", "approx_causal"},
+               "linformer": {"k_len", "projection"}, "linear": {"approx_causal"},
+               "banded": {"approx_window"}}
+COST_PARAMS = (
+    Param("max_n", "choice", "4096", choices=("1024", "2048", "4096", "8192", "16384")),
+    Param("cost_d", "int", 64, 8, 256),
+    Param("cost_w", "int", 256, 1, 4096),
+    Param("cost_m", "int", 256, 1, 4096),
+    Param("cost_k", "int", 256, 1, 4096),
+    Param("time_budget", "float", 1.0, 0.05, 60.0, step=0.5),
+    Param("memory_budget_mb", "int", 2048, 16, 65536, step=256),
+)
+PARTS = {"mask": {p.key for p in PATTERN_PARAMS},
+         "approx": {p.key for p in APPROX_PARAMS},
+         "theory": {p.key for p in COST_PARAMS}}
+
+
+class EfficientTab(BaseTab):
+    key = "efficient"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.result: dict = {}
+        self._cache: dict = {}              # part -> (params, result)
+        self.cost: CostTrace | None = None
+        self.pattern_form = ParamForm(PATTERN_PARAMS)
+        self.approx_form = ParamForm(APPROX_PARAMS)
+        self.cost_form = ParamForm(COST_PARAMS)
+        self.source_note = QLabel()
+        self.source_note.setWordWrap(True)
+        self.source_note.setStyleSheet("color: #a33;")
+        self.measure_button = QPushButton()
+        self.measure_button.setObjectName("MeasureButton")
+        self.measure_button.clicked.connect(self.toggle_measure)
+        self.cost_note = QLabel()
+        self.cost_note.setWordWrap(True)
+        lay = self.controls_layout
+        lay.addWidget(self.pattern_form)
+        lay.addWidget(self.approx_form)
+        lay.addWidget(self.source_note)
+        lay.addWidget(self.cost_form)
+        lay.addWidget(self.measure_button)
+        lay.addWidget(self.cost_note)
+        lay.addStretch(1)
+        for form in (self.pattern_form, self.approx_form, self.cost_form):
+            form.changed.connect(self._on_change)
+        self._build_views()
+        self.jobs.progressed.connect(self._on_progress)
+        self.jobs.stopped.connect(lambda _done: self._update_buttons())
+        self._on_change()
+        self.retranslate()
+
+    # -- views -----------------------------------------------------------------------
+    def _build_views(self) -> None:
+        self.pattern_view = HeadGrid()
+        self.field_plot = CurvesPlot(legend="bottom-right")
+        self.conventions_view = HeadGrid()
+        self.matrices_view = HeadGrid()
+        self.error_plot = CurvesPlot(log_x=True, log_y=True)
+        self.scale_plot = CurvesPlot(log_y=True)
+        self.theory_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
+        self.time_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
+        self.memory_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
+        views = (
+            ("pattern", self.pattern_view, self._data_pattern, 0, 0),
+            ("field", self.field_plot, self._data_field, 0, 1),
+            ("conventions", self.conventions_view, self._data_conventions, 0, 2),
+            ("matrices", self.matrices_view, self._data_matrices, 1, 0),
+            ("error", self.error_plot, self._data_error, 1, 1),
+            ("scale", self.scale_plot, self._data_scale, 1, 2),
+            ("theory", self.theory_plot, self._data_theory, 2, 0),
+            ("time", self.time_plot, self._data_time, 2, 1),
+            ("memory", self.memory_plot, self._data_memory, 2, 2),
+        )
+        for key, widget, data, row, col in views:
+            self.add_view(View(key, partial(self._title, key), ViewPanel(widget), data),
+                          row, col)
+        for r in range(3):
+            self.grid.setRowStretch(r, 1)
+            self.grid.setColumnStretch(r, 1)
+        self.pattern_view.hovered.connect(self._hover_pattern)
+        self.matrices_view.hovered.connect(self._hover_matrices)
+        self.conventions_view.hovered.connect(self._hover_conventions)
+
+    def _title(self, key: str) -> str:
+        r = self.result
+        if key == "pattern" and "mask" in r:
+            return self.tr("Sparse pattern: {0}, N = {1}, density {2:.1%}").format(
+                self._pattern_name(r["mask"].kind), r["mask"].n, r["mask"].density)
+        if key == "matrices" and "approx" in r:
+            a = r["approx"]
+            return self.tr("Exact softmax attention and {0} (relative output error {1:.3g})"
+                       ).format(self._method_name(a.method), a.output_error)
+        return {"pattern": self.tr("Sparse pattern"),
+                "field": self.tr("Receptive field over layers"),
+                "conventions": self.tr("One mask, three APIs"),
+                "matrices": self.tr("Exact and approximate attention"),
+                "error": self.tr("Error against exact attention"),
+                "scale": self.tr("Error against the q/k scale"),
+                "theory": self.tr("Cost in theory (one head)"),
+                "time": self.tr("Measured time"),
+                "memory": self.tr("Measured peak memory")}[key]
+
+    @property
+    def trace(self) -> dict | None:
+        """What is drawn (pattern, approximation, APIs, theory), None before the first."""
+        return self.result or None
+
+    # -- parameters ---------------------------------------------------------------------
+    def params(self) -> dict:
+        return {**self.pattern_form.values(), **self.approx_form.values(),
+                **self.cost_form.values()}
+
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        from models.errors import InvalidParameterError
+
+        known = set(self.params()) | {"measure"}
+        unknown = set(state) - known
+        if strict and unknown:
+            raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
+                                        f"known: {', '.join(sorted(known))}.")
+        problems = []
+        for form in (self.pattern_form, self.approx_form, self.cost_form):
+            problems += form.set_values(state)
+        if strict and problems:
+            raise InvalidParameterError(" ".join(problems))
+        if state.get("measure") and not self.jobs.is_running():
+            self.toggle_measure()
+        self._on_change()
+
+    def _on_change(self) -> None:
+        p = self.params()
+        self.pattern_form.set_visible_rows(
+            {"pattern", "n", "causal", "length", "layers", "blocked_row"}
+            | PATTERN_USES[p["pattern"]])
+        self.approx_form.set_visible_rows(
+            {"method", "source", "seq_len", "d", "scale", "seed"} | METHOD_USES[p["method"]])
+        self.schedule_update()
+
+    # -- computing ------------------------------------------------------------------------
+    def _source_qkv(self, p: dict):
+        """q/k/v of the Transformer tab's chosen head (numpy, [n, d_k] each), or None."""
+        if p["source"] != "transformer":
+            self.source_note.setText("")
+            return None
+        peer = self.ctx.peer("transformer")
+        trace = getattr(peer, "trace", None)
+        steps = getattr(trace, "steps", None)
+        if steps is None:
+            self.source_note.setText(self.tr("The Transformer tab has no model output yet: open "
+                                         "it once. Random q/k/v are used meanwhile."))
+            return None
+        block = "cross" if trace.kind == "cross" else "self"
+        qkv = [steps.get(f"{block}.{x}_heads") for x in "qkv"]
+        self.source_note.setText(self.tr(
+            "q/k/v of the Transformer tab: {0} layer {1}, head {2} ({3} queries, {4} keys, "
+            "d_k = {5}).").format(trace.kind, trace.layer, trace.head,
+                                  qkv[0].values.shape[0], qkv[1].values.shape[0],
+                                  qkv[0].values.shape[1]))
+        return tuple(s.values for s in qkv)
+
+    def compute_fn(self):
+        p = self.params()
+        source = self._source_qkv(p)
+        todo = {}
+        for part, keys in PARTS.items():
+            sub = {k: p[k] for k in sorted(keys)}
+            if part == "approx":
+                sub["source_data"] = None if source is None else tuple(
+                    a.tobytes() for a in source)
+            cached = self._cache.get(part)
+            if cached is None or cached[0] != sub:
+                todo[part] = sub
+        cache = dict(self._cache)
+        return partial(_compute, p, source, todo, cache)
+
+    def show_trace(self, result) -> None:
+        if result is None:
+            return
+        result, cache = result
+        self._cache = cache
+        self.result = result
+        self._draw_pattern(result["mask"], result["conventions"])
+        self._draw_approx(result["approx"])
+        self._draw_cost()
+        for v in self.views:
+            v.panel.set_title(v.title())
+
+    def _draw_pattern(self, m: MaskTrace, c: ConventionTrace) -> None:
+        labels = [str(i) for i in range(m.n)]
+        self.pattern_view.set_heads(
+            np.stack([m.mask, m.reach]).astype(np.float32), labels, labels,
+            [self.tr("mask (yellow = may attend)"),
+             self.tr("reachable after {0} layers").format(m.layers)], cols=2)
+        layers = np.arange(1, len(m.field) + 1, dtype=np.float32)
+        xs, ys, names = [layers], [m.field], [self.tr("keys reached by the middle query")]
+        if np.isfinite(m.field_theory).any():
+            xs.append(layers)
+            ys.append(m.field_theory)
+            names.append(self.tr("ℓ·w (ℓ·d·w dilated) + 1"))
+        xs.append(layers)
+        ys.append(m.reach_fraction * m.n)
+        names.append(self.tr("pairs connected / N"))
+        self.field_plot.set_curves(xs, ys, names, symbols=["o", None, None])
+        titles = [f"{name}<br>" + self.tr("Δ {0:.0e}<br>NaN rows: {1}").format(diff, nan)
+                  for name, diff, nan in zip(API_SHORT, c.max_diff, c.nan_rows, strict=True)]
+        self.conventions_view.set_heads(c.weights, labels, labels, titles, cols=3,
+                                        ticks=False)
+        self._conventions_note = "; ".join(
+            f"{name}: {conv}" for name, conv in zip(API_SHORT, c.conversions, strict=True))
+        self.view("conventions").panel.set_readout(self._conventions_note)
+
+    def _draw_approx(self, a: ApproxTrace) -> None:
+        n = a.exact.shape[0]
+        labels = [str(i) for i in range(n)]
+        # weights of a long sequence are small: colour up to the largest exact weight
+        top = float(max(a.exact.max(), 1e-6))
+        self.matrices_view.set_heads(np.stack([a.exact, a.implied]), labels, labels,
+                                     [self.tr("exact softmax"), self.tr("implied by {0}").format(
+                                         self._method_name(a.method).split(" (")[0]
+                                         .split("（")[0])], cols=2,
+                                     ticks=n <= 40, levels=(0.0, top))
+        xs = [a.sweep_x] * len(a.sweep_names)
+        curves = {"orthogonal": self.tr("orthogonal features"),
+                  "i.i.d.": self.tr("i.i.d. features"), "random": self.tr("random projection"),
+                  "mean": self.tr("mean pooling"), "elu+1": self.tr("φ = elu + 1"),
+                  "banded": self.tr("banded window")}
+        names = [curves.get(c, c) for c in a.sweep_names]
+        self.error_plot.set_curves(xs, list(np.maximum(a.sweep_error, 1e-8)), names,
+                                   symbols=["o"] * len(names))
+        self.scale_plot.set_curves([a.scale_x] * len(names),
+                                   list(np.maximum(a.scale_error, 1e-8)), names,
+                                   symbols=["o"] * len(names))
+        x_name = {"performer": self.tr("random features m"),
+                  "linformer": self.tr("projected length k")}.get(a.method, self.tr("window w"))
+        self.error_plot.set_axis_labels(x_name, self.tr("relative output error"))
+        self.scale_plot.set_axis_labels(self.tr("q/k scale"), self.tr("relative output error"))
+        neg = (self.tr("{0:.1%} of the implied weights are negative").format(a.negative)
+               if a.negative > 0 else "")
+        self.view("matrices").panel.set_readout(neg)
+
+    def _draw_cost(self) -> None:
+        from models.attention_cost import theory_crossover
+
+        flops, memory, methods, n_theory = self.result["theory"]
+        names = [self._method_name(m) for m in methods]
+        self.theory_plot.set_curves([n_theory] * len(methods), list(flops), names)
+        p = self.params()
+        self.theory_plot.set_hint("")
+        self.view("theory").panel.set_readout(self.tr(
+            "Performer is cheaper than exact attention from N = 2m = {0:g} (FLOPs)").format(
+                theory_crossover(p["cost_m"])))
+        t = self.cost
+        if t is None:
+            for plot in (self.time_plot, self.memory_plot):
+                plot.set_curves([], [], [])
+                plot.set_hint(self.tr("Press “Measure time and memory”\nto time each method\non this device."))
+            return
+        xs, ts, ms, labels = [], [], [], []
+        for i, name in enumerate(t.methods):
+            rows = (t.measured_method == i) & np.isfinite(t.seconds)
+            if rows.any():
+                xs.append(t.measured_n[rows].astype(np.float32))
+                ts.append(t.seconds[rows])
+                ms.append(np.maximum(t.peak_bytes[rows], 1.0))
+                labels.append(self._method_name(name))
+        for plot, ys in ((self.time_plot, ts), (self.memory_plot, ms)):
+            plot.set_hint("")
+            plot.set_curves(xs, ys, labels, symbols=["o"] * len(xs))
+
+    # -- cost job ------------------------------------------------------------------------
+    def toggle_measure(self) -> None:
+        if self.jobs.is_running():
+            self.jobs.stop()
+            return
+        if not self.torch_ready:
+            return
+        from models.attention_cost import measure_costs
+
+        p = self.params()
+        ns = tuple(2 ** i for i in range(8, int(np.log2(int(p["max_n"]))) + 1))
+        self.cost = None
+        self.jobs.start(partial(measure_costs, ns, p["cost_d"], p["cost_w"], p["cost_m"],
+                                p["cost_k"], device=self.ctx.device(),
+                                time_budget_s=p["time_budget"],
+                                memory_budget_bytes=p["memory_budget_mb"] * 2 ** 20))
+        self._update_buttons()
+
+    def _on_progress(self, progress: Progress) -> None:
+        from models.attention_cost import measured_crossover, xformers_status
+
+        if progress.trace is not None:
+            self.cost = progress.trace
+            self._draw_cost()
+        self.job_bar.show_progress(progress.step / max(1, progress.total), progress.message)
+        t = self.cost
+        if t is None:
+            return
+        cross = measured_crossover(t, "performer", "sdpa")
+        note = (self.tr("Measured: Performer is faster than SDPA from N = {0}.").format(cross)
+                if cross else self.tr("Measured: Performer has not beaten SDPA yet."))
+        why = xformers_status(t.device)
+        if why:
+            note += " " + self.tr("xformers is left out: {0}.").format(why)
+        self.cost_note.setText(note)
+
+    def _update_buttons(self) -> None:
+        self.measure_button.setText(self.tr("Stop") if self.jobs.is_running()
+                                    else self.tr("Measure time and memory"))
+        self.measure_button.setEnabled(self.torch_ready)
+
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        self._update_buttons()
+
+    # -- hover ---------------------------------------------------------------------------
+    def _hover_pattern(self, tile: int, row: int, col: int, value: float) -> None:
+        text = "" if tile < 0 else self.tr("query {0} → key {1}: {2}").format(
+            row, col, self.tr("yes") if value >= 0.5 else self.tr("no"))
+        self.view("pattern").panel.set_readout(text)
+
+    def _hover_matrices(self, tile: int, row: int, col: int, value: float) -> None:
+        a = self.result.get("approx")
+        if tile < 0 or a is None:
+            self.view("matrices").panel.set_readout("")
+            return
+        self.view("matrices").panel.set_readout(self.tr(
+            "query {0} → key {1}: exact {2:.4f}, approximate {3:.4f}; row TV distance {4:.3f}"
+        ).format(row, col, a.exact[row, col], a.implied[row, col], a.row_tv[row]))
+
+    def _hover_conventions(self, tile: int, row: int, col: int, value: float) -> None:
+        c = self.result.get("conventions")
+        if tile < 0 or c is None:
+            self.view("conventions").panel.set_readout(getattr(self, "_conventions_note", ""))
+            return
+        self.view("conventions").panel.set_readout(
+            f"{c.api_names[tile]} ({c.conversions[tile]}): [{row}, {col}] = {value:.4f}")
+
+    # -- export data -----------------------------------------------------------------------
+    def _data_pattern(self) -> ViewData | None:
+        m = self.result.get("mask")
+        return None if m is None else ViewData(
+            "mask", {"mask": m.mask.astype(np.int8), "reach": m.reach.astype(np.int8)},
+            {"pattern": m.kind, "n": m.n, "density": m.density, **m.params},
+            row_labels=list(range(m.n)), col_labels=list(range(m.n)))
+
+    def _data_field(self) -> ViewData | None:
+        m = self.result.get("mask")
+        return None if m is None else ViewData(
+            "field", {"field": m.field, "field_theory": m.field_theory,
+                      "reach_fraction": m.reach_fraction}, {"pattern": m.kind, "n": m.n},
+            row_labels=list(range(1, len(m.field) + 1)), col_labels=["keys reached"])
+
+    def _data_conventions(self) -> ViewData | None:
+        c = self.result.get("conventions")
+        return None if c is None else ViewData(
+            "weights", {"weights": c.weights.reshape(-1, c.weights.shape[-1]),
+                        "max_diff": c.max_diff, "flipped_diff": c.flipped_diff},
+            {"apis": list(c.api_names), "conversions": list(c.conversions),
+             "nan_rows": c.nan_rows.tolist()},
+            row_labels=[f"{a}:{i}" for a in c.api_names for i in range(c.weights.shape[1])],
+            col_labels=list(range(c.weights.shape[2])))
+
+    def _data_matrices(self) -> ViewData | None:
+        a = self.result.get("approx")
+        return None if a is None else ViewData(
+            "implied", {"implied": a.implied, "exact": a.exact, "row_tv": a.row_tv},
+            {"method": a.method, "output_error": a.output_error, **a.params},
+            row_labels=list(range(a.exact.shape[0])), col_labels=list(range(a.exact.shape[1])))
+
+    def _data_error(self) -> ViewData | None:
+        a = self.result.get("approx")
+        return None if a is None else ViewData(
+            "error", {"error": a.sweep_error, "std": a.sweep_std, "x": a.sweep_x},
+            {"method": a.method, "curves": list(a.sweep_names)},
+            row_labels=list(a.sweep_names), col_labels=a.sweep_x.tolist())
+
+    def _data_scale(self) -> ViewData | None:
+        a = self.result.get("approx")
+        return None if a is None else ViewData(
+            "error", {"error": a.scale_error, "scale": a.scale_x},
+            {"method": a.method, "curves": list(a.sweep_names)},
+            row_labels=list(a.sweep_names), col_labels=a.scale_x.tolist())
+
+    def _data_theory(self) -> ViewData | None:
+        if "theory" not in self.result:
+            return None
+        flops, memory, methods, n_theory = self.result["theory"]
+        return ViewData("flops", {"flops": flops, "memory_floats": memory, "n": n_theory},
+                        {"methods": list(methods)}, row_labels=list(methods),
+                        col_labels=n_theory.tolist())
+
+    def _data_time(self) -> ViewData | None:
+        t = self.cost
+        if t is None:
+            return None
+        table = np.stack([t.measured_n.astype(np.float64), t.measured_method,
+                          t.seconds, t.peak_bytes], axis=1)
+        return ViewData("measurements", {"measurements": table},
+                        {"device": t.device, "d": t.d, "methods": list(t.methods),
+                         "status": list(t.status), **t.params},
+                        row_labels=[t.methods[i] for i in t.measured_method],
+                        col_labels=["n", "method", "seconds", "peak_bytes"])
+
+    _data_memory = _data_time
+
+    # -- translations -------------------------------------------------------------------------
+    def _pattern_name(self, kind: str) -> str:
+        return dict(zip(PATTERNS, self._pattern_texts(), strict=True)).get(kind, kind)
+
+    def _pattern_texts(self) -> list[str]:
+        return [self.tr("local window"), self.tr("dilated window"), self.tr("strided"),
+                self.tr("global tokens"), self.tr("random"), self.tr("BigBird blocks"),
+                self.tr("Longformer (window + global)")]
+
+    def _method_name(self, method: str) -> str:
+        return {"performer": self.tr("Performer (FAVOR+)"), "linformer": self.tr("Linformer"),
+                "linear": self.tr("linear attention (elu + 1)"), "banded": self.tr("banded (local)"),
+                "naive": self.tr("exact, naive"), "sdpa": self.tr("exact, SDPA"),
+                "xformers": self.tr("xformers")}.get(method, method)
+
+    def retranslate(self) -> None:
+        self.pattern_form.setTitle(self.tr("Sparse pattern"))
+        self.pattern_form.set_texts(
+            {"pattern": self.tr("Pattern"), "n": self.tr("Length N"), "window": self.tr("Window w"),
+             "dilation": self.tr("Dilation d"), "stride": self.tr("Stride"),
+             "global_tokens": self.tr("Global tokens"), "random_keys": self.tr("Random keys r"),
+             "block": self.tr("Block size"), "window_blocks": self.tr("Window blocks"),
+             "global_blocks": self.tr("Global blocks"), "random_blocks": self.tr("Random blocks"),
+             "causal": self.tr("Causal"), "length": self.tr("Padding from (0 = none)"),
+             "layers": self.tr("Layers ℓ"), "blocked_row": self.tr("Block the last query (API test)")},
+            {"pattern": self._pattern_texts()})
+        self.approx_form.setTitle(self.tr("Approximation"))
+        self.approx_form.set_texts(
+            {"method": self.tr("Method"), "source": self.tr("q, k, v"), "seq_len": self.tr("Length N"),
+             "d": self.tr("Head size d"), "scale": self.tr("q/k scale"),
+             "features": self.tr("Random features m"), "orthogonal": self.tr("Orthogonal features"),
+             "feature_kind": self.tr("Features"), "approx_causal": self.tr("Causal"),
+             "k_len": self.tr("Projected length k"), "projection": self.tr("Projection"),
+             "approx_window": self.tr("Window w"), "seed": self.tr("Seed")},
+            {"method": [self._method_name(m) for m in METHODS],
+             "source": [self.tr("random"), self.tr("a head of the Transformer tab")],
+             "feature_kind": [self.tr("positive (FAVOR+)"), self.tr("trigonometric")],
+             "projection": [self.tr("random"), self.tr("mean pooling"), self.tr("learned"),
+                            self.tr("identity")]})
+        self.cost_form.setTitle(self.tr("Cost, measured"))
+        self.cost_form.set_texts(
+            {"max_n": self.tr("Largest N"), "cost_d": self.tr("Head size d"), "cost_w": self.tr("Window w"),
+             "cost_m": self.tr("Features m"), "cost_k": self.tr("Projected length k"),
+             "time_budget": self.tr("Time budget per call (s)"),
+             "memory_budget_mb": self.tr("Memory budget (MiB)")}, {})
+        for plot, (x, y) in (
+                (self.field_plot, (self.tr("layers ℓ"), self.tr("keys"))),
+                (self.theory_plot, (self.tr("sequence length N"), self.tr("FLOPs"))),
+                (self.time_plot, (self.tr("sequence length N"), self.tr("seconds per call"))),
+                (self.memory_plot, (self.tr("sequence length N"), self.tr("peak bytes")))):
+            plot.set_axis_labels(x, y)
+        self._update_buttons()
+        super().retranslate()
+        if self.result:
+            self.show_trace((self.result, self._cache))
+        for v in self.views:
+            v.panel.set_title(v.title())
+
+
+def _compute(p: dict, source, todo: dict, cache: dict):
+    """Recompute the parts whose parameters changed (any thread); returns
+    (result, cache)."""
+    import torch
+
+    from models.attention_cost import METHODS as COST_METHODS
+    from models.attention_cost import cost_theory
+    from models.efficient_attention import (
+        approximation_trace,
+        convention_trace,
+        mask_trace,
+        random_qkv,
+    )
+    from models.errors import InvalidParameterError
+
+    cache = dict(cache)
+    if "mask" in todo:
+        try:
+            indices = [int(t) for t in p["global_tokens"].replace(",", " ").split()]
+        except ValueError as exc:
+            raise InvalidParameterError(
+                "Global tokens are positions separated by spaces or commas, e.g. 0 31."
+            ) from exc
+        every = {"w": p["window"], "dilation": p["dilation"], "stride": p["stride"],
+                 "indices": indices, "r": p["random_keys"], "block": p["block"],
+                 "window_blocks": p["window_blocks"], "global_blocks": p["global_blocks"],
+                 "random_blocks": p["random_blocks"], "seed": p["seed"]}
+        params = {k: every[k] for k in MASK_ARGS[p["pattern"]]}
+        trace = mask_trace(p["pattern"], p["n"], layers=p["layers"],
+                           max_layers=max(8, p["layers"]), causal=p["causal"],
+                           length=p["length"] or None, **params)
+        mask = torch.as_tensor(np.array(trace.mask))
+        if p["blocked_row"]:
+            mask[-1] = False
+        q, k, v = random_qkv(p["n"], 16, seed=p["seed"])
+        cache["mask"] = (todo["mask"], (trace, convention_trace(mask, q, k, v)))
+    if "approx" in todo:
+        if source is not None:
+            q, k, v = (torch.as_tensor(np.array(a))[None, None] for a in source)
+        else:
+            q, k, v = random_qkv(p["seq_len"], p["d"], scale=p["scale"], seed=p["seed"])
+        trace = approximation_trace(
+            p["method"], q, k, v, num_features=p["features"], orthogonal=p["orthogonal"],
+            kind=p["feature_kind"], causal=p["approx_causal"], k_len=p["k_len"],
+            projection=p["projection"], seed=p["seed"], window=p["approx_window"])
+        cache["approx"] = (todo["approx"], trace)
+    if "theory" in todo:
+        n_theory = np.unique(np.geomspace(64, 65536, 64).astype(int)).astype(np.float32)
+        flops, memory = cost_theory(n_theory, p["cost_d"], p["cost_w"], p["cost_m"],
+                                    p["cost_k"])
+        keep = [i for i, m in enumerate(COST_METHODS) if m != "xformers"]
+        cache["theory"] = (todo["theory"], (flops[keep], memory[keep] * 4,
+                                            tuple(COST_METHODS[i] for i in keep), n_theory))
+    mask, conventions = cache["mask"][1]
+    return {"mask": mask, "conventions": conventions, "approx": cache["approx"][1],
+            "theory": cache["theory"][1]}, cache
+
+
+def _make(ctx: TabContext) -> EfficientTab:
+    return EfficientTab(ctx)
+
+
+register(TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"), _make,
+                 order=30))

@@ -1,0 +1,123 @@
+"""The efficient-attention tab driven as a person would: patterns, approximations, the
+three-API panel, q/k/v from the Transformer tab, and the cost measurement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.tabs.efficient import EfficientTab
+
+
+@pytest.fixture
+def tab(qtbot, window) -> EfficientTab:
+    t = next(t for t in window.tabs if t.key == "efficient")
+    window.tabs_widget.setCurrentWidget(t)
+    qtbot.waitUntil(lambda: bool(t.result), timeout=30_000)
+    return t
+
+
+def wait_result(qtbot, tab, predicate, timeout=30_000):
+    qtbot.waitUntil(lambda: bool(tab.result) and predicate(tab.result), timeout=timeout)
+
+
+def test_first_view_shows_pattern_approximation_and_apis(tab):
+    r = tab.result
+    m = r["mask"]
+    assert m.kind == "longformer" and m.mask.shape == (64, 64)
+    np.testing.assert_array_equal(tab.pattern_view.weights()[0], m.mask.astype(np.float32))
+    assert r["approx"].method == "performer" and r["approx"].exact.shape == (64, 64)
+    c = r["conventions"]
+    assert c.weights.shape == (3, 64, 64) and (c.max_diff < 1e-5).all()
+    assert "density" in tab.view("pattern").panel.title.text()
+
+
+def test_pattern_controls_follow_the_pattern(qtbot, tab):
+    tab.apply_state({"pattern": "dilated", "window": 4, "dilation": 2, "n": 32})
+    wait_result(qtbot, tab, lambda r: r["mask"].kind == "dilated" and r["mask"].n == 32)
+    form = tab.pattern_form
+    assert not form.widgets["dilation"].isHidden() and form.widgets["block"].isHidden()
+    m = tab.result["mask"]
+    assert m.mask[16, 12] and m.mask[16, 20] and not m.mask[16, 17]
+    curves = tab.field_plot.curves()
+    assert len(curves[1]) == 3                # measured, theory, pairs connected
+
+
+def test_changing_the_pattern_does_not_recompute_the_approximation(qtbot, tab):
+    before = tab.result["approx"]
+    tab.apply_state({"n": 48})
+    wait_result(qtbot, tab, lambda r: r["mask"].n == 48)
+    assert tab.result["approx"] is before
+
+
+def test_more_features_less_error_and_trig_features_go_negative(qtbot, tab):
+    a = tab.result["approx"]
+    assert a.sweep_names[0] and a.sweep_error.shape[1] == a.sweep_x.size
+    assert a.sweep_error[0, -1] < a.sweep_error[0, 0]
+    tab.apply_state({"feature_kind": "trig"})
+    wait_result(qtbot, tab, lambda r: r["approx"].negative > 0)
+    assert "negative" in tab.view("matrices").panel.readout.text()
+
+
+def test_linformer_with_identity_projection_is_exact(qtbot, tab):
+    tab.apply_state({"method": "linformer", "seq_len": 32, "k_len": 32,
+                     "projection": "identity"})
+    wait_result(qtbot, tab, lambda r: r["approx"].method == "linformer")
+    assert tab.result["approx"].output_error < 1e-5
+
+
+def test_qkv_from_the_transformer_tab(qtbot, window, tab):
+    peer = next(t for t in window.tabs if t.key == "transformer")
+    qtbot.waitUntil(lambda: peer.trace is not None, timeout=30_000)
+    tab.apply_state({"source": "transformer", "method": "performer"})
+    wait_result(qtbot, tab, lambda r: r["approx"].exact.shape == (11, 11))
+    q = peer.trace.steps.get("cross.q_heads").values
+    assert "d_k = 16" in tab.source_note.text() and q.shape == (11, 16)
+
+
+def test_bad_global_tokens_are_explained(qtbot, window, tab, monkeypatch):
+    errors = []
+    monkeypatch.setattr(window, "report_error", lambda exc, details=None: errors.append(exc))
+    tab.ctx.report_error = window.report_error
+    tab.apply_state({"pattern": "global", "global_tokens": "zero"})
+    qtbot.waitUntil(lambda: bool(errors) or tab.last_error is not None, timeout=10_000)
+    assert "Global tokens" in str(tab.last_error)
+
+
+def test_measuring_fills_the_time_and_memory_plots(qtbot, tab, tmp_path, window):
+    tab.apply_state({"max_n": "1024", "time_budget": 0.5, "cost_m": 64, "cost_w": 32,
+                     "cost_k": 32})
+    tab.toggle_measure()
+    assert tab.jobs.is_running()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=120_000)
+    t = tab.cost
+    assert t is not None and set(t.measured_n.tolist()) == {256, 512, 1024}
+    assert len(tab.time_plot.curves()[1]) >= 4
+    assert "SDPA" in tab.cost_note.text() and "xformers" in tab.cost_note.text()
+    out = window.export_data(tab, "time", str(tmp_path / "time.csv"))
+    header = next(line for line in (tmp_path / out).read_text().splitlines()
+                  if not line.startswith("#"))
+    assert "seconds" in header and "peak_bytes" in header
+
+
+def test_every_tour_step_applies(qtbot, tab):
+    steps = tab.tour_steps()
+    assert 8 <= len(steps) <= 10
+    for i, step in enumerate(steps):
+        tab.tour.go_to(i)
+        assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
+            step.state["highlight"]]
+        state = {k: v for k, v in step.state.items() if k != "highlight"}
+        assert all(tab.params()[k] == v for k, v in state.items()), step.id
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
+def test_views_export(window, tab, tmp_path, fmt):
+    for view in tab.views:
+        if fmt == "csv":
+            if view.data() is None:
+                continue
+            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
+        else:
+            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
+        assert (tmp_path / out).exists()
