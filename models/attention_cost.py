@@ -15,8 +15,9 @@ the floats of the largest intermediate each method keeps:
 warm-up) and measures the peak memory it allocates: ``torch.cuda.max_memory_allocated``
 on CUDA, the allocator's driver memory on MPS, and on the CPU the running total of the
 allocations torch's profiler records during one call. A method stops growing N once a
-call takes longer than the time budget or would need more than the memory budget
-(predicted from the theory before it runs, so nothing is allocated that cannot be).
+call takes longer than the time budget, or the next one is predicted to (×4 per
+doubling for the O(N²) methods, ×2 for the others), or would need more than the memory
+budget (from the theory, before it runs, so nothing is allocated that cannot be).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import importlib.util
 import math
 import os
 import statistics
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +39,8 @@ from models.errors import InvalidParameterError
 from models.traces import CostTrace, Progress
 
 METHODS = ("naive", "sdpa", "banded", "performer", "linformer", "xformers")
+QUADRATIC = ("naive", "sdpa", "xformers")
+_PROFILER_LOCK = threading.Lock()
 
 
 def xformers_status(device: str) -> str:
@@ -134,15 +138,18 @@ def _peak_bytes(fn, device: torch.device) -> float:
         return float(max(0, torch.mps.driver_allocated_memory() - base))
     from torch.profiler import ProfilerActivity, profile
 
-    with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU],
-                                  profile_memory=True) as prof:
+    # one profiler at a time (two at once raise), and stderr silenced by one thread
+    # at a time, so it is always given back
+    with _PROFILER_LOCK, _quiet_stderr(), profile(activities=[ProfilerActivity.CPU],
+                                                  profile_memory=True) as prof:
         fn()
-    # allocations (+) and frees (−) in the order they happened; the peak of their sum
-    events = sorted((e for e in prof.events() if e.cpu_memory_usage),
+    # allocations (+) and frees (−) in the order they happened; the peak of their sum.
+    # Self memory only: an operator's total includes its children's, counted again.
+    events = sorted((e for e in prof.events() if e.self_cpu_memory_usage),
                     key=lambda e: e.time_range.start)
     total = peak = 0
     for e in events:
-        total += e.cpu_memory_usage
+        total += e.self_cpu_memory_usage
         peak = max(peak, total)
     return float(peak)
 
@@ -166,6 +173,7 @@ def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 6
     flops, memory = cost_theory(n_theory, d, w, m, k)
     rows: list[tuple[int, int, float, float, str]] = []
     stopped: dict[str, str] = {}
+    last: dict[str, tuple[int, float]] = {}     # method -> (N, seconds) last measured
     gen = torch.Generator().manual_seed(seed)
     total = len(n_values) * len(methods)
     done = 0
@@ -177,11 +185,19 @@ def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 6
             if method in skip or method in stopped:
                 continue
             _, mem = cost_theory(np.array([n]), d, w, m, k)
-            need = float(mem[mi, 0]) * 4 * heads * 3       # a few live copies, float32
+            need = float(mem[METHODS.index(method), 0]) * 4 * heads * 3   # a few copies
             if need > memory_budget_bytes:
                 stopped[method] = "budget"
                 rows.append((n, mi, math.nan, math.nan, "budget: memory"))
                 continue
+            if method in last:       # O(N²) methods take 4× longer per doubling
+                n0, s0 = last[method]
+                predicted = s0 * (n / n0) ** (2 if method in QUADRATIC else 1)
+                if predicted > time_budget_s:
+                    stopped[method] = "budget"
+                    rows.append((n, mi, math.nan, math.nan,
+                                 f"budget: time (about {predicted:.2g} s predicted)"))
+                    continue
             if method == "linformer" and proj is None:
                 from models.efficient_attention import linformer_projection
 
@@ -200,6 +216,7 @@ def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 6
                         times.append(time.perf_counter() - t0)
                     peak = _peak_bytes(fn, dev)
                 seconds = statistics.median(times)
+                last[method] = (n, seconds)
                 status = "ok"
                 if seconds > time_budget_s:
                     stopped[method] = "budget"

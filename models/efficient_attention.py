@@ -114,6 +114,10 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor | None = None) 
     if q.dim() < 2 or k.dim() < 2 or q.size(-1) != k.size(-1):
         raise InvalidParameterError(f"q and k must be (..., n, d) with the same d, got "
                                     f"{tuple(q.shape)} and {tuple(k.shape)}.")
+    if q.size(-2) != k.size(-2):
+        raise InvalidParameterError(
+            f"These approximations compare square (self-)attention: {q.size(-2)} queries "
+            f"against {k.size(-2)} keys is not square.")
     if v is not None and v.size(-2) != k.size(-2):
         raise InvalidParameterError(f"k and v must have the same length, got {k.size(-2)} "
                                     f"and {v.size(-2)}.")
@@ -418,9 +422,14 @@ def random_projection(num_features: int, d: int, orthogonal: bool = True, seed: 
     gen = torch.Generator().manual_seed(int(seed))
     if not orthogonal:
         return torch.randn(m, d, generator=gen, dtype=torch.float64).to(dtype)
-    # 1. orthonormal blocks: the rows of Qᵀ of each Gaussian block (one batched QR)
+    # 1. orthonormal blocks: the rows of Qᵀ of each Gaussian block (one batched QR).
+    #    QR's sign convention (R with a positive diagonal in LAPACK's Householder form
+    #    is not guaranteed) biases the directions; multiplying the columns of Q by
+    #    sign(diag R) makes Q Haar-distributed, i.e. the directions isotropic.
     gaussian = torch.randn(math.ceil(m / d), d, d, generator=gen, dtype=torch.float64)
-    rows = torch.linalg.qr(gaussian)[0].transpose(-2, -1).reshape(-1, d)[:m]
+    q_, r_ = torch.linalg.qr(gaussian)
+    q_ = q_ * torch.sign(torch.diagonal(r_, dim1=-2, dim2=-1)).unsqueeze(-2)
+    rows = q_.transpose(-2, -1).reshape(-1, d)[:m]
     # 2. lengths as those of Gaussian vectors
     norms = torch.randn(m, d, generator=gen, dtype=torch.float64).norm(dim=-1)
     return (rows * norms[:, None]).to(dtype)
@@ -591,6 +600,9 @@ def fit_linformer_projections(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     n = k.size(-2)
     steps = _int("steps", steps, 0)
     q, k, v = q.detach(), k.detach(), v.detach()
+    if not 1 <= int(k_len) <= n:
+        raise InvalidParameterError(f"Learned projections shorten the sequence: k must be "
+                                    f"between 1 and n = {n}, got {k_len}.")
     # 1. start from mean pooling
     start = linformer_projection(n, k_len, "mean", dtype=q.dtype).to(q.device)
     E = start.clone().requires_grad_(True)

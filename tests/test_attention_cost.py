@@ -50,7 +50,7 @@ def test_measuring_yields_points_as_it_goes_and_respects_the_budgets():
     # the measured peak of naive attention holds at least its N x N score matrix
     peak = [b for n, mi, b in zip(last.measured_n, last.measured_method, last.peak_bytes,
                                   strict=True) if mi == naive and n == 256][0]
-    assert peak >= 256 * 256 * 4
+    assert 256 * 256 * 4 <= peak <= 3 * 256 * 256 * 4    # scores + softmax, not counted twice
     assert all(math.isfinite(s) and s > 0 for s, st in zip(last.seconds, last.status,
                                                            strict=True) if st == "ok")
 

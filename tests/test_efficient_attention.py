@@ -537,3 +537,24 @@ def test_approximation_trace_trig_and_rejects_causal_linformer():
     assert trace.negative > 0
     with pytest.raises(InvalidParameterError):
         approximation_trace("linformer", q, k, v, causal=True)
+
+
+def test_orthogonal_features_are_unbiased_and_isotropic():
+    """E[φ(x)·φ(y)] = exp(x·y) for orthogonal features too (with QR's sign fixed; without
+    it the first direction always had a non-positive first coordinate)."""
+    from models.efficient_attention import performer_features, random_projection
+
+    d, draws = 4, 3000
+    x = torch.tensor([[0.6, -0.3, 0.2, 0.5]], dtype=torch.float64)
+    y = torch.tensor([[0.4, 0.5, -0.1, 0.3]], dtype=torch.float64)
+    first = []
+    estimates = []
+    for seed in range(draws):
+        w = random_projection(d, d, orthogonal=True, seed=seed, dtype=torch.float64)
+        first.append(float(w[0, 0]))
+        fx = performer_features(x, w, "positive", is_query=True, stabilize=False)
+        fy = performer_features(y, w, "positive", is_query=False, stabilize=False)
+        estimates.append(float((fx * fy).sum()))
+    target = math.exp(float((x * y).sum()))
+    assert abs(np.mean(estimates) / target - 1) < 0.03
+    assert abs(np.mean(np.sign(first))) < 0.1          # directions point both ways

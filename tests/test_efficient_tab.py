@@ -75,13 +75,49 @@ def test_qkv_from_the_transformer_tab(qtbot, window, tab):
     assert "d_k = 16" in tab.source_note.text() and q.shape == (11, 16)
 
 
-def test_bad_global_tokens_are_explained(qtbot, window, tab, monkeypatch):
-    errors = []
-    monkeypatch.setattr(window, "report_error", lambda exc, details=None: errors.append(exc))
-    tab.ctx.report_error = window.report_error
+def test_a_refused_setting_is_explained_and_leaves_the_other_views(qtbot, window, tab,
+                                                                    monkeypatch):
+    dialogs = []
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: dialogs.append(a))
+    approx = tab.result["approx"]
     tab.apply_state({"pattern": "global", "global_tokens": "zero"})
-    qtbot.waitUntil(lambda: bool(errors) or tab.last_error is not None, timeout=10_000)
-    assert "Global tokens" in str(tab.last_error)
+    qtbot.waitUntil(lambda: "Global tokens" in tab.pattern_error.text(), timeout=10_000)
+    tab.apply_state({"pattern": "bigbird", "n": 60, "block": 8})
+    qtbot.waitUntil(lambda: "divisible" in tab.pattern_error.text(), timeout=10_000)
+    tab.apply_state({"seq_len": 40})                   # the approximation still follows
+    wait_result(qtbot, tab, lambda r: r["approx"].exact.shape == (40, 40))
+    assert tab.result["approx"] is not approx and "divisible" in tab.pattern_error.text()
+    tab.apply_state({"n": 64})
+    wait_result(qtbot, tab, lambda r: r["mask"].kind == "bigbird")
+    assert tab.pattern_error.text() == "" and not dialogs
+
+
+def test_causal_switched_on_then_a_method_without_it(qtbot, tab):
+    tab.apply_state({"method": "performer", "approx_causal": True})
+    wait_result(qtbot, tab, lambda r: r["approx"].params.get("causal") is True)
+    tab.apply_state({"method": "banded"})
+    wait_result(qtbot, tab, lambda r: r["approx"].method == "banded")
+    assert tab.approx_error.text() == ""
+    assert tab.approx_form.widgets["approx_causal"].isHidden()
+
+
+def test_a_new_seed_draws_a_new_random_pattern(qtbot, tab):
+    tab.apply_state({"pattern": "random", "random_keys": 3, "seed": 0})
+    wait_result(qtbot, tab, lambda r: r["mask"].kind == "random")
+    first = tab.result["mask"].mask.copy()
+    tab.apply_state({"seed": 5})
+    wait_result(qtbot, tab, lambda r: not np.array_equal(r["mask"].mask, first))
+    assert (tab.result["mask"].mask.sum(1) == 3).all()
+
+
+def test_token_by_token_transformer_heads_are_not_square(qtbot, window, tab):
+    peer = next(t for t in window.tabs if t.key == "transformer")
+    peer.apply_state({"generated": 3})
+    qtbot.waitUntil(lambda: peer.trace is not None and len(peer.trace.q_tokens) == 3,
+                    timeout=30_000)
+    tab.apply_state({"source": "transformer"})
+    qtbot.waitUntil(lambda: "square" in tab.source_note.text(), timeout=10_000)
+    assert tab.approx_error.text() == ""
 
 
 def test_measuring_fills_the_time_and_memory_plots(qtbot, tab, tmp_path, window):
@@ -109,6 +145,8 @@ def test_every_tour_step_applies(qtbot, tab):
             step.state["highlight"]]
         state = {k: v for k, v in step.state.items() if k != "highlight"}
         assert all(tab.params()[k] == v for k, v in state.items()), step.id
+        tab.compute_now()                       # every step's settings compute cleanly
+        assert tab.pattern_error.text() == tab.approx_error.text() == "", step.id
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg", "csv"])

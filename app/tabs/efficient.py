@@ -78,7 +78,7 @@ COST_PARAMS = (
     Param("time_budget", "float", 1.0, 0.05, 60.0, step=0.5),
     Param("memory_budget_mb", "int", 2048, 16, 65536, step=256),
 )
-PARTS = {"mask": {p.key for p in PATTERN_PARAMS},
+PARTS = {"mask": {p.key for p in PATTERN_PARAMS} | {"seed"},   # random / BigBird use it
          "approx": {p.key for p in APPROX_PARAMS},
          "theory": {p.key for p in COST_PARAMS}}
 
@@ -96,7 +96,11 @@ class EfficientTab(BaseTab):
         self.cost_form = ParamForm(COST_PARAMS)
         self.source_note = QLabel()
         self.source_note.setWordWrap(True)
-        self.source_note.setStyleSheet("color: #a33;")
+        self.source_note.setStyleSheet("color: #555;")
+        self.pattern_error, self.approx_error = QLabel(), QLabel()
+        for label in (self.pattern_error, self.approx_error):
+            label.setWordWrap(True)
+            label.setStyleSheet("color: #a33;")
         self.measure_button = QPushButton()
         self.measure_button.setObjectName("MeasureButton")
         self.measure_button.clicked.connect(self.toggle_measure)
@@ -104,8 +108,10 @@ class EfficientTab(BaseTab):
         self.cost_note.setWordWrap(True)
         lay = self.controls_layout
         lay.addWidget(self.pattern_form)
+        lay.addWidget(self.pattern_error)
         lay.addWidget(self.approx_form)
         lay.addWidget(self.source_note)
+        lay.addWidget(self.approx_error)
         lay.addWidget(self.cost_form)
         lay.addWidget(self.measure_button)
         lay.addWidget(self.cost_note)
@@ -196,14 +202,28 @@ class EfficientTab(BaseTab):
             self.toggle_measure()
         self._on_change()
 
+    @staticmethod
+    def _cost_key(p: dict) -> tuple:
+        return tuple(p[x.key] for x in COST_PARAMS)
+
     def _on_change(self) -> None:
         p = self.params()
+        if (self.cost is not None and not self.jobs.is_running()
+                and self._cost_key(p) != getattr(self, "_cost_params", None)):
+            self.cost = None          # measured for other settings: not shown as these
         self.pattern_form.set_visible_rows(
             {"pattern", "n", "causal", "length", "layers", "blocked_row"}
             | PATTERN_USES[p["pattern"]])
         self.approx_form.set_visible_rows(
             {"method", "source", "seq_len", "d", "scale", "seed"} | METHOD_USES[p["method"]])
         self.schedule_update()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        """Back from the Transformer tab: its head may have changed (the cache key holds
+        the q/k/v themselves, so nothing is recomputed if it did not)."""
+        super().showEvent(event)
+        if self.params()["source"] == "transformer":
+            self.schedule_update()
 
     # -- computing ------------------------------------------------------------------------
     def _source_qkv(self, p: dict):
@@ -220,6 +240,13 @@ class EfficientTab(BaseTab):
             return None
         block = "cross" if trace.kind == "cross" else "self"
         qkv = [steps.get(f"{block}.{x}_heads") for x in "qkv"]
+        if qkv[0].values.shape[0] != qkv[1].values.shape[0]:
+            self.source_note.setText(self.tr(
+                "The Transformer tab shows {0} queries against {1} keys (token by token); "
+                "these approximations compare square attention. Set its decoding step to "
+                "“whole output”. Random q/k/v are used meanwhile.").format(
+                    qkv[0].values.shape[0], qkv[1].values.shape[0]))
+            return None
         self.source_note.setText(self.tr(
             "q/k/v of the Transformer tab: {0} layer {1}, head {2} ({3} queries, {4} keys, "
             "d_k = {5}).").format(trace.kind, trace.layer, trace.head,
@@ -245,12 +272,17 @@ class EfficientTab(BaseTab):
     def show_trace(self, result) -> None:
         if result is None:
             return
-        result, cache = result
+        result, cache, errors = result
         self._cache = cache
         self.result = result
-        self._draw_pattern(result["mask"], result["conventions"])
-        self._draw_approx(result["approx"])
-        self._draw_cost()
+        self.pattern_error.setText(errors.get("mask", ""))
+        self.approx_error.setText(errors.get("approx", ""))
+        if "mask" in result:
+            self._draw_pattern(result["mask"], result["conventions"])
+        if "approx" in result:
+            self._draw_approx(result["approx"])
+        if "theory" in result:
+            self._draw_cost()
         for v in self.views:
             v.panel.set_title(v.title())
 
@@ -265,17 +297,19 @@ class EfficientTab(BaseTab):
         if np.isfinite(m.field_theory).any():
             xs.append(layers)
             ys.append(m.field_theory)
-            names.append(self.tr("ℓ·w (ℓ·d·w dilated) + 1"))
+            names.append(self.tr("span ℓ·w + 1 (dilated: ℓ·d·w + 1)"))
         xs.append(layers)
         ys.append(m.reach_fraction * m.n)
         names.append(self.tr("pairs connected / N"))
         self.field_plot.set_curves(xs, ys, names, symbols=["o", None, None])
-        titles = [f"{name}<br>" + self.tr("Δ {0:.0e}<br>NaN rows: {1}").format(diff, nan)
+        titles = [f"{name}<br>" + self.tr("Δ {0:.0e}<br>NaN: {1}").format(diff, nan)
                   for name, diff, nan in zip(API_SHORT, c.max_diff, c.nan_rows, strict=True)]
         self.conventions_view.set_heads(c.weights, labels, labels, titles, cols=3,
                                         ticks=False)
         self._conventions_note = "; ".join(
-            f"{name}: {conv}" for name, conv in zip(API_SHORT, c.conversions, strict=True))
+            f"{name}: {conv}" for name, conv in zip(API_SHORT, c.conversions, strict=True)
+        ) + "; " + self.tr("opposite polarity: Δ {0}").format(
+            " / ".join(f"{x:.2g}" for x in c.flipped_diff))
         self.view("conventions").panel.set_readout(self._conventions_note)
 
     def _draw_approx(self, a: ApproxTrace) -> None:
@@ -348,6 +382,7 @@ class EfficientTab(BaseTab):
         p = self.params()
         ns = tuple(2 ** i for i in range(8, int(np.log2(int(p["max_n"]))) + 1))
         self.cost = None
+        self._cost_params = self._cost_key(p)
         self.jobs.start(partial(measure_costs, ns, p["cost_d"], p["cost_w"], p["cost_m"],
                                 p["cost_k"], device=self.ctx.device(),
                                 time_budget_s=p["time_budget"],
@@ -526,7 +561,7 @@ class EfficientTab(BaseTab):
         self._update_buttons()
         super().retranslate()
         if self.result:
-            self.show_trace((self.result, self._cache))
+            self.show_trace((self.result, self._cache, {}))
         for v in self.views:
             v.panel.set_title(v.title())
 
@@ -546,10 +581,12 @@ def _compute(p: dict, source, todo: dict, cache: dict):
     )
     from models.errors import InvalidParameterError
 
-    cache = dict(cache)
-    if "mask" in todo:
-        try:
-            indices = [int(t) for t in p["global_tokens"].replace(",", " ").split()]
+    cache, errors = dict(cache), {}
+
+    def mask_part():
+        try:          # (only read by the patterns that have global tokens)
+            indices = ([int(t) for t in p["global_tokens"].replace(",", " ").split()]
+                       if "indices" in MASK_ARGS[p["pattern"]] else [])
         except ValueError as exc:
             raise InvalidParameterError(
                 "Global tokens are positions separated by spaces or commas, e.g. 0 31."
@@ -566,27 +603,43 @@ def _compute(p: dict, source, todo: dict, cache: dict):
         if p["blocked_row"]:
             mask[-1] = False
         q, k, v = random_qkv(p["n"], 16, seed=p["seed"])
-        cache["mask"] = (todo["mask"], (trace, convention_trace(mask, q, k, v)))
-    if "approx" in todo:
+        return trace, convention_trace(mask, q, k, v)
+
+    def approx_part():
         if source is not None:
             q, k, v = (torch.as_tensor(np.array(a))[None, None] for a in source)
         else:
             q, k, v = random_qkv(p["seq_len"], p["d"], scale=p["scale"], seed=p["seed"])
-        trace = approximation_trace(
+        return approximation_trace(
             p["method"], q, k, v, num_features=p["features"], orthogonal=p["orthogonal"],
-            kind=p["feature_kind"], causal=p["approx_causal"], k_len=p["k_len"],
-            projection=p["projection"], seed=p["seed"], window=p["approx_window"])
-        cache["approx"] = (todo["approx"], trace)
-    if "theory" in todo:
+            kind=p["feature_kind"],
+            # the causal box is hidden (and meaningless) for Linformer / banded
+            causal=p["approx_causal"] and p["method"] in ("performer", "linear"),
+            k_len=p["k_len"], projection=p["projection"], seed=p["seed"],
+            window=p["approx_window"])
+
+    def theory_part():
         n_theory = np.unique(np.geomspace(64, 65536, 64).astype(int)).astype(np.float32)
         flops, memory = cost_theory(n_theory, p["cost_d"], p["cost_w"], p["cost_m"],
                                     p["cost_k"])
         keep = [i for i, m in enumerate(COST_METHODS) if m != "xformers"]
-        cache["theory"] = (todo["theory"], (flops[keep], memory[keep] * 4,
-                                            tuple(COST_METHODS[i] for i in keep), n_theory))
-    mask, conventions = cache["mask"][1]
-    return {"mask": mask, "conventions": conventions, "approx": cache["approx"][1],
-            "theory": cache["theory"][1]}, cache
+        return flops[keep], memory[keep] * 4, tuple(COST_METHODS[i] for i in keep), n_theory
+
+    # each part on its own: a setting one part refuses leaves the others drawn, and the
+    # refused part keeps showing its last good result next to the message
+    for part, fn in (("mask", mask_part), ("approx", approx_part), ("theory", theory_part)):
+        if part in todo:
+            try:
+                cache[part] = (todo[part], fn())
+            except InvalidParameterError as exc:
+                errors[part] = str(exc)
+    result = {}
+    if "mask" in cache:
+        result["mask"], result["conventions"] = cache["mask"][1]
+    for part in ("approx", "theory"):
+        if part in cache:
+            result[part] = cache[part][1]
+    return result, cache, errors
 
 
 def _make(ctx: TabContext) -> EfficientTab:

@@ -60,6 +60,10 @@
         <translation>Transformer 页还没有模型输出：请先打开一次该页。在此之前使用随机的 q/k/v。</translation>
     </message>
     <message>
+        <source>The Transformer tab shows {0} queries against {1} keys (token by token); these approximations compare square attention. Set its decoding step to “whole output”. Random q/k/v are used meanwhile.</source>
+        <translation>Transformer 页当前显示 {0} 个查询对 {1} 个键（逐个词元）；这些近似方法比较的是方阵形式的注意力。请把它的解码步数设为“完整输出”。在此之前使用随机的 q/k/v。</translation>
+    </message>
+    <message>
         <source>q/k/v of the Transformer tab: {0} layer {1}, head {2} ({3} queries, {4} keys, d_k = {5}).</source>
         <translation>来自 Transformer 页的 q/k/v：{0} 第 {1} 层，第 {2} 个头（{3} 个查询，{4} 个键，d_k = {5}）。</translation>
     </message>
@@ -76,16 +80,12 @@
         <translation>中间查询可达的键数</translation>
     </message>
     <message>
-        <source>ℓ·w (ℓ·d·w dilated) + 1</source>
-        <translation>ℓ·w（膨胀时 ℓ·d·w）+ 1</translation>
-    </message>
-    <message>
         <source>pairs connected / N</source>
         <translation>连通的对数 / N</translation>
     </message>
     <message>
-        <source>Δ {0:.0e}&lt;br&gt;NaN rows: {1}</source>
-        <translation>Δ {0:.0e}&lt;br&gt;NaN 行：{1}</translation>
+        <source>opposite polarity: Δ {0}</source>
+        <translation>极性相反时：Δ {0}</translation>
     </message>
     <message>
         <source>exact softmax</source>
@@ -358,6 +358,14 @@ on this device.</source>
     <message>
         <source>mean pooling</source>
         <translation>均值池化</translation>
+    </message>
+    <message>
+        <source>span ℓ·w + 1 (dilated: ℓ·d·w + 1)</source>
+        <translation>跨度 ℓ·w + 1（膨胀时 ℓ·d·w + 1）</translation>
+    </message>
+    <message>
+        <source>Δ {0:.0e}&lt;br&gt;NaN: {1}</source>
+        <translation>Δ {0:.0e}&lt;br&gt;NaN：{1}</translation>
     </message>
     <message>
         <source>learned</source>
