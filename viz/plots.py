@@ -11,11 +11,30 @@ import pyqtgraph as pg
 from viz.theme import SERIES_COLOURS, series_pen
 
 
+class _TickLevelsAxis(pg.AxisItem):
+    """An axis whose log-mode ticks come in two levels: powers of ten (with 2·10ⁿ and
+    5·10ⁿ when the range holds fewer than two of them), then the rest. pyqtgraph puts
+    them all in one level over short ranges, so 2·10², 3·10², … 9·10² all got a label
+    and printed over each other; a second level is labelled only where it fits."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's API
+        levels = super().tickValues(minVal, maxVal, size)
+        if not self.logMode or len(levels) != 1:
+            return levels
+        values = sorted(levels[0][1])
+        major = [v for v in values if abs(v - round(v)) < 1e-6]
+        if sum(minVal <= v <= maxVal for v in major) < 2:
+            major += [v for v in values if v not in major
+                      and round(10 ** (v - np.floor(v))) in (2, 5)]
+        minor = [v for v in values if v not in major]
+        return [(None, sorted(major)), (None, minor)]
+
+
 class LabelledPlot(pg.PlotWidget):
     """A plot without pyqtgraph's context menu and "A" button, with axis labels."""
 
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
+    def __init__(self, parent=None, **kwargs) -> None:
+        super().__init__(parent, **kwargs)
         self.plotItem.setMenuEnabled(False)
         self.plotItem.hideButtons()
 
@@ -36,7 +55,8 @@ class CurvesPlot(LabelledPlot):
 
     def __init__(self, parent=None, log_y: bool = False, log_x: bool = False,
                  legend: str = "top-right") -> None:
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"bottom": _TickLevelsAxis("bottom"),
+                                            "left": _TickLevelsAxis("left")})
         self.plotItem.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.plotItem.addLegend(offset=self.LEGEND_OFFSETS[legend],
                                               labelTextSize="8pt",
