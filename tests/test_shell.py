@@ -258,3 +258,32 @@ def test_device_list_includes_cuda_when_torch_reports_it(monkeypatch):
     found = devices.available_devices()
     assert [d.name for d in found][:3] == ["cpu", "cuda:0", "cuda:1"]
     assert "Fake GPU 1" in found[2].label
+
+
+def test_no_view_repaints_forever_when_idle(qtbot, window):
+    """An aspect-locked plot whose tick labels change width can relayout and repaint
+    without end at some window sizes (the flow tab's density did, 300 times a second,
+    starving training of the GIL). Idle views must stay still."""
+    from collections import Counter
+
+    from PySide6.QtCore import QEvent, QObject
+
+    counts: Counter = Counter()
+
+    class Painted(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                counts[obj.property("archscope_view")] += 1
+            return False
+
+    spy = Painted()
+    for tab in window.tabs:
+        window.tabs_widget.setCurrentWidget(tab)
+        qtbot.wait(600)                       # let the tab draw itself once
+        for view in tab.views:
+            view.panel.graphics.viewport().installEventFilter(spy)
+        counts.clear()
+        qtbot.wait(1500)
+        for view in tab.views:
+            view.panel.graphics.viewport().removeEventFilter(spy)
+        assert max(counts.values(), default=0) <= 5, (tab.key, dict(counts))

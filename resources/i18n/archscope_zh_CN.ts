@@ -475,6 +475,258 @@ on this device.</source>
     </message>
 </context>
 <context>
+    <name>FlowsTab</name>
+    <message>
+        <source>Learned density exp log p(x) and samples</source>
+        <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
+        <translation>学到的密度 exp log p(x) 与样本</translation>
+    </message>
+    <message>
+        <source>Training: NLL against the entropy floor</source>
+        <translation>训练：NLL 与熵下界</translation>
+    </message>
+    <message>
+        <source>log|det J| of each layer (mean)</source>
+        <translation>各层的 log|det J|（平均）</translation>
+    </message>
+    <message>
+        <source>Samples through each layer: data → latent</source>
+        <translation>样本逐层穿过：数据 → 隐空间</translation>
+    </message>
+    <message>
+        <source>Sampling by the inverse: latent → data</source>
+        <translation>用逆映射采样：隐空间 → 数据</translation>
+    </message>
+    <message>
+        <source>mean log|det J|</source>
+        <translation>平均 log|det J|</translation>
+    </message>
+    <message>
+        <source>data x</source>
+        <translation>数据 x</translation>
+    </message>
+    <message>
+        <source>latent z ~ N(0, I)</source>
+        <translation>隐变量 z ~ N(0, I)</translation>
+    </message>
+    <message>
+        <source>through the layers</source>
+        <translation>穿过各层</translation>
+    </message>
+    <message>
+        <source>latent z</source>
+        <translation>隐变量 z</translation>
+    </message>
+    <message>
+        <source>samples x</source>
+        <translation>样本 x</translation>
+    </message>
+    <message>
+        <source>mass on this grid: {0:.3f} (1 if the grid holds all of it)</source>
+        <translation>网格上的总质量：{0:.3f}（网格覆盖全部时为 1）</translation>
+    </message>
+    <message>
+        <source>Press “Train” to fit this flow by maximum likelihood.</source>
+        <translation>点击“训练”，用最大似然拟合这个流。</translation>
+    </message>
+    <message>
+        <source>NLL of each batch (nats)</source>
+        <translation>每个批次的 NLL（奈特）</translation>
+    </message>
+    <message>
+        <source>running mean</source>
+        <translation>滑动平均</translation>
+    </message>
+    <message>
+        <source>entropy of the data: the lowest NLL possible</source>
+        <translation>数据的熵：NLL 可能达到的最低值</translation>
+    </message>
+    <message>
+        <source>NLL below the entropy floor: a bug or overfitting to a small data set</source>
+        <translation>NLL 低于熵下界：程序错误，或对小数据集过拟合</translation>
+    </message>
+    <message>
+        <source>step {0}: NLL {1:.3f} nats; floor {2:.3f}</source>
+        <translation>第 {0} 步：NLL {1:.3f} 奈特；下界 {2:.3f}</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>{0} unchanged, {1} transformed</source>
+        <translation>{0} 不变，{1} 被变换</translation>
+    </message>
+    <message>
+        <source>every coordinate transformed</source>
+        <translation>所有坐标都被变换</translation>
+    </message>
+    <message>
+        <source>t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}</source>
+        <translation>t = {0:.2f} · 第 {1} 层 {2}：{3}；log|det J| {4:+.3f}</translation>
+    </message>
+    <message>
+        <source>Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s</source>
+        <translation>训练 {0}：第 {1} 步 · NLL {2:.3f} 奈特 · 每秒 {3:.0f} 步</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Resume training</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>{0} steps trained</source>
+        <translation>已训练 {0} 步</translation>
+    </message>
+    <message>
+        <source>2D points (*.csv *.txt *.tsv)</source>
+        <translation>二维点（*.csv *.txt *.tsv）</translation>
+    </message>
+    <message>
+        <source>Opened {0}: {1} points.</source>
+        <translation>已打开 {0}：{1} 个点。</translation>
+    </message>
+    <message>
+        <source>Flow and training</source>
+        <translation>流与训练</translation>
+    </message>
+    <message>
+        <source>Density</source>
+        <translation>密度</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Hidden units</source>
+        <translation>隐藏单元数</translation>
+    </message>
+    <message>
+        <source>ActNorm + permutations</source>
+        <translation>ActNorm + 置换</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Clip gradients (0 = off)</source>
+        <translation>梯度裁剪（0 = 关闭）</translation>
+    </message>
+    <message>
+        <source>two moons</source>
+        <translation>双月牙</translation>
+    </message>
+    <message>
+        <source>circles</source>
+        <translation>同心圆</translation>
+    </message>
+    <message>
+        <source>8 gaussians</source>
+        <translation>8 个高斯</translation>
+    </message>
+    <message>
+        <source>checkerboard</source>
+        <translation>棋盘</translation>
+    </message>
+    <message>
+        <source>two spirals</source>
+        <translation>双螺旋</translation>
+    </message>
+    <message>
+        <source>pinwheel</source>
+        <translation>风车</translation>
+    </message>
+    <message>
+        <source>rings</source>
+        <translation>圆环</translation>
+    </message>
+    <message>
+        <source>swiss roll</source>
+        <translation>瑞士卷</translation>
+    </message>
+    <message>
+        <source>your points (File → Open…)</source>
+        <translation>你的点（文件 → 打开…）</translation>
+    </message>
+    <message>
+        <source>RealNVP (affine coupling)</source>
+        <translation>RealNVP（仿射耦合）</translation>
+    </message>
+    <message>
+        <source>NICE (additive coupling)</source>
+        <translation>NICE（加性耦合）</translation>
+    </message>
+    <message>
+        <source>MAF (masked autoregressive)</source>
+        <translation>MAF（掩码自回归）</translation>
+    </message>
+    <message>
+        <source>IAF (inverse autoregressive)</source>
+        <translation>IAF（逆自回归）</translation>
+    </message>
+    <message>
+        <source>Animation</source>
+        <translation>动画</translation>
+    </message>
+    <message>
+        <source>Direction</source>
+        <translation>方向</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>点数</translation>
+    </message>
+    <message>
+        <source>Deformed grid</source>
+        <translation>变形网格</translation>
+    </message>
+    <message>
+        <source>Layers per second</source>
+        <translation>每秒层数</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>forward: data → latent</source>
+        <translation>正向：数据 → 隐空间</translation>
+    </message>
+    <message>
+        <source>inverse: latent → data (sampling)</source>
+        <translation>逆向：隐空间 → 数据（采样）</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>nats per point</source>
+        <translation>每点奈特数</translation>
+    </message>
+</context>
+<context>
     <name>JobBar</name>
     <message>
         <source>Stop</source>
@@ -835,6 +1087,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Efficient attention</source>
         <translation>高效注意力</translation>
+    </message>
+    <message>
+        <source>Normalizing flows</source>
+        <translation>标准化流</translation>
     </message>
 </context>
 <context>

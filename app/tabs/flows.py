@@ -1,0 +1,457 @@
+"""The normalizing-flow tab: RealNVP, NICE, MAF or IAF trained live on a 2D density,
+samples animated through each layer (forward: data → latent, inverse: latent → data)
+with a deformed grid, the learned density, the NLL against the entropy floor, and each
+layer's log|det J|."""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
+
+from app.registry import TabSpec, register
+from app.tabs.base import BaseTab, TabContext, View, ViewData
+from models.traces import Progress
+from viz.controls import Param, ParamForm
+from viz.flow_view import DensityPlot, FlowView
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot, GroupedBarsPlot
+
+DENSITIES = ("two_moons", "circles", "8gaussians", "checkerboard", "two_spirals", "pinwheel",
+             "rings", "swiss_roll", "custom")
+MODELS = ("realnvp", "nice", "maf", "iaf")
+MODEL_PARAMS = (
+    Param("density", "choice", "two_moons", choices=DENSITIES),
+    Param("model", "choice", "realnvp", choices=MODELS),
+    Param("layers", "int", 8, 1, 32),
+    Param("hidden", "int", 64, 4, 512),
+    Param("actnorm", "bool", False),
+    Param("lr", "float", 1e-3, 1e-5, 0.5, step=5e-4, decimals=5),
+    Param("batch", "int", 256, 8, 8192, step=64),
+    Param("clip", "float", 0.0, 0.0, 100.0, step=1.0),
+)
+VIEW_PARAMS = (
+    Param("direction", "choice", "forward", choices=("forward", "inverse")),
+    Param("points", "int", 2000, 100, 20000, step=500),
+    Param("grid", "bool", True),
+    Param("speed", "float", 1.0, 0.1, 8.0, step=0.5),
+    Param("seed", "int", 0, 0, 99999),
+)
+#: the parameters that make a different model (the others tune the one there is)
+MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
+
+
+class FlowsTab(BaseTab):
+    key = "flows"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.sessions: dict[tuple, object] = {}     # one model per architecture + data
+        self.custom_points: np.ndarray | None = None
+        self.custom_name = ""
+        self.result: dict | None = None
+        self._last_redraw = 0.0
+        self.model_form = ParamForm(MODEL_PARAMS)
+        self.view_form = ParamForm(VIEW_PARAMS)
+        self.train_button = QPushButton()
+        self.train_button.setObjectName("TrainButton")
+        self.train_button.clicked.connect(self.toggle_training)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.error_note = QLabel()
+        self.error_note.setWordWrap(True)
+        self.error_note.setStyleSheet("color: #a33;")
+        lay = self.controls_layout
+        lay.addWidget(self.model_form)
+        lay.addWidget(self.train_button)
+        lay.addWidget(self.status)
+        lay.addWidget(self.error_note)
+        lay.addWidget(self.view_form)
+        lay.addStretch(1)
+        self.model_form.changed.connect(self._model_changed)
+        self.view_form.changed.connect(self.schedule_update)
+        self._build_views()
+        self.timer = QTimer(self)
+        self.timer.setInterval(33)                 # about 30 frames a second
+        self.timer.timeout.connect(self._tick)
+        self.jobs.progressed.connect(self._on_progress)
+        self.jobs.stopped.connect(self._on_job_stopped)
+        self.jobs.failed.connect(lambda f: self.error_note.setText(str(f.error)))
+        self.retranslate()
+        self.schedule_update()
+
+    # -- views ---------------------------------------------------------------------------
+    def _build_views(self) -> None:
+        self.flow_view = FlowView()
+        host = QWidget()           # the view with its play button and layer slider
+        col = QVBoxLayout(host)
+        col.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.play_button = QPushButton()
+        self.play_button.setObjectName("PlayButton")
+        self.play_button.setCheckable(True)
+        self.play_button.toggled.connect(self._play)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 800)
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.layer_label = QLabel()
+        self.layer_label.setMinimumWidth(280)
+        row.addWidget(self.play_button)
+        row.addWidget(self.slider, 1)
+        row.addWidget(self.layer_label)
+        col.addLayout(row)
+        self.density_plot = DensityPlot()
+        self.nll_plot = CurvesPlot()
+        self.logdet_plot = GroupedBarsPlot()
+        panel = ViewPanel(self.flow_view)         # exports the view, not the controls
+        panel.layout().replaceWidget(self.flow_view, host)
+        col.insertWidget(0, self.flow_view, 1)
+        self.add_view(View("flow", self._flow_title, panel, self._data_flow), 0, 0, 1, 3)
+        self.add_view(View("density", lambda: self.tr("Learned density exp log p(x) and "
+                                                      "samples"),
+                           ViewPanel(self.density_plot), self._data_density), 1, 0)
+        self.add_view(View("nll", lambda: self.tr("Training: NLL against the entropy floor"),
+                           ViewPanel(self.nll_plot), self._data_nll), 1, 1)
+        self.add_view(View("logdet", lambda: self.tr("log|det J| of each layer (mean)"),
+                           ViewPanel(self.logdet_plot), self._data_logdet), 1, 2)
+        self.grid.setRowStretch(0, 3)
+        self.grid.setRowStretch(1, 2)
+
+    def _flow_title(self) -> str:
+        p = self.params()
+        return (self.tr("Samples through each layer: data → latent") if p["direction"] ==
+                "forward" else self.tr("Sampling by the inverse: latent → data"))
+
+    # -- parameters ------------------------------------------------------------------------
+    def params(self) -> dict:
+        return {**self.model_form.values(), **self.view_form.values()}
+
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        from models.errors import InvalidParameterError
+
+        known = set(self.params()) | {"train", "position", "play"}
+        unknown = set(state) - known
+        if strict and unknown:
+            raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
+                                        f"known: {', '.join(sorted(known))}.")
+        problems = self.model_form.set_values(state) + self.view_form.set_values(state)
+        if state.get("density") == "custom" and self.custom_points is None:
+            problems.append("density=custom needs a file of points: File → Open… first.")
+            self.model_form.set_values({"density": "two_moons"})
+        if strict and problems:
+            raise InvalidParameterError(" ".join(problems))
+        if "position" in state:
+            self.slider.setValue(int(float(state["position"]) * 100))
+        if "play" in state:
+            self.play_button.setChecked(str(state["play"]).lower() in ("1", "true", "yes"))
+        if state.get("train") and not self.jobs.is_running():
+            self.toggle_training()
+        self._model_changed()
+
+    def _model_changed(self) -> None:
+        if self.jobs.is_running() and self._session_key() != self._running_key:
+            self.jobs.stop()
+        session = self.sessions.get(self._session_key())
+        if session is not None:               # learning rate etc. apply to the model there is
+            p = self.params()
+            session.lr, session.batch_size = p["lr"], p["batch"]
+            session.clip_grad = p["clip"] or None
+            for group in session.optimizer.param_groups:
+                group["lr"] = p["lr"]
+        self._update_buttons()
+        self.schedule_update()
+
+    def _session_key(self) -> tuple:
+        p = self.params()
+        return tuple(p[k] for k in MODEL_KEY) + ((self.custom_name,) if p["density"] ==
+                                                  "custom" else ())
+
+    def session(self):
+        from models.flows import FlowSession
+
+        key = self._session_key()
+        if key not in self.sessions:
+            p = self.params()
+            custom = p["density"] == "custom"
+            self.sessions[key] = FlowSession(
+                p["model"], data="two_moons" if custom else p["density"],
+                points=self.custom_points if custom else None, device=self.ctx.device(),
+                lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
+                num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None)
+        return self.sessions[key]
+
+    def on_device_changed(self, name: str) -> None:
+        if self.jobs.is_running():
+            self.jobs.stop()
+        for s in self.sessions.values():
+            s.to(name)
+        super().on_device_changed(name)
+
+    # -- computing ---------------------------------------------------------------------------
+    def compute_fn(self):
+        session = self.session()
+        return partial(_flow_result, session, self.params(), self.custom_points)
+
+    def show_trace(self, result: dict) -> None:
+        if result is None:
+            return
+        self.result = result
+        trace = result["trace"]
+        self.flow_view.set_trace(trace, result["grid"])
+        self.flow_view.fit_middle()
+        layers = trace.points.shape[0] - 1
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, 100 * layers)
+        self.slider.blockSignals(False)
+        self._slider_moved(self.slider.value())
+        d = result["density"]
+        self.density_plot.set_density(d.density, d.extent, d.samples[:1000])
+        self.logdet_plot.set_bars([str(i + 1) for i in range(layers)], trace.logdet[None],
+                                  [self.tr("mean log|det J|")])
+        self._redraw_nll(result["entropy"])
+        for v in self.views:
+            v.panel.set_title(v.title())
+        forward = trace.direction == "forward"
+        self.flow_view.set_titles(self.tr("data x") if forward else self.tr("latent z ~ N(0, I)"),
+                                  self.tr("through the layers"),
+                                  self.tr("latent z") if forward else self.tr("samples x"))
+        self.view("density").panel.set_readout(self.tr(
+            "mass on this grid: {0:.3f} (1 if the grid holds all of it)").format(d.mass))
+
+    def _redraw_nll(self, entropy: float) -> None:
+        session = self.sessions.get(self._session_key())
+        if session is None or not session.losses:
+            self.nll_plot.set_curves([], [], [])
+            self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow by maximum "
+                                           "likelihood."))
+            return
+        self.nll_plot.set_hint("")
+        losses = np.asarray(session.losses, np.float32)
+        steps = np.arange(1, len(losses) + 1, dtype=np.float32)
+        window = min(50, len(losses))
+        smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
+        xs, ys = [steps, steps[window - 1:]], [losses, smooth.astype(np.float32)]
+        names = [self.tr("NLL of each batch (nats)"), self.tr("running mean")]
+        if np.isfinite(entropy):
+            xs.append(np.array([1, len(losses)], np.float32))
+            ys.append(np.array([entropy, entropy], np.float32))
+            names.append(self.tr("entropy of the data: the lowest NLL possible"))
+        self.nll_plot.set_curves(xs, ys, names)
+        below = np.isfinite(entropy) and len(smooth) and smooth[-1] < entropy - 0.05
+        self.view("nll").panel.set_readout(
+            self.tr("NLL below the entropy floor: a bug or overfitting to a small data set")
+            if below else self.tr("step {0}: NLL {1:.3f} nats; floor {2:.3f}").format(
+                len(losses), float(smooth[-1]), entropy))
+
+    # -- the animation ----------------------------------------------------------------------------
+    def _play(self, on: bool) -> None:
+        self.play_button.setText(self.tr("Pause") if on else self.tr("Play"))
+        if on:
+            if self.slider.value() >= self.slider.maximum():
+                self.slider.setValue(0)
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _tick(self) -> None:
+        step = int(100 * self.params()["speed"] * self.timer.interval() / 1000) or 1
+        value = self.slider.value() + step
+        if value > self.slider.maximum():
+            self.play_button.setChecked(False)
+            value = self.slider.maximum()
+        self.slider.setValue(value)
+
+    def _slider_moved(self, value: int) -> None:
+        t = value / 100
+        self.flow_view.set_position(t)
+        trace = self.flow_view.trace
+        if trace is None:
+            return
+        layers = trace.points.shape[0] - 1
+        layer = min(int(t), layers - 1) if layers else -1
+        if layer < 0:
+            self.layer_label.setText("")
+            return
+        axis = "xy"
+        masked, changed = trace.masked[layer], trace.transformed[layer]
+        what = (self.tr("{0} unchanged, {1} transformed").format(axis[masked], axis[changed])
+                if masked >= 0 and changed >= 0 else self.tr("every coordinate transformed"))
+        self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
+                                 .format(t, layer + 1, trace.layer_names[layer], what,
+                                         float(trace.logdet[layer])))
+
+    # -- training ----------------------------------------------------------------------------------
+    def toggle_training(self) -> None:
+        if self.jobs.is_running():
+            self.jobs.stop()
+            return
+        if not self.torch_ready:
+            return
+        self.error_note.setText("")
+        session = self.session()
+        self._running_key = self._session_key()
+        self.jobs.start(partial(session.train, 1_000_000))
+        self._update_buttons()
+
+    def _on_progress(self, progress: Progress) -> None:
+        self.job_bar.show_progress(0, self.tr(
+            "Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s").format(
+                self.params()["model"], progress.step, progress.loss,
+                progress.metrics.get("steps_per_s", float("nan"))))
+        now = time.monotonic()
+        if now - self._last_redraw > 1.0:          # the density and the samples, refreshed
+            self._last_redraw = now
+            self.request_update()
+
+    def _on_job_stopped(self, _completed: bool) -> None:
+        self._update_buttons()
+        self.request_update()
+
+    def _update_buttons(self) -> None:
+        running = self.jobs.is_running()
+        session = self.sessions.get(self._session_key())
+        self.train_button.setText(self.tr("Stop") if running else (
+            self.tr("Resume training") if session is not None and session.step
+            else self.tr("Train")))
+        self.train_button.setEnabled(self.torch_ready)
+        self.status.setText("" if session is None or not session.step else self.tr(
+            "{0} steps trained").format(session.step))
+
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        self._update_buttons()
+
+    # -- files -------------------------------------------------------------------------------------
+    def file_filter(self) -> str | None:
+        return self.tr("2D points (*.csv *.txt *.tsv)")
+
+    def open_file(self, path: str) -> None:
+        from pathlib import Path
+
+        from models.densities import load_points_csv
+
+        points = load_points_csv(path)        # InvalidParameterError names the line
+        self.jobs.stop()
+        self.custom_points, self.custom_name = points, Path(path).name
+        self.model_form.set_values({"density": "custom"})
+        self._model_changed()
+        self.ctx.status(self.tr("Opened {0}: {1} points.").format(Path(path).name,
+                                                                  len(points)))
+
+    # -- export data -------------------------------------------------------------------------------
+    def _data_flow(self) -> ViewData | None:
+        r = self.result
+        if r is None:
+            return None
+        t = r["trace"]
+        pts = self.flow_view.points_at(self.flow_view.t)
+        return ViewData("points", {"points": pts, "all_layers": t.points.reshape(-1, 2)},
+                        {"direction": t.direction, "position": self.flow_view.t,
+                         "layers": list(t.layer_names)},
+                        row_labels=list(range(len(pts))), col_labels=["x", "y"])
+
+    def _data_density(self) -> ViewData | None:
+        r = self.result
+        if r is None:
+            return None
+        d = r["density"]
+        return ViewData("density", {"density": d.density, "samples": d.samples},
+                        {"extent": list(d.extent), "mass": d.mass},
+                        row_labels=None, col_labels=None)
+
+    def _data_nll(self) -> ViewData | None:
+        session = self.sessions.get(self._session_key())
+        if session is None or not session.losses:
+            return None
+        return ViewData("nll", {"nll": np.asarray(session.losses, np.float32)},
+                        {"entropy": session.entropy, "model": session.kind,
+                         "data": session.data},
+                        row_labels=list(range(1, len(session.losses) + 1)), col_labels=["nll"])
+
+    def _data_logdet(self) -> ViewData | None:
+        r = self.result
+        if r is None:
+            return None
+        t = r["trace"]
+        return ViewData("logdet", {"logdet": t.logdet, "logdet_points": t.logdet_points},
+                        {"layers": list(t.layer_names), "direction": t.direction},
+                        row_labels=list(t.layer_names), col_labels=["mean log|det J|"])
+
+    # -- translations ------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.model_form.setTitle(self.tr("Flow and training"))
+        self.model_form.set_texts(
+            {"density": self.tr("Density"), "model": self.tr("Model"),
+             "layers": self.tr("Layers"), "hidden": self.tr("Hidden units"),
+             "actnorm": self.tr("ActNorm + permutations"), "lr": self.tr("Learning rate"),
+             "batch": self.tr("Batch size"), "clip": self.tr("Clip gradients (0 = off)")},
+            {"density": [self.tr("two moons"), self.tr("circles"), self.tr("8 gaussians"),
+                         self.tr("checkerboard"), self.tr("two spirals"), self.tr("pinwheel"),
+                         self.tr("rings"), self.tr("swiss roll"),
+                         self.tr("your points (File → Open…)")],
+             "model": [self.tr("RealNVP (affine coupling)"), self.tr("NICE (additive coupling)"),
+                       self.tr("MAF (masked autoregressive)"),
+                       self.tr("IAF (inverse autoregressive)")]})
+        self.view_form.setTitle(self.tr("Animation"))
+        self.view_form.set_texts(
+            {"direction": self.tr("Direction"), "points": self.tr("Points"),
+             "grid": self.tr("Deformed grid"), "speed": self.tr("Layers per second"),
+             "seed": self.tr("Seed")},
+            {"direction": [self.tr("forward: data → latent"),
+                           self.tr("inverse: latent → data (sampling)")]})
+        self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
+                                 else self.tr("Play"))
+        self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
+        self._update_buttons()
+        super().retranslate()
+        if self.result is not None:
+            self.show_trace(self.result)
+        for v in self.views:
+            v.panel.set_title(v.title())
+
+    @property
+    def trace(self):
+        return self.result
+
+
+def _flow_result(session, p: dict, custom: np.ndarray | None) -> dict:
+    """The trace of ``p["points"]`` points through the flow, the grid through the same
+    layers, and the density on a grid around the data. Any thread (under the lock)."""
+    import torch
+
+    from models import densities
+    from models.flows import density_grid, grid_lines
+    from models.transformer import eval_mode
+
+    rng = np.random.default_rng(p["seed"])
+    n = p["points"]
+    if p["density"] == "custom" and custom is not None:
+        data = custom[rng.choice(len(custom), size=min(n, len(custom)), replace=False)]
+    else:
+        data = densities.sample(p["density"], n, seed=p["seed"])
+    lo, hi = np.percentile(data, [0.5, 99.5], axis=0)
+    pad = 0.25 * (hi - lo) + 1e-3
+    extent = (float(lo[0] - pad[0]), float(hi[0] + pad[0]),
+              float(lo[1] - pad[1]), float(hi[1] + pad[1]))
+    with session.lock, eval_mode(session.flow):
+        flow = session.flow
+        if p["direction"] == "forward":
+            trace = flow.trace(data)
+            lines = grid_lines(extent, 11, 60)
+        else:
+            gen = torch.Generator().manual_seed(p["seed"])
+            trace = flow.trace_inverse(torch.randn(n, 2, generator=gen))
+            lines = grid_lines((-3, 3, -3, 3), 11, 60)
+        grid = flow.grid_trace(lines, p["direction"]) if p["grid"] else None
+        density = density_grid(flow, extent, resolution=96, n_samples=1000, seed=p["seed"])
+    return {"trace": trace, "grid": grid, "density": density, "entropy": session.entropy}
+
+
+def _make(ctx: TabContext) -> FlowsTab:
+    return FlowsTab(ctx)
+
+
+register(TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"), _make, order=50))

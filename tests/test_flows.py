@@ -1,0 +1,226 @@
+"""Normalizing flows checked against torch's own autograd Jacobians and distributions."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+import torch
+from torch.distributions import TransformedDistribution
+
+from models import flows
+from models.errors import TrainingDivergedError
+from models.traces import FlowTrace
+
+
+def _perturb(module: torch.nn.Module, seed: int = 0, scale: float = 0.3) -> None:
+    """Random non-zero weights (the builders start every layer at the identity)."""
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.add_(scale * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+
+
+def _layers(dim: int = 3):
+    return {"realnvp": flows.CouplingLayer(dim, 16, [1] + [0] * (dim - 1)),
+            "nice": flows.CouplingLayer(dim, 16, [0] + [1] * (dim - 1), additive=True),
+            "maf": flows.MAFLayer(dim, 16), "iaf": flows.IAFLayer(dim, 16),
+            "actnorm": flows.ActNorm(dim), "permute": flows.Permute(dim)}
+
+
+@pytest.mark.parametrize("kind", ["realnvp", "nice", "maf", "iaf", "actnorm", "permute"])
+def test_log_abs_det_matches_autograd_jacobian(kind):
+    layer = _layers()[kind].double().eval()
+    _perturb(layer)
+    x = torch.randn(6, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    ladj = layer.log_abs_det_jacobian(x, layer(x))
+    for i in range(len(x)):
+        jac = torch.autograd.functional.jacobian(lambda v: layer._call(v[None])[0], x[i])
+        assert ladj[i].item() == pytest.approx(torch.linalg.slogdet(jac)[1].item(), abs=1e-9)
+        if kind in ("maf", "iaf"):   # autoregressive: triangular Jacobian
+            assert torch.allclose(jac, torch.tril(jac))
+    # the inverse's log-det is minus the forward's, at the matching pair
+    y = layer(x)
+    assert torch.allclose(layer.inv.log_abs_det_jacobian(y, layer.inverse(y)), -ladj)
+
+
+def test_coupling_keeps_masked_coordinate():
+    layer = flows.CouplingLayer(2, 8, [0, 1])
+    _perturb(layer)
+    x = torch.randn(10, 2)
+    y = layer(x)
+    assert torch.equal(y[:, 1], x[:, 1]) and not torch.allclose(y[:, 0], x[:, 0])
+    assert (layer.masked_index, layer.transformed_index) == (1, 0)
+
+
+@pytest.mark.parametrize("kind", flows.FLOW_KINDS)
+@pytest.mark.parametrize("actnorm", [False, True])
+def test_inverse_of_forward(kind, actnorm):
+    flow = flows.build_flow(kind, hidden_dim=32, num_flows=4, actnorm=actnorm)
+    flow.log_prob(torch.randn(64, 2) * 3 + 1)   # data-dependent ActNorm initialisation
+    _perturb(flow, scale=0.1)
+    flow.eval()
+    x = torch.randn(200, 2, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        z, ld = flow(x)
+        back, ld_inv = flow.inverse(z)
+    assert (back - x).abs().max() < 1e-5
+    assert (ld + ld_inv).abs().max() < 1e-5
+
+
+@pytest.mark.parametrize("kind", flows.FLOW_KINDS)
+def test_transformed_distribution_agrees(kind):
+    flow = flows.build_flow(kind, hidden_dim=16, num_flows=3, actnorm=True)
+    _perturb(flow, scale=0.2)
+    flow.eval()
+    dist = TransformedDistribution(flow.base, [layer.inv for layer in reversed(flow.layers)])
+    x = torch.randn(50, 2)
+    with torch.no_grad():
+        assert torch.allclose(dist.log_prob(x), flow.log_prob(x), atol=1e-5)
+        assert dist.sample((7,)).shape == (7, 2)
+
+
+def _pair(cache_size: int):
+    torch.manual_seed(0)
+    layer = flows.CouplingLayer(2, 16, [1, 0], cache_size=cache_size)
+    _perturb(layer)
+    return layer
+
+
+def _grads(layer, x):
+    layer.zero_grad()
+    y = layer(x)
+    y_again = layer(x)   # cached (the same tensor) with cache_size=1, recomputed with 0
+    loss = (y ** 2).sum() + (y_again ** 3).sum() + layer.log_abs_det_jacobian(x, y).sum()
+    loss = loss + layer.inv.log_abs_det_jacobian(y_again, x).sum()
+    loss.backward()
+    return [p.grad.clone() for p in layer.parameters()], y is y_again
+
+
+def test_caching_does_not_change_gradients():
+    x = torch.randn(32, 2)
+    g0, same0 = _grads(_pair(0), x)
+    g1, same1 = _grads(_pair(1), x)
+    assert not same0 and same1
+    for a, b in zip(g0, g1, strict=True):
+        assert torch.allclose(a, b, atol=1e-6)
+
+
+def test_cache_size_semantics_and_no_recompute():
+    x = torch.randn(8, 2)
+    layer = _pair(0)
+    calls = []
+    layer.net.register_forward_hook(lambda *a: calls.append(1))
+    y = layer(x)
+    ladj = layer.log_abs_det_jacobian(x, y)
+    assert len(calls) == 1   # the log-det came from the cache on y
+    fresh = y.detach().clone()   # an untagged tensor: recomputed, same value
+    assert torch.allclose(layer.log_abs_det_jacobian(x, fresh), ladj)
+    assert len(calls) == 2
+    # cache_size 0: new weights are seen at once; cache_size 1 returns the cached y
+    _perturb(layer, seed=5)
+    assert not torch.allclose(layer(x), y)
+    cached = _pair(1)
+    y1 = cached(x)
+    _perturb(cached, seed=5)
+    assert cached(x) is y1
+    assert cached.inverse(y1) is x
+
+
+def test_trace_and_grid():
+    flow = flows.build_realnvp(hidden_dim=16, num_flows=4)
+    _perturb(flow, scale=0.2)
+    x = torch.randn(30, 2)
+    tr = flow.trace(x)
+    assert isinstance(tr, FlowTrace) and tr.direction == "forward"
+    assert tr.points.shape == (5, 30, 2) and tr.logdet_points.shape == (4, 30)
+    np.testing.assert_allclose(tr.points[0], x.numpy())
+    with torch.no_grad():
+        z, ld = flow(x)
+    np.testing.assert_allclose(tr.points[-1], z.numpy(), atol=1e-6)
+    np.testing.assert_allclose(tr.logdet_points.sum(0), ld.numpy(), atol=1e-5)
+    np.testing.assert_allclose(tr.logdet, tr.logdet_points.mean(1), atol=1e-6)
+    assert tr.masked.tolist() == [0, 1, 0, 1] and tr.transformed.tolist() == [1, 0, 1, 0]
+    for i in range(4):   # the masked coordinate passes unchanged
+        np.testing.assert_array_equal(tr.points[i + 1, :, tr.masked[i]],
+                                      tr.points[i, :, tr.masked[i]])
+    inv = flow.trace_inverse(tr.points[-1])
+    assert inv.direction == "inverse"
+    np.testing.assert_allclose(inv.points[::-1], tr.points, atol=1e-5)
+    lines = flows.grid_lines((-2, 2, -2, 2), n_lines=3, points_per_line=5)
+    g = flow.grid_trace(lines)
+    assert g.shape == (5,) + lines.shape
+    assert np.array_equal(np.isnan(g[-1]), np.isnan(lines))
+    assert flows.build_maf(num_flows=2).trace(x).masked.tolist() == [-1, -1, -1]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    session = flows.FlowSession("realnvp", "two_moons", seed=0, lr=1e-3, batch_size=256)
+    t0 = time.perf_counter()
+    reports = list(session.train(400))
+    return session, reports, time.perf_counter() - t0
+
+
+def test_training_lowers_nll_above_entropy_floor(trained):
+    session, reports, _ = trained
+    assert len(reports) == 400 and reports[-1].step == 400
+    assert reports[-1].history.shape == (400,)
+    assert {"nll", "entropy", "steps_per_s"} <= set(reports[-1].metrics)
+    start, end = np.mean(session.losses[:10]), np.mean(session.losses[-50:])
+    assert start > 2.0 and end < start - 1.5
+    # held-out NLL: an estimate of H(p) + KL ≥ H(p)
+    from models.densities import sample
+    held = torch.as_tensor(sample("two_moons", 20_000, seed=99))
+    with torch.no_grad():
+        session.flow.eval()
+        nll = -session.flow.log_prob(held).mean().item()
+    assert session.entropy - 0.05 < nll < 1.2
+
+
+def test_density_integrates_to_one(trained):
+    session, _, _ = trained
+    grid = flows.density_grid(session.flow, (-4, 5, -4, 4), 256, n_samples=500)
+    assert grid.density.shape == (256, 256) and grid.samples.shape == (500, 2)
+    assert grid.mass == pytest.approx(1.0, abs=0.01)
+    untrained = flows.build_flow("maf", num_flows=2)
+    assert flows.density_grid(untrained, (-7, 7, -7, 7), 200).mass == pytest.approx(1, abs=0.01)
+
+
+def test_sample_is_seeded():
+    flow = flows.build_iaf(num_flows=2)
+    _perturb(flow, scale=0.2)
+    assert torch.equal(flow.sample(20, seed=1), flow.sample(20, seed=1))
+    assert flow.sample(20, seed=1).shape == (20, 2)
+
+
+def _state(session):
+    return {k: v.clone() for k, v in session.flow.state_dict().items()}
+
+
+def test_nan_weights_raise_and_restore():
+    session = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64)
+    list(session.train(3))
+    good = {k: v.clone() for k, v in session.good_state["model"].items()}
+    with torch.no_grad():
+        session.flow.layers[2].net[0].weight[0, 0] = math.nan
+    with pytest.raises(TrainingDivergedError, match=r"layer 3 \(affine coupling.*learning rate"):
+        list(session.train(5))
+    after = _state(session)
+    assert all(torch.isfinite(v.float()).all() for v in after.values())
+    for k in good:
+        assert torch.equal(after[k], good[k])
+    assert session.step == session.good_step == len(session.losses)
+    list(session.train(2))   # and training goes on from there
+
+
+def test_huge_learning_rate_raises_and_restores():
+    session = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64, lr=1e30)
+    with pytest.raises(TrainingDivergedError, match=r"layer \d+ .*learning rate"):
+        list(session.train(50))
+    after = _state(session)
+    assert all(torch.isfinite(v.float()).all() for v in after.values())
+    for k, v in session.good_state["model"].items():
+        assert torch.equal(after[k], v)

@@ -1,0 +1,120 @@
+"""The normalizing-flow tab driven as a person would: the animation, training, a bad
+learning rate, the inverse direction, user points, exports."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from app.tabs.flows import FlowsTab
+
+
+@pytest.fixture
+def tab(qtbot, window) -> FlowsTab:
+    t = next(t for t in window.tabs if t.key == "flows")
+    window.tabs_widget.setCurrentWidget(t)
+    qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
+    return t
+
+
+def test_points_move_through_every_layer_with_the_masked_coordinate_fixed(qtbot, tab):
+    trace = tab.result["trace"]
+    assert trace.points.shape == (9, 2000, 2) and trace.direction == "forward"
+    # between layer outputs the view interpolates; at integers it shows the outputs
+    tab.slider.setValue(300)
+    np.testing.assert_allclose(tab.flow_view.points_at(3.0), trace.points[3])
+    tab.slider.setValue(250)
+    mid = 0.5 * (trace.points[2] + trace.points[3])
+    np.testing.assert_allclose(tab.flow_view.points_at(2.5), mid, atol=1e-6)
+    layer = 2
+    kept = trace.masked[layer]
+    if kept >= 0:          # a coupling layer leaves one coordinate exactly as it was
+        np.testing.assert_array_equal(trace.points[layer + 1][:, kept],
+                                      trace.points[layer][:, kept])
+        assert "unchanged" in tab.layer_label.text()
+
+
+def test_play_runs_to_the_end_and_stops(qtbot, tab):
+    tab.apply_state({"speed": 8.0, "position": 0})
+    qtbot.mouseClick(tab.play_button, Qt.MouseButton.LeftButton)
+    assert tab.timer.isActive()
+    qtbot.waitUntil(lambda: not tab.timer.isActive(), timeout=10_000)
+    assert tab.slider.value() == tab.slider.maximum() and not tab.play_button.isChecked()
+
+
+def test_training_lowers_the_nll_towards_the_entropy_floor(qtbot, tab):
+    tab.toggle_training()
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: tab.sessions[key].step >= 150, timeout=60_000)
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
+    s = tab.sessions[key]
+    assert np.mean(s.losses[-20:]) < np.mean(s.losses[:20]) - 0.3
+    assert np.mean(s.losses[-20:]) > s.entropy - 0.1
+    qtbot.waitUntil(lambda: "floor" in tab.view("nll").panel.readout.text(), timeout=10_000)
+    assert tab.train_button.text() == "Resume training"
+
+
+def test_a_diverging_run_stops_names_a_layer_and_keeps_good_weights(qtbot, tab, monkeypatch):
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
+    tab.apply_state({"lr": 0.5})
+    key = tab._session_key()
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: "layer" in tab.error_note.text() or not tab.jobs.is_running(),
+                    timeout=60_000)
+    if tab.jobs.is_running():           # did not diverge on this machine: nothing to check
+        tab.jobs.stop()
+        pytest.skip("lr 0.5 did not diverge here")
+    assert "restored" in tab.error_note.text()
+    flow = tab.sessions[key].flow
+    assert all(np.isfinite(p.detach().numpy()).all() for p in flow.parameters())
+
+
+def test_inverse_direction_samples_from_the_latent(qtbot, tab):
+    tab.apply_state({"direction": "inverse"})
+    qtbot.waitUntil(lambda: tab.result["trace"].direction == "inverse", timeout=20_000)
+    z = tab.result["trace"].points[0]
+    assert abs(float(z.mean())) < 0.2 and 0.8 < float(z.std()) < 1.2
+    assert "latent" in tab.view("flow").panel.title.text()
+
+
+def test_user_points_open_and_bad_files_are_refused(qtbot, window, tab, tmp_path):
+    good = tmp_path / "pts.csv"
+    rng = np.random.default_rng(0)
+    rows = "\n".join(f"{x:.4f},{y:.4f}" for x, y in rng.normal(size=(300, 2)))
+    good.write_text("# my points\nx,y\n" + rows + "\n")
+    tab.open_file(str(good))
+    qtbot.waitUntil(lambda: tab.params()["density"] == "custom"
+                    and tab.result is not None and tab.custom_name == "pts.csv", timeout=20_000)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,2\n3,oops\n")
+    from models.errors import InvalidParameterError
+    with pytest.raises(InvalidParameterError, match="line 2"):
+        tab.open_file(str(bad))
+    assert tab.custom_name == "pts.csv"          # what the user had is kept
+
+
+def test_every_tour_step_applies(qtbot, tab):
+    steps = tab.tour_steps()
+    assert 8 <= len(steps) <= 10
+    for i, step in enumerate(steps):
+        tab.tour.go_to(i)
+        assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
+            step.state["highlight"]]
+        params = tab.params()
+        for k, v in step.state.items():
+            if k in params:
+                assert params[k] == v, (step.id, k)
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
+def test_views_export(window, tab, tmp_path, fmt):
+    for view in tab.views:
+        if fmt == "csv":
+            if view.data() is None:
+                continue
+            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
+        else:
+            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
+        assert (tmp_path / out).exists()
