@@ -100,12 +100,14 @@ def _grads(layer, x):
 
 
 def test_caching_does_not_change_gradients():
-    x = torch.randn(32, 2)
+    # seeded: with the global RNG, an unlucky x gave gradients of a few hundred, where
+    # float32 sums in another order differ by more than an absolute 1e-6
+    x = torch.randn(32, 2, generator=torch.Generator().manual_seed(0))
     g0, same0 = _grads(_pair(0), x)
     g1, same1 = _grads(_pair(1), x)
     assert not same0 and same1
     for a, b in zip(g0, g1, strict=True):
-        assert torch.allclose(a, b, atol=1e-6)
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_cache_size_semantics_and_no_recompute():
