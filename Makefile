@@ -41,6 +41,11 @@ lint: setup
 bench: setup
 	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_stall.py
+	$(PY) benchmarks/bench_attention.py
+	$(PY) benchmarks/bench_reverse.py
+	$(PY) benchmarks/bench_attention_cost.py
+	$(PY) benchmarks/bench_flow_view.py
+	$(PY) benchmarks/bench_flows.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache resources/i18n/*.qm
