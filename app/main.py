@@ -154,6 +154,12 @@ def main(args: argparse.Namespace) -> int:
         previous_sigint = _close_on_sigint(window)
         window.show()
         rc = app.exec()
+        # a one-shot computation (a trace, a density) cannot be interrupted; let it end
+        # before the interpreter tears down the Qt objects it reports to, which printed
+        # "Signal source has been deleted" tracebacks on a quick quit
+        from app.jobs import wait_for_workers
+
+        wait_for_workers(10.0)
         return smoke.rc if smoke else rc
     finally:
         if previous_sigint is not None:
