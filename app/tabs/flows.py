@@ -279,9 +279,12 @@ class FlowsTab(BaseTab):
         masked, changed = trace.masked[layer], trace.transformed[layer]
         what = (self.tr("{0} unchanged, {1} transformed").format(axis[masked], axis[changed])
                 if masked >= 0 and changed >= 0 else self.tr("every coordinate transformed"))
+        names = {"affine coupling": self.tr("affine coupling"),
+                 "additive coupling": self.tr("additive coupling"),
+                 "permute": self.tr("permutation")}
+        name = names.get(trace.layer_names[layer], trace.layer_names[layer])
         self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
-                                 .format(t, layer + 1, trace.layer_names[layer], what,
-                                         float(trace.logdet[layer])))
+                                 .format(t, layer + 1, name, what, float(trace.logdet[layer])))
 
     # -- training ----------------------------------------------------------------------------------
     def toggle_training(self) -> None:

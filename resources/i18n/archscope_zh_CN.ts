@@ -566,6 +566,18 @@ on this device.</source>
         <translation>所有坐标都被变换</translation>
     </message>
     <message>
+        <source>affine coupling</source>
+        <translation>仿射耦合</translation>
+    </message>
+    <message>
+        <source>additive coupling</source>
+        <translation>加性耦合</translation>
+    </message>
+    <message>
+        <source>permutation</source>
+        <translation>置换</translation>
+    </message>
+    <message>
         <source>t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}</source>
         <translation>t = {0:.2f} · 第 {1} 层 {2}：{3}；log|det J| {4:+.3f}</translation>
     </message>
