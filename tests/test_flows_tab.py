@@ -118,3 +118,13 @@ def test_views_export(window, tab, tmp_path, fmt):
         else:
             out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
         assert (tmp_path / out).exists()
+
+
+def test_animation_exports_as_numbered_png_frames(tab, tmp_path):
+    paths = tab.export_frames(str(tmp_path), per_layer=2, width=400)
+    layers = tab.result["trace"].points.shape[0] - 1
+    assert len(paths) == 2 * layers + 1
+    assert all(p.endswith(f"flow_{i:04d}.png") for i, p in enumerate(paths))
+    assert all((tmp_path / f"flow_{i:04d}.png").read_bytes()[:4] == b"\x89PNG"
+               for i in range(len(paths)))
+    assert not list(tmp_path.glob("*.part"))

@@ -99,9 +99,12 @@ class FlowsTab(BaseTab):
         self.slider.valueChanged.connect(self._slider_moved)
         self.layer_label = QLabel()
         self.layer_label.setMinimumWidth(280)
+        self.frames_button = QPushButton()
+        self.frames_button.clicked.connect(self.export_frames_dialog)
         row.addWidget(self.play_button)
         row.addWidget(self.slider, 1)
         row.addWidget(self.layer_label)
+        row.addWidget(self.frames_button)
         col.addLayout(row)
         self.density_plot = DensityPlot()
         self.nll_plot = CurvesPlot()
@@ -286,6 +289,46 @@ class FlowsTab(BaseTab):
         self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
                                  .format(t, layer + 1, name, what, float(trace.logdet[layer])))
 
+    def export_frames(self, folder: str, per_layer: int = 8, width: int = 1200) -> list[str]:
+        """The animation as PNG frames ``flow_0000.png`` … in ``folder`` (t = 0 … L,
+        ``per_layer`` frames per layer), each written atomically. Returns the paths."""
+        from pathlib import Path
+
+        from app.export import ExportError, atomic_write
+        from viz import figure
+
+        if self.flow_view.trace is None:
+            raise ExportError("There is nothing to export yet: the flow has not been drawn.")
+        target = Path(folder).expanduser()
+        if not target.is_dir():
+            raise ExportError(f"'{target}' is not a folder.")
+        t0 = self.flow_view.t
+        layers = self.flow_view.layers
+        paths = []
+        try:
+            for i in range(layers * per_layer + 1):
+                self.flow_view.set_position(i / per_layer)
+                path = target / f"flow_{i:04d}.png"
+                atomic_write(path, lambda tmp: figure.render(self.flow_view, tmp, "png",
+                                                             width=width))
+                paths.append(str(path))
+        finally:
+            self.flow_view.set_position(t0)
+        self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(paths), str(target)))
+        return paths
+
+    def export_frames_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(
+            self, self.tr("Folder for the animation frames"),
+            self.ctx.settings.last_dir("export"))
+        if folder:
+            try:
+                self.export_frames(folder)
+            except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
+                self.ctx.report_error(exc, None)
+
     # -- training ----------------------------------------------------------------------------------
     def toggle_training(self) -> None:
         if self.jobs.is_running():
@@ -407,6 +450,9 @@ class FlowsTab(BaseTab):
                            self.tr("inverse: latent → data (sampling)")]})
         self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
                                  else self.tr("Play"))
+        self.frames_button.setText(self.tr("Export frames…"))
+        self.frames_button.setToolTip(self.tr("The animation as numbered PNG frames, "
+                                              "8 per layer"))
         self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
         self._update_buttons()
         super().retranslate()

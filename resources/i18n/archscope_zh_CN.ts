@@ -582,6 +582,14 @@ on this device.</source>
         <translation>t = {0:.2f} · 第 {1} 层 {2}：{3}；log|det J| {4:+.3f}</translation>
     </message>
     <message>
+        <source>Wrote {0} frames to {1}.</source>
+        <translation>已将 {0} 帧写入 {1}。</translation>
+    </message>
+    <message>
+        <source>Folder for the animation frames</source>
+        <translation>动画帧的保存文件夹</translation>
+    </message>
+    <message>
         <source>Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s</source>
         <translation>训练 {0}：第 {1} 步 · NLL {2:.3f} 奈特 · 每秒 {3:.0f} 步</translation>
     </message>
@@ -728,6 +736,14 @@ on this device.</source>
     <message>
         <source>inverse: latent → data (sampling)</source>
         <translation>逆向：隐空间 → 数据（采样）</translation>
+    </message>
+    <message>
+        <source>Export frames…</source>
+        <translation>导出帧…</translation>
+    </message>
+    <message>
+        <source>The animation as numbered PNG frames, 8 per layer</source>
+        <translation>把动画导出为编号的 PNG 帧，每层 8 帧</translation>
     </message>
     <message>
         <source>step</source>
