@@ -147,15 +147,3 @@ def test_every_tour_step_applies(qtbot, tab):
         assert all(tab.params()[k] == v for k, v in state.items()), step.id
         tab.compute_now()                       # every step's settings compute cleanly
         assert tab.pattern_error.text() == tab.approx_error.text() == "", step.id
-
-
-@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
-def test_views_export(window, tab, tmp_path, fmt):
-    for view in tab.views:
-        if fmt == "csv":
-            if view.data() is None:
-                continue
-            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
-        else:
-            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
-        assert (tmp_path / out).exists()

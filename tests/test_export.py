@@ -479,3 +479,19 @@ def test_csv_reader_sees_the_same_table_as_numpy(tmp_path, pe_like):
     records = list(csv.reader(io.StringIO(body)))
     assert len(records) == 1 + pe_like.shape[0]
     assert all(len(r) == 1 + pe_like.shape[1] for r in records)
+
+
+@pytest.mark.parametrize("key", ["transformer", "efficient", "flows"])
+@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
+def test_every_view_of_a_tab_exports(qtbot, window, tmp_path, key, fmt):
+    tab = next(t for t in window.tabs if t.key == key)
+    window.tabs_widget.setCurrentWidget(tab)
+    qtbot.wait(100)                           # laid out, so the views have a size
+    for view in tab.views:
+        if fmt == "csv":
+            if view.data() is None:
+                continue
+            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
+        else:
+            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
+        assert (tmp_path / out).exists()

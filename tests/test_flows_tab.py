@@ -108,18 +108,6 @@ def test_every_tour_step_applies(qtbot, tab):
                 assert params[k] == v, (step.id, k)
 
 
-@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
-def test_views_export(window, tab, tmp_path, fmt):
-    for view in tab.views:
-        if fmt == "csv":
-            if view.data() is None:
-                continue
-            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
-        else:
-            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
-        assert (tmp_path / out).exists()
-
-
 def test_animation_exports_as_numbered_png_frames(tab, tmp_path):
     paths = tab.export_frames(str(tmp_path), per_layer=2, width=400)
     layers = tab.result["trace"].points.shape[0] - 1

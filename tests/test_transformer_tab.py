@@ -157,18 +157,6 @@ def test_opening_a_bad_file_reports_it(qtbot, window, tab, tmp_path, monkeypatch
     assert shown and "not a model" in str(shown[0])
 
 
-@pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
-def test_views_export(window, tab, tmp_path, fmt):
-    for view in tab.views:
-        if fmt == "csv":
-            if view.data() is None:
-                continue
-            out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
-        else:
-            out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
-        assert (tmp_path / out).exists()
-
-
 def test_overview_has_every_layer_and_head_plus_average(qtbot, tab):
     t = tab.trace
     tiles, titles, cols = tab.overview_columns(t)
