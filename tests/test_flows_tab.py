@@ -116,3 +116,39 @@ def test_animation_exports_as_numbered_png_frames(tab, tmp_path):
     assert all((tmp_path / f"flow_{i:04d}.png").read_bytes()[:4] == b"\x89PNG"
                for i in range(len(paths)))
     assert not list(tmp_path.glob("*.part"))
+
+
+@pytest.mark.parametrize("ext", ["gif", "webp"])
+def test_animation_exports_as_an_animated_file(tab, tmp_path, ext):
+    from PIL import Image
+
+    for _ in tab.session().train(30):    # an untrained flow is the identity: frames would
+        pass                             # be equal, and equal frames are merged
+    tab.compute_now()
+    out = tab.export_animation(str(tmp_path / f"flow.{ext}"), per_layer=1, width=300)
+    with Image.open(out) as im:
+        assert im.format == ext.upper() and im.n_frames == tab.flow_view.layers + 1
+    from app.export import ExportError
+    with pytest.raises(ExportError, match="gif or .webp"):
+        tab.export_animation(str(tmp_path / "flow.mp4"))
+
+
+def test_drawn_points_become_the_training_data(qtbot, tab):
+    from PySide6.QtCore import QPoint
+
+    tab.draw_button.click()                      # drawing on
+    assert tab.flow_view.drawing
+    view = tab.flow_view                         # a real click in the data panel draws
+    centre = view.mapFromScene(view.plots[0].vb.sceneBoundingRect().center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(centre.x()), int(centre.y())))
+    assert len(tab._drawn) == 1
+    for i in range(7):                           # and a stroke: 7 more moves x 12 points
+        tab.add_drawn_point(0.1 * i, 0.5)
+    tab.draw_button.click()                      # use them
+    qtbot.waitUntil(lambda: tab.params()["density"] == "custom" and tab.result is not None,
+                    timeout=20_000)
+    assert tab.custom_points.shape == (96, 2) and not tab.flow_view.drawing
+    tab.draw_button.click()
+    tab.draw_button.click()                      # nothing drawn: refused, data kept
+    assert "50" in tab.error_note.text() and tab.custom_points.shape == (96, 2)

@@ -43,6 +43,8 @@ class FlowView(pg.GraphicsLayoutWidget):
     """
 
     positionChanged = Signal(float)
+    #: the mouse drew at (x, y) in the data panel (only while drawing is on)
+    drawn = Signal(float, float)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -63,11 +65,57 @@ class FlowView(pg.GraphicsLayoutWidget):
         for p, g in zip(self.plots, self.grids, strict=True):
             p.addItem(g)
             g.setZValue(-1)
+        # what the current layer does, on the canvas (e.g. "x kept · y moves ↕")
+        self.note = pg.TextItem(anchor=(0, 0), color="#333333",
+                                fill=pg.mkBrush(255, 255, 255, 200))
+        self.note.setParentItem(self.plots[1].vb)
+        self.note.setPos(4, 4)
         self.trace: FlowTrace | None = None
         self._grid: np.ndarray | None = None
         self._groups: list[np.ndarray] = []
         self.t = 0.0
+        self.drawing = False
+        self.scene().sigMouseMoved.connect(self._on_move)
+        self.scene().sigMouseClicked.connect(self._on_click)
         self._titles = ("", "", "")
+
+    def set_drawing(self, on: bool) -> None:
+        """While on, pressing or dragging the mouse in the data panel emits ``drawn``."""
+        self.drawing = on
+        self.plots[0].vb.setMouseEnabled(x=not on, y=not on)
+
+    def show_data(self, pts: np.ndarray) -> None:
+        """Points in the data panel alone (e.g. the ones being drawn), one colour."""
+        for item in self.scatters[0][1:]:
+            item.setData(pos=np.zeros((0, 2)))
+        self.scatters[0][0].setData(pos=pts)
+
+    def _data_point(self, scene_pos) -> tuple[float, float] | None:
+        vb = self.plots[0].vb
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        return p.x(), p.y()
+
+    def _on_move(self, scene_pos) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QApplication
+
+        if self.drawing and QApplication.mouseButtons() & Qt.MouseButton.LeftButton:
+            p = self._data_point(scene_pos)
+            if p is not None:
+                self.drawn.emit(*p)
+
+    def _on_click(self, event) -> None:
+        if self.drawing:
+            p = self._data_point(event.scenePos())
+            if p is not None:
+                self.drawn.emit(*p)
+
+    def set_note(self, text: str) -> None:
+        """A line on the middle panel saying what the current layer does."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def set_titles(self, data: str, middle: str, latent: str) -> None:
         self._titles = (data, middle, latent)

@@ -101,9 +101,16 @@ class FlowsTab(BaseTab):
         self.layer_label.setMinimumWidth(280)
         self.frames_button = QPushButton()
         self.frames_button.clicked.connect(self.export_frames_dialog)
+        self.draw_button = QPushButton()
+        self.draw_button.setObjectName("DrawButton")
+        self.draw_button.setCheckable(True)
+        self.draw_button.toggled.connect(self.set_drawing)
+        self._drawn: list[np.ndarray] = []
+        self.flow_view.drawn.connect(self.add_drawn_point)
         row.addWidget(self.play_button)
         row.addWidget(self.slider, 1)
         row.addWidget(self.layer_label)
+        row.addWidget(self.draw_button)
         row.addWidget(self.frames_button)
         col.addLayout(row)
         self.density_plot = DensityPlot()
@@ -280,6 +287,12 @@ class FlowsTab(BaseTab):
             return
         axis = "xy"
         masked, changed = trace.masked[layer], trace.transformed[layer]
+        arrows = "↔↕"
+        self.flow_view.set_note(
+            self.tr("layer {0}: {1} kept · {2} moves {3}").format(
+                layer + 1, axis[masked], axis[changed], arrows[changed])
+            if masked >= 0 and changed >= 0 else
+            self.tr("layer {0}: every coordinate moves").format(layer + 1))
         what = (self.tr("{0} unchanged, {1} transformed").format(axis[masked], axis[changed])
                 if masked >= 0 and changed >= 0 else self.tr("every coordinate transformed"))
         names = {"affine coupling": self.tr("affine coupling"),
@@ -289,7 +302,8 @@ class FlowsTab(BaseTab):
         self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
                                  .format(t, layer + 1, name, what, float(trace.logdet[layer])))
 
-    def export_frames(self, folder: str, per_layer: int = 8, width: int = 1200) -> list[str]:
+    def export_frames(self, folder: str, per_layer: int = 8, width: int = 1200,
+                      quiet: bool = False) -> list[str]:
         """The animation as PNG frames ``flow_0000.png`` … in ``folder`` (t = 0 … L,
         ``per_layer`` frames per layer), each written atomically. Returns the paths."""
         from pathlib import Path
@@ -314,20 +328,56 @@ class FlowsTab(BaseTab):
                 paths.append(str(path))
         finally:
             self.flow_view.set_position(t0)
-        self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(paths), str(target)))
+        if not quiet:
+            self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(paths),
+                                                                      str(target)))
         return paths
 
+    def export_animation(self, path: str, per_layer: int = 8, width: int = 800,
+                         fps: float = 12.0) -> str:
+        """The animation as one animated GIF or WebP file (by the extension), written
+        atomically; Pillow assembles the frames (Qt writes neither format)."""
+        import tempfile
+        from pathlib import Path
+
+        from PIL import Image
+
+        from app.export import ExportError, atomic_write
+
+        fmt = {".gif": "GIF", ".webp": "WEBP"}.get(Path(path).suffix.lower())
+        if fmt is None:
+            raise ExportError(f"'{Path(path).name}': an animation is written as .gif or .webp.")
+        with tempfile.TemporaryDirectory() as tmp:
+            frames = [Image.open(p).convert("RGB") for p in
+                      self.export_frames(tmp, per_layer, width, quiet=True)]
+
+            def write(target: str) -> None:
+                frames[0].save(target, format=fmt, save_all=True, append_images=frames[1:],
+                               duration=int(1000 / fps), loop=0)
+
+            written = atomic_write(path, write)
+        self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(frames), str(written)))
+        return str(written)
+
     def export_frames_dialog(self) -> None:
+        from pathlib import Path
+
         from PySide6.QtWidgets import QFileDialog
 
-        folder = QFileDialog.getExistingDirectory(
-            self, self.tr("Folder for the animation frames"),
-            self.ctx.settings.last_dir("export"))
-        if folder:
-            try:
-                self.export_frames(folder)
-            except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
-                self.ctx.report_error(exc, None)
+        path, chosen = QFileDialog.getSaveFileName(
+            self, self.tr("Export the animation"),
+            f"{self.ctx.settings.last_dir('export')}/flow.gif",
+            self.tr("Animated GIF (*.gif);;Animated WebP (*.webp);;"
+                    "PNG frames, numbered, in this folder (*.png)"))
+        if not path:
+            return
+        try:
+            if path.lower().endswith(".png") or "*.png" in chosen:
+                self.export_frames(str(Path(path).parent))
+            else:
+                self.export_animation(path)
+        except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
+            self.ctx.report_error(exc, None)
 
     # -- training ----------------------------------------------------------------------------------
     def toggle_training(self) -> None:
@@ -369,6 +419,39 @@ class FlowsTab(BaseTab):
     def on_torch_ready(self) -> None:
         super().on_torch_ready()
         self._update_buttons()
+
+    # -- points drawn on the canvas ----------------------------------------------------------------
+    def set_drawing(self, on: bool) -> None:
+        """Draw your own density: press and drag in the data panel; each mouse move
+        sprays a few points. Switching drawing off makes them the training data (at
+        least 50 points), as a file of points would be."""
+        if on:
+            self.jobs.stop()
+            self._drawn = []
+            self.flow_view.show_data(np.zeros((0, 2), np.float32))
+        self.flow_view.set_drawing(on)
+        self.draw_button.setText(self.tr("Use these points") if on else
+                                 self.tr("Draw points"))
+        if on:
+            return
+        points = np.concatenate(self._drawn) if self._drawn else np.zeros((0, 2), np.float32)
+        if len(points) < 50:
+            self.error_note.setText(self.tr("Draw at least 50 points (press and drag in the "
+                                            "data panel); {0} were drawn.").format(len(points)))
+            self.request_update()
+            return
+        self.error_note.setText("")
+        self.custom_points, self.custom_name = points.astype(np.float32), self.tr("drawn")
+        self.model_form.set_values({"density": "custom"})
+        self._model_changed()
+
+    def add_drawn_point(self, x: float, y: float) -> None:
+        view = self.flow_view.plots[0].vb.viewRange()
+        spread = 0.015 * max(view[0][1] - view[0][0], view[1][1] - view[1][0])
+        rng = np.random.default_rng(len(self._drawn))
+        self._drawn.append((np.array([x, y]) + spread * rng.normal(size=(12, 2)))
+                           .astype(np.float32))
+        self.flow_view.show_data(np.concatenate(self._drawn))
 
     # -- files -------------------------------------------------------------------------------------
     def file_filter(self) -> str | None:
@@ -450,9 +533,13 @@ class FlowsTab(BaseTab):
                            self.tr("inverse: latent → data (sampling)")]})
         self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
                                  else self.tr("Play"))
-        self.frames_button.setText(self.tr("Export frames…"))
-        self.frames_button.setToolTip(self.tr("The animation as numbered PNG frames, "
-                                              "8 per layer"))
+        self.frames_button.setText(self.tr("Export animation…"))
+        self.draw_button.setText(self.tr("Use these points") if self.draw_button.isChecked()
+                                 else self.tr("Draw points"))
+        self.draw_button.setToolTip(self.tr("Press and drag in the data panel to draw a "
+                                            "density of your own, then train on it"))
+        self.frames_button.setToolTip(self.tr("The animation as an animated GIF or WebP, or "
+                                              "as numbered PNG frames; 8 frames per layer"))
         self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
         self._update_buttons()
         super().retranslate()

@@ -558,6 +558,14 @@ on this device.</source>
         <translation>播放</translation>
     </message>
     <message>
+        <source>layer {0}: {1} kept · {2} moves {3}</source>
+        <translation>第 {0} 层：{1} 保持不变 · {2} 移动 {3}</translation>
+    </message>
+    <message>
+        <source>layer {0}: every coordinate moves</source>
+        <translation>第 {0} 层：所有坐标都移动</translation>
+    </message>
+    <message>
         <source>{0} unchanged, {1} transformed</source>
         <translation>{0} 不变，{1} 被变换</translation>
     </message>
@@ -586,8 +594,12 @@ on this device.</source>
         <translation>已将 {0} 帧写入 {1}。</translation>
     </message>
     <message>
-        <source>Folder for the animation frames</source>
-        <translation>动画帧的保存文件夹</translation>
+        <source>Export the animation</source>
+        <translation>导出动画</translation>
+    </message>
+    <message>
+        <source>Animated GIF (*.gif);;Animated WebP (*.webp);;PNG frames, numbered, in this folder (*.png)</source>
+        <translation>动画 GIF (*.gif);;动画 WebP (*.webp);;编号的 PNG 帧，存入此文件夹 (*.png)</translation>
     </message>
     <message>
         <source>Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s</source>
@@ -608,6 +620,22 @@ on this device.</source>
     <message>
         <source>{0} steps trained</source>
         <translation>已训练 {0} 步</translation>
+    </message>
+    <message>
+        <source>Use these points</source>
+        <translation>使用这些点</translation>
+    </message>
+    <message>
+        <source>Draw points</source>
+        <translation>绘制点</translation>
+    </message>
+    <message>
+        <source>Draw at least 50 points (press and drag in the data panel); {0} were drawn.</source>
+        <translation>请至少绘制 50 个点（在数据面板中按住并拖动）；目前绘制了 {0} 个。</translation>
+    </message>
+    <message>
+        <source>drawn</source>
+        <translation>手绘</translation>
     </message>
     <message>
         <source>2D points (*.csv *.txt *.tsv)</source>
@@ -738,12 +766,16 @@ on this device.</source>
         <translation>逆向：隐空间 → 数据（采样）</translation>
     </message>
     <message>
-        <source>Export frames…</source>
-        <translation>导出帧…</translation>
+        <source>Export animation…</source>
+        <translation>导出动画…</translation>
     </message>
     <message>
-        <source>The animation as numbered PNG frames, 8 per layer</source>
-        <translation>把动画导出为编号的 PNG 帧，每层 8 帧</translation>
+        <source>Press and drag in the data panel to draw a density of your own, then train on it</source>
+        <translation>在数据面板中按住并拖动，画出你自己的密度，然后在它上面训练</translation>
+    </message>
+    <message>
+        <source>The animation as an animated GIF or WebP, or as numbered PNG frames; 8 frames per layer</source>
+        <translation>把动画导出为动画 GIF 或 WebP，或编号的 PNG 帧；每层 8 帧</translation>
     </message>
     <message>
         <source>step</source>
