@@ -495,3 +495,18 @@ def test_every_view_of_a_tab_exports(qtbot, window, tmp_path, key, fmt):
         else:
             out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 800)
         assert (tmp_path / out).exists()
+
+
+def test_a_scaled_png_keeps_the_screen_dpi(qtbot, tmp_path):
+    """A PNG at 3x the view's width: the painter is scaled by 3 already, so the image
+    keeps the screen's DPI. With DPI x 3, text drawn in points (axis tick labels) grew
+    with the device too and came out 9x as large (seen in exported heatmaps' colour
+    bars and in the flow view)."""
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    plot.resize(300, 200)
+    plot.show()
+    render(plot, str(tmp_path / "x3.png"), "png", scale=3.0)
+    img = QImage(str(tmp_path / "x3.png"))
+    assert img.width() == 900
+    assert abs(img.dotsPerMeterX() - plot.logicalDpiX() / 0.0254) < 2

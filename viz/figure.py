@@ -57,8 +57,11 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
         out = QSize(out_w, max(1, round(logical.height() * scale)))
         image = QImage(out, QImage.Format.Format_ARGB32)
         image.fill(QColor("white"))
-        image.setDotsPerMeterX(round(dpi * scale / 0.0254))
-        image.setDotsPerMeterY(round(dpi * scale / 0.0254))
+        # the screen's DPI, not DPI x scale: the painter is scaled already, and text that
+        # is drawn straight onto the device in points (axis tick labels) would grow with
+        # the device's DPI a second time (the labels came out scale² larger)
+        image.setDotsPerMeterX(round(dpi / 0.0254))
+        image.setDotsPerMeterY(round(dpi / 0.0254))
         _paint(widget, image, QRectF(0, 0, out.width(), out.height()), scale, upsample=False)
         if not image.save(path, "PNG"):
             raise FigureError(f"Qt could not write the PNG file {path}.")
