@@ -618,11 +618,13 @@ class FlowSession:
     def train(self, steps: int, eval_every: int = 50) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each (the whole NLL
         curve every ``eval_every`` steps and at the end)."""
-        self.flow.train()
         t0, start = time.perf_counter(), self.step
         params = list(self.flow.parameters())
         for _ in range(steps):
             with self.lock:
+                # in the step's lock: a display computed meanwhile switches to eval mode
+                # under the same lock, so it never sees (or causes) a half-switched flow
+                self.flow.train()
                 x = self.batch()
                 # 1. loss: mean negative log-likelihood, nats per point
                 loss = -self.flow.log_prob(x).mean()

@@ -152,3 +152,36 @@ def test_drawn_points_become_the_training_data(qtbot, tab):
     tab.draw_button.click()
     tab.draw_button.click()                      # nothing drawn: refused, data kept
     assert "50" in tab.error_note.text() and tab.custom_points.shape == (96, 2)
+
+
+def test_your_points_without_points_falls_back_with_a_note(qtbot, tab, monkeypatch):
+    dialogs = []
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: dialogs.append(a))
+    combo = tab.model_form.widgets["density"]
+    combo.setCurrentIndex(combo.count() - 1)          # "your points", nothing loaded
+    assert tab.params()["density"] == "two_moons" and "Open" in tab.error_note.text()
+    qtbot.wait(300)
+    assert not dialogs
+
+
+def test_the_same_file_name_with_new_points_is_a_new_model(qtbot, tab, tmp_path):
+    path = tmp_path / "pts.csv"
+    rng = np.random.default_rng(1)
+    path.write_text("\n".join(f"{x},{y}" for x, y in rng.normal(size=(200, 2))))
+    tab.open_file(str(path))
+    first = tab._session_key()
+    path.write_text("\n".join(f"{x},{y}" for x, y in rng.normal(size=(200, 2)) + 10))
+    tab.open_file(str(path))
+    assert tab._session_key() != first
+    qtbot.waitUntil(lambda: tab.result is not None and
+                    tab.result["trace"].points[0].mean() > 5, timeout=20_000)
+
+
+def test_switching_to_an_untrained_model_clears_the_nll_readout(qtbot, tab):
+    s = tab.session()
+    for _ in s.train(5):
+        pass
+    tab._redraw_nll(s.entropy)
+    assert "step 5" in tab.view("nll").panel.readout.text()
+    tab.apply_state({"model": "nice"})
+    qtbot.waitUntil(lambda: tab.view("nll").panel.readout.text().strip() == "", timeout=20_000)

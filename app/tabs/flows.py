@@ -52,6 +52,7 @@ class FlowsTab(BaseTab):
         self.sessions: dict[tuple, object] = {}     # one model per architecture + data
         self.custom_points: np.ndarray | None = None
         self.custom_name = ""
+        self._custom_id = 0                   # counts the point sets loaded or drawn
         self.result: dict | None = None
         self._last_redraw = 0.0
         self.model_form = ParamForm(MODEL_PARAMS)
@@ -162,21 +163,28 @@ class FlowsTab(BaseTab):
         self._model_changed()
 
     def _model_changed(self) -> None:
+        if self.params()["density"] == "custom" and self.custom_points is None:
+            self.model_form.set_values({"density": "two_moons"})
+            self.error_note.setText(self.tr("“Your points” needs points first: open a file "
+                                            "(File → Open…) or draw them."))
         if self.jobs.is_running() and self._session_key() != self._running_key:
             self.jobs.stop()
         session = self.sessions.get(self._session_key())
         if session is not None:               # learning rate etc. apply to the model there is
             p = self.params()
-            session.lr, session.batch_size = p["lr"], p["batch"]
-            session.clip_grad = p["clip"] or None
-            for group in session.optimizer.param_groups:
-                group["lr"] = p["lr"]
+            with session.lock:                # between two training steps
+                session.lr, session.batch_size = p["lr"], p["batch"]
+                session.clip_grad = p["clip"] or None
+                for group in session.optimizer.param_groups:
+                    group["lr"] = p["lr"]
         self._update_buttons()
         self.schedule_update()
 
     def _session_key(self) -> tuple:
         p = self.params()
-        return tuple(p[k] for k in MODEL_KEY) + ((self.custom_name,) if p["density"] ==
+        # custom data: one model per loaded / drawn point set (not per file name: the same
+        # name opened again may hold other points)
+        return tuple(p[k] for k in MODEL_KEY) + ((self._custom_id,) if p["density"] ==
                                                   "custom" else ())
 
     def session(self):
@@ -237,6 +245,7 @@ class FlowsTab(BaseTab):
             self.nll_plot.set_curves([], [], [])
             self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow by maximum "
                                            "likelihood."))
+            self.view("nll").panel.set_readout("")
             return
         self.nll_plot.set_hint("")
         losses = np.asarray(session.losses, np.float32)
@@ -389,13 +398,14 @@ class FlowsTab(BaseTab):
         self.error_note.setText("")
         session = self.session()
         self._running_key = self._session_key()
+        self._running_model = self.model_form.widgets["model"].currentText()
         self.jobs.start(partial(session.train, 1_000_000))
         self._update_buttons()
 
     def _on_progress(self, progress: Progress) -> None:
         self.job_bar.show_progress(0, self.tr(
             "Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s").format(
-                self.params()["model"], progress.step, progress.loss,
+                self._running_model, progress.step, progress.loss,
                 progress.metrics.get("steps_per_s", float("nan"))))
         now = time.monotonic()
         if now - self._last_redraw > 1.0:          # the density and the samples, refreshed
@@ -442,6 +452,7 @@ class FlowsTab(BaseTab):
             return
         self.error_note.setText("")
         self.custom_points, self.custom_name = points.astype(np.float32), self.tr("drawn")
+        self._custom_id += 1
         self.model_form.set_values({"density": "custom"})
         self._model_changed()
 
@@ -465,6 +476,7 @@ class FlowsTab(BaseTab):
         points = load_points_csv(path)        # InvalidParameterError names the line
         self.jobs.stop()
         self.custom_points, self.custom_name = points, Path(path).name
+        self._custom_id += 1
         self.model_form.set_values({"density": "custom"})
         self._model_changed()
         self.ctx.status(self.tr("Opened {0}: {1} points.").format(Path(path).name,
@@ -515,7 +527,7 @@ class FlowsTab(BaseTab):
         self.model_form.set_texts(
             {"density": self.tr("Density"), "model": self.tr("Model"),
              "layers": self.tr("Layers"), "hidden": self.tr("Hidden units"),
-             "actnorm": self.tr("ActNorm + permutations"), "lr": self.tr("Learning rate"),
+             "actnorm": self.tr("ActNorm"), "lr": self.tr("Learning rate"),
              "batch": self.tr("Batch size"), "clip": self.tr("Clip gradients (0 = off)")},
             {"density": [self.tr("two moons"), self.tr("circles"), self.tr("8 gaussians"),
                          self.tr("checkerboard"), self.tr("two spirals"), self.tr("pinwheel"),

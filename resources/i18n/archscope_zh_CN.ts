@@ -498,6 +498,10 @@ on this device.</source>
         <translation>用逆映射采样：隐空间 → 数据</translation>
     </message>
     <message>
+        <source>“Your points” needs points first: open a file (File → Open…) or draw them.</source>
+        <translation>“你的点”需要先有点：请打开文件（文件 → 打开…）或手绘。</translation>
+    </message>
+    <message>
         <source>mean log|det J|</source>
         <translation>平均 log|det J|</translation>
     </message>
@@ -666,12 +670,12 @@ on this device.</source>
         <translation>隐藏单元数</translation>
     </message>
     <message>
-        <source>ActNorm + permutations</source>
-        <translation>ActNorm + 置换</translation>
-    </message>
-    <message>
         <source>Learning rate</source>
         <translation>学习率</translation>
+    </message>
+    <message>
+        <source>ActNorm</source>
+        <translation>ActNorm</translation>
     </message>
     <message>
         <source>Batch size</source>
