@@ -202,11 +202,10 @@ class MADE(nn.Module):
         return mu, torch.tanh(raw)
 
 
-class MAFLayer(FlowLayer):
-    """Masked autoregressive flow, data → latent in one pass:
-    ``z_i = (x_i − μ_i(x_<i)) · exp(−α_i(x_<i))``; the inverse needs d passes."""
-
-    label = "MAF"
+class _AutoregressiveLayer(FlowLayer):
+    """What MAF and IAF share: a MADE giving μ_i and α_i of the coordinates before i,
+    with a learned factor on α (bounded by MADE's tanh). They differ only in which
+    direction takes one pass and which takes d."""
 
     def __init__(self, input_dim: int, hidden_dim: int, cache_size: int = 0) -> None:
         super().__init__(cache_size)
@@ -216,6 +215,13 @@ class MAFLayer(FlowLayer):
     def _params(self, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         mu, a = self.made(v)
         return mu, self.scale * a
+
+
+class MAFLayer(_AutoregressiveLayer):
+    """Masked autoregressive flow, data → latent in one pass:
+    ``z_i = (x_i − μ_i(x_<i)) · exp(−α_i(x_<i))``; the inverse needs d passes."""
+
+    label = "MAF"
 
     def _call(self, x: torch.Tensor) -> torch.Tensor:
         mu, alpha = self._params(x)
@@ -235,20 +241,11 @@ class MAFLayer(FlowLayer):
         return -self._params(x)[1]
 
 
-class IAFLayer(FlowLayer):
+class IAFLayer(_AutoregressiveLayer):
     """Inverse autoregressive flow, latent → data in one pass:
     ``x_i = z_i · exp(α_i(z_<i)) + μ_i(z_<i)``; the density (data → latent) needs d passes."""
 
     label = "IAF"
-
-    def __init__(self, input_dim: int, hidden_dim: int, cache_size: int = 0) -> None:
-        super().__init__(cache_size)
-        self.made = MADE(input_dim, hidden_dim)
-        self.scale = nn.Parameter(torch.ones(input_dim))
-
-    def _params(self, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        mu, a = self.made(v)
-        return mu, self.scale * a
 
     def _call(self, x: torch.Tensor) -> torch.Tensor:
         z = torch.zeros_like(x)

@@ -73,7 +73,8 @@ class FlowsTab(BaseTab):
         lay.addWidget(self.view_form)
         lay.addStretch(1)
         self.model_form.changed.connect(self._model_changed)
-        self.view_form.changed.connect(self.schedule_update)
+        self.view_form.changed.connect(self._view_changed)
+        self._drawn_params: dict | None = None
         self._build_views()
         self.timer = QTimer(self)
         self.timer.setInterval(33)                 # about 30 frames a second
@@ -161,6 +162,13 @@ class FlowsTab(BaseTab):
         if state.get("train") and not self.jobs.is_running():
             self.toggle_training()
         self._model_changed()
+
+    def _view_changed(self) -> None:
+        """The animation speed only paces the timer: no new trace for it."""
+        p = {k: v for k, v in self.view_form.values().items() if k != "speed"}
+        if p != self._drawn_params:
+            self._drawn_params = p
+            self.schedule_update()
 
     def _model_changed(self) -> None:
         if self.params()["density"] == "custom" and self.custom_points is None:
