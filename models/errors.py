@@ -20,3 +20,11 @@ class DeviceUnavailableError(ArchScopeError, RuntimeError):
 
 class TrainingDivergedError(ArchScopeError, FloatingPointError):
     """Training produced a non-finite loss or gradient."""
+
+
+class GraphLoadError(ArchScopeError, ValueError):
+    """A graph file that cannot be read: malformed, unsafe, empty or of an unknown format.
+
+    The message names the file and, where known, the line (``file.csv, line 12: expected
+    2 columns, got 3``).
+    """
