@@ -1,0 +1,2161 @@
+"""Graphs for the message-passing tab: safe loading, built-in graphs, layouts and export.
+
+Every file the student opens is only read, and stays data: XML goes through
+``defusedxml`` (no entity expansion, no external entities), ``.pt`` files through
+``torch.load(weights_only=True)`` with an explicit allow-list of PyG classes,
+GML/Pajek/edge lists through small hand-written parsers (no ``eval``). Every
+reader turns what it finds into the same intermediate ``_RawGraph``; one builder
+then cleans it (merges parallel edges, keeps self-loops, reports isolated nodes)
+and makes a :class:`GraphDocument` with numpy columns and a PyG ``Data``.
+
+Formats: edge lists (``.csv .tsv .txt .edges .edgelist .el``), GraphML, GEXF
+1.1-1.3, GML, Pajek ``.net``, node-link JSON, PyG ``Data`` saved with ``torch.save``.
+
+Message passing convention: ``data.edge_index`` is the graph messages flow on.
+For an undirected graph it holds both directions of every edge (a self-loop once):
+columns ``0..E-1`` are the rows of ``doc.edges`` as stored, the following columns
+the reverses of the non-loop edges, in the same order. For a directed graph it is
+``doc.edges.T`` (direction as read, messages flow source -> target), and
+``data.edge_index_undirected`` holds the symmetrised graph.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import html
+import io
+import json
+import math
+import os
+import pickle
+import re
+import tempfile
+import warnings
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import torch
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as SafeET
+from torch_geometric.data import Data
+
+from models.errors import GraphLoadError, InvalidParameterError
+
+MAX_FILE_BYTES = 200 * 1024 * 1024
+MAX_NODES = 200_000
+MAX_EDGES = 2_000_000
+MAX_LABEL_CLASSES = 50
+IDENTITY_FEATURES_UP_TO = 64
+DEGREE_BUCKETS = 64
+KAMADA_KAWAI_MAX_NODES = 2000
+
+SUPPORTED_FORMATS = (
+    "edge lists (.csv, .tsv, .txt, .edges, .edgelist, .el), GraphML (.graphml), "
+    "GEXF (.gexf), GML (.gml), Pajek (.net), node-link JSON (.json) "
+    "and PyTorch Geometric Data saved with torch.save (.pt, .pth)"
+)
+
+BUILTIN_GRAPHS: dict[str, str] = {
+    "karate": "Zachary's karate club",
+    "les_miserables": "Les Misérables co-appearances",
+    "florentine": "Florentine families",
+    "davis": "Davis southern women (bipartite)",
+    "sbm": "Stochastic block model (4 blocks)",
+    "ba_house": "Barabási–Albert graph with house motifs (BA-Shapes)",
+    "grid": "2D grid",
+    "geometric": "Random geometric graph",
+}
+
+LAYOUTS: tuple[str, ...] = ("spring", "kamada_kawai", "spectral", "circular", "shell", "data")
+
+_PREFERRED_LABELS = (
+    "y", "label_class", "class", "community", "club", "modularity_class", "modularity class",
+    "partition", "block", "group", "role", "category", "bipartite", "type",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# The document
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GraphDocument:
+    """A graph as the app shows and trains on it: columns of numpy arrays and a PyG Data.
+
+    Node ``i`` of every array (and of ``data``) is ``node_ids[i]``, in the file's order.
+
+    Shapes:
+        edges: int64[E, 2], every edge of the graph once (an undirected edge once, in the
+            direction the file gave it; self-loops included), in node index space.
+        edge_weight: float32[E] or None.
+        node_attributes: name -> float32[n] (numeric, NaN where missing) or object[n] of
+            str ("" where missing).
+        edge_attributes: name -> float32[E] or object[E], aligned with ``edges``.
+        pos: float32[n, 2] or None, coordinates the file gave (viz:position, x/y,
+            lat/long, Pajek coordinates, a ``pos`` attribute).
+        labels: int64[n], class per node, -1 for no label.
+        edge_index_edge: int64[E'], for each column of ``data.edge_index`` the row of
+            ``edges`` it comes from; edge_index_reverse: bool[E'], whether the column is
+            that edge reversed.
+        data: torch_geometric Data with ``x`` float32[n, f], ``edge_index`` int64[2, E']
+            (see the module docstring), ``edge_weight`` float32[E'] when weighted,
+            ``y`` int64[n], ``pos`` float32[n, 2] when known, ``num_nodes``.
+    """
+
+    name: str
+    source: str
+    graph: nx.Graph
+    directed: bool
+    multigraph_collapsed: int
+    node_ids: tuple[str, ...]
+    edges: np.ndarray
+    edge_weight: np.ndarray | None
+    node_attributes: dict[str, np.ndarray]
+    edge_attributes: dict[str, np.ndarray]
+    label_attr: str | None
+    feature_attrs: tuple[str, ...]
+    pos: np.ndarray | None
+    labels: np.ndarray
+    label_names: tuple[str, ...]
+    features_note: str
+    warnings: tuple[str, ...]
+    data: Data
+    edge_index_edge: np.ndarray = field(repr=False)
+    edge_index_reverse: np.ndarray = field(repr=False)
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.node_ids)
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.edges.shape[0])
+
+    def summary(self) -> str:
+        """One line: ``77 nodes, 254 edges, undirected, weighted, 5 attributes``."""
+        parts = [
+            f"{self.num_nodes} node{'s' if self.num_nodes != 1 else ''}",
+            f"{self.num_edges} edge{'s' if self.num_edges != 1 else ''}",
+            "directed" if self.directed else "undirected",
+        ]
+        if self.edge_weight is not None:
+            parts.append("weighted")
+        k = len(self.node_attributes)
+        parts.append(f"{k} attribute{'s' if k != 1 else ''}")
+        return ", ".join(parts)
+
+    def categorical(self, name: str) -> tuple[np.ndarray, tuple[str, ...]]:
+        """Codes of a node attribute as categories.
+
+        Shapes:
+            codes: int64[n], index into ``names``, -1 where the value is missing.
+        Integer-valued numeric columns are sorted numerically, strings alphabetically.
+        """
+        column = self._node_column(name)
+        return _categorical(column)
+
+    def label_candidates(self) -> tuple[str, ...]:
+        """Node attributes usable as class labels: categorical or integer, 2..50 values.
+
+        Columns where every node has its own value (ids, names) are left out.
+        """
+        out = []
+        for name, column in self.node_attributes.items():
+            codes, names = _categorical_or_none(column)
+            if codes is None or not 2 <= len(names) <= MAX_LABEL_CLASSES:
+                continue
+            present = int((codes >= 0).sum())
+            if present > 2 and len(names) == present:
+                continue
+            out.append(name)
+        return tuple(out)
+
+    def feature_candidates(self) -> tuple[str, ...]:
+        """Node attributes usable as features: numeric with some variation, or
+        categorical with at most 50 values (one-hot)."""
+        out = []
+        for name, column in self.node_attributes.items():
+            if column.dtype.kind == "f":
+                finite = column[np.isfinite(column)]
+                if finite.size and float(finite.max() - finite.min()) > 0:
+                    out.append(name)
+            else:
+                _, names = _categorical(column)
+                if 2 <= len(names) <= MAX_LABEL_CLASSES:
+                    out.append(name)
+        return tuple(out)
+
+    def with_attributes(self, label_attr: str | None,
+                        feature_attrs: Sequence[str]) -> GraphDocument:
+        """A new document whose labels and features come from the given attributes.
+
+        Numeric features are standardised (zero mean, unit variance; NaN/inf -> 0),
+        except 0/1 columns which are kept; categorical ones are one-hot encoded. With no
+        feature attributes: identity features when n <= 64, otherwise one-hot degree
+        (degree capped at 63, so at most 64 columns). ``features_note`` says which.
+        """
+        feature_attrs = tuple(feature_attrs)
+        for name in (label_attr, *feature_attrs):
+            if name is not None:
+                self._node_column(name)
+        labels, label_names = _labels_from(self, label_attr)
+        x, note = _features(self, feature_attrs)
+        data = _make_data(self, x, labels)
+        return replace(self, label_attr=label_attr, feature_attrs=feature_attrs,
+                       labels=labels, label_names=label_names, features_note=note, data=data)
+
+    def _node_column(self, name: str) -> np.ndarray:
+        try:
+            return self.node_attributes[name]
+        except KeyError:
+            raise InvalidParameterError(
+                f"The graph has no node attribute {name!r}; it has: "
+                f"{', '.join(self.node_attributes) or 'none'}.") from None
+
+
+def _categorical_or_none(column: np.ndarray):
+    if column.dtype.kind == "f":
+        finite = column[np.isfinite(column)]
+        if finite.size == 0 or not np.all(finite == np.round(finite)):
+            return None, ()
+    return _categorical(column)
+
+
+def _categorical(column: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    n = column.shape[0]
+    codes = np.full(n, -1, dtype=np.int64)
+    if column.dtype.kind == "f":
+        present = np.isfinite(column)
+        values = np.unique(column[present])
+        codes[present] = np.searchsorted(values, column[present])
+        names = tuple(_format_number(v) for v in values)
+        return codes, names
+    present = np.array([bool(v) for v in column], dtype=bool)
+    values = sorted({str(v) for v in column[present]})
+    lookup = {v: i for i, v in enumerate(values)}
+    for i in np.flatnonzero(present):
+        codes[i] = lookup[str(column[i])]
+    return codes, tuple(values)
+
+
+def _format_number(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+# ---------------------------------------------------------------------------------------
+# Intermediate graph every reader fills
+# ---------------------------------------------------------------------------------------
+
+
+class _RawGraph:
+    """What a reader found, before cleaning. Values are Python str/int/float/bool."""
+
+    def __init__(self, name: str, directed: bool = False):
+        self.name = name
+        self.directed = directed
+        self.node_ids: list[str] = []
+        self.index: dict[str, int] = {}
+        self.node_attrs: dict[str, dict[int, object]] = {}
+        self.edges: list[tuple[int, int]] = []
+        self.edge_attrs: dict[str, dict[int, object]] = {}
+        self.pos: dict[int, tuple[float, float]] = {}
+        self.warnings: list[str] = []
+        self.non_numeric: dict[str, int] = {}
+        self.infinite: set[str] = set()
+        self.default_features: tuple[str, ...] = ()
+
+    def node(self, node_id: object) -> int:
+        key = str(node_id)
+        i = self.index.get(key)
+        if i is None:
+            if len(self.node_ids) >= MAX_NODES:
+                raise GraphLoadError(
+                    f"{self.name}: more than {MAX_NODES:,} nodes; ArchScope is for "
+                    "graphs you can look at. Take a smaller sample of the graph.")
+            i = len(self.node_ids)
+            self.index[key] = i
+            self.node_ids.append(key)
+        return i
+
+    def check_edge_budget(self) -> None:
+        if len(self.edges) >= MAX_EDGES:
+            raise GraphLoadError(
+                f"{self.name}: more than {MAX_EDGES:,} edges; take a smaller sample "
+                "of the graph.")
+
+    def add_edge(self, u: object, v: object, attrs: dict[str, object] | None = None) -> int:
+        self.check_edge_budget()
+        e = len(self.edges)
+        self.edges.append((self.node(u), self.node(v)))
+        for key, value in (attrs or {}).items():
+            self.edge_attrs.setdefault(key, {})[e] = value
+        return e
+
+    def set_node(self, i: int, key: str, value: object) -> None:
+        self.node_attrs.setdefault(key, {})[i] = value
+
+    def number(self, text: str, attr: str, integer: bool = False) -> float | int | None:
+        """Parse a numeric value; non-numbers are counted (reported later) and skipped."""
+        text = text.strip()
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                self.non_numeric[attr] = self.non_numeric.get(attr, 0) + 1
+                return None
+        if isinstance(value, float) and math.isinf(value):
+            self.infinite.add(attr)
+        return value
+
+
+# ---------------------------------------------------------------------------------------
+# load_graph: dispatch
+# ---------------------------------------------------------------------------------------
+
+_EDGE_LIST_EXT = {".csv", ".tsv", ".txt", ".edges", ".edgelist", ".el"}
+
+
+def load_graph(path: str | os.PathLike) -> GraphDocument:
+    """Read a graph file (only read; nothing in it is executed).
+
+    The format is chosen by extension and checked against the content (an XML file
+    named ``.txt`` is read as XML). Raises :class:`GraphLoadError` with a sentence
+    naming the file (and line, where known) for anything that cannot be read.
+    """
+    path = Path(path)
+    name = path.name
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise GraphLoadError(f"{name}: cannot open the file ({e.strerror or e}).") from e
+    if not path.is_file():
+        raise GraphLoadError(f"{name}: is not a file.")
+    if size == 0:
+        raise GraphLoadError(f"{name}: the file is empty.")
+    if size > MAX_FILE_BYTES:
+        raise GraphLoadError(
+            f"{name}: the file is {size / 2**20:.0f} MB; ArchScope opens graph files up to "
+            f"{MAX_FILE_BYTES // 2**20} MB.")
+    try:
+        with open(path, "rb") as f:
+            raw_bytes = f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise GraphLoadError(f"{name}: cannot read the file ({e.strerror or e}).") from e
+    kind = _sniff(path.suffix.lower(), raw_bytes)
+    if kind is None:
+        raise GraphLoadError(
+            f"{name}: not a graph file ArchScope can read. Supported formats: "
+            f"{SUPPORTED_FORMATS}.")
+    raw = _read(kind, name, raw_bytes)
+    return _build(raw, source=str(path))
+
+
+def _sniff(ext: str, data: bytes) -> str | None:
+    """The reader for this extension and content, or None."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if data[:2] == b"PK" or data[:2] == b"\x80\x02" or ext in (".pt", ".pth"):
+        if data[:2] == b"PK" or data[:1] == b"\x80":
+            return "torch"
+        return None if ext in (".pt", ".pth") else _sniff_text(ext, head)
+    return _sniff_text(ext, head)
+
+
+def _sniff_text(ext: str, head: bytes) -> str | None:
+    if b"\x00" in head:
+        return None
+    lowered = head.lower()
+    if head.startswith(b"<"):
+        if b"<gexf" in lowered:
+            return "gexf"
+        if b"<graphml" in lowered:
+            return "graphml"
+        return "xml" if ext in (".graphml", ".gexf", ".xml") else None
+    if head.startswith((b"{", b"[")) and ext in (".json", *_EDGE_LIST_EXT):
+        return "json"
+    if ext == ".json":
+        return "json"
+    if ext == ".gml" or re.match(rb"^(\s*(#[^\n]*|creator\s+\"[^\"]*\"|version\s+\S+)\s*)*graph\s*\[",
+                                 lowered):
+        return "gml"
+    if ext in (".net", ".paj") or lowered.lstrip().startswith(b"*vertices"):
+        return "pajek"
+    if ext in _EDGE_LIST_EXT:
+        return "edgelist"
+    if ext in (".graphml", ".gexf"):
+        return "xml"
+    return None
+
+
+_READER_ERRORS = (ValueError, KeyError, IndexError, TypeError, LookupError, UnicodeError,
+                  OverflowError, RecursionError, AttributeError)
+
+
+def _read(kind: str, name: str, data: bytes) -> _RawGraph:
+    readers = {
+        "graphml": _read_graphml, "gexf": _read_gexf, "xml": _read_xml, "gml": _read_gml,
+        "pajek": _read_pajek, "json": _read_json, "torch": _read_torch,
+        "edgelist": _read_edge_list,
+    }
+    try:
+        return readers[kind](name, data)
+    except GraphLoadError:
+        raise
+    except _READER_ERRORS as e:
+        raise GraphLoadError(f"{name}: the file is damaged or not valid {kind} "
+                             f"({type(e).__name__}: {e}).") from e
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 (with or without BOM), falling back to latin-1 (which never fails)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+# ---------------------------------------------------------------------------------------
+# Edge lists
+# ---------------------------------------------------------------------------------------
+
+_HEADER_WORDS = {"source", "target", "from", "to", "src", "dst", "node1", "node2", "node_1",
+                 "node_2", "id1", "id2", "source_id", "target_id", "head", "tail", "start",
+                 "end", "sender", "receiver", "origin", "destination"}
+
+
+def _read_edge_list(name: str, data: bytes) -> _RawGraph:
+    """Two or three columns per line (``u v [weight]``), comma-, tab- or space-separated.
+
+    ``#`` and ``%`` start comments; a first line of column names is recognised; a third
+    column in networkx's ``{'weight': 4}`` form is read as a literal (never evaluated).
+    """
+    text = _decode(data)
+    lines = text.splitlines()
+    delimiter = _edge_list_delimiter(name, lines)
+    raw = _RawGraph(name, directed=False)
+    header_done = False
+    for lineno, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#%":
+            continue
+        fields = _split_edge_line(stripped, delimiter, name, lineno)
+        if not header_done:
+            header_done = True
+            if _looks_like_header(fields):
+                if len(fields) == 3 and fields[2].strip().lower() != "weight":
+                    raw.warnings.append(f"The third column {fields[2].strip()!r} is used as "
+                                        "the edge weight.")
+                continue
+        _add_edge_line(raw, fields, name, lineno)
+    if not raw.node_ids:
+        raise GraphLoadError(f"{name}: no edges found (expected lines like 'u v' or "
+                             "'u,v,weight').")
+    raw.warnings.append("Edge lists do not say whether they are directed: read as undirected.")
+    return raw
+
+
+def _edge_list_delimiter(name: str, lines: list[str]) -> str | None:
+    if name.lower().endswith(".csv"):
+        return ","
+    if name.lower().endswith(".tsv"):
+        return "\t"
+    for line in lines[:50]:
+        s = line.strip()
+        if not s or s[0] in "#%" or "{" in s:
+            continue
+        if "," in s:
+            return ","
+        if "\t" in s:
+            return "\t"
+        return None
+    return None
+
+
+def _split_edge_line(line: str, delimiter: str | None, name: str, lineno: int) -> list[str]:
+    if delimiter is None:
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[2].lstrip().startswith("{"):
+            return parts
+        return line.split()
+    try:
+        row = next(csv.reader([line], delimiter=delimiter, strict=True))
+    except csv.Error as e:
+        raise GraphLoadError(f"{name}, line {lineno}: {e}.") from e
+    if delimiter == "\t" or delimiter == ",":
+        row = [c.strip() for c in row]
+    return row
+
+
+def _looks_like_header(fields: list[str]) -> bool:
+    if len(fields) not in (2, 3):
+        return False
+    words = {f.strip().strip('"').lower() for f in fields[:2]}
+    if words <= _HEADER_WORDS:
+        return True
+    return len(fields) == 3 and not _is_number(fields[2]) and not fields[2].startswith("{")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _add_edge_line(raw: _RawGraph, fields: list[str], name: str, lineno: int) -> None:
+    if len(fields) not in (2, 3):
+        raise GraphLoadError(f"{name}, line {lineno}: expected 2 or 3 columns, got "
+                             f"{len(fields)} (source, target and an optional weight).")
+    u, v = fields[0], fields[1]
+    if not u or not v:
+        raise GraphLoadError(f"{name}, line {lineno}: a node name is empty.")
+    attrs: dict[str, object] = {}
+    if len(fields) == 3:
+        third = fields[2].strip()
+        if third.startswith("{"):
+            attrs = _literal_dict(third, name, lineno)
+        else:
+            try:
+                attrs["weight"] = float(third)
+            except ValueError:
+                raise GraphLoadError(
+                    f"{name}, line {lineno}: the third column should be a numeric weight, "
+                    f"got {third[:40]!r}.") from None
+    raw.add_edge(u, v, attrs)
+
+
+def _literal_dict(text: str, name: str, lineno: int) -> dict[str, object]:
+    """networkx's edge data column ``{'weight': 4}``: a literal, never evaluated."""
+    if len(text) > 2000:
+        raise GraphLoadError(f"{name}, line {lineno}: the edge data is too long.")
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError) as e:
+        raise GraphLoadError(f"{name}, line {lineno}: cannot read the edge data "
+                             f"{text[:40]!r}.") from e
+    if not isinstance(value, dict):
+        raise GraphLoadError(f"{name}, line {lineno}: the edge data should be a dictionary.")
+    out = {}
+    for key, item in value.items():
+        if isinstance(item, (bool, int, float, str)):
+            out[str(key)] = item
+        else:
+            out[str(key)] = str(item)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# XML (GraphML, GEXF) through defusedxml
+# ---------------------------------------------------------------------------------------
+
+
+def _parse_xml(name: str, data: bytes):
+    try:
+        return SafeET.parse(io.BytesIO(data))
+    except DefusedXmlException as e:
+        raise GraphLoadError(
+            f"{name}: refused: the XML declares entities or refers to external files "
+            f"({type(e).__name__}), which could exhaust memory or read other files. "
+            "Save the graph again without a DOCTYPE.") from e
+    except LookupError as e:
+        raise GraphLoadError(f"{name}: the XML declares an unknown text encoding ({e}); "
+                             "save it as UTF-8.") from e
+    except SafeET.ParseError as e:
+        line = getattr(e, "position", (None, None))[0]
+        where = f", line {line}" if line else ""
+        raise GraphLoadError(f"{name}{where}: not well-formed XML ({e}).") from e
+
+
+def _local(tag: object) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _children(element, tag: str):
+    return [c for c in element if _local(c.tag) == tag]
+
+
+def _read_xml(name: str, data: bytes) -> _RawGraph:
+    root = _parse_xml(name, data).getroot()
+    tag = _local(root.tag)
+    if tag == "gexf":
+        return _gexf_from_root(name, root)
+    if tag == "graphml":
+        return _graphml_from_root(name, root)
+    raise GraphLoadError(f"{name}: an XML file but neither GraphML nor GEXF (its root "
+                         f"element is <{tag}>). Supported formats: {SUPPORTED_FORMATS}.")
+
+
+_GRAPHML_TYPES = {"int": "int", "long": "int", "integer": "int", "short": "int",
+                  "float": "float", "double": "float", "boolean": "bool",
+                  "string": "str"}
+
+
+def _read_graphml(name: str, data: bytes) -> _RawGraph:
+    return _read_xml(name, data)
+
+
+def _graphml_from_root(name: str, root) -> _RawGraph:
+    keys: dict[tuple[str, str], tuple[str, str, str | None]] = {}
+    for key in (k for k in root.iter() if _local(k.tag) == "key"):  # some files nest them
+        kid = key.get("id")
+        if kid is None:
+            continue
+        domain = key.get("for", "all")
+        attr_name = key.get("attr.name") or kid
+        kind = _GRAPHML_TYPES.get((key.get("attr.type") or "string").lower(), "str")
+        default = next((d.text for d in _children(key, "default")), None)
+        keys[(domain, kid)] = (attr_name, kind, default)
+    graphs = _children(root, "graph")
+    if not graphs:
+        raise GraphLoadError(f"{name}: a GraphML file without a <graph> element.")
+    graph = graphs[0]
+    directed = (graph.get("edgedefault") or "directed").lower() == "directed"
+    raw = _RawGraph(name, directed)
+    ignored_hyperedges = 0
+    mixed = 0
+    for element in graph.iter():
+        tag = _local(element.tag)
+        if tag == "node" and element.get("id") is not None:
+            i = raw.node(element.get("id"))
+            _graphml_data(raw, element, keys, "node", lambda k, v, i=i: raw.set_node(i, k, v))
+        elif tag == "edge":
+            source, target = element.get("source"), element.get("target")
+            if source is None or target is None:
+                raise GraphLoadError(f"{name}: an <edge> without source or target.")
+            e = raw.add_edge(source, target)
+            flag = element.get("directed")
+            if flag is not None and (flag.lower() == "true") != directed:
+                mixed += 1
+            _graphml_data(raw, element, keys, "edge",
+                          lambda k, v, e=e: raw.edge_attrs.setdefault(k, {}).__setitem__(e, v))
+        elif tag == "hyperedge":
+            ignored_hyperedges += 1
+    _graphml_defaults(raw, keys)
+    if ignored_hyperedges:
+        raw.warnings.append(f"{ignored_hyperedges} hyperedges ignored (not supported).")
+    if mixed:
+        raw.warnings.append(f"{mixed} edges declare a different direction from the graph's "
+                            f"default; all edges read as {'directed' if directed else 'undirected'}.")
+    _pos_from_xy(raw)
+    return raw
+
+
+def _graphml_data(raw: _RawGraph, element, keys, domain: str, store) -> None:
+    for d in _children(element, "data"):
+        kid = d.get("key")
+        spec = keys.get((domain, kid)) or keys.get(("all", kid))
+        if spec is None:
+            spec = (kid or "data", "str", None)
+        attr_name, kind, _ = spec
+        text = "".join(d.itertext()).strip()
+        if text == "":
+            continue
+        value = _typed(raw, text, kind, attr_name)
+        if value is not None:
+            store(attr_name, value)
+    if domain == "node":
+        desc = next((c for c in _children(element, "desc")), None)
+        if desc is not None:
+            store("description", "".join(desc.itertext()).strip())
+
+
+def _graphml_defaults(raw: _RawGraph, keys) -> None:
+    for (domain, _kid), (attr_name, kind, default) in keys.items():
+        if default is None or domain not in ("node", "edge", "all"):
+            continue
+        value = _typed(raw, default.strip(), kind, attr_name)
+        if value is None:
+            continue
+        if domain in ("node", "all"):
+            column = raw.node_attrs.setdefault(attr_name, {})
+            for i in range(len(raw.node_ids)):
+                column.setdefault(i, value)
+        if domain in ("edge", "all"):
+            column = raw.edge_attrs.setdefault(attr_name, {})
+            for e in range(len(raw.edges)):
+                column.setdefault(e, value)
+
+
+def _typed(raw: _RawGraph, text: str, kind: str, attr: str):
+    if kind == "str":
+        return text
+    if kind == "bool":
+        low = text.lower()
+        if low in ("true", "1", "yes"):
+            return True
+        if low in ("false", "0", "no"):
+            return False
+        raw.non_numeric[attr] = raw.non_numeric.get(attr, 0) + 1
+        return None
+    return raw.number(text, attr, integer=kind == "int")
+
+
+def _pos_from_xy(raw: _RawGraph) -> None:
+    """Positions from numeric x/y (or longitude/latitude) node attributes."""
+    if raw.pos:
+        return
+    lowered = {k.lower(): k for k in raw.node_attrs}
+    for xk, yk in (("x", "y"), ("longitude", "latitude"), ("long", "lat"), ("lon", "lat"),
+                   ("lng", "lat")):
+        if xk in lowered and yk in lowered:
+            xs, ys = raw.node_attrs[lowered[xk]], raw.node_attrs[lowered[yk]]
+            pos = {}
+            for i in range(len(raw.node_ids)):
+                x, y = xs.get(i), ys.get(i)
+                if isinstance(x, (int, float)) and isinstance(y, (int, float)) \
+                        and not isinstance(x, bool) and not isinstance(y, bool):
+                    pos[i] = (float(x), float(y))
+            if len(pos) == len(raw.node_ids):
+                raw.pos = pos
+                if xk != "x":
+                    raw.warnings.append(
+                        f"Positions taken from the {lowered[xk]}/{lowered[yk]} attributes.")
+                return
+
+
+_GEXF_NUMERIC = {"integer": "int", "int": "int", "long": "int", "short": "int", "byte": "int",
+                 "biginteger": "int", "double": "float", "float": "float",
+                 "bigdecimal": "float", "boolean": "bool"}
+
+
+def _read_gexf(name: str, data: bytes) -> _RawGraph:
+    return _read_xml(name, data)
+
+
+def _gexf_from_root(name: str, root) -> _RawGraph:
+    graphs = _children(root, "graph")
+    if not graphs:
+        raise GraphLoadError(f"{name}: a GEXF file without a <graph> element.")
+    graph = graphs[0]
+    default_type = (graph.get("defaultedgetype") or "undirected").lower()
+    directed = default_type == "directed"
+    raw = _RawGraph(name, directed)
+    dynamic = (graph.get("mode") or "static").lower() in ("dynamic", "slice")
+    specs: dict[str, dict[str, tuple[str, str, str | None]]] = {"node": {}, "edge": {}}
+    for attributes in _children(graph, "attributes"):
+        domain = (attributes.get("class") or "node").lower()
+        if (attributes.get("mode") or attributes.get("type") or "").lower() == "dynamic":
+            dynamic = True
+        for attribute in _children(attributes, "attribute"):
+            title = attribute.get("title") or attribute.get("id") or "attribute"
+            kind = _GEXF_NUMERIC.get((attribute.get("type") or "string").lower(), "str")
+            default = next((d.text for d in _children(attribute, "default")), None)
+            spec = (title, kind, default)
+            table = specs.setdefault(domain, {})
+            table[attribute.get("id") or title] = spec
+            table.setdefault(title, spec)
+    state = {"dynamic": dynamic, "spells": False, "mixed": 0}
+    for element in graph.iter():
+        tag = _local(element.tag)
+        if tag == "node" and element.get("id") is not None:
+            _gexf_node(raw, element, specs["node"], state)
+        elif tag == "edge":
+            _gexf_edge(raw, element, specs["edge"], default_type, state)
+    _gexf_defaults(raw, specs)
+    weights = raw.edge_attrs.get("weight")
+    if weights:  # GEXF: an edge without a weight has weight 1.0
+        for e in range(len(raw.edges)):
+            weights.setdefault(e, 1.0)
+    if state["dynamic"]:
+        raw.warnings.append(
+            "Dynamic (time-sliced) attributes were flattened to a static view: each "
+            "attribute takes its value in the latest time slice.")
+    if state["spells"]:
+        raw.warnings.append("Nodes and edges with time spells are all included, whatever "
+                            "their time.")
+    if state["mixed"]:
+        raw.warnings.append(f"{state['mixed']} edges have a type different from the default "
+                            f"({default_type}); all read as "
+                            f"{'directed' if directed else 'undirected'}.")
+    _pos_from_xy(raw)
+    return raw
+
+
+def _gexf_node(raw: _RawGraph, element, specs, state) -> None:
+    i = raw.node(element.get("id"))
+    label = element.get("label")
+    if label is not None:
+        raw.set_node(i, "label", label)
+    if element.get("start") or element.get("end") or _children(element, "spells"):
+        state["spells"] = True
+    for key, value in _gexf_attvalues(raw, element, specs, state).items():
+        raw.set_node(i, key, value)
+    for child in element:
+        tag = _local(child.tag)
+        if tag == "position":
+            x, y = child.get("x"), child.get("y")
+            if x is not None and y is not None:
+                px, py = raw.number(x, "viz position"), raw.number(y, "viz position")
+                if px is not None and py is not None:
+                    raw.pos[i] = (float(px), float(py))
+        elif tag == "size" and child.get("value") is not None:
+            size = raw.number(child.get("value"), "viz_size")
+            if size is not None:
+                raw.set_node(i, "viz_size", float(size))
+        elif tag == "color":
+            rgb = [child.get(c) for c in ("r", "g", "b")]
+            if all(c is not None and c.strip().isdigit() for c in rgb):
+                raw.set_node(i, "viz_color", "#" + "".join(f"{min(int(c), 255):02x}" for c in rgb))
+
+
+def _gexf_edge(raw: _RawGraph, element, specs, default_type: str, state) -> None:
+    source, target = element.get("source"), element.get("target")
+    if source is None or target is None:
+        raise GraphLoadError(f"{raw.name}: an <edge> without source or target.")
+    attrs = _gexf_attvalues(raw, element, specs, state)
+    weight = element.get("weight")
+    if weight is not None:
+        value = raw.number(weight, "weight")
+        if value is not None:
+            attrs["weight"] = float(value)
+    label = element.get("label")
+    if label is not None:
+        attrs["label"] = label
+    kind = (element.get("type") or default_type).lower()
+    if (kind == "directed") != (default_type == "directed"):
+        state["mixed"] += 1
+    if element.get("start") or element.get("end") or _children(element, "spells"):
+        state["spells"] = True
+    raw.add_edge(source, target, attrs)
+
+
+def _gexf_attvalues(raw: _RawGraph, element, specs, state) -> dict[str, object]:
+    """Attribute values of a node or edge; of dynamic values, the latest slice's."""
+    values: dict[str, tuple[float, object]] = {}
+    holders = [element, *_children(element, "attvalues")]
+    for holder in holders:
+        for att in _children(holder, "attvalue"):
+            key = att.get("for") or att.get("id")
+            text = att.get("value")
+            if key is None or text is None:
+                continue
+            title, kind, _ = specs.get(key, (key, "str", None))
+            when = _gexf_time(att)
+            if when is not None:
+                state["dynamic"] = True
+            value = _typed(raw, text, kind, title)
+            if value is None:
+                continue
+            order = when if when is not None else -math.inf
+            if title not in values or order >= values[title][0]:
+                values[title] = (order, value)
+    return {k: v for k, (_, v) in values.items()}
+
+
+def _gexf_time(att) -> float | None:
+    for key in ("start", "startopen", "timestamp", "end", "endopen"):
+        text = att.get(key)
+        if text is not None:
+            try:
+                return float(text)
+            except ValueError:
+                digits = re.sub(r"\D", "", text)
+                return float(digits[:14]) if digits else 0.0
+    return None
+
+
+def _gexf_defaults(raw: _RawGraph, specs) -> None:
+    for domain, table in specs.items():
+        seen = set()
+        for title, kind, default in table.values():
+            if default is None or title in seen:
+                continue
+            seen.add(title)
+            value = _typed(raw, default.strip(), kind, title)
+            if value is None:
+                continue
+            count = len(raw.node_ids) if domain == "node" else len(raw.edges)
+            target = raw.node_attrs if domain == "node" else raw.edge_attrs
+            column = target.setdefault(title, {})
+            for i in range(count):
+                column.setdefault(i, value)
+
+
+# ---------------------------------------------------------------------------------------
+# GML
+# ---------------------------------------------------------------------------------------
+
+_GML_TOKEN = re.compile(
+    r'\s*(?:(?P<comment>#[^\n]*)|(?P<open>\[)|(?P<close>\])|"(?P<string>[^"]*)"'
+    r"|(?P<number>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:INF|NAN)\b)"
+    r"|(?P<key>[A-Za-z_][A-Za-z0-9_]*))",
+)
+
+
+def _gml_tokens(text: str, name: str):
+    """Tokens with line numbers; strings may hold any character and HTML entities."""
+    pos, line, end = 0, 1, len(text)
+    while pos < end:
+        m = _GML_TOKEN.match(text, pos)
+        if m is None:
+            rest = text[pos:].lstrip()
+            if rest == "":
+                return
+            line = text.count("\n", 0, end - len(rest)) + 1
+            raise GraphLoadError(f"{name}, line {line}: unexpected text "
+                                 f"{text[pos:].strip()[:20]!r} in GML.")
+        line += text.count("\n", pos, m.start(m.lastgroup))
+        pos = m.end()
+        kind = m.lastgroup
+        value = m.group(kind)
+        if kind != "comment":
+            yield kind, value, line
+        if kind == "string":
+            line += value.count("\n")
+
+
+def _parse_gml(text: str, name: str) -> list:
+    """Nested ``[(key, value, line), ...]`` lists; parsed with a stack, not recursion."""
+    top: list = []
+    stack = [top]
+    key = None
+    key_line = 0
+    for kind, value, line in _gml_tokens(text, name):
+        if key is None:
+            if kind == "key":
+                key, key_line = value, line
+                continue
+            if kind == "close" and len(stack) > 1:
+                stack.pop()
+                continue
+            raise GraphLoadError(f"{name}, line {line}: expected a key, got {value!r}.")
+        if kind == "open":
+            child: list = []
+            stack[-1].append((key, child, key_line))
+            stack.append(child)
+        elif kind == "string":
+            stack[-1].append((key, html.unescape(value), key_line))
+        elif kind == "number":
+            stack[-1].append((key, _gml_number(value), key_line))
+        elif kind == "key":
+            stack[-1].append((key, value, key_line))
+        else:
+            raise GraphLoadError(f"{name}, line {line}: '{key}' has no value.")
+        key = None
+    if key is not None or len(stack) != 1:
+        raise GraphLoadError(f"{name}: the GML ends early (a '[' is not closed).")
+    return top
+
+
+def _gml_number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _read_gml(name: str, data: bytes) -> _RawGraph:
+    items = _parse_gml(_decode(data), name)
+    graph = next((v for k, v, _ in items if k == "graph" and isinstance(v, list)), None)
+    if graph is None:
+        raise GraphLoadError(f"{name}: no 'graph [ ... ]' block in the GML file.")
+    directed = any(k == "directed" and v == 1 for k, v, _ in graph)
+    nodes = [(v, line) for k, v, line in graph if k == "node" and isinstance(v, list)]
+    edges = [(v, line) for k, v, line in graph if k == "edge" and isinstance(v, list)]
+    keys = []
+    labels = []
+    for node, line in nodes:
+        node_id = next((v for k, v, _ in node if k == "id"), None)
+        if node_id is None or isinstance(node_id, list):
+            raise GraphLoadError(f"{name}, line {line}: a node without an id.")
+        keys.append(str(node_id))
+        labels.append(next((v for k, v, _ in node if k == "label" and not isinstance(v, list)),
+                           None))
+    if len(set(keys)) != len(keys):
+        raise GraphLoadError(f"{name}: two nodes have the same id.")
+    use_labels = labels and all(lb is not None for lb in labels) and \
+        len({str(lb) for lb in labels}) == len(labels)
+    raw = _RawGraph(name, directed)
+    lookup = {}
+    for (node, _), key, label in zip(nodes, keys, labels, strict=True):
+        i = raw.node(str(label) if use_labels else key)
+        lookup[key] = i
+        _gml_node_attrs(raw, i, node, use_labels)
+    for edge, line in edges:
+        attrs = {k: v for k, v, _ in edge if k not in ("source", "target")
+                 and not isinstance(v, list)}
+        ends = [next((v for k, v, _ in edge if k == end), None) for end in ("source", "target")]
+        if any(x is None or str(x) not in lookup for x in ends):
+            raise GraphLoadError(f"{name}, line {line}: an edge whose source or target is "
+                                 "not a node id.")
+        raw.check_edge_budget()
+        e = len(raw.edges)
+        raw.edges.append((lookup[str(ends[0])], lookup[str(ends[1])]))
+        for k, v in attrs.items():
+            raw.edge_attrs.setdefault(k, {})[e] = v
+    if not use_labels and any(lb is not None for lb in labels):
+        raw.warnings.append("Node labels are not unique: nodes are named by their GML id.")
+    return raw
+
+
+def _gml_node_attrs(raw: _RawGraph, i: int, node: list, use_labels: bool) -> None:
+    for k, v, _ in node:
+        if k == "id" or (k == "label" and use_labels):
+            continue
+        if k == "graphics" and isinstance(v, list):
+            coords = {gk: gv for gk, gv, _ in v if gk in ("x", "y")}
+            if isinstance(coords.get("x"), (int, float)) and isinstance(coords.get("y"),
+                                                                         (int, float)):
+                raw.pos[i] = (float(coords["x"]), float(coords["y"]))
+            continue
+        if isinstance(v, list):
+            continue
+        if isinstance(v, float) and math.isinf(v):
+            raw.infinite.add(k)
+        raw.set_node(i, k, v)
+
+
+# ---------------------------------------------------------------------------------------
+# Pajek
+# ---------------------------------------------------------------------------------------
+
+_PAJEK_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
+
+
+def _pajek_fields(line: str) -> list[str]:
+    return [a if a or b == "" else b for a, b in _PAJEK_TOKEN.findall(line)]
+
+
+def _read_pajek(name: str, data: bytes) -> _RawGraph:
+    """``*Vertices n``, vertex lines ``id "label" x y [z] [shape] [key value ...]``,
+    then ``*Edges``/``*Arcs`` (``u v [weight] [key value ...]``) or ``*Edgeslist``/
+    ``*Arcslist`` (``u v1 v2 ...``)."""
+    lines = _decode(data).splitlines()
+    raw = _RawGraph(name)
+    numbers: dict[str, int] = {}
+    section = None
+    vertex_rows: list[tuple[str, str | None, list[str], int]] = []
+    edge_rows: list[tuple[str, list[str], int]] = []
+    declared = 0
+    for lineno, line in enumerate(lines, start=1):
+        s = line.strip()
+        if not s or s.startswith("%"):
+            continue
+        if s.startswith("*"):
+            word = s.split()[0].lower()
+            if word == "*vertices":
+                parts = s.split()
+                try:
+                    declared = int(parts[1]) if len(parts) > 1 else 0
+                except ValueError:
+                    raise GraphLoadError(f"{name}, line {lineno}: '*Vertices' should be "
+                                         "followed by the number of vertices.") from None
+                if declared > MAX_NODES or declared < 0:
+                    raise GraphLoadError(f"{name}, line {lineno}: {declared} vertices is "
+                                         f"outside 0..{MAX_NODES:,}.")
+                section = "vertices"
+            elif word in ("*edges", "*arcs", "*edgeslist", "*arcslist"):
+                section = word[1:]
+            elif word == "*network":
+                continue
+            else:
+                raise GraphLoadError(f"{name}, line {lineno}: the Pajek section {word!r} is "
+                                     "not supported (use *Vertices with *Edges or *Arcs).")
+            continue
+        fields = _pajek_fields(s)
+        if section == "vertices":
+            vertex_rows.append((fields[0], fields[1] if len(fields) > 1 else None,
+                                fields[2:], lineno))
+        elif section is None:
+            raise GraphLoadError(f"{name}, line {lineno}: data before '*Vertices'.")
+        else:
+            edge_rows.append((section, fields, lineno))
+    if section is None:
+        raise GraphLoadError(f"{name}: no '*Vertices' line; not a Pajek file.")
+    labels = [label for _, label, _, _ in vertex_rows]
+    use_labels = bool(labels) and all(lb is not None for lb in labels) and \
+        len(set(labels)) == len(labels)
+    for number, label, rest, lineno in vertex_rows:
+        if number in numbers:
+            raise GraphLoadError(f"{name}, line {lineno}: vertex {number} listed twice.")
+        i = raw.node(label if use_labels else number)
+        numbers[number] = i
+        _pajek_vertex_extras(raw, i, rest)
+    for k in range(len(vertex_rows) + 1, declared + 1):
+        numbers[str(k)] = raw.node(str(k))
+    raw.directed = any(sec.startswith("arcs") for sec, _, _ in edge_rows)
+    if raw.directed and any(sec.startswith("edges") for sec, _, _ in edge_rows):
+        raw.warnings.append("The file has both *Arcs and *Edges: all read as directed arcs.")
+    for sec, fields, lineno in edge_rows:
+        _pajek_edge(raw, numbers, sec, fields, name, lineno)
+    if len(raw.pos) == len(raw.node_ids) and len(set(raw.pos.values())) <= 1:
+        raw.pos = {}
+    return raw
+
+
+def _pajek_vertex_extras(raw: _RawGraph, i: int, rest: list[str]) -> None:
+    coords = []
+    while rest and len(coords) < 3 and _is_number(rest[0]):
+        coords.append(float(rest.pop(0)))
+    if len(coords) >= 2:
+        raw.pos[i] = (coords[0], coords[1])
+    if len(rest) % 2 == 1:
+        rest = rest[1:]  # the shape (ellipse, box, ...)
+    for key, value in zip(rest[::2], rest[1::2], strict=True):
+        raw.set_node(i, key, float(value) if _is_number(value) else value)
+
+
+def _pajek_edge(raw, numbers, sec, fields, name, lineno) -> None:
+    def vertex(token: str) -> int:
+        if token not in numbers:
+            raise GraphLoadError(f"{name}, line {lineno}: vertex {token!r} is not in "
+                                 "*Vertices.")
+        return numbers[token]
+
+    if sec.endswith("list"):
+        u = vertex(fields[0])
+        for token in fields[1:]:
+            raw.add_edge(raw.node_ids[u], raw.node_ids[vertex(token)])
+        return
+    if len(fields) < 2:
+        raise GraphLoadError(f"{name}, line {lineno}: expected 'source target [weight]'.")
+    attrs: dict[str, object] = {}
+    rest = fields[2:]
+    if rest and _is_number(rest[0]):
+        attrs["weight"] = float(rest.pop(0))
+    for key, value in zip(rest[::2], rest[1::2], strict=False):
+        attrs[key] = float(value) if _is_number(value) else value
+    raw.add_edge(raw.node_ids[vertex(fields[0])], raw.node_ids[vertex(fields[1])], attrs)
+
+
+# ---------------------------------------------------------------------------------------
+# Node-link JSON
+# ---------------------------------------------------------------------------------------
+
+
+def _read_json(name: str, data: bytes) -> _RawGraph:
+    """networkx ``node_link_data``: ``nodes`` (with ``id``) and ``links`` or ``edges``."""
+    try:
+        doc = json.loads(_decode(data))
+    except json.JSONDecodeError as e:
+        raise GraphLoadError(f"{name}, line {e.lineno}: not valid JSON ({e.msg}).") from e
+    if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
+        raise GraphLoadError(f"{name}: expected a node-link JSON object with a 'nodes' list "
+                             "and a 'links' or 'edges' list.")
+    links = doc.get("links", doc.get("edges", []))
+    if not isinstance(links, list):
+        raise GraphLoadError(f"{name}: 'links' should be a list.")
+    raw = _RawGraph(name, directed=bool(doc.get("directed", False)))
+    has_ids = all(isinstance(nd, dict) and "id" in nd for nd in doc["nodes"])
+    for k, node in enumerate(doc["nodes"]):
+        if not isinstance(node, dict):
+            raise GraphLoadError(f"{name}: node {k} is not an object.")
+        i = raw.node(_json_id(node["id"]) if has_ids else k)
+        for key, value in node.items():
+            if key == "id" and has_ids:
+                continue
+            _json_node_attr(raw, i, key, value)
+    for k, link in enumerate(links):
+        if not isinstance(link, dict) or "source" not in link or "target" not in link:
+            raise GraphLoadError(f"{name}: link {k} needs 'source' and 'target'.")
+        ends = [_json_id(link[end]) for end in ("source", "target")]
+        for end in ends:
+            if end not in raw.index:
+                raise GraphLoadError(f"{name}: link {k} refers to node {end!r}, which is "
+                                     "not in 'nodes'.")
+        attrs = {key: _json_value(v) for key, v in link.items() if key not in ("source",
+                                                                               "target", "key")}
+        raw.add_edge(ends[0], ends[1], attrs)
+    return raw
+
+
+def _json_id(value) -> str:
+    if isinstance(value, (dict, list)):
+        raise GraphLoadError("a node id in the JSON is a list or object.")
+    return str(value)
+
+
+def _json_value(value):
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    return json.dumps(value)[:200]
+
+
+def _json_node_attr(raw: _RawGraph, i: int, key: str, value) -> None:
+    if key == "pos" and isinstance(value, list) and len(value) >= 2 and all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) for c in value[:2]):
+        raw.pos[i] = (float(value[0]), float(value[1]))
+        return
+    raw.set_node(i, str(key), _json_value(value))
+
+
+# ---------------------------------------------------------------------------------------
+# PyG Data saved with torch.save
+# ---------------------------------------------------------------------------------------
+
+
+def _torch_allow_list() -> list:
+    """The classes a pickled PyG ``Data`` refers to, and nothing else."""
+    from torch_geometric.data.data import DataEdgeAttr, DataTensorAttr
+    from torch_geometric.data.storage import EdgeStorage, GlobalStorage, NodeStorage
+
+    return [Data, DataEdgeAttr, DataTensorAttr, GlobalStorage, NodeStorage, EdgeStorage]
+
+
+def _read_torch(name: str, data: bytes) -> _RawGraph:
+    """``torch.load(weights_only=True)`` with PyG's Data classes allowed; nothing else."""
+    try:
+        with torch.serialization.safe_globals(_torch_allow_list()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obj = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+    except pickle.UnpicklingError as e:
+        msg = str(e)
+        culprit = re.search(r"GLOBAL\s+([\w.]+)", msg)
+        if culprit:
+            what = f" ({culprit.group(1)})"
+            raise GraphLoadError(
+                f"{name}: refused: the file would run code or create objects that are not "
+                f"plain data{what}. Save only a torch_geometric Data or a dict of tensors.") \
+                from e
+        detail = msg.split("WeightsUnpickler error:")[-1].split("Check the documentation")[0]
+        raise GraphLoadError(f"{name}: not a readable PyTorch file "
+                             f"({detail.strip()[:200]}).") from e
+    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError, KeyError,
+            AttributeError, TypeError, IndexError, UnicodeDecodeError, OverflowError,
+            MemoryError, RecursionError) as e:
+        raise GraphLoadError(f"{name}: not a readable PyTorch file "
+                             f"({type(e).__name__}: {str(e)[:200]}).") from e
+    if isinstance(obj, Data):
+        tensors = {k: obj[k] for k in obj.keys()}  # noqa: SIM118 (Data)
+        num_nodes = obj.num_nodes if "num_nodes" in obj._store or "x" in obj._store else None
+    elif isinstance(obj, dict):
+        tensors = dict(obj)
+        num_nodes = tensors.get("num_nodes")
+    else:
+        raise GraphLoadError(f"{name}: the file holds a {type(obj).__name__}, not a "
+                             "torch_geometric Data or a dict of tensors with 'edge_index'.")
+    return _raw_from_tensors(name, tensors, num_nodes)
+
+
+def _raw_from_tensors(name: str, tensors: dict, num_nodes) -> _RawGraph:
+    edge_index = tensors.get("edge_index")
+    if not isinstance(edge_index, torch.Tensor) or edge_index.dim() != 2 or \
+            edge_index.shape[0] != 2 or edge_index.dtype.is_floating_point:
+        raise GraphLoadError(f"{name}: no 'edge_index' of shape [2, E] with integer node "
+                             "indices.")
+    ei = edge_index.long().numpy()
+    n = _tensor_num_nodes(tensors, ei, num_nodes)
+    if ei.size and (ei.min() < 0 or ei.max() >= n):
+        raise GraphLoadError(f"{name}: edge_index refers to node {int(ei.max())}, but the "
+                             f"graph has {n} nodes.")
+    if n > MAX_NODES or ei.shape[1] > 2 * MAX_EDGES:
+        raise GraphLoadError(f"{name}: the graph is too large ({n:,} nodes, "
+                             f"{ei.shape[1]:,} edges).")
+    weight = tensors.get("edge_weight")
+    edge_attr = tensors.get("edge_attr")
+    keep, directed = _pyg_undirected_rows(ei)
+    raw = _RawGraph(name, directed)
+    for i in range(n):
+        raw.node(i)
+    raw.edges.extend((int(u), int(v)) for u, v in ei[:, keep].T.tolist())
+    _tensor_edge_columns(raw, weight, edge_attr, keep, ei.shape[1])
+    _tensor_node_columns(raw, tensors, n)
+    return raw
+
+
+def _tensor_num_nodes(tensors: dict, ei: np.ndarray, num_nodes) -> int:
+    for key in ("x", "y", "pos"):
+        t = tensors.get(key)
+        if isinstance(t, torch.Tensor) and t.dim() >= 1:
+            return int(t.shape[0])
+    if isinstance(num_nodes, int):
+        return num_nodes
+    return int(ei.max()) + 1 if ei.size else 0
+
+
+def _pyg_undirected_rows(ei: np.ndarray) -> tuple[np.ndarray, bool]:
+    """If every edge has its reverse, keep one column per pair (u <= v)."""
+    if ei.shape[1] == 0:
+        return np.arange(0), False
+    pairs = set(map(tuple, ei.T.tolist()))
+    if all((v, u) in pairs for u, v in pairs):
+        return np.flatnonzero(ei[0] <= ei[1]), False
+    return np.arange(ei.shape[1]), True
+
+
+def _tensor_edge_columns(raw, weight, edge_attr, keep, total) -> None:
+    if isinstance(weight, torch.Tensor) and weight.shape == (total,):
+        raw.edge_attrs["weight"] = dict(enumerate(weight.float().numpy()[keep].tolist()))
+    if isinstance(edge_attr, torch.Tensor) and edge_attr.shape[0] == total:
+        values = edge_attr.float().reshape(total, -1).numpy()[keep]
+        for c in range(values.shape[1]):
+            raw.edge_attrs[f"edge_attr[{c}]"] = dict(enumerate(values[:, c].tolist()))
+
+
+def _tensor_node_columns(raw: _RawGraph, tensors: dict, n: int) -> None:
+    for key, t in tensors.items():
+        if key in ("edge_index", "edge_weight", "edge_attr", "num_nodes") or \
+                not isinstance(t, torch.Tensor) or t.dim() == 0 or t.shape[0] != n:
+            continue
+        values = t.detach().float().reshape(n, -1).numpy()
+        if key == "pos" and values.shape[1] >= 2:
+            raw.pos = {i: (float(values[i, 0]), float(values[i, 1])) for i in range(n)}
+            continue
+        if values.shape[1] == 1:
+            names = [key]
+            raw.node_attrs[key] = dict(enumerate(values[:, 0].tolist()))
+        else:
+            names = [f"{key}[{c}]" for c in range(min(values.shape[1], 4096))]
+            for c, column in enumerate(names):
+                raw.node_attrs[column] = dict(enumerate(values[:, c].tolist()))
+        if key == "x":
+            raw.default_features = tuple(names)
+
+
+# ---------------------------------------------------------------------------------------
+# Building the document from a raw graph
+# ---------------------------------------------------------------------------------------
+
+
+def _build(raw: _RawGraph, source: str, label_attr: str | None = "auto",
+           feature_attrs: Sequence[str] | None = None) -> GraphDocument:
+    n = len(raw.node_ids)
+    if n == 0:
+        raise GraphLoadError(f"{raw.name}: the graph has no nodes.")
+    warnings = list(raw.warnings)
+    edges, keep_rows, collapsed = _merge_parallel(raw, warnings)
+    edge_attributes = _merge_edge_columns(raw, edges, keep_rows, warnings)
+    node_attributes = {k: _column_from_dict(v, n) for k, v in raw.node_attrs.items()}
+    _report_values(raw, warnings)
+    weight = edge_attributes.get("weight")
+    edge_weight = None
+    if weight is not None and weight.dtype.kind == "f":
+        edge_weight = np.where(np.isfinite(weight), weight, 1.0).astype(np.float32)
+    pos = _pos_array(raw, n, warnings)
+    loops = int(np.sum(edges[:, 0] == edges[:, 1])) if len(edges) else 0
+    if loops:
+        warnings.append(f"{loops} self-loop{'s' if loops > 1 else ''} kept.")
+    isolated = n - len(np.unique(edges)) if len(edges) else n
+    if isolated:
+        warnings.append(f"{isolated} isolated node{'s' if isolated > 1 else ''} (no edges).")
+    if not all(s.isdigit() for s in raw.node_ids[:1000]):
+        warnings.append("Node ids are not integers: node i of the tensors is the i-th node "
+                        "of the file (see node_ids).")
+    if raw.directed:
+        warnings.append("Directed graph: data.edge_index keeps the direction as read (messages "
+                        "flow source -> target); data.edge_index_undirected is the symmetric "
+                        "version.")
+    graph = _networkx(raw, edges, node_attributes, edge_attributes)
+    ei_edge, ei_rev = _edge_index_map(edges, raw.directed)
+    doc = GraphDocument(
+        name=raw.name, source=source, graph=graph, directed=raw.directed,
+        multigraph_collapsed=collapsed, node_ids=tuple(raw.node_ids), edges=edges,
+        edge_weight=edge_weight, node_attributes=node_attributes,
+        edge_attributes=edge_attributes, label_attr=None, feature_attrs=(), pos=pos,
+        labels=np.full(n, -1, dtype=np.int64), label_names=(), features_note="",
+        warnings=tuple(warnings), data=Data(), edge_index_edge=ei_edge,
+        edge_index_reverse=ei_rev,
+    )
+    if label_attr == "auto":
+        label_attr = _default_label(doc)
+    if feature_attrs is None:
+        feature_attrs = raw.default_features
+    return doc.with_attributes(label_attr, tuple(feature_attrs))
+
+
+def _merge_parallel(raw: _RawGraph, warnings: list[str]):
+    """Unique edges in first-seen order; for undirected graphs (u, v) == (v, u)."""
+    if not raw.edges:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    arr = np.asarray(raw.edges, dtype=np.int64)
+    key = arr if raw.directed else np.sort(arr, axis=1)
+    n = len(raw.node_ids)
+    flat = key[:, 0] * n + key[:, 1]
+    _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    group = rank[inverse.reshape(-1)]
+    collapsed = len(arr) - len(first)
+    raw._group = group
+    if collapsed:
+        what = "summed weights" if "weight" in raw.edge_attrs else "no weights"
+        warnings.append(f"{collapsed} parallel edge{'s' if collapsed > 1 else ''} merged "
+                        f"({what}; other edge attributes from the first edge).")
+    return arr[first[order]], first[order], collapsed
+
+
+def _merge_edge_columns(raw: _RawGraph, edges, keep_rows, warnings) -> dict[str, np.ndarray]:
+    out = {}
+    total = len(raw.edges)
+    for key, values in raw.edge_attrs.items():
+        column = _column_from_dict(values, total)
+        if key == "weight" and column.dtype.kind == "f" and len(keep_rows) != total:
+            filled = np.where(np.isnan(column), 1.0, column)
+            summed = np.zeros(len(keep_rows), dtype=np.float64)
+            np.add.at(summed, raw._group, filled)
+            out[key] = summed.astype(np.float32)
+        else:
+            out[key] = column[keep_rows]
+    if "weight" in out and out["weight"].dtype.kind == "f":
+        missing = np.isnan(out["weight"])
+        if missing.any():
+            out["weight"] = np.where(missing, 1.0, out["weight"]).astype(np.float32)
+            if not missing.all():
+                warnings.append(f"{int(missing.sum())} edges without a weight get weight 1.")
+    return out
+
+
+def _column_from_dict(values: dict[int, object], length: int) -> np.ndarray:
+    """float32 when every present value is a number (bools as 0/1), else str ("" missing)."""
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) for v in values.values())
+    if numeric:
+        column = np.full(length, np.nan, dtype=np.float32)
+        if values:
+            idx = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
+            column[idx] = np.asarray([float(v) for v in values.values()], dtype=np.float64)
+        return column
+    column = np.full(length, "", dtype=object)
+    for i, v in values.items():
+        column[i] = _text(v)
+    return column
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _report_values(raw: _RawGraph, warnings: list[str]) -> None:
+    for attr, count in raw.non_numeric.items():
+        warnings.append(f"{count} value{'s' if count > 1 else ''} of {attr!r} "
+                        "were not numbers and were left empty.")
+    for attr in sorted(raw.infinite):
+        warnings.append(f"Attribute {attr!r} has infinite values (INF/-INF), read as float "
+                        "infinity.")
+
+
+def _pos_array(raw: _RawGraph, n: int, warnings: list[str]) -> np.ndarray | None:
+    if not raw.pos:
+        return None
+    if len(raw.pos) < n:
+        warnings.append(f"Only {len(raw.pos)} of {n} nodes have positions: the file's "
+                        "positions are not used.")
+        return None
+    pos = np.asarray([raw.pos[i] for i in range(n)], dtype=np.float64)
+    if not np.all(np.isfinite(pos)):
+        warnings.append("Some node positions are not finite: the file's positions are not "
+                        "used.")
+        return None
+    return pos.astype(np.float32)
+
+
+def _networkx(raw: _RawGraph, edges, node_attributes, edge_attributes) -> nx.Graph:
+    graph = nx.DiGraph() if raw.directed else nx.Graph()
+    graph.graph["name"] = raw.name
+    for i, node_id in enumerate(raw.node_ids):
+        graph.add_node(node_id, **{k: _py(col[i]) for k, col in node_attributes.items()
+                                   if _present(col[i])})
+    for e, (u, v) in enumerate(edges):
+        graph.add_edge(raw.node_ids[u], raw.node_ids[v],
+                       **{k: _py(col[e]) for k, col in edge_attributes.items()
+                          if _present(col[e])})
+    return graph
+
+
+def _present(value) -> bool:
+    return not (isinstance(value, (float, np.floating)) and math.isnan(value)) and value != ""
+
+
+def _py(value):
+    if isinstance(value, np.floating):
+        f = float(value)
+        return int(f) if f.is_integer() and abs(f) < 2**53 else f
+    return value
+
+
+def _edge_index_map(edges: np.ndarray, directed: bool) -> tuple[np.ndarray, np.ndarray]:
+    rows = np.arange(len(edges), dtype=np.int64)
+    if directed:
+        return rows, np.zeros(len(edges), dtype=bool)
+    loops = edges[:, 0] == edges[:, 1] if len(edges) else np.zeros(0, dtype=bool)
+    reverse_rows = rows[~loops]
+    return (np.concatenate([rows, reverse_rows]),
+            np.concatenate([np.zeros(len(rows), bool), np.ones(len(reverse_rows), bool)]))
+
+
+def _default_label(doc: GraphDocument) -> str | None:
+    candidates = doc.label_candidates()
+    by_lower = {c.lower(): c for c in candidates}
+    for name in _PREFERRED_LABELS:
+        if name in by_lower:
+            return by_lower[name]
+    return None
+
+
+def _labels_from(doc: GraphDocument, label_attr: str | None):
+    n = doc.num_nodes
+    if label_attr is None:
+        return np.full(n, -1, dtype=np.int64), ()
+    codes, names = doc.categorical(label_attr)
+    if len(names) > MAX_LABEL_CLASSES:
+        raise InvalidParameterError(
+            f"Attribute {label_attr!r} has {len(names)} different values; a label needs "
+            f"2 to {MAX_LABEL_CLASSES} classes.")
+    return codes, names
+
+
+def _features(doc: GraphDocument, feature_attrs: tuple[str, ...]) -> tuple[np.ndarray, str]:
+    """Shapes: x float32[n, f]."""
+    n = doc.num_nodes
+    if not feature_attrs:
+        if n <= IDENTITY_FEATURES_UP_TO:
+            return np.eye(n, dtype=np.float32), (
+                f"No feature attributes: identity features (one column per node, {n} columns).")
+        degree = np.bincount(doc.edges.reshape(-1), minlength=n) if len(doc.edges) else \
+            np.zeros(n, dtype=np.int64)
+        capped = np.minimum(degree, DEGREE_BUCKETS - 1)
+        width = int(capped.max()) + 1
+        x = np.zeros((n, width), dtype=np.float32)
+        x[np.arange(n), capped] = 1.0
+        return x, (f"No feature attributes: one-hot degree features ({width} columns"
+                   f"{', degree capped at 63' if degree.max() >= DEGREE_BUCKETS else ''}).")
+    blocks, described = [], []
+    for name in feature_attrs:
+        column = doc.node_attributes[name]
+        if column.dtype.kind == "f":
+            blocks.append(_standardise(column)[:, None])
+            described.append(name)
+        else:
+            codes, names = doc.categorical(name)
+            if len(names) > 256:
+                raise InvalidParameterError(
+                    f"Attribute {name!r} has {len(names)} different values: too many to "
+                    "one-hot encode as a feature.")
+            onehot = np.zeros((n, len(names)), dtype=np.float32)
+            present = codes >= 0
+            onehot[np.flatnonzero(present), codes[present]] = 1.0
+            blocks.append(onehot)
+            described.append(f"{name} (one-hot, {len(names)})")
+    x = np.ascontiguousarray(np.concatenate(blocks, axis=1), dtype=np.float32)
+    shown = ", ".join(described[:6]) + (", ..." if len(described) > 6 else "")
+    return x, f"Features from {len(feature_attrs)} attributes ({x.shape[1]} columns): {shown}."
+
+
+def _standardise(column: np.ndarray) -> np.ndarray:
+    values = np.where(np.isfinite(column), column, np.nan).astype(np.float64)
+    finite = values[np.isfinite(values)]
+    if finite.size and np.all(np.isin(finite, (0.0, 1.0))):
+        return np.nan_to_num(values, nan=0.0).astype(np.float32)
+    if finite.size == 0:
+        return np.zeros(column.shape[0], dtype=np.float32)
+    std = finite.std()
+    out = (values - finite.mean()) / (std if std > 0 else 1.0)
+    return np.nan_to_num(out, nan=0.0).astype(np.float32)
+
+
+def _make_data(doc: GraphDocument, x: np.ndarray, labels: np.ndarray) -> Data:
+    edges = doc.edges
+    cols = np.where(doc.edge_index_reverse[:, None], edges[doc.edge_index_edge][:, ::-1],
+                    edges[doc.edge_index_edge]) if len(edges) else np.zeros((0, 2), np.int64)
+    data = Data(
+        x=torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)),
+        edge_index=torch.from_numpy(np.ascontiguousarray(cols.T, dtype=np.int64)),
+        y=torch.from_numpy(labels.astype(np.int64)),
+        num_nodes=doc.num_nodes,
+    )
+    if doc.edge_weight is not None:
+        data.edge_weight = torch.from_numpy(doc.edge_weight[doc.edge_index_edge].copy())
+    if doc.pos is not None:
+        data.pos = torch.from_numpy(doc.pos.copy())
+    if doc.directed:
+        both = np.concatenate([edges, edges[:, ::-1]]) if len(edges) else edges
+        unique = np.unique(both, axis=0) if len(both) else both
+        data.edge_index_undirected = torch.from_numpy(
+            np.ascontiguousarray(unique.T, dtype=np.int64).reshape(2, -1))
+    return data
+
+
+# ---------------------------------------------------------------------------------------
+# Built-in graphs
+# ---------------------------------------------------------------------------------------
+
+
+def builtin_graph(key: str, seed: int = 0, **params) -> GraphDocument:
+    """One of :data:`BUILTIN_GRAPHS`, built in code (nothing downloaded).
+
+    Parameters by key: ``sbm``: ``sizes`` (4 x 25), ``p_in`` (0.3), ``p_out`` (0.02);
+    ``ba_house``: ``base_nodes`` (60), ``houses`` (10), ``m`` (2); ``grid``: ``rows``,
+    ``cols`` (10); ``geometric``: ``n`` (150), ``radius`` (0.15). Random graphs are
+    reproducible for a given ``seed``.
+    """
+    builders = {
+        "karate": _karate, "les_miserables": _les_miserables, "florentine": _florentine,
+        "davis": _davis, "sbm": _sbm, "ba_house": _ba_house, "grid": _grid,
+        "geometric": _geometric,
+    }
+    if key not in builders:
+        raise InvalidParameterError(f"Unknown built-in graph {key!r}; choose one of "
+                                    f"{', '.join(BUILTIN_GRAPHS)}.")
+    try:
+        raw, label = builders[key](seed, **params)
+    except TypeError as e:
+        raise InvalidParameterError(f"Built-in graph {key!r}: {e}.") from e
+    raw.name = BUILTIN_GRAPHS[key]
+    doc = _build(raw, source="built-in", label_attr=label)
+    return doc
+
+
+def _raw_from_nx(graph: nx.Graph, name: str) -> _RawGraph:
+    raw = _RawGraph(name, graph.is_directed())
+    for node, attrs in graph.nodes(data=True):
+        i = raw.node(node)
+        for k, v in attrs.items():
+            if k == "pos":
+                raw.pos[i] = (float(v[0]), float(v[1]))
+            elif isinstance(v, (bool, int, float, str)):
+                raw.set_node(i, k, v)
+    for u, v, attrs in graph.edges(data=True):
+        raw.add_edge(u, v, {k: a for k, a in attrs.items() if isinstance(a, (int, float, str))})
+    return raw
+
+
+def _community(raw: _RawGraph, graph: nx.Graph, seed: int) -> None:
+    parts = nx.community.louvain_communities(graph, weight="weight", seed=seed)
+    parts = sorted(parts, key=lambda p: (-len(p), min(raw.index[str(x)] for x in p)))
+    for c, members in enumerate(parts):
+        for node in members:
+            raw.set_node(raw.index[str(node)], "community", c)
+    raw.warnings.append(f"Labels ('community') are Louvain communities found by networkx "
+                        f"(weighted, seed={seed}); they are not part of the data set.")
+
+
+def _karate(seed: int) -> tuple[_RawGraph, str]:
+    from torch_geometric.datasets import KarateClub
+
+    data = KarateClub()[0]
+    club = nx.karate_club_graph()
+    raw = _RawGraph("karate")
+    for i in range(data.num_nodes):
+        raw.node(i)
+        raw.set_node(i, "community", int(data.y[i]))
+        raw.set_node(i, "club", club.nodes[i]["club"])
+    for u, v in data.edge_index.T.tolist():
+        if u < v:
+            raw.add_edge(u, v, {"weight": float(club.edges[u, v].get("weight", 1))})
+    raw.warnings.append("Labels ('community'): the 4 communities of PyG's KarateClub; "
+                        "'club' is the split after the conflict (2 classes).")
+    return raw, "community"
+
+
+def _les_miserables(seed: int) -> tuple[_RawGraph, str]:
+    graph = nx.les_miserables_graph()
+    raw = _raw_from_nx(graph, "les_miserables")
+    _community(raw, graph, seed)
+    return raw, "community"
+
+
+def _florentine(seed: int) -> tuple[_RawGraph, str]:
+    graph = nx.florentine_families_graph()
+    raw = _raw_from_nx(graph, "florentine")
+    _community(raw, graph, seed)
+    return raw, "community"
+
+
+def _davis(seed: int) -> tuple[_RawGraph, str]:
+    graph = nx.davis_southern_women_graph()
+    raw = _raw_from_nx(graph, "davis")
+    for i, node in enumerate(graph.nodes):
+        raw.set_node(i, "bipartite", "woman" if graph.nodes[node]["bipartite"] == 0
+                     else "event")
+    raw.warnings.append("Labels ('bipartite'): the side of the bipartite graph "
+                        "(woman or event).")
+    return raw, "bipartite"
+
+
+def _sbm(seed: int, sizes: Sequence[int] = (25, 25, 25, 25), p_in: float = 0.3,
+         p_out: float = 0.02) -> tuple[_RawGraph, str]:
+    sizes = [int(s) for s in sizes]
+    if not sizes or min(sizes) < 1 or sum(sizes) > 5000:
+        raise InvalidParameterError("SBM block sizes must be positive, 5000 nodes at most.")
+    if not (0 <= p_out <= 1 and 0 <= p_in <= 1):
+        raise InvalidParameterError("SBM probabilities must lie in [0, 1].")
+    probs = [[p_in if a == b else p_out for b in range(len(sizes))] for a in range(len(sizes))]
+    graph = nx.stochastic_block_model(sizes, probs, seed=seed)
+    raw = _RawGraph("sbm")
+    for node in graph.nodes:
+        i = raw.node(node)
+        raw.set_node(i, "block", int(graph.nodes[node]["block"]))
+    for u, v in graph.edges:
+        raw.add_edge(u, v)
+    return raw, "block"
+
+
+_HOUSE_ROLES = {0: 1, 1: 2, 2: 2, 3: 3, 4: 3}  # top, middle, middle, bottom, bottom
+_HOUSE_EDGES = ((0, 1), (0, 2), (1, 2), (1, 3), (2, 4), (3, 4))
+
+
+def _ba_house(seed: int, base_nodes: int = 60, houses: int = 10,
+              m: int = 2) -> tuple[_RawGraph, str]:
+    if not (m + 1 <= base_nodes <= 5000 and 0 <= houses <= 1000 and m >= 1):
+        raise InvalidParameterError("ba_house needs 1 <= m < base_nodes <= 5000 and "
+                                    "0 <= houses <= 1000.")
+    rng = np.random.default_rng(seed)
+    base = nx.barabasi_albert_graph(base_nodes, m, seed=seed)
+    raw = _RawGraph("ba_house")
+    for node in range(base_nodes):
+        raw.set_node(raw.node(node), "role", 0)
+    for u, v in base.edges:
+        raw.add_edge(u, v)
+    for h in range(houses):
+        first = base_nodes + 5 * h
+        for k in range(5):
+            raw.set_node(raw.node(first + k), "role", _HOUSE_ROLES[k])
+        for a, b in _HOUSE_EDGES:
+            raw.add_edge(first + a, first + b)
+        raw.add_edge(first + 3, int(rng.integers(base_nodes)))
+    raw.warnings.append("Labels ('role'): 0 base graph, 1 house top, 2 house middle, "
+                        "3 house bottom, as in GNNExplainer's BA-Shapes.")
+    return raw, "role"
+
+
+def _grid(seed: int, rows: int = 10, cols: int = 10) -> tuple[_RawGraph, str]:
+    if not (1 <= rows <= 300 and 1 <= cols <= 300):
+        raise InvalidParameterError("grid rows and cols must lie in 1..300.")
+    raw = _RawGraph("grid")
+    for r in range(rows):
+        for c in range(cols):
+            i = raw.node(f"{r},{c}")
+            raw.pos[i] = (float(c), float(-r))
+            quadrant = (2 if r >= rows / 2 else 0) + (1 if c >= cols / 2 else 0)
+            raw.set_node(i, "quadrant", quadrant)
+    for r in range(rows):
+        for c in range(cols):
+            if c + 1 < cols:
+                raw.add_edge(f"{r},{c}", f"{r},{c + 1}")
+            if r + 1 < rows:
+                raw.add_edge(f"{r},{c}", f"{r + 1},{c}")
+    return raw, "quadrant"
+
+
+def _geometric(seed: int, n: int = 150, radius: float = 0.15) -> tuple[_RawGraph, str]:
+    if not (1 <= n <= 5000 and 0 < radius <= 1.5):
+        raise InvalidParameterError("geometric needs 1 <= n <= 5000 and 0 < radius <= 1.5.")
+    graph = nx.random_geometric_graph(n, radius, seed=seed)
+    raw = _RawGraph("geometric")
+    for node in graph.nodes:
+        i = raw.node(node)
+        x, y = graph.nodes[node]["pos"]
+        raw.pos[i] = (float(x), float(y))
+        raw.set_node(i, "region", min(int(x * 4), 3))
+    for u, v in graph.edges:
+        raw.add_edge(u, v)
+    raw.warnings.append("Labels ('region'): which quarter of the unit square's width the "
+                        "node lies in (x-coordinate bucket, 4 classes).")
+    return raw, "region"
+
+
+# ---------------------------------------------------------------------------------------
+# Layouts (numpy/torch only: no scipy)
+# ---------------------------------------------------------------------------------------
+
+
+def layout(doc: GraphDocument, kind: str, seed: int = 0) -> np.ndarray:
+    """Node positions for drawing, normalised so the largest coordinate is about 1.
+
+    Kinds: ``spring`` (Fruchterman-Reingold; fewer iterations and sampled repulsion on
+    large graphs), ``kamada_kawai`` (stress majorisation of the Kamada-Kawai energy, up
+    to 2000 nodes), ``spectral`` (Laplacian eigenvectors), ``circular``, ``shell`` (rings
+    by label, or by degree), ``data`` (the file's positions). Disconnected graphs are
+    laid out per component (kamada_kawai, spectral) and packed side by side.
+
+    Shapes:
+        returns float32[n, 2], finite.
+    """
+    if kind not in LAYOUTS:
+        raise InvalidParameterError(f"Unknown layout {kind!r}; choose one of "
+                                    f"{', '.join(LAYOUTS)}.")
+    n = doc.num_nodes
+    if kind == "data":
+        if doc.pos is None:
+            raise InvalidParameterError(f"{doc.name} has no node positions; choose another "
+                                        "layout.")
+        return _normalise(doc.pos.astype(np.float64))
+    if n == 1:
+        return np.zeros((1, 2), dtype=np.float32)
+    edges = doc.edges[doc.edges[:, 0] != doc.edges[:, 1]] if len(doc.edges) else doc.edges
+    if kind == "kamada_kawai" and n > KAMADA_KAWAI_MAX_NODES:
+        raise InvalidParameterError(
+            f"Kamada-Kawai is too slow for {n} nodes (at most {KAMADA_KAWAI_MAX_NODES}); "
+            "use the spring layout.")
+    if kind == "circular":
+        pos = _circle(n)
+    elif kind == "shell":
+        pos = _shell(doc)
+    elif kind == "spring":
+        pos = _spring(n, edges, seed)
+    else:
+        method = _stress if kind == "kamada_kawai" else _spectral
+        pos = _per_component(n, edges, method, seed)
+    return _normalise(pos)
+
+
+def _normalise(pos: np.ndarray) -> np.ndarray:
+    pos = np.nan_to_num(np.asarray(pos, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    if len(pos) == 0:
+        return np.zeros((0, 2), dtype=np.float32)
+    pos = pos - (pos.max(axis=0) + pos.min(axis=0)) / 2
+    scale = np.abs(pos).max()
+    if scale > 0:
+        pos = pos / scale
+    return np.ascontiguousarray(pos, dtype=np.float32)
+
+
+def _circle(n: int) -> np.ndarray:
+    theta = 2 * np.pi * np.arange(n) / max(n, 1)
+    return np.stack([np.cos(theta), np.sin(theta)], axis=1)
+
+
+def _shell(doc: GraphDocument) -> np.ndarray:
+    n = doc.num_nodes
+    if doc.labels.max() >= 0 and len(doc.label_names) <= 12:
+        ring = np.where(doc.labels >= 0, doc.labels, len(doc.label_names))
+    else:
+        degree = np.bincount(doc.edges.reshape(-1), minlength=n) if len(doc.edges) else \
+            np.zeros(n)
+        order = np.argsort(-degree, kind="stable")
+        ring = np.empty(n, dtype=np.int64)
+        bounds = np.cumsum([max(1, n // 10), max(1, n * 3 // 10), n])
+        ring[order] = np.searchsorted(bounds, np.arange(n), side="right")
+    rings = np.unique(ring)
+    pos = np.zeros((n, 2))
+    for r, value in enumerate(rings):
+        members = np.flatnonzero(ring == value)
+        radius = 0.0 if (r == 0 and len(members) == 1) else (r + 1) / len(rings)
+        pos[members] = radius * _circle(len(members))
+    return pos
+
+
+def _spring(n: int, edges: np.ndarray, seed: int) -> np.ndarray:
+    """Fruchterman-Reingold with a weak pull to the centre (keeps components together)."""
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(-1, 1, size=(n, 2))
+    k = 1.0 / math.sqrt(n)
+    iterations = 50 if n <= 1000 else max(10, int(50 * 1000 / n))
+    sample = None if n <= 2000 else 1000
+    temperature = 0.1
+    for step in range(iterations):
+        disp = _repulsion(pos, k, rng, sample)
+        if len(edges):
+            delta = pos[edges[:, 0]] - pos[edges[:, 1]]
+            dist = np.maximum(np.linalg.norm(delta, axis=1, keepdims=True), 1e-4)
+            pull = delta * dist / k
+            np.add.at(disp, edges[:, 0], -pull)
+            np.add.at(disp, edges[:, 1], pull)
+        disp -= 0.05 * pos * np.linalg.norm(pos, axis=1, keepdims=True) / k
+        length = np.maximum(np.linalg.norm(disp, axis=1, keepdims=True), 1e-9)
+        pos += disp / length * np.minimum(length, temperature)
+        temperature = 0.1 * (1 - (step + 1) / (iterations + 1))
+    return pos
+
+
+def _repulsion(pos: np.ndarray, k: float, rng, sample: int | None) -> np.ndarray:
+    """sum_j k^2 (x_i - x_j) / |x_i - x_j|^2, over all j or a random sample (rescaled).
+
+    Written as ``k^2 (x_i sum_j c_ij - sum_j c_ij x_j)`` with ``c_ij = 1 / d_ij^2``, so
+    only [n, m] matrices are formed.
+    """
+    n = len(pos)
+    others = pos if sample is None else pos[rng.choice(n, size=sample, replace=False)]
+    scale = 1.0 if sample is None else n / sample
+    disp = np.empty_like(pos)
+    rows = max(1, 4_000_000 // len(others))
+    for start in range(0, n, rows):
+        block = pos[start:start + rows]
+        inv = 1.0 / np.maximum(_squared_distances(block, others), 1e-6)
+        if sample is None:
+            inv[np.arange(len(block)), np.arange(start, start + len(block))] = 0.0
+        disp[start:start + rows] = block * inv.sum(1, keepdims=True) - inv @ others
+    return scale * k * k * disp
+
+
+def _squared_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Shapes: a float64[n, 2], b float64[m, 2] -> float64[n, m]."""
+    d2 = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T
+    return np.maximum(d2, 0.0)
+
+
+def _components(n: int, edges: np.ndarray) -> list[np.ndarray]:
+    parent = np.arange(n)
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for u, v in edges.tolist():
+        ru, rv = find(u), find(v)
+        if ru != rv:
+            parent[ru] = rv
+    roots = np.array([find(i) for i in range(n)])
+    order = np.argsort(roots, kind="stable")
+    split = np.flatnonzero(np.diff(roots[order])) + 1
+    parts = np.split(order, split)
+    return sorted(parts, key=len, reverse=True)
+
+
+def _per_component(n: int, edges: np.ndarray, method, seed: int) -> np.ndarray:
+    """Lay out each connected component on its own, then pack them in rows."""
+    parts = _components(n, edges)
+    local = np.full(n, -1, dtype=np.int64)
+    placed = []
+    for members in parts:
+        if len(members) <= 2:
+            sub = np.array([[0.0, 0.0], [1.0, 0.0]])[:len(members)]
+        else:
+            local[members] = np.arange(len(members))
+            mask = np.isin(edges[:, 0], members)
+            sub_edges = local[edges[mask]]
+            sub = method(len(members), sub_edges, seed)
+        sub = sub - sub.mean(axis=0)
+        extent = np.abs(sub).max()
+        size = math.sqrt(len(members))
+        placed.append(sub / extent * size / 2 if extent > 0 else sub)
+    return _pack(parts, placed, n)
+
+
+def _pack(parts, placed, n: int) -> np.ndarray:
+    total = sum(math.sqrt(len(p)) + 1 for p in parts) if parts else 1
+    width = max(math.sqrt(sum(len(p) for p in parts)) * 1.5, math.sqrt(len(parts[0])) + 1)
+    pos = np.zeros((n, 2))
+    x = y = row_height = 0.0
+    del total
+    for members, sub in zip(parts, placed, strict=True):
+        size = math.sqrt(len(members)) + 1
+        if x > 0 and x + size > width:
+            x, y, row_height = 0.0, y - row_height, 0.0
+        pos[members] = sub + np.array([x + size / 2, y - size / 2])
+        x += size
+        row_height = max(row_height, size)
+    return pos
+
+
+def _hop_distances(n: int, edges: np.ndarray) -> np.ndarray:
+    """All-pairs hop counts of a connected graph by frontier expansion (sparse matmul).
+
+    Shapes: returns float64[n, n].
+    """
+    both = np.concatenate([edges, edges[:, ::-1]])
+    adj = torch.sparse_coo_tensor(torch.from_numpy(both.T.copy()), torch.ones(len(both)),
+                                  (n, n), check_invariants=True).coalesce()
+    dist = torch.full((n, n), float("inf"))
+    reached = torch.eye(n, dtype=torch.bool)
+    frontier = torch.eye(n)
+    dist[reached] = 0
+    for hop in range(1, n):
+        frontier = (torch.sparse.mm(adj, frontier) > 0) & ~reached
+        if not frontier.any():
+            break
+        dist[frontier] = hop
+        reached |= frontier
+        frontier = frontier.float()
+    return dist.double().numpy()
+
+
+def _stress(n: int, edges: np.ndarray, seed: int) -> np.ndarray:
+    """Kamada-Kawai energy sum_ij (|x_i - x_j| - d_ij)^2 / d_ij^2, minimised by stress
+    majorisation (Gansner, Koren & North 2004), started from classical MDS."""
+    d = _hop_distances(n, edges)
+    pos = _classical_mds(d, seed)
+    w = np.zeros_like(d)
+    off = d > 0
+    w[off] = d[off] ** -2
+    wsum = w.sum(axis=1, keepdims=True)
+    for _ in range(100 if n <= 500 else 50):
+        norm = np.maximum(np.sqrt(_squared_distances(pos, pos)), 1e-9)
+        coef = w * d / norm
+        pos = (w @ pos + coef.sum(1, keepdims=True) * pos - coef @ pos) / wsum
+    return pos
+
+
+def _classical_mds(d: np.ndarray, seed: int) -> np.ndarray:
+    n = len(d)
+    d2 = d ** 2
+    b = -0.5 * (d2 - d2.mean(0) - d2.mean(1)[:, None] + d2.mean())
+    return _top_eigenvectors(lambda v: b @ v, n, seed, iterations=100) * math.sqrt(max(d.max(), 1.0))
+
+
+def _top_eigenvectors(matvec, n: int, seed: int, deflate: np.ndarray | None = None,
+                      iterations: int = 200) -> np.ndarray:
+    """Two dominant eigenvectors by orthogonal (subspace) iteration.
+
+    Shapes: returns float64[n, 2].
+    """
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((n, 2))
+    for _ in range(iterations):
+        if deflate is not None:
+            v -= deflate[:, None] * (deflate @ v)[None, :]
+        v, _ = np.linalg.qr(matvec(v))
+    return v
+
+
+def _spectral(n: int, edges: np.ndarray, seed: int) -> np.ndarray:
+    """Eigenvectors 2 and 3 of the normalised Laplacian (dense up to 1500 nodes)."""
+    degree = np.bincount(edges.reshape(-1), minlength=n).astype(np.float64)
+    inv_sqrt = 1.0 / np.sqrt(np.maximum(degree, 1.0))
+    if n <= 1500:
+        a = np.zeros((n, n))
+        np.add.at(a, (edges[:, 0], edges[:, 1]), 1.0)
+        np.add.at(a, (edges[:, 1], edges[:, 0]), 1.0)
+        lap = np.eye(n) - inv_sqrt[:, None] * a * inv_sqrt[None, :]
+        _, vectors = np.linalg.eigh(lap)
+        return vectors[:, 1:3] * inv_sqrt[:, None]
+    trivial = np.sqrt(degree) / np.linalg.norm(np.sqrt(degree))
+
+    def matvec(v):  # (I + D^-1/2 A D^-1/2) / 2
+        scaled = v * inv_sqrt[:, None]
+        out = np.zeros_like(v)
+        np.add.at(out, edges[:, 0], scaled[edges[:, 1]])
+        np.add.at(out, edges[:, 1], scaled[edges[:, 0]])
+        return (v + out * inv_sqrt[:, None]) / 2
+
+    return _top_eigenvectors(matvec, n, seed, deflate=trivial, iterations=300) * \
+        inv_sqrt[:, None]
+
+
+# ---------------------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------------------
+
+
+def save_graph(doc: GraphDocument, path: str | os.PathLike,
+               node_values: dict[str, np.ndarray] | None = None,
+               edge_values: dict[str, np.ndarray] | None = None) -> None:
+    """Write the graph with its attributes and extra values as GraphML or GEXF 1.2.
+
+    ``node_values``: arrays of length n (numbers or str); a float ``pos`` array of shape
+    [n, 2] becomes the node positions. ``edge_values``: arrays aligned with ``doc.edges``
+    (length E) or with ``doc.data.edge_index`` columns (length E'); for an undirected graph
+    the latter are written as ``<name>`` (the direction stored in ``doc.edges``) and
+    ``<name>_reverse`` (the other direction; a self-loop's own value). Every edge is
+    written with the source and target of ``doc.edges`` (edges are ordered by source
+    node, as networkx writes them). Written to a temporary file in the same folder and
+    renamed, so a failed export leaves no half file.
+    """
+    path = Path(path)
+    ext = path.suffix.lower()
+    if ext not in (".graphml", ".gexf"):
+        raise InvalidParameterError(f"{path.name}: export writes .graphml or .gexf files.")
+    graph, pos = _export_graph(doc, dict(node_values or {}), dict(edge_values or {}))
+    if ext == ".gexf" and pos is not None:
+        for i, node_id in enumerate(doc.node_ids):
+            graph.nodes[node_id]["viz"] = {"position": {"x": float(pos[i, 0]),
+                                                        "y": float(pos[i, 1]), "z": 0.0}}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=ext + ".tmp",
+                               dir=path.parent if str(path.parent) else ".")
+    try:
+        buffer = io.BytesIO()
+        if ext == ".graphml":
+            nx.write_graphml(graph, buffer)
+            text = _mark_undirected(buffer.getvalue(), doc, b'edgedefault="directed"')
+        else:
+            nx.write_gexf(graph, buffer, version="1.2draft")
+            text = _mark_undirected(buffer.getvalue(), doc, b'defaultedgetype="directed"')
+        with os.fdopen(fd, "wb") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _export_graph(doc: GraphDocument, node_values: dict, edge_values: dict):
+    n, e_count = doc.num_nodes, doc.num_edges
+    pos = doc.pos
+    extra_pos = node_values.pop("pos", None)
+    if extra_pos is not None:
+        extra_pos = np.asarray(extra_pos, dtype=np.float64)
+        if extra_pos.shape != (n, 2):
+            raise InvalidParameterError(f"node value 'pos' must have shape ({n}, 2).")
+        pos = extra_pos
+    node_columns = dict(doc.node_attributes)
+    for name, values in node_values.items():
+        node_columns[name] = _export_column(name, values, n, "node")
+    if pos is not None and "x" not in node_columns and "y" not in node_columns:
+        node_columns["x"] = np.asarray(pos[:, 0], dtype=np.float64)
+        node_columns["y"] = np.asarray(pos[:, 1], dtype=np.float64)
+    edge_columns = dict(doc.edge_attributes)
+    if doc.edge_weight is not None:
+        edge_columns["weight"] = doc.edge_weight
+    e_prime = len(doc.edge_index_edge)
+    for name, values in edge_values.items():
+        values = np.asarray(values)
+        if len(values) == e_count:
+            edge_columns[name] = _export_column(name, values, e_count, "edge")
+        elif len(values) == e_prime:
+            forward = np.empty(e_count, dtype=values.dtype)
+            backward = np.empty(e_count, dtype=values.dtype)
+            forward[doc.edge_index_edge[~doc.edge_index_reverse]] = \
+                values[~doc.edge_index_reverse]
+            backward[:] = forward
+            backward[doc.edge_index_edge[doc.edge_index_reverse]] = \
+                values[doc.edge_index_reverse]
+            edge_columns[name] = _export_column(name, forward, e_count, "edge")
+            edge_columns[f"{name}_reverse"] = _export_column(name, backward, e_count, "edge")
+        else:
+            raise InvalidParameterError(
+                f"edge value {name!r} has {len(values)} entries; expected {e_count} (one per "
+                f"edge) or {e_prime} (one per column of edge_index).")
+    graph = nx.DiGraph()  # keeps each edge's direction as in doc.edges; see save_graph
+    for i, node_id in enumerate(doc.node_ids):
+        graph.add_node(node_id, **_row(node_columns, i))
+    for e, (u, v) in enumerate(doc.edges.tolist()):
+        graph.add_edge(doc.node_ids[u], doc.node_ids[v], **_row(edge_columns, e))
+    return graph, pos
+
+
+def _mark_undirected(text: bytes, doc: GraphDocument, directed_flag: bytes) -> bytes:
+    """networkx writes the graph as directed (so each edge keeps the direction of
+    ``doc.edges``); an undirected document gets its graph element's flag flipped."""
+    if doc.directed:
+        return text
+    if text.count(directed_flag) != 1:
+        raise RuntimeError("unexpected networkx output: cannot mark the graph undirected")
+    return text.replace(directed_flag, directed_flag.replace(b'"directed"', b'"undirected"'))
+
+
+def _export_column(name: str, values, length: int, what: str) -> np.ndarray:
+    values = np.asarray(values)
+    if values.ndim != 1 or len(values) != length:
+        raise InvalidParameterError(f"{what} value {name!r} must be 1-D of length {length}.")
+    if values.dtype.kind in "biuf":
+        return values
+    return np.asarray([str(v) for v in values], dtype=object)
+
+
+_RESERVED_GEXF = {"id", "pid", "start", "end", "spells", "viz"}
+
+
+def _row(columns: dict[str, np.ndarray], i: int) -> dict[str, object]:
+    out = {}
+    for name, column in columns.items():
+        if name in _RESERVED_GEXF:
+            continue
+        value = column[i]
+        if column.dtype.kind == "b":
+            out[name] = bool(value)
+        elif column.dtype.kind in "iu":
+            out[name] = int(value)
+        elif column.dtype.kind == "f":
+            if not math.isnan(float(value)):
+                out[name] = float(value)
+        elif value != "":
+            out[name] = str(value)
+    return out
