@@ -1,0 +1,936 @@
+"""A fast, interactive canvas for a graph given as numpy arrays (nodes + edges).
+
+``GraphCanvas`` draws up to ~10k nodes / 50k edges and stays interactive. Everything it
+draws comes in a few groups, one pyqtgraph item each, never one item per node or edge:
+
+* edges: one ``PlotCurveItem(connect="pairs")`` per (colour bin, faded) pair, one pen
+  each, antialiasing off. A per-edge value is binned into ``n_bins`` pens (colour and
+  width); arrowheads (directed graphs) and self-loop circles are extra segments in
+  the same per-bin arrays, so a bin is still one item;
+* nodes: one ``ScatterPlotItem`` per (colour group, faded) pair with a single brush
+  (per-point brushes are slow in pyqtgraph 0.14, issue #2960): categories are a fixed
+  colour-blind friendly palette, continuous values fall into 16 colour bins;
+* rings (selected node, hop 1/2/3+ of the receptive field, hovered node): one scatter
+  item per kind.
+
+Arrowheads and self-loops are sized in screen pixels; their geometry is recomputed
+(debounced) when a zoom changes the scale by more than a quarter. Hover and click find
+the nearest node with numpy in data coordinates with a tolerance in pixels.
+
+The widget is a ``pg.PlotWidget`` (a ``QGraphicsView``), so ``viz.figure.render``
+exports it to PNG / SVG / PDF like the other views; the hover read-out and hover ring
+hide themselves while exporting. ``export_arrays()`` returns the arrays behind it.
+
+Shapes:
+    pos: float[n, 2]; edges: int[E, 2] (source, target), PyG's ``edge_index.T``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEasingCurve, QPointF, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtGui import QColor
+
+from viz.theme import HIGHLIGHT, SERIES_COLOURS, colormap
+
+#: categorical palette: Tableau 10 without its grey (grey means "no class") plus two
+#: dark colours from Paul Tol's set; colour-blind friendly, cycles beyond 11 classes
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+           "#ff9da7", "#9c755f", "#332288", "#117733")
+NONE_COLOUR = "#c8c8c8"          # class −1 / NaN value
+NODE_COLOUR = SERIES_COLOURS[0]  # no colouring
+EDGE_COLOUR = "#9a9a9a"          # plain edges
+OVERLAY_COLOUR = HIGHLIGHT
+NODE_BINS = 16                   # colour bins for continuous node values
+NODE_SIZE = 9.0                  # px, uniform size
+FADED_ALPHA = 45                 # nodes outside the receptive field
+EDGE_FADE = 0.85                 # faded edges: colour blended this far towards white
+HOP_PENS = (("#222222", 2.0), ("#5a5a5a", 1.5), ("#8c8c8c", 1.1))   # hop 1, 2, 3+
+HOVER_TOLERANCE_PX = 4.0
+ARROW_PX = 9.0                   # arrowhead length in pixels
+LOOP_SEGMENTS = 14
+ANIMATION_MS = 300
+
+
+def _rgb(colour) -> tuple[int, int, int]:
+    c = QColor(colour)
+    return c.red(), c.green(), c.blue()
+
+
+def _blend_white(rgb: tuple[int, int, int], f: float) -> tuple[int, int, int]:
+    return tuple(int(round(v + (255 - v) * f)) for v in rgb)   # type: ignore[return-value]
+
+
+def _levels(values: np.ndarray, levels: tuple[float, float] | None) -> tuple[float, float]:
+    if levels is not None:
+        lo, hi = float(levels[0]), float(levels[1])
+    else:
+        finite = values[np.isfinite(values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if not hi > lo:
+        hi = lo + 1.0
+    return lo, hi
+
+
+def bin_values(values: np.ndarray, levels: tuple[float, float], n_bins: int) -> np.ndarray:
+    """Bin index 0 … n_bins−1 of each value in [lo, hi] (clipped); NaN → n_bins."""
+    lo, hi = levels
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        b = np.floor((v - lo) / (hi - lo) * n_bins)
+    b = np.clip(np.nan_to_num(b, nan=0.0), 0, n_bins - 1).astype(np.int64)
+    b[~np.isfinite(v)] = n_bins
+    return b
+
+
+def bin_range(b: int, levels: tuple[float, float], n_bins: int) -> tuple[float, float]:
+    """The value range [lo, hi] of bin ``b`` (the first and last bins take the outliers)."""
+    lo, hi = levels
+    step = (hi - lo) / n_bins
+    return lo + b * step, lo + (b + 1) * step
+
+
+def _bin_colours(cmap: str, n: int, for_lines: bool) -> list[tuple[int, int, int]]:
+    """n colours along ``cmap``. For lines on the white background the map's lightest
+    end is cut off and, when the map runs dark → light (magma, viridis), reversed, so
+    that the high values are the dark, salient ones."""
+    cm = colormap(cmap)
+    if for_lines:
+        ends = cm.map(np.array([0.0, 1.0]), mode="byte")[:, :3].astype(float)
+        lum = ends @ np.array([0.299, 0.587, 0.114])
+        t = np.linspace(0.12, 0.82, n)
+        t = 1.0 - t if lum[1] > lum[0] else t      # light (low) → dark (high)
+    else:
+        t = (np.arange(n) + 0.5) / n
+    rgb = cm.map(t, mode="byte")[:, :3]
+    return [tuple(int(c) for c in row) for row in rgb]
+
+
+def _stepped_map(colours: Sequence[tuple[int, int, int]]) -> pg.ColorMap:
+    """A colour map with one flat step per bin, for the colour bar."""
+    n = len(colours)
+    pos, cols = [], []
+    for i, c in enumerate(colours):
+        pos += [i / n, (i + 1) / n - 1e-6 if i < n - 1 else 1.0]
+        cols += [c, c]
+    return pg.ColorMap(np.array(pos), np.array(cols, dtype=np.ubyte))
+
+
+class _ExportHidden:
+    """Mixin: the item hides itself while the scene is being exported."""
+
+    def setExportMode(self, export, opts=None):   # noqa: N802 - pyqtgraph's API
+        if export:
+            self._shown_before_export = self.isVisible()
+            self.setVisible(False)
+        elif getattr(self, "_shown_before_export", False):
+            self.setVisible(True)
+        return super().setExportMode(export, opts)
+
+
+class _ReadoutItem(_ExportHidden, pg.TextItem):
+    pass
+
+
+class _HoverRing(_ExportHidden, pg.ScatterPlotItem):
+    pass
+
+
+class _EdgeCurve(pg.PlotCurveItem):
+    """``PlotCurveItem`` that keeps its data bounds across zooms: pyqtgraph drops them on
+    every view change and recomputed nanmin/nanmax over all segments of every bin on
+    each pan/zoom frame (~10 ms for 50k edges)."""
+
+    def viewTransformChanged(self):   # noqa: N802 - pyqtgraph's API
+        self._boundingRect = None
+        self.prepareGeometryChange()
+
+
+def edge_geometry(pos: np.ndarray, edges: np.ndarray, *, directed: bool, half: bool,
+                  px: float, radius_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Line segments that draw ``edges``: float64[S, 2, 2] (start, end) and the edge
+    index of each segment, int64[S].
+
+    An edge s→t is a segment from s (from the midpoint when ``half``) to t; directed
+    edges stop at the rim of t (``radius_px`` of t, in pixels of size ``px`` data
+    units) and get a triangle arrowhead of 3 more segments. A self-loop is a circle of
+    ``LOOP_SEGMENTS`` segments beside its node, on the side away from the centroid.
+    """
+    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if e.shape[0] == 0 or pos.shape[0] == 0:
+        return np.zeros((0, 2, 2)), np.zeros(0, np.int64)
+    s, t = e[:, 0], e[:, 1]
+    loop = s == t
+    parts: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    line = np.flatnonzero(~loop)
+    if line.size:
+        p, q = pos[s[line]], pos[t[line]]
+        start = 0.5 * (p + q) if half else p
+        end = q
+        if directed:
+            d = q - p
+            length = np.hypot(d[:, 0], d[:, 1])
+            ok = length > 0
+            u = np.zeros_like(d)
+            u[ok] = d[ok] / length[ok, None]
+            u[~ok] = (1.0, 0.0)
+            span = np.hypot(*(end - start).T)
+            back = np.minimum((radius_px[t[line]] + 1.0) * px, 0.5 * span)
+            end = q - u * back[:, None]
+            head = np.minimum(ARROW_PX * px, 0.5 * np.maximum(span - back, 0.0))
+            base = end - u * head[:, None]
+            perp = np.stack([-u[:, 1], u[:, 0]], axis=1) * (0.42 * head)[:, None]
+            w1, w2 = base + perp, base - perp
+            parts += [np.stack([start, end], 1), np.stack([w1, end], 1),
+                      np.stack([w2, end], 1), np.stack([w1, w2], 1)]
+            owners += [line] * 4
+        else:
+            parts.append(np.stack([start, end], 1))
+            owners.append(line)
+    loops = np.flatnonzero(loop)
+    if loops.size:
+        node = s[loops]
+        c0 = np.nanmean(pos, axis=0)
+        away = pos[node] - c0
+        norm = np.hypot(away[:, 0], away[:, 1])
+        away = np.where(norm[:, None] > 0, away / np.where(norm > 0, norm, 1)[:, None],
+                        np.array([0.7071, 0.7071]))
+        r_node = radius_px[node] * px
+        r_loop = (0.8 * radius_px[node] + 4.0) * px
+        centre = pos[node] + away * (r_node + 0.55 * r_loop)[:, None]
+        ang = np.linspace(0, 2 * np.pi, LOOP_SEGMENTS + 1)
+        ring = np.stack([np.cos(ang), np.sin(ang)], 1)                       # [K+1, 2]
+        pts = centre[:, None, :] + r_loop[:, None, None] * ring[None]        # [L, K+1, 2]
+        seg = np.stack([pts[:, :-1], pts[:, 1:]], axis=2).reshape(-1, 2, 2)
+        parts.append(seg)
+        owners.append(np.repeat(loops, LOOP_SEGMENTS))
+    return np.concatenate(parts), np.concatenate(owners)
+
+
+class GraphCanvas(pg.PlotWidget):
+    """Nodes and edges from numpy arrays, with pan/zoom, hover read-out and click.
+
+    Signals:
+        nodeClicked(int): the node clicked, or −1 for a click on the background.
+        nodeHovered(int): the node under the mouse, or −1 (emitted on change).
+
+    Main calls: ``set_graph(pos, edges, directed)``, ``set_positions``,
+    ``set_node_colors``, ``set_node_sizes``, ``set_edge_values``, ``set_highlight``,
+    ``set_overlay_edges``, ``set_node_labels``, ``set_hover_info``, ``select``.
+    """
+
+    nodeClicked = Signal(int)
+    nodeHovered = Signal(int)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        pi = self.plotItem
+        pi.setMenuEnabled(False)
+        pi.hideButtons()
+        pi.hideAxis("left")
+        pi.hideAxis("bottom")
+        pi.setAspectLocked(True)
+        pi.layout.setContentsMargins(2, 10, 2, 10)   # room for the colour bars' end labels
+        self.vb: pg.ViewBox = pi.vb
+        self.vb.setDefaultPadding(0.04)
+        # state
+        self._pos = np.zeros((0, 2))
+        self._edges = np.zeros((0, 2), np.int64)
+        self._directed = False
+        self._node_group = np.zeros(0, np.int64)
+        self._group_colours: list[tuple[int, int, int]] = [_rgb(NODE_COLOUR)]
+        self._node_values: np.ndarray | None = None
+        self._node_legend: list[tuple[tuple[int, int, int], str]] = []
+        self._node_title = ""
+        self._sizes: np.ndarray | None = None
+        self._edge_values: np.ndarray | None = None
+        self._value_edges: np.ndarray | None = None
+        self._edge_opts: dict = {}
+        self._edge_bins = np.zeros(0, np.int64)
+        self._hops: np.ndarray | None = None
+        self._selected = -1
+        self._hovered = -1
+        self._overlay: np.ndarray | None = None
+        self._overlay_values: np.ndarray | None = None
+        self._overlay_title = ""
+        self._labels: list[str] | None = None
+        self._max_labels = 60
+        self._hover_fn: Callable[[int], str] | None = None
+        self._geom: tuple[np.ndarray, np.ndarray] | None = None
+        self._geom_px = 0.0
+        self._animation: QVariantAnimation | None = None
+        # items (created once, updated in place)
+        self.edge_items: list[pg.PlotCurveItem] = []
+        #: (bin, faded) of each edge item; bin == n_bins holds NaN values, (-1, False) unused
+        self.edge_item_keys: list[tuple[int, bool]] = []
+        self.edge_item_edges: list[np.ndarray] = []     # drawn-edge index of each segment
+        self.node_items: list[pg.ScatterPlotItem] = []
+        self.node_item_keys: list[tuple[int, bool]] = []
+        self.node_item_nodes: list[np.ndarray] = []     # the node indices in each item
+        self.overlay_item = _EdgeCurve(connect="pairs", antialias=False,
+                                             skipFiniteCheck=True)
+        self.overlay_item.setZValue(8)
+        pi.addItem(self.overlay_item)
+        self.hop_rings = [pg.ScatterPlotItem(pxMode=True, symbol="o", brush=None,
+                                             pen=pg.mkPen(c, width=w)) for c, w in HOP_PENS]
+        self.select_ring = pg.ScatterPlotItem(pxMode=True, symbol="o", brush=None,
+                                              pen=pg.mkPen(HIGHLIGHT, width=3.0))
+        self.hover_ring = _HoverRing(pxMode=True, symbol="o", brush=None,
+                                     pen=pg.mkPen("#000000", width=1.5))
+        for z, item in enumerate([*self.hop_rings, self.select_ring, self.hover_ring]):
+            item.setZValue(20 + z)
+            pi.addItem(item)
+        self.label_items: list[pg.TextItem] = []
+        # legend (classes, overlay) top right; colour bars right of the view
+        self.legend = pg.LegendItem(offset=(-8, 8), labelTextSize="8pt",
+                                    brush=pg.mkBrush(255, 255, 255, 215),
+                                    pen=pg.mkPen("#bbbbbb"))
+        self.legend.setParentItem(self.vb)
+        self.legend.setZValue(100)
+        self.legend.setVisible(False)
+        self.node_bar = self._make_bar()
+        self.edge_bar = self._make_bar()
+        self._bars_in_layout: list[pg.ColorBarItem] = []
+        # hover read-out, bottom left
+        self.readout = _ReadoutItem(anchor=(0, 1), color="#222222",
+                                    fill=pg.mkBrush(255, 255, 255, 225),
+                                    border=pg.mkPen("#bbbbbb"))
+        self.readout.setParentItem(self.vb)
+        self.readout.setZValue(101)
+        self.readout.setVisible(False)
+        self.vb.sigResized.connect(self._place_readout)
+        # interaction
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        self._geom_timer = QTimer(self, singleShot=True, interval=60)
+        self._geom_timer.timeout.connect(self._refresh_scaled_geometry)
+        self.vb.sigRangeChanged.connect(self._on_range_changed)
+        self.set_graph(np.zeros((0, 2), np.float32), np.zeros((0, 2), np.int64))
+
+    # -- public API -----------------------------------------------------------------------
+    def set_graph(self, pos: np.ndarray, edges: np.ndarray, directed: bool = False) -> None:
+        """A new graph: ``pos`` float[n, 2], ``edges`` int[E, 2] (source, target).
+
+        Resets colours, sizes, edge values, highlight, overlay, labels and selection,
+        and fits the view to the nodes.
+        """
+        pos = np.asarray(pos, dtype=np.float64).reshape(-1, 2)
+        edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        n = pos.shape[0]
+        if edges.size and (edges.min() < 0 or edges.max() >= n):
+            raise ValueError(f"edges refer to nodes outside 0 … {n - 1}")
+        self._stop_animation()
+        self._pos = pos
+        self._edges = edges
+        self._directed = bool(directed)
+        self._node_group = np.zeros(n, np.int64)
+        self._group_colours = [_rgb(NODE_COLOUR)]
+        self._node_values = None
+        self._node_legend = []
+        self._node_title = ""
+        self._sizes = None
+        self._edge_values = None
+        self._value_edges = None
+        self._edge_opts = {}
+        self._hops = None
+        self._selected = -1
+        self._hovered = -1
+        self._overlay = None
+        self._overlay_values = None
+        self._overlay_title = ""
+        self._labels = None
+        self._geom = None
+        self._show_bar(self.node_bar, False)
+        self._show_bar(self.edge_bar, False)
+        self.readout.setVisible(False)
+        self.auto_range()
+        self._redraw_all()
+
+    def set_positions(self, pos: np.ndarray, animate: bool = False) -> None:
+        """A new layout of the same graph; ``animate`` moves the nodes there in ~300 ms."""
+        new = np.asarray(pos, dtype=np.float64).reshape(-1, 2)
+        if new.shape != self._pos.shape:
+            raise ValueError(f"positions for {new.shape[0]} nodes, the graph has "
+                             f"{self._pos.shape[0]}")
+        self._stop_animation()
+        if not animate or new.shape[0] == 0:
+            self._apply_positions(new)
+            self.auto_range()
+            return
+        old = self._pos.copy()
+        self._fit(np.concatenate([old, new]))
+        anim = QVariantAnimation(self)
+        anim.setDuration(ANIMATION_MS)
+        anim.setStartValue(0.0)
+        anim.setEndValue(1.0)
+        anim.setEasingCurve(QEasingCurve.Type.InOutQuad)
+        anim.valueChanged.connect(lambda f: self._apply_positions(old + (new - old) * float(f)))
+        anim.finished.connect(lambda: (self._apply_positions(new), self.auto_range()))
+        self._animation = anim
+        anim.start()
+
+    def set_node_colors(self, values: np.ndarray | None, *, categorical: bool,
+                        names: Sequence[str] | None = None, title: str = "",
+                        levels: tuple[float, float] | None = None,
+                        cmap: str = "viridis") -> None:
+        """Colour the nodes by class (``categorical``: int codes, −1 → grey, legend with
+        ``names``) or by a float value (NaN → grey) through ``cmap`` in 16 bins, with a
+        colour bar titled ``title`` over ``levels``. ``None``: one colour, no legend."""
+        n = self._pos.shape[0]
+        self._node_title = title
+        self._node_legend = []
+        self._show_bar(self.node_bar, False)
+        if values is None:
+            self._node_values = None
+            self._node_group = np.zeros(n, np.int64)
+            self._group_colours = [_rgb(NODE_COLOUR)]
+        else:
+            v = np.asarray(values).reshape(-1)
+            if v.shape[0] != n:
+                raise ValueError(f"{v.shape[0]} node values for {n} nodes")
+            self._node_values = v
+            if categorical:
+                codes = v.astype(np.int64)
+                k = int(codes.max()) + 1 if codes.size else 0
+                k = max(k, len(names) if names is not None else 0)
+                self._group_colours = [_rgb(PALETTE[c % len(PALETTE)]) for c in range(k)]
+                self._group_colours.append(_rgb(NONE_COLOUR))
+                self._node_group = np.where(codes >= 0, codes, k)
+                present = np.bincount(codes[codes >= 0], minlength=k) if k else []
+                for c in range(k):
+                    if names is not None and c < len(names):
+                        label = str(names[c])
+                    elif present[c]:
+                        label = str(c)
+                    else:
+                        continue
+                    self._node_legend.append((self._group_colours[c], label))
+            else:
+                lv = _levels(v.astype(np.float64), levels)
+                colours = _bin_colours(cmap, NODE_BINS, for_lines=False)
+                self._group_colours = [*colours, _rgb(NONE_COLOUR)]
+                self._node_group = bin_values(v, lv, NODE_BINS)
+                self.node_bar.setColorMap(_stepped_map(colours))
+                self.node_bar.setLevels(lv)
+                self.node_bar.setLabel("left", title)
+                self._show_bar(self.node_bar, True)
+        self._update_legend()
+        self._update_nodes()
+
+    def set_node_sizes(self, values: np.ndarray | None, min_px: float = 6,
+                       max_px: float = 22) -> None:
+        """Node diameters: ``None`` → uniform; else sqrt-scaled into [min_px, max_px]."""
+        if values is None:
+            self._sizes = None
+        else:
+            v = np.asarray(values, dtype=np.float64).reshape(-1)
+            if v.shape[0] != self._pos.shape[0]:
+                raise ValueError(f"{v.shape[0]} sizes for {self._pos.shape[0]} nodes")
+            r = np.sqrt(np.clip(np.nan_to_num(v, nan=0.0), 0, None))
+            span = r.max() - r.min() if r.size else 0.0
+            f = (r - r.min()) / span if span > 0 else np.full_like(r, 0.5)
+            self._sizes = min_px + f * (max_px - min_px)
+        self._geom = None if self._scaled_geometry() else self._geom
+        self._update_nodes()
+        self._update_rings()
+        if self._scaled_geometry():
+            self._update_edges()
+
+    def set_edge_values(self, values: np.ndarray | None, *, edges: np.ndarray | None = None,
+                        levels: tuple[float, float] | None = None, title: str = "",
+                        half: bool = False, cmap: str = "magma", n_bins: int = 8,
+                        width_range: tuple[float, float] = (0.6, 3.5)) -> None:
+        """Colour and width of each edge from a value, in ``n_bins`` pens (one item per
+        bin). ``edges`` int[k, 2]: the values belong to these edges (e.g. with the
+        self-loops GCN/GAT add), drawn instead of the graph's until
+        ``set_edge_values(None)``. ``half``: draw each s→t only from its midpoint to t,
+        so α_ij and α_ji show side by side. ``None`` → plain grey edges."""
+        if values is None:
+            changed = self._value_edges is not None or self._edge_opts.get("half")
+            self._edge_values = None
+            self._value_edges = None
+            self._edge_opts = {}
+            self._show_bar(self.edge_bar, False)
+            if changed:
+                self._geom = None
+            self._update_edges()
+            return
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+        e = self._edges if edges is None else np.asarray(edges, np.int64).reshape(-1, 2)
+        if v.shape[0] != e.shape[0]:
+            raise ValueError(f"{v.shape[0]} edge values for {e.shape[0]} edges")
+        if e.size and (e.min() < 0 or e.max() >= self._pos.shape[0]):
+            raise ValueError("edge values refer to nodes outside the graph")
+        same_edges = (edges is None and self._value_edges is None) or (
+            edges is not None and self._value_edges is not None
+            and self._value_edges.shape == e.shape and np.array_equal(self._value_edges, e))
+        if not same_edges or bool(half) != bool(self._edge_opts.get("half")):
+            self._geom = None
+        n_bins = max(1, int(n_bins))
+        lv = _levels(v, levels)
+        colours = _bin_colours(cmap, n_bins, for_lines=True)
+        self._edge_values = v
+        self._value_edges = None if edges is None else e
+        self._edge_opts = {"half": bool(half), "levels": lv, "n_bins": n_bins,
+                           "colours": colours, "widths": np.linspace(*width_range, n_bins),
+                           "title": title}
+        self._edge_bins = bin_values(v, lv, n_bins)
+        self.edge_bar.setColorMap(_stepped_map(colours))
+        self.edge_bar.setLevels(lv)
+        self.edge_bar.setLabel("left", title)
+        self._show_bar(self.edge_bar, True)
+        self._update_edges()
+
+    def set_highlight(self, hops: np.ndarray | None, selected: int = -1) -> None:
+        """``hops`` int[n]: hop distance from ``selected`` (−1 = outside its receptive
+        field). Outside nodes and edges fade; hop 1, 2, 3+ get outlines and the
+        selected node a ring. ``None`` → no highlight (the selection stays)."""
+        if hops is None:
+            self._hops = None
+        else:
+            h = np.asarray(hops, dtype=np.int64).reshape(-1)
+            if h.shape[0] != self._pos.shape[0]:
+                raise ValueError(f"{h.shape[0]} hop distances for {self._pos.shape[0]} nodes")
+            self._hops = h
+            self._selected = int(selected) if 0 <= selected < h.shape[0] else -1
+        self._update_nodes()
+        self._update_edges()
+        self._update_rings()
+        self._update_labels()
+
+    def set_overlay_edges(self, edges: np.ndarray | None, values: np.ndarray | None = None,
+                          title: str = "") -> None:
+        """Extra edges (e.g. the top predicted links) drawn dashed in the accent colour
+        on top of the others; ``values`` (e.g. scores) set their width; ``title`` names
+        them in the legend. ``None`` removes them."""
+        if edges is None:
+            self._overlay = None
+            self._overlay_values = None
+            self._overlay_title = ""
+        else:
+            e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+            if e.size and (e.min() < 0 or e.max() >= self._pos.shape[0]):
+                raise ValueError("overlay edges refer to nodes outside the graph")
+            self._overlay = e
+            self._overlay_values = (None if values is None
+                                    else np.asarray(values, np.float64).reshape(-1))
+            self._overlay_title = title
+        self._update_overlay()
+        self._update_legend()
+
+    def set_node_labels(self, texts: Sequence[str] | None, max_labels: int = 60) -> None:
+        """Text beside the nodes, drawn only when n ≤ ``max_labels`` (the selected
+        node's label is drawn always)."""
+        if texts is not None and len(texts) != self._pos.shape[0]:
+            raise ValueError(f"{len(texts)} labels for {self._pos.shape[0]} nodes")
+        self._labels = None if texts is None else [str(t) for t in texts]
+        self._max_labels = int(max_labels)
+        self._update_labels()
+
+    def set_hover_info(self, fn: Callable[[int], str] | None) -> None:
+        """``fn(node) -> text`` shown in the read-out box while the node is hovered."""
+        self._hover_fn = fn
+        self._update_readout()
+
+    def select(self, index: int) -> None:
+        """Select a node (ring + label); −1 clears. Emits nothing."""
+        n = self._pos.shape[0]
+        self._selected = int(index) if 0 <= index < n else -1
+        self._update_rings()
+        self._update_labels()
+
+    def selected(self) -> int:
+        return self._selected
+
+    def hovered(self) -> int:
+        return self._hovered
+
+    def readout_text(self) -> str:
+        """What the hover read-out box shows ('' when hidden)."""
+        return self.readout.textItem.toPlainText() if self.readout.isVisible() else ""
+
+    def node_count(self) -> int:
+        return self._pos.shape[0]
+
+    def positions(self) -> np.ndarray:
+        return self._pos
+
+    def auto_range(self) -> None:
+        """Fit the view to the nodes."""
+        self._fit(self._pos)
+
+    def node_at(self, x: float, y: float, tolerance_px: float = HOVER_TOLERANCE_PX) -> int:
+        """The node nearest to data point (x, y) within its radius + ``tolerance_px``
+        pixels, or −1."""
+        n = self._pos.shape[0]
+        if n == 0:
+            return -1
+        px = self._pixel_size()
+        dx = (self._pos[:, 0] - x) / px
+        dy = (self._pos[:, 1] - y) / px
+        d2 = dx * dx + dy * dy
+        reach = self._radius_px() + tolerance_px
+        d2 = np.where(d2 <= reach * reach, d2, np.inf)
+        i = int(np.argmin(d2))
+        return i if np.isfinite(d2[i]) else -1
+
+    def export_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays behind the view (for CSV / NPY / JSON data export)."""
+        out: dict[str, np.ndarray] = {"pos": self._pos.astype(np.float32),
+                                      "edges": self._edges.copy()}
+        if self._node_values is not None:
+            out["node_values"] = np.asarray(self._node_values)
+        if self._edge_values is not None:
+            out["edge_values"] = self._edge_values.astype(np.float32)
+            if self._value_edges is not None:
+                out["value_edges"] = self._value_edges.copy()
+        if self._hops is not None:
+            out["hops"] = self._hops.copy()
+        if self._overlay is not None:
+            out["overlay_edges"] = self._overlay.copy()
+            if self._overlay_values is not None:
+                out["overlay_values"] = self._overlay_values.astype(np.float32)
+        return out
+
+    # -- drawing --------------------------------------------------------------------------
+    def _redraw_all(self) -> None:
+        self._update_nodes()
+        self._update_edges()
+        self._update_overlay()
+        self._update_rings()
+        self._update_labels()
+        self._update_legend()
+
+    def _apply_positions(self, pos: np.ndarray) -> None:
+        self._pos = pos
+        self._geom = None
+        self._update_nodes()
+        self._update_edges()
+        self._update_overlay()
+        self._update_rings()
+        self._update_labels()
+
+    def _stop_animation(self) -> None:
+        if self._animation is not None:
+            self._animation.stop()
+            self._animation.deleteLater()
+            self._animation = None
+
+    def _fit(self, pts: np.ndarray) -> None:
+        finite = pts[np.isfinite(pts).all(1)] if pts.size else pts
+        if finite.shape[0] == 0:
+            self.vb.setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)
+            return
+        lo, hi = finite.min(0), finite.max(0)
+        span = np.maximum(hi - lo, 1e-9)
+        pad = 0.06 * span.max() if span.max() > 1e-9 else 1.0
+        self.vb.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad),
+                         padding=0)
+
+    def _pixel_size(self) -> float:
+        """Data units per screen pixel (the aspect is locked, so x and y agree)."""
+        try:
+            sx, sy = self.vb.viewPixelSize()
+        except Exception:   # noqa: BLE001 - a view without a size yet
+            sx = sy = 0.0
+        px = 0.5 * (abs(sx) + abs(sy))
+        if not np.isfinite(px) or px <= 0 or self.vb.width() < 4:
+            (x0, x1), (y0, y1) = self.vb.viewRange()
+            px = max(x1 - x0, y1 - y0) / 600.0
+        return float(px) if px > 0 else 1.0
+
+    def _size_array(self) -> np.ndarray:
+        n = self._pos.shape[0]
+        return self._sizes if self._sizes is not None else np.full(n, NODE_SIZE)
+
+    def _radius_px(self) -> np.ndarray:
+        return 0.5 * self._size_array()
+
+    def _drawn_edges(self) -> np.ndarray:
+        return self._value_edges if self._value_edges is not None else self._edges
+
+    def _scaled_geometry(self) -> bool:
+        """Whether the edge geometry depends on the zoom (arrowheads, self-loops)."""
+        e = self._drawn_edges()
+        return self._directed or bool(e.size and np.any(e[:, 0] == e[:, 1]))
+
+    def _geometry(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._geom is None:
+            px = self._pixel_size()
+            self._geom = edge_geometry(self._pos, self._drawn_edges(), directed=self._directed,
+                                       half=bool(self._edge_opts.get("half")), px=px,
+                                       radius_px=self._radius_px())
+            self._geom_px = px
+        return self._geom
+
+    def _pool(self, items: list, keys: list, count: int, make: Callable[[], object]) -> None:
+        while len(items) < count:
+            item = make()
+            self.plotItem.addItem(item)
+            items.append(item)
+            keys.append((-1, False))
+
+    def _update_edges(self) -> None:
+        segs, owner = self._geometry()
+        e = self._drawn_edges()
+        valued = self._edge_values is not None
+        if valued:
+            nb = self._edge_opts["n_bins"]
+            edge_bin = self._edge_bins
+            colours = [*self._edge_opts["colours"], _rgb(NONE_COLOUR)]
+            widths = [*self._edge_opts["widths"], float(self._edge_opts["widths"][0])]
+        else:
+            nb = 1
+            edge_bin = np.zeros(e.shape[0], np.int64)
+            colours = [_rgb(EDGE_COLOUR), _rgb(NONE_COLOUR)]
+            widths = [1.0, 1.0]
+        n_keys = nb + 1
+        if self._hops is not None and e.shape[0]:
+            inside = (self._hops[e[:, 0]] >= 0) & (self._hops[e[:, 1]] >= 0)
+            edge_key = edge_bin + n_keys * (~inside)
+        else:
+            edge_key = edge_bin
+        seg_key = edge_key[owner] if owner.size else owner
+        order = np.argsort(seg_key, kind="stable")
+        counts = np.bincount(seg_key, minlength=2 * n_keys) if seg_key.size else np.zeros(
+            2 * n_keys, np.int64)
+        present = [k for k in range(2 * n_keys) if counts[k]]
+        self._pool(self.edge_items, self.edge_item_keys, len(present), self._make_edge_item)
+        while len(self.edge_item_edges) < len(self.edge_items):
+            self.edge_item_edges.append(np.zeros(0, np.int64))
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        for item_i, item in enumerate(self.edge_items):
+            if item_i >= len(present):
+                if item.isVisible():
+                    item.setData([], [])
+                    item.setVisible(False)
+                self.edge_item_keys[item_i] = (-1, False)
+                self.edge_item_edges[item_i] = np.zeros(0, np.int64)
+                continue
+            k = present[item_i]
+            b, faded = k % n_keys, k >= n_keys
+            rgb = colours[b]
+            width = float(widths[b])
+            if faded:
+                rgb = _blend_white(rgb, EDGE_FADE)
+                width = min(width, 1.0)
+            item.setPen(pg.mkPen(rgb, width=width))
+            # faded and thin first, the strongest bin last (on top)
+            item.setZValue(-10 + (0 if faded else 1 + b / (n_keys + 1)))
+            sel = order[starts[k]:starts[k + 1]]
+            xy = segs[sel].reshape(-1, 2)
+            item.setData(x=xy[:, 0], y=xy[:, 1])
+            item.setVisible(True)
+            self.edge_item_keys[item_i] = (int(b), bool(faded))
+            self.edge_item_edges[item_i] = owner[sel]   # one entry per segment
+
+    def _make_edge_item(self) -> pg.PlotCurveItem:
+        item = _EdgeCurve(connect="pairs", antialias=False, skipFiniteCheck=True)
+        # QPainter.drawLines for the whole bin: as fast as a path for thin pens and
+        # faster for wide ones (pyqtgraph picks a path for width <= 1)
+        item.opts["segmentedLineMode"] = "on"
+        return item
+
+    def _update_nodes(self) -> None:
+        n = self._pos.shape[0]
+        groups = self._node_group if self._node_group.shape[0] == n else np.zeros(n, np.int64)
+        n_groups = len(self._group_colours)
+        key = groups.copy()
+        if self._hops is not None:
+            key = key + n_groups * (self._hops < 0)
+        order = np.argsort(key, kind="stable")
+        counts = np.bincount(key, minlength=2 * n_groups) if n else np.zeros(2 * n_groups, int)
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        present = [k for k in range(2 * n_groups) if counts[k]]
+        self._pool(self.node_items, self.node_item_keys, len(present),
+                   lambda: pg.ScatterPlotItem(pxMode=True, symbol="o", antialias=True))
+        while len(self.node_item_nodes) < len(self.node_items):
+            self.node_item_nodes.append(np.zeros(0, np.int64))
+        sizes = self._sizes
+        for item_i, item in enumerate(self.node_items):
+            if item_i >= len(present):
+                if item.isVisible():
+                    item.setData(pos=np.zeros((0, 2)))
+                    item.setVisible(False)
+                self.node_item_keys[item_i] = (-1, False)
+                self.node_item_nodes[item_i] = np.zeros(0, np.int64)
+                continue
+            k = present[item_i]
+            g, faded = k % n_groups, k >= n_groups
+            r, gg, b = self._group_colours[g]
+            sel = order[starts[k]:starts[k + 1]]
+            brush = pg.mkBrush(r, gg, b, FADED_ALPHA if faded else 255)
+            pen = pg.mkPen(255, 255, 255, 60 if faded else 230, width=0.8)
+            item.setData(pos=self._pos[sel], size=NODE_SIZE if sizes is None else sizes[sel],
+                         brush=brush, pen=pen)
+            self.node_item_nodes[item_i] = sel
+            item.setZValue(5 if faded else 10)
+            item.setVisible(True)
+            self.node_item_keys[item_i] = (int(g), bool(faded))
+
+    def _update_overlay(self) -> None:
+        e = self._overlay
+        if e is None or e.shape[0] == 0 or self._pos.shape[0] == 0:
+            self.overlay_item.setData([], [])
+            self.overlay_item.setVisible(False)
+            return
+        xy = np.stack([self._pos[e[:, 0]], self._pos[e[:, 1]]], 1).reshape(-1, 2)
+        width = 2.2
+        if self._overlay_values is not None and self._overlay_values.size:
+            # one pen: the mean score sets the width (1.5 … 4 px over [0, 1])
+            v = np.nanmean(self._overlay_values)
+            width = 1.5 + 2.5 * float(np.clip(v if np.isfinite(v) else 0.5, 0, 1))
+        pen = pg.mkPen(OVERLAY_COLOUR, width=width, style=Qt.PenStyle.DashLine)
+        self.overlay_item.setPen(pen)
+        self.overlay_item.setData(x=xy[:, 0], y=xy[:, 1])
+        self.overlay_item.setVisible(True)
+
+    def _update_rings(self) -> None:
+        size = self._size_array()
+        empty = np.zeros((0, 2))
+        for level, item in enumerate(self.hop_rings, start=1):
+            if self._hops is None:
+                item.setData(pos=empty)
+                continue
+            idx = np.flatnonzero(self._hops == level if level < len(self.hop_rings)
+                                 else self._hops >= level)
+            item.setData(pos=self._pos[idx], size=size[idx] + 4.0)
+        s = self._selected
+        if 0 <= s < self._pos.shape[0]:
+            self.select_ring.setData(pos=self._pos[s:s + 1], size=[size[s] + 9.0])
+        else:
+            self.select_ring.setData(pos=empty)
+        h = self._hovered
+        if 0 <= h < self._pos.shape[0]:
+            self.hover_ring.setData(pos=self._pos[h:h + 1], size=[size[h] + 5.0])
+        else:
+            self.hover_ring.setData(pos=empty)
+
+    def _update_labels(self) -> None:
+        texts = self._labels
+        n = self._pos.shape[0]
+        wanted: list[int] = []
+        if texts is not None:
+            if n <= self._max_labels:
+                wanted = list(range(n))
+            elif 0 <= self._selected < n:
+                wanted = [self._selected]
+        while len(self.label_items) < len(wanted):
+            item = pg.TextItem(anchor=(0.5, 1.15), color="#222222")
+            item.setZValue(30)
+            self.plotItem.addItem(item)
+            self.label_items.append(item)
+        for j, item in enumerate(self.label_items):
+            if j < len(wanted):
+                i = wanted[j]
+                item.setText(texts[i])
+                item.setPos(float(self._pos[i, 0]), float(self._pos[i, 1]))
+                faded = self._hops is not None and self._hops[i] < 0
+                item.setColor(QColor(160, 160, 160) if faded else QColor(34, 34, 34))
+                item.setVisible(True)
+            else:
+                item.setVisible(False)
+
+    def _update_legend(self) -> None:
+        self.legend.clear()
+        if self._node_legend:
+            if self._node_title:
+                self.legend.addItem(pg.PlotDataItem(pen=None), f"<b>{self._node_title}</b>")
+            for rgb, name in self._node_legend:
+                sample = pg.ScatterPlotItem(symbol="o", size=10, pen=pg.mkPen("w"),
+                                            brush=pg.mkBrush(*rgb))
+                self.legend.addItem(sample, name)
+            self.legend.setColumnCount(2 if len(self._node_legend) > 12 else 1)
+        if self._overlay is not None and self._overlay_title:
+            sample = pg.PlotDataItem(pen=pg.mkPen(OVERLAY_COLOUR, width=2.2,
+                                                  style=Qt.PenStyle.DashLine))
+            self.legend.addItem(sample, self._overlay_title)
+        self.legend.setVisible(bool(self.legend.items))
+
+    def _make_bar(self) -> pg.ColorBarItem:
+        bar = pg.ColorBarItem(values=(0.0, 1.0), width=12, colorMap=colormap("viridis"),
+                              interactive=False, colorMapMenu=False, pen="#888888")
+        bar.setVisible(False)
+        return bar
+
+    def _show_bar(self, bar: pg.ColorBarItem, on: bool) -> None:
+        layout = self.plotItem.layout
+        if on and bar not in self._bars_in_layout:
+            self._bars_in_layout.append(bar)
+        elif not on and bar in self._bars_in_layout:
+            self._bars_in_layout.remove(bar)
+        else:
+            bar.setVisible(on)
+            return
+        for b in (self.node_bar, self.edge_bar):
+            if b.parentItem() is not None or b.scene() is not None:
+                layout.removeItem(b)
+                if b.scene() is not None:
+                    b.scene().removeItem(b)
+            b.setVisible(False)
+        for col, b in enumerate(self._bars_in_layout):
+            layout.addItem(b, 2, 5 + col)
+            b.setVisible(True)
+
+    # -- interaction ----------------------------------------------------------------------
+    def _on_range_changed(self, *_) -> None:
+        if self._geom is None or self._geom_px <= 0 or not self._scaled_geometry():
+            return
+        ratio = self._pixel_size() / self._geom_px
+        if ratio > 1.25 or ratio < 0.8:
+            self._geom_timer.start()
+
+    def _refresh_scaled_geometry(self) -> None:
+        self._geom = None
+        self._update_edges()
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        idx = -1
+        if self.vb.sceneBoundingRect().contains(scene_pos) and not self._over_overlay_ui(
+                scene_pos):
+            p = self.vb.mapSceneToView(scene_pos)
+            idx = self.node_at(p.x(), p.y())
+        self._set_hovered(idx)
+
+    def _over_overlay_ui(self, scene_pos: QPointF) -> bool:
+        return self.legend.isVisible() and self.legend.sceneBoundingRect().contains(scene_pos)
+
+    def leaveEvent(self, event) -> None:   # noqa: N802 - Qt's API
+        self._set_hovered(-1)
+        super().leaveEvent(event)
+
+    def _set_hovered(self, idx: int) -> None:
+        if idx == self._hovered:
+            return
+        self._hovered = idx
+        self._update_rings()
+        self._update_readout()
+        self.nodeHovered.emit(idx)
+
+    def _update_readout(self) -> None:
+        idx = self._hovered
+        if idx < 0 or idx >= self._pos.shape[0]:
+            self.readout.setVisible(False)
+            return
+        text = self._hover_fn(idx) if self._hover_fn is not None else f"node {idx}"
+        self.readout.setText(text)
+        self.readout.setVisible(bool(text))
+        self._place_readout()
+
+    def _place_readout(self, *_) -> None:
+        self.readout.setPos(6, self.vb.height() - 6)
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        pos = event.scenePos()
+        if not self.vb.sceneBoundingRect().contains(pos) or self._over_overlay_ui(pos):
+            return
+        p = self.vb.mapSceneToView(pos)
+        idx = self.node_at(p.x(), p.y())
+        self.select(idx)
+        self.nodeClicked.emit(idx)
