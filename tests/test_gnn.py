@@ -1,0 +1,394 @@
+"""GNNs (models/gnn.py) against references nobody here wrote: PyG's own layers and
+functions, dense matrix algebra done by hand, brute-force counts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch_geometric.data import Data
+from torch_geometric.utils import softmax as pyg_softmax
+from torch_geometric.utils import to_dense_adj
+
+from models import gnn
+from models.errors import DeviceUnavailableError, InvalidParameterError, TrainingDivergedError
+
+
+@pytest.fixture(autouse=True)
+def _threads():
+    old = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(old)
+
+
+@pytest.fixture(scope="module")
+def karate():
+    return gnn.karate_club()
+
+
+def _undirected(pairs, n=None) -> torch.Tensor:
+    e = torch.as_tensor(pairs, dtype=torch.long).T
+    return torch.cat([e, e.flip(0)], 1)
+
+
+def _trained(kind, karate, epochs=30, **kw):
+    s = gnn.NodeClassificationSession(karate, kind, seed=1, **kw)
+    for _ in s.train(epochs, report_every=epochs):
+        pass
+    return s
+
+
+# -- models --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", gnn.MODEL_KINDS)
+@pytest.mark.parametrize("layers", [1, 2, 3])
+def test_model_shapes(kind, layers, karate):
+    m = gnn.build_model(kind, 34, 4, hidden_dim=8, num_layers=layers, heads=3).eval()
+    out, hidden = m(karate.x, karate.edge_index, return_hidden=True)
+    assert out.shape == (34, 4) and len(hidden) == layers == len(m.convs)
+    assert torch.equal(hidden[-1], out)
+    width = 8 * 3 if kind == "gat" else 8
+    assert all(h.shape == (34, width) for h in hidden[:-1])
+    assert m(karate.x, karate.edge_index).shape == (34, 4)
+
+
+def test_model_classes_and_errors():
+    assert isinstance(gnn.build_model("gcn", 5, 2), gnn.GCN)
+    sage = gnn.build_model("sage", 5, 2, aggr="max")
+    assert isinstance(sage, gnn.GraphSAGE) and sage.convs[0].aggr == "max"
+    gat = gnn.GAT(5, out_dim=2, heads=4)
+    assert gat.convs[0].heads == 4 and gat.convs[-1].heads == 1 and not gat.convs[-1].concat
+    with pytest.raises(InvalidParameterError):
+        gnn.build_model("gin", 5, 2)
+    with pytest.raises(InvalidParameterError):
+        gnn.GCN(5)                     # no out_dim
+    with pytest.raises(InvalidParameterError):
+        gnn.GraphSAGE(5, out_dim=2, aggr="median")
+    assert "GCNConv" in repr(gnn.GCN(5, out_dim=2))
+
+
+def test_gcn_uses_edge_weight():
+    ei = _undirected([(0, 1), (1, 2)])
+    x = torch.randn(3, 4)
+    m = gnn.GCN(4, 4, 2).eval()
+    a = m(x, ei)
+    b = m(x, ei, torch.tensor([1.0, 5.0, 1.0, 5.0]))
+    assert not torch.allclose(a, b)
+
+
+# -- message passing made visible ----------------------------------------------------------------
+def test_gcn_coefficients_equal_dense_normalisation():
+    pairs = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]
+    ei = _undirected(pairs)
+    w = torch.tensor([1.0, 2.0, 0.5, 1.5, 3.0] * 2)
+    for weight in (None, w):
+        ev = gnn.gcn_coefficients(ei, 5, weight)
+        assert ev.self_loops_added == 5 and ev.values.shape == (ei.shape[1] + 5,)
+        # by hand: Â = A + I, D̂ = row sums, D̂^{-1/2} Â D̂^{-1/2}
+        a = np.zeros((5, 5))
+        for (s, t), v in zip(ei.T.tolist(), (weight if weight is not None
+                                              else torch.ones(ei.shape[1])).tolist(), strict=True):
+            a[t, s] += v
+        a += np.eye(5)
+        d = a.sum(1)
+        dense = a / np.sqrt(d[:, None] * d[None, :])
+        got = np.zeros((5, 5))
+        got[ev.edge_index[1], ev.edge_index[0]] = ev.values
+        np.testing.assert_allclose(got, dense, rtol=1e-6, atol=1e-7)
+    assert not ev.values.flags.writeable
+
+
+def test_gat_attention_sums_to_one_and_matches_gatconv(karate):
+    s = _trained("gat", karate, epochs=20)
+    m = s.model.eval()
+    with torch.no_grad():
+        h1 = F.elu(m.convs[0](karate.x, karate.edge_index))
+        _, (ref_ei, ref_alpha) = m.convs[1](h1, karate.edge_index,
+                                            return_attention_weights=True)
+    for layer, heads in ((0, 4), (1, 1)):
+        ev = gnn.gat_attention(m, karate, layer)
+        e = ev.edge_index.shape[1]
+        assert ev.values.shape == (e, heads) and ev.self_loops_added == 34
+        assert e == karate.edge_index.shape[1] + 34
+        sums = np.zeros((34, heads))
+        np.add.at(sums, ev.edge_index[1], ev.values)
+        np.testing.assert_allclose(sums, 1.0, atol=1e-5)
+        # independent: α = softmax_j LeakyReLU(a_src·W h_j + a_dst·W h_i) over N(i) ∪ {i}
+        conv = m.convs[layer]
+        h = karate.x if layer == 0 else h1
+        with torch.no_grad():
+            wh = conv.lin(h).view(-1, conv.heads, conv.out_channels)
+            src = (wh * conv.att_src).sum(-1)
+            dst = (wh * conv.att_dst).sum(-1)
+            ei = torch.from_numpy(ev.edge_index.copy())
+            raw = F.leaky_relu(src[ei[0]] + dst[ei[1]], conv.negative_slope)
+            alpha = pyg_softmax(raw, ei[1], num_nodes=34)
+        np.testing.assert_allclose(ev.values, alpha.numpy(), atol=1e-6)
+    np.testing.assert_array_equal(ev.edge_index, ref_ei.numpy())
+    np.testing.assert_allclose(ev.values, ref_alpha.numpy(), atol=1e-6)
+    with pytest.raises(InvalidParameterError):
+        gnn.gat_attention(gnn.GCN(34, out_dim=4), karate, 0)
+
+
+@pytest.mark.parametrize("kind,kw", [("gcn", {}), ("sage", {"aggr": "mean"}),
+                                     ("sage", {"aggr": "max"}), ("gat", {})])
+def test_message_passing_update_equals_layer_output(kind, kw, karate):
+    s = _trained(kind, karate, epochs=15, **kw)
+    m = s.model.eval()
+    with torch.no_grad():           # the real layers, called directly
+        out0 = m.conv_forward(0, karate.x, karate.edge_index)
+        out1 = m.conv_forward(1, m.act(out0), karate.edge_index)
+    for layer, ref in ((0, out0), (1, out1)):
+        for node in (0, 11, 33):
+            t = gnn.message_passing(m, karate, node, layer)
+            np.testing.assert_allclose(t.update, ref[node].numpy(), atol=1e-5)
+            np.testing.assert_allclose(t.layer_output, ref[node].numpy(), atol=1e-5)
+            assert t.max_abs_difference < 1e-5
+            deg = int((karate.edge_index[1] == node).sum())
+            assert len(t.neighbors) == deg + (kind != "sage")
+            assert t.is_self_loop.sum() == (kind != "sage")
+            assert t.hops[node] == 0 and t.hops.max() <= 2
+            assert set(t.neighbors[~t.is_self_loop]) == set(np.flatnonzero(t.hops == 1))
+            assert t.aggregation == t.model_aggregation
+    # the receptive field of a 2-layer model is the 2-hop neighbourhood
+    from torch_geometric.utils import k_hop_subgraph
+    subset = k_hop_subgraph(0, 2, karate.edge_index, num_nodes=34)[0].numpy()
+    hops = gnn.message_passing(m, karate, 0, 0).hops
+    np.testing.assert_array_equal(np.flatnonzero(hops >= 0), np.sort(subset))
+
+
+def test_message_passing_other_aggregations(karate):
+    m = _trained("gcn", karate, epochs=10).model
+    t = gnn.message_passing(m, karate, 0, 0, aggregation="max")
+    assert t.aggregation == "max" and t.model_aggregation == "sum" and "would" in t.note
+    np.testing.assert_allclose(t.aggregate, t.messages.max(0), atol=1e-6)
+    np.testing.assert_allclose(t.update, t.aggregate + t.bias, atol=1e-6)
+    t = gnn.message_passing(m, karate, 0, 0, aggregation="mean")
+    np.testing.assert_allclose(t.aggregate, t.messages.mean(0), atol=1e-6)
+    assert gnn.message_passing(m, karate, 0, 0, aggregation="sum").max_abs_difference < 1e-5
+    with pytest.raises(InvalidParameterError):
+        gnn.message_passing(m, karate, 0, 2)
+    with pytest.raises(InvalidParameterError):
+        gnn.message_passing(m, karate, 99, 0)
+
+
+def test_sage_sample_respects_sizes_and_seed(karate):
+    ei = karate.edge_index
+    real = set(map(tuple, ei.T.tolist()))
+    t = gnn.sage_sample(ei, 34, 0, [3, 2], seed=5)
+    assert t.nodes[0] == 0 and t.hop[0] == 0 and t.nodes_per_hop[0] == 1
+    for h, size in ((1, 3), (2, 2)):
+        sel = t.edge_hop == h
+        targets = t.edges[1, sel]
+        assert np.bincount(targets).max() <= size
+        frontier = t.nodes[t.node_hop == h - 1]
+        assert set(targets) <= set(frontier)
+        assert t.nodes_per_hop[h] == (t.node_hop == h).sum()
+        # a frontier node with at least `size` neighbours keeps exactly `size`, no repeats
+        for i in frontier:
+            mine = t.edges[0, sel & (t.edges[1] == i)]
+            assert len(mine) == min(size, int((ei[1] == i).sum())) == len(set(mine))
+    assert all(tuple(e) in real for e in t.edges.T.tolist())
+    np.testing.assert_array_equal(t.hop[t.nodes], t.node_hop)
+    again = gnn.sage_sample(ei, 34, 0, [3, 2], seed=5)
+    np.testing.assert_array_equal(again.edges, t.edges)
+    others = [gnn.sage_sample(ei, 34, 0, [3, 2], seed=s).edges for s in range(6, 10)]
+    assert any(o.shape != t.edges.shape or (o != t.edges).any() for o in others)
+    full = gnn.sage_sample(ei, 34, 0, [-1], seed=0)
+    assert sorted(full.edges[0]) == sorted(ei[0, ei[1] == 0].tolist())
+
+
+# -- node classification -------------------------------------------------------------------------
+def test_split_nodes():
+    y = torch.tensor([0, 0, 0, 1, 1, 1, -1, 2, 2, -1])
+    tr, va, te = gnn.split_nodes(y, 3, train_per_class=1, val_fraction=0.5, seed=3)
+    assert tr.sum() == 3 and sorted(y[tr].tolist()) == [0, 1, 2]
+    assert not (tr & va).any() and not (tr & te).any() and not (va & te).any()
+    assert not (tr | va | te)[y < 0].any() and (tr | va | te)[y >= 0].all()
+    again = gnn.split_nodes(y, 3, 1, 0.5, seed=3)
+    assert all(torch.equal(a, b) for a, b in zip((tr, va, te), again, strict=True))
+
+
+def test_karate_gcn_reaches_paper_accuracy(karate):
+    accs = []
+    for seed in range(5):
+        s = gnn.NodeClassificationSession(karate, "gcn", seed=seed)
+        assert int(s.train_mask.sum()) == 4
+        *_, p = s.train(200, report_every=200)
+        accs.append(p.trace.test_acc)
+    assert np.median(accs) >= 0.6, accs
+
+
+def test_node_session_progress_and_trace(karate):
+    s = gnn.NodeClassificationSession(karate, "sage", seed=0)
+    progs = list(s.train(7, report_every=3))
+    assert [p.step for p in progs] == list(range(1, 8))
+    assert [p.trace is not None for p in progs] == [False, False, True, False, False, True, True]
+    last = progs[-1]
+    assert math.isnan(progs[0].metrics["test_acc"])          # nothing evaluated yet
+    assert progs[3].metrics["test_acc"] == progs[2].trace.test_acc
+    assert {"loss", "train_acc", "val_acc", "test_acc", "epochs_per_s"} <= set(last.metrics)
+    t = last.trace
+    assert t.epoch == 7 and t.predictions.shape == (34,) and t.predictions.dtype == np.int64
+    assert t.probabilities.shape == (34, 4) and t.embedding.shape == (34, 2)
+    np.testing.assert_allclose(t.probabilities.sum(1), 1, atol=1e-5)
+    assert t.train_mask.dtype == bool and not t.embedding.flags.writeable
+    assert len(last.history) == 7
+    before = [p.clone() for p in s.model.parameters()]
+    e = s.evaluate()
+    assert all(torch.equal(a, b) for a, b in zip(before, s.model.parameters(), strict=True))
+    np.testing.assert_array_equal(e.predictions, t.predictions)
+    # the embedding axes stay aligned: one more evaluation barely moves the picture
+    np.testing.assert_allclose(s.evaluate().embedding, e.embedding, atol=1e-4)
+
+
+def test_aligned_pca_keeps_orientation():
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=(50, 6)) * np.array([5, 3, 1, 1, 1, 1])
+    pca = gnn._AlignedPCA()
+    a, var = pca(h)
+    assert var[0] >= var[1] > 0
+    b, _ = pca(-h)                      # a flipped hidden space: same picture
+    np.testing.assert_allclose(a, b, atol=1e-4)
+    rot = np.linalg.qr(rng.normal(size=(6, 6)))[0]
+    c, _ = pca(h @ rot)                 # a rotated hidden space: same picture
+    np.testing.assert_allclose(a, c, atol=1e-4)
+
+
+def test_divergence_restores_last_good_weights(karate):
+    # weights are "good" once they gave a finite loss and gradients (as in FlowSession):
+    # after 5 clean epochs that is the state after epoch 4 (epoch 5's is not yet tested)
+    s = gnn.NodeClassificationSession(karate, "gcn", seed=0)
+    states = []
+    for _ in s.train(5):
+        states.append({k: v.clone() for k, v in s.model.state_dict().items()})
+    s.data.x[3, 3] = float("nan")
+    assert torch.isfinite(karate.x).all()        # the session works on its own copy
+    with pytest.raises(TrainingDivergedError, match="NaN") as info:
+        for _ in s.train(5):
+            pass
+    assert "epoch 6" in str(info.value) and "epoch 4 were restored" in str(info.value)
+    assert s.epoch == 4 and len(s.losses) == 4
+    assert all(torch.equal(states[3][k], v) for k, v in s.model.state_dict().items())
+    huge = gnn.NodeClassificationSession(karate, "gcn", seed=0, lr=1e30, weight_decay=0)
+    with pytest.raises(TrainingDivergedError, match="learning rate"):
+        for _ in huge.train(50):
+            pass
+    assert all(torch.isfinite(p).all() for p in huge.model.parameters())
+
+
+def test_nearest_train_baseline_on_a_path():
+    # path 0-1-2-3-4-5-6 and an isolated node 7
+    ei = _undirected([(i, i + 1) for i in range(6)])
+    y = torch.tensor([2, 0, 0, 0, 1, 1, 1, 0])
+    data = Data(x=torch.ones(8, 1), edge_index=ei, y=y, num_nodes=8)
+    train = torch.zeros(8, dtype=torch.bool)
+    train[[0, 6]] = True                     # labels 2 and 1
+    pred = gnn.nearest_train_baseline(data, train)
+    # 1, 2 nearest 0; 4, 5 nearest 6; 3 tied (3 hops each, one vote each) → lowest label 1;
+    # 7 unreachable → majority training label (tie 1 vs 2 → 1)
+    np.testing.assert_array_equal(pred, [2, 2, 2, 1, 1, 1, 1, 1])
+    train[5] = True                          # 5 (label 1) is now 2 hops from 3
+    pred = gnn.nearest_train_baseline(data, train)
+    np.testing.assert_array_equal(pred, [2, 2, 2, 1, 1, 1, 1, 1])
+    train[:] = False
+    train[[1, 5, 6]] = True                  # 3 is 2 hops from 1 (label 0) and 5 (label 1)
+    pred = gnn.nearest_train_baseline(data, train)
+    assert pred[3] == 0 and pred[7] == 1     # lowest label on a tie; majority is 1
+
+
+def test_compare_models_has_baseline(karate):
+    res = gnn.compare_models(karate, kinds=("gcn",), epochs=20, seeds=[0, 1])
+    assert set(res) == {"gcn", "baseline"} and res["baseline"].shape == (2,)
+    assert ((res["baseline"] >= 0) & (res["baseline"] <= 1)).all()
+
+
+# -- graphs in batches ---------------------------------------------------------------------------
+def test_batch_trace_is_block_diagonal():
+    graphs = gnn.motif_graphs(10, seed=1)
+    idx = [3, 0, 7]
+    t = gnn.batch_trace(graphs, idx)
+    sizes = [graphs[i].num_nodes for i in idx]
+    np.testing.assert_array_equal(t.ptr, np.r_[0, np.cumsum(sizes)])
+    np.testing.assert_array_equal(t.num_nodes, sizes)
+    np.testing.assert_array_equal(t.batch, np.repeat(np.arange(3), sizes))
+    np.testing.assert_array_equal(t.labels, [graphs[i].y.item() for i in idx])
+    n = sum(sizes)
+    assert t.adjacency.shape == (n, n) and t.edge_index.shape[1] == sum(
+        graphs[i].num_edges for i in idx)
+    blocks = np.zeros((n, n), np.float32)
+    for k, i in enumerate(idx):
+        a, b = t.ptr[k], t.ptr[k + 1]
+        blocks[a:b, a:b] = to_dense_adj(graphs[i].edge_index, max_num_nodes=sizes[k])[0]
+    np.testing.assert_array_equal(t.adjacency, blocks)
+
+
+def test_motif_graphs():
+    gs = gnn.motif_graphs(20, seed=0)
+    assert [g.y.item() for g in gs[:4]] == [0, 1, 0, 1]
+    assert all(20 <= g.num_nodes <= 30 and g.x.shape == (g.num_nodes, 9) for g in gs)
+    assert all(g.is_undirected() for g in gs)
+    again = gnn.motif_graphs(20, seed=0)
+    assert all(torch.equal(a.edge_index, b.edge_index) for a, b in zip(gs, again, strict=True))
+
+
+def test_graph_classification_trains_above_chance():
+    gs = gnn.motif_graphs(120, seed=0)
+    s = gnn.GraphClassificationSession(gs, pooling="mean", seed=0)
+    *_, p = s.train(25, report_every=25)
+    t = p.trace
+    assert t.test_acc > 0.8 and t.train_acc > 0.8
+    assert t.embedding.shape == (120, 2) and t.probabilities.shape == (120, 2)
+    assert t.train_mask.sum() + t.test_mask.sum() == 120 and not (t.train_mask & t.test_mask).any()
+    assert {"train_acc", "test_acc", "epochs_per_s"} <= set(p.metrics)
+
+
+# -- link prediction -----------------------------------------------------------------------------
+def test_roc_auc_equals_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        scores = rng.integers(0, 6, 40) / 5.0          # many ties
+        labels = rng.integers(0, 2, 40)
+        pos, neg = scores[labels == 1], scores[labels == 0]
+        brute = ((pos[:, None] > neg[None]).sum() + 0.5 * (pos[:, None] == neg[None]).sum()
+                 ) / (len(pos) * len(neg))
+        assert gnn.roc_auc(scores, labels) == pytest.approx(brute, abs=1e-12)
+        roc = gnn.roc_curve(scores, labels)
+        assert tuple(roc[0]) == (0, 0) and tuple(roc[-1]) == (1, 1)
+        assert np.trapezoid(roc[:, 1], roc[:, 0]) == pytest.approx(brute, abs=1e-6)
+    assert gnn.roc_auc([0.1, 0.9], [0, 1]) == 1.0
+    assert math.isnan(gnn.roc_auc([0.1, 0.9], [1, 1]))
+
+
+def test_link_prediction_session(karate):
+    s = gnn.LinkPredictionSession(karate, seed=0, top_k=10)
+    train = set(map(tuple, s.train_edge_index.T.tolist()))
+    held = np.concatenate([s.val_pos.numpy(), s.test_pos.numpy()])
+    assert not any((a, b) in train or (b, a) in train for a, b in held)
+    assert len(s.train_pos) + len(held) == karate.num_edges // 2
+    *_, p = s.train(60, report_every=60)
+    t = p.trace
+    assert t.test_auc > 0.5 and 0 <= t.val_auc <= 1
+    assert t.test_pairs.shape == (len(t.test_labels), 2) and t.test_labels.sum() == len(s.test_pos)
+    assert t.top_pairs.shape == (10, 2) and (t.top_pairs[:, 0] < t.top_pairs[:, 1]).all()
+    edges = set(map(tuple, karate.edge_index.T.tolist()))
+    assert not any(tuple(pr) in edges for pr in t.top_pairs.tolist())
+    assert (np.diff(t.top_scores) <= 0).all()
+    assert t.roc.shape[1] == 2 and t.test_auc == pytest.approx(gnn.roc_auc(t.test_scores,
+                                                                           t.test_labels))
+
+
+# -- devices -------------------------------------------------------------------------------------
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_unavailable_device_is_a_clear_error(karate):
+    with pytest.raises(DeviceUnavailableError, match="cuda"):
+        gnn.NodeClassificationSession(karate, "gcn", device="cuda")
+    with pytest.raises(DeviceUnavailableError):
+        gnn.LinkPredictionSession(karate, device="cuda")
+    s = gnn.NodeClassificationSession(karate, "gcn")
+    with pytest.raises(DeviceUnavailableError):
+        s.to("cuda:0")
+    assert gnn.device_for("cpu") == torch.device("cpu")
