@@ -226,8 +226,9 @@ class GraphCanvas(pg.PlotWidget):
     nodeClicked = Signal(int)
     nodeHovered = Signal(int)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent=None, legend: bool = True) -> None:
         super().__init__(parent)
+        self._show_legend = legend      # off where a neighbouring view has the legend
         pi = self.plotItem
         pi.setMenuEnabled(False)
         pi.hideButtons()
@@ -772,6 +773,10 @@ class GraphCanvas(pg.PlotWidget):
             item.setVisible(True)
             self.node_item_keys[item_i] = (int(g), bool(faded))
 
+    def overlay_edge_count(self) -> int:
+        """How many overlay edges (e.g. predicted links) are drawn."""
+        return 0 if self._overlay is None else len(self._overlay)
+
     def _update_overlay(self) -> None:
         e = self._overlay
         if e is None or e.shape[0] == 0 or self._pos.shape[0] == 0:
@@ -849,7 +854,7 @@ class GraphCanvas(pg.PlotWidget):
             sample = pg.PlotDataItem(pen=pg.mkPen(OVERLAY_COLOUR, width=2.2,
                                                   style=Qt.PenStyle.DashLine))
             self.legend.addItem(sample, self._overlay_title)
-        self.legend.setVisible(bool(self.legend.items))
+        self.legend.setVisible(self._show_legend and bool(self.legend.items))
 
     def _make_bar(self) -> pg.ColorBarItem:
         bar = pg.ColorBarItem(values=(0.0, 1.0), width=12, colorMap=colormap("viridis"),

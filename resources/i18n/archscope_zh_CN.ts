@@ -791,6 +791,552 @@ on this device.</source>
     </message>
 </context>
 <context>
+    <name>GraphTab</name>
+    <message>
+        <source>(none)</source>
+        <extracomment>the parameters that make a different node classifier what the message view needs beyond the model</extracomment>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>{0}: {1} nodes, {2} edges</source>
+        <translation>{0}：{1} 个节点，{2} 条边</translation>
+    </message>
+    <message>
+        <source>Messages into node {0}, layer {1}</source>
+        <translation>传入节点 {0} 的消息，第 {1} 层</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>Message passing into the selected node</source>
+        <translation>传入所选节点的消息传递</translation>
+    </message>
+    <message>
+        <source>Hidden embedding of every node (PCA)</source>
+        <translation>每个节点的隐藏嵌入（PCA）</translation>
+    </message>
+    <message>
+        <source>Node classification: loss and accuracy</source>
+        <translation>节点分类：损失与准确率</translation>
+    </message>
+    <message>
+        <source>GCN, GraphSAGE, GAT and a baseline on one split</source>
+        <translation>同一划分上的 GCN、GraphSAGE、GAT 与基线</translation>
+    </message>
+    <message>
+        <source>A mini-batch: graphs collated into one block-diagonal graph</source>
+        <translation>小批量：多张图拼成一张分块对角的图</translation>
+    </message>
+    <message>
+        <source>Graph classification: pooled embedding per graph</source>
+        <translation>图分类：每张图的池化嵌入</translation>
+    </message>
+    <message>
+        <source>Link prediction: ROC on held-out edges</source>
+        <translation>链接预测：留出边上的 ROC</translation>
+    </message>
+    <message>
+        <source>“Your file” needs a graph file first: File → Open…</source>
+        <translation>“你的文件”需要先打开一个图文件：文件 → 打开…</translation>
+    </message>
+    <message>
+        <source>prediction</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>wrong</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>right</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <source>prediction against label</source>
+        <translation>预测与标签对比</translation>
+    </message>
+    <message>
+        <source>degree</source>
+        <translation>度</translation>
+    </message>
+    <message>
+        <source>label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>edge weight</source>
+        <translation>边权重</translation>
+    </message>
+    <message>
+        <source>GCN coefficient 1/√(d̂ᵢ d̂ⱼ)</source>
+        <translation>GCN 系数 1/√(d̂ᵢ d̂ⱼ)</translation>
+    </message>
+    <message>
+        <source>GAT attention αᵢⱼ (half edge at i)</source>
+        <translation>GAT 注意力 αᵢⱼ（靠近 i 的半条边）</translation>
+    </message>
+    <message>
+        <source>sampled at hop</source>
+        <translation>采样所在跳数</translation>
+    </message>
+    <message>
+        <source>top-scoring non-edges</source>
+        <translation>得分最高的非边</translation>
+    </message>
+    <message>
+        <source>Click a node on the graph.</source>
+        <translation>在图上点击一个节点。</translation>
+    </message>
+    <message>
+        <source>aggregate ({0})</source>
+        <translation>聚合（{0}）</translation>
+    </message>
+    <message>
+        <source>update hᵢ′</source>
+        <translation>更新 hᵢ′</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>update = the layer's output (max |Δ| {0:.1e})</source>
+        <translation>更新 = 层的输出（最大 |Δ| {0:.1e}）</translation>
+    </message>
+    <message>
+        <source>{0} layer {1} aggregates with {2}; the update row is the real layer's output at this node, computed by the layer itself.</source>
+        <translation>{0} 第 {1} 层用 {2} 聚合；“更新”一行是真实层在这个节点上的输出，由层本身计算。</translation>
+    </message>
+    <message>
+        <source>what if: {0} instead of {1}</source>
+        <translation>假设：用 {0} 代替 {1}</translation>
+    </message>
+    <message>
+        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model's output.</source>
+        <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
+    </message>
+    <message>
+        <source>epoch {0}: test accuracy {1:.2f}</source>
+        <translation>第 {0} 轮：测试准确率 {1:.2f}</translation>
+    </message>
+    <message>
+        <source>Press “Train” to fit the model on the
+labelled nodes; the colours follow.</source>
+        <translation>点击“训练”，在带标签的节点上拟合模型；
+节点颜色会随之变化。</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>train accuracy</source>
+        <translation>训练准确率</translation>
+    </message>
+    <message>
+        <source>validation accuracy</source>
+        <translation>验证准确率</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>测试准确率</translation>
+    </message>
+    <message>
+        <source>epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Press “Compare” to train all three on this split.</source>
+        <translation>点击“比较”，在这个划分上训练三种模型。</translation>
+    </message>
+    <message>
+        <source>nearest labelled node</source>
+        <translation>最近的带标签节点</translation>
+    </message>
+    <message>
+        <source>node of the batch</source>
+        <translation>批中的节点</translation>
+    </message>
+    <message>
+        <source>batch = {0} · ptr = {1}</source>
+        <translation>batch = {0} · ptr = {1}</translation>
+    </message>
+    <message>
+        <source>Press “Train graph classifier”: house vs cycle motifs.</source>
+        <translation>点击“训练图分类器”：房屋形与环形基序。</translation>
+    </message>
+    <message>
+        <source>house</source>
+        <translation>房屋形</translation>
+    </message>
+    <message>
+        <source>cycle</source>
+        <translation>环形</translation>
+    </message>
+    <message>
+        <source>predicted motif</source>
+        <translation>预测的基序</translation>
+    </message>
+    <message>
+        <source>{0} pooling · train accuracy {1:.2f} · test {2:.2f}</source>
+        <translation>{0} 池化 · 训练准确率 {1:.2f} · 测试 {2:.2f}</translation>
+    </message>
+    <message>
+        <source>Press “Train link predictor”.</source>
+        <translation>点击“训练链接预测器”。</translation>
+    </message>
+    <message>
+        <source>test edges, AUC {0:.3f}</source>
+        <translation>测试边，AUC {0:.3f}</translation>
+    </message>
+    <message>
+        <source>chance</source>
+        <translation>随机猜测</translation>
+    </message>
+    <message>
+        <source>false positive rate</source>
+        <translation>假阳性率</translation>
+    </message>
+    <message>
+        <source>true positive rate</source>
+        <translation>真阳性率</translation>
+    </message>
+    <message>
+        <source>node {0} (index {1}) · degree {2}</source>
+        <translation>节点 {0}（索引 {1}）· 度 {2}</translation>
+    </message>
+    <message>
+        <source>label: {0}</source>
+        <translation>标签：{0}</translation>
+    </message>
+    <message>
+        <source>prediction: {0} (p = {1:.2f})</source>
+        <translation>预测：{0}（p = {1:.2f}）</translation>
+    </message>
+    <message>
+        <source>graph {0}: motif {1}, predicted {2} ({3})</source>
+        <translation>图 {0}：基序 {1}，预测为 {2}（{3}）</translation>
+    </message>
+    <message>
+        <source>train</source>
+        <translation>训练集</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>测试集</translation>
+    </message>
+    <message>
+        <source>Comparing: {0}</source>
+        <translation>比较中：{0}</translation>
+    </message>
+    <message>
+        <source>Training: epoch {0} · loss {1:.3f} · val {2:.2f} · test {3:.2f} · {4:.0f} epochs/s</source>
+        <translation>训练中：第 {0} 轮 · 损失 {1:.3f} · 验证 {2:.2f} · 测试 {3:.2f} · 每秒 {4:.0f} 轮</translation>
+    </message>
+    <message>
+        <source>Graph classifier: epoch {0} · loss {1:.3f} · test {2:.2f}</source>
+        <translation>图分类器：第 {0} 轮 · 损失 {1:.3f} · 测试 {2:.2f}</translation>
+    </message>
+    <message>
+        <source>Link predictor: epoch {0} · loss {1:.3f} · test AUC {2:.3f}</source>
+        <translation>链接预测器：第 {0} 轮 · 损失 {1:.3f} · 测试 AUC {2:.3f}</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Train more</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Train graph classifier</source>
+        <translation>训练图分类器</translation>
+    </message>
+    <message>
+        <source>Train link predictor</source>
+        <translation>训练链接预测器</translation>
+    </message>
+    <message>
+        <source>{0} epochs trained</source>
+        <translation>已训练 {0} 轮</translation>
+    </message>
+    <message>
+        <source>Graphs (*.graphml *.gexf *.gml *.net *.json *.csv *.tsv *.txt *.edges *.edgelist *.pt *.pth);;All files (*)</source>
+        <translation>图 (*.graphml *.gexf *.gml *.net *.json *.csv *.tsv *.txt *.edges *.edgelist *.pt *.pth);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Opened {0}: {1}</source>
+        <translation>已打开 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>Saved {0}.</source>
+        <translation>已保存 {0}。</translation>
+    </message>
+    <message>
+        <source>Save the graph with results</source>
+        <translation>保存带结果的图</translation>
+    </message>
+    <message>
+        <source>GraphML (*.graphml);;GEXF (*.gexf)</source>
+        <translation>GraphML (*.graphml);;GEXF (*.gexf)</translation>
+    </message>
+    <message>
+        <source>Zachary's karate club</source>
+        <translation>Zachary 空手道俱乐部</translation>
+    </message>
+    <message>
+        <source>Les Misérables</source>
+        <translation>悲惨世界</translation>
+    </message>
+    <message>
+        <source>Florentine families</source>
+        <translation>佛罗伦萨家族</translation>
+    </message>
+    <message>
+        <source>Davis southern women</source>
+        <translation>Davis 南方妇女</translation>
+    </message>
+    <message>
+        <source>stochastic block model</source>
+        <translation>随机块模型</translation>
+    </message>
+    <message>
+        <source>Barabási–Albert + house motifs</source>
+        <translation>Barabási–Albert + 房屋形基序</translation>
+    </message>
+    <message>
+        <source>grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>random geometric graph</source>
+        <translation>随机几何图</translation>
+    </message>
+    <message>
+        <source>your file (File → Open…)</source>
+        <translation>你的文件（文件 → 打开…）</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>spring</source>
+        <translation>弹簧</translation>
+    </message>
+    <message>
+        <source>Kamada–Kawai</source>
+        <translation>Kamada–Kawai</translation>
+    </message>
+    <message>
+        <source>spectral</source>
+        <translation>谱布局</translation>
+    </message>
+    <message>
+        <source>circular</source>
+        <translation>环形</translation>
+    </message>
+    <message>
+        <source>shell</source>
+        <translation>同心圆</translation>
+    </message>
+    <message>
+        <source>positions in the data</source>
+        <translation>数据中的位置</translation>
+    </message>
+    <message>
+        <source>Attributes</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Features</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>Colour attribute</source>
+        <translation>着色属性</translation>
+    </message>
+    <message>
+        <source>Model (node classification)</source>
+        <translation>模型（节点分类）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Hidden units</source>
+        <translation>隐藏单元</translation>
+    </message>
+    <message>
+        <source>Attention heads</source>
+        <translation>注意力头数</translation>
+    </message>
+    <message>
+        <source>Aggregator</source>
+        <translation>聚合器</translation>
+    </message>
+    <message>
+        <source>Labelled nodes per class</source>
+        <translation>每类带标签节点数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Colour nodes by</source>
+        <translation>节点着色依据</translation>
+    </message>
+    <message>
+        <source>Node size</source>
+        <translation>节点大小</translation>
+    </message>
+    <message>
+        <source>Edges show</source>
+        <translation>边显示</translation>
+    </message>
+    <message>
+        <source>Selected node</source>
+        <translation>所选节点</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Aggregation</source>
+        <translation>聚合</translation>
+    </message>
+    <message>
+        <source>Sample size per hop</source>
+        <translation>每跳采样数</translation>
+    </message>
+    <message>
+        <source>Sampling seed</source>
+        <translation>采样种子</translation>
+    </message>
+    <message>
+        <source>right or wrong</source>
+        <translation>正确或错误</translation>
+    </message>
+    <message>
+        <source>attribute</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>uniform</source>
+        <translation>统一</translation>
+    </message>
+    <message>
+        <source>plain</source>
+        <translation>普通</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>GCN coefficients</source>
+        <translation>GCN 系数</translation>
+    </message>
+    <message>
+        <source>GAT attention</source>
+        <translation>GAT 注意力</translation>
+    </message>
+    <message>
+        <source>GraphSAGE sample</source>
+        <translation>GraphSAGE 采样</translation>
+    </message>
+    <message>
+        <source>mean over heads</source>
+        <translation>各头均值</translation>
+    </message>
+    <message>
+        <source>max over heads</source>
+        <translation>各头最大值</translation>
+    </message>
+    <message>
+        <source>head {0}</source>
+        <translation>第 {0} 个头</translation>
+    </message>
+    <message>
+        <source>the layer's own</source>
+        <translation>层自身的</translation>
+    </message>
+    <message>
+        <source>sum</source>
+        <translation>求和</translation>
+    </message>
+    <message>
+        <source>Graph classification and link prediction</source>
+        <translation>图分类与链接预测</translation>
+    </message>
+    <message>
+        <source>Global pooling</source>
+        <translation>全局池化</translation>
+    </message>
+    <message>
+        <source>Graphs in the batch</source>
+        <translation>批中的图数</translation>
+    </message>
+    <message>
+        <source>Predicted links drawn</source>
+        <translation>显示的预测链接数</translation>
+    </message>
+    <message>
+        <source>Save graph with results…</source>
+        <translation>保存带结果的图…</translation>
+    </message>
+    <message>
+        <source>GraphML or GEXF with predictions, GCN coefficients and GAT attention as attributes</source>
+        <translation>GraphML 或 GEXF，预测、GCN 系数和 GAT 注意力作为属性</translation>
+    </message>
+</context>
+<context>
     <name>JobBar</name>
     <message>
         <source>Stop</source>
@@ -1155,6 +1701,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Normalizing flows</source>
         <translation>标准化流</translation>
+    </message>
+    <message>
+        <source>Graph neural networks</source>
+        <translation>图神经网络</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,177 @@
+"""The graph tab driven as a person would: pick a node, switch what the edges show,
+train, open Gephi's own files and broken ones, save for Gephi, run the tour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from app.tabs.graph import GraphTab
+
+GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
+
+
+@pytest.fixture
+def tab(qtbot, window) -> GraphTab:
+    t = next(t for t in window.tabs if t.key == "graph")
+    window.tabs_widget.setCurrentWidget(t)
+    qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
+    return t
+
+
+def _settle(qtbot, tab, check, timeout=30_000):
+    qtbot.waitUntil(lambda: tab.result is not None and check(tab.result), timeout=timeout)
+
+
+def test_karate_club_is_drawn_with_its_four_communities(tab):
+    r = tab.result
+    assert r["doc"].data.num_nodes == 34 and len(r["doc"].edges) == 78
+    assert tab.canvas.node_count() == 34
+    assert set(np.unique(r["doc"].labels)) == {0, 1, 2, 3}
+    assert "34" in tab.view("graph").panel.title.text()
+
+
+def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
+    tab.canvas.nodeClicked.emit(33)
+    _settle(qtbot, tab, lambda r: r.get("message") is not None and r["message"].node == 33)
+    m = tab.result["message"]
+    # node 33's neighbours plus its self-loop send the messages of layer 1
+    doc = tab.result["doc"]
+    neighbours = {int(b) if int(a) == 33 else int(a) for a, b in doc.edges if 33 in (a, b)}
+    assert set(m.neighbors.tolist()) == neighbours | {33}
+    assert m.max_abs_difference < 1e-4
+    assert "33" in tab.view("messages").panel.title.text()
+    # the receptive field is highlighted on the canvas: hop 0 is the node itself
+    assert m.hops[33] == 0 and (m.hops >= 0).sum() > len(neighbours)
+    tab.apply_state({"aggregation": "max"})
+    _settle(qtbot, tab, lambda r: r["message"].aggregation == "max")
+    assert "max" in tab.view("messages").panel.readout.text()
+
+
+def test_gcn_coefficients_and_gat_attention_reach_the_canvas(qtbot, tab):
+    tab.apply_state({"edges": "gcn", "model": "gcn"})
+    gcn = tab.result["gcn"]
+    assert gcn.edge_index.shape[1] == 2 * 78 + 34          # both directions + self-loops
+    # every one of them drawn, in a few colour bins
+    qtbot.waitUntil(lambda: len(np.unique(np.concatenate(tab.canvas.edge_item_edges)))
+                    == 190, timeout=20_000)
+    assert 1 < len(tab.canvas.edge_item_edges) <= 16
+    tab.apply_state({"edges": "gat", "model": "gat", "head": "2"})
+    _settle(qtbot, tab, lambda r: r.get("gat") is not None)
+    gat = tab.result["gat"]
+    alpha = gat.values[:, 1]
+    into = np.bincount(gat.edge_index[1], weights=alpha, minlength=34)
+    np.testing.assert_allclose(into, 1.0, atol=1e-5)
+
+
+def test_training_switches_the_colours_to_predictions(qtbot, tab):
+    tab.apply_state({"model": "gcn", "epochs": 120, "colour": "prediction"})
+    tab.toggle_training("node")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
+    _settle(qtbot, tab, lambda r: r["node"].epoch == 120)
+    node = tab.result["node"]
+    assert node.train_acc == 1.0 and node.test_acc > 0.4
+    history = tab.histories[tab._session_key()]
+    assert history[-1]["epoch"] == 120 and history[-1]["loss"] < history[0]["loss"]
+    assert tab.train_button.text() == "Train more"
+
+
+def test_an_unlabelled_graph_is_drawn_and_training_says_what_to_do(qtbot, tab, tmp_path,
+                                                                    monkeypatch):
+    errors = []
+    monkeypatch.setattr(tab.ctx, "report_error", lambda e, d: errors.append(e))
+    path = tmp_path / "ring.csv"
+    path.write_text("source,target\n" + "\n".join(f"a{i},a{(i + 1) % 12}" for i in range(12)))
+    tab.open_file(str(path))
+    _settle(qtbot, tab, lambda r: r["doc"].data.num_nodes == 12)
+    tab.toggle_training("node")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
+    assert "label" in str(errors[0]).lower()
+
+
+@pytest.mark.parametrize(("name", "nodes", "edges"), [
+    ("Les_Miserables.gexf", 77, 254), ("football.graphml", 115, 613), ("label.gml", 3, 2)])
+def test_gephi_files_open_with_their_counts(qtbot, tab, name, nodes, edges):
+    tab.open_file(str(GEPHI / name))
+    _settle(qtbot, tab, lambda r: r["doc"].data.num_nodes == nodes)
+    assert len(tab.result["doc"].edges) == edges
+    assert tab.canvas.node_count() == nodes
+    assert name in tab.view("graph").panel.title.text()
+
+
+def test_choosing_a_label_attribute_rebuilds_the_labels(qtbot, tab):
+    tab.open_file(str(GEPHI / "Les_Miserables.gexf"))
+    _settle(qtbot, tab, lambda r: r["doc"].data.num_nodes == 77)
+    combo = tab.label_combo
+    assert combo.findData("Modularity Class") >= 0
+    combo.setCurrentIndex(combo.findData(None))                # "(none)"
+    _settle(qtbot, tab, lambda r: (r["doc"].labels < 0).all())
+    combo.setCurrentIndex(combo.findData("Modularity Class"))
+    _settle(qtbot, tab, lambda r: len(np.unique(r["doc"].labels)) > 3)
+
+
+def test_a_broken_file_is_refused_and_the_graph_is_kept(qtbot, tab, tmp_path):
+    from models.errors import GraphLoadError
+
+    before = tab.result["doc"]
+    bad = tmp_path / "bomb.graphml"
+    bad.write_text('<?xml version="1.0"?><!DOCTYPE g [<!ENTITY a "aaaaaaaaaa">'
+                   '<!ENTITY b "&a;&a;&a;&a;&a;&a;">]><graphml>&b;</graphml>')
+    with pytest.raises(GraphLoadError):
+        tab.open_file(str(bad))
+    assert tab.document() is before and tab.params()["dataset"] == "karate"
+
+
+def test_saved_graphml_reopens_in_networkx_with_predictions_and_coefficients(qtbot, tab,
+                                                                            tmp_path):
+    tab.apply_state({"model": "gat", "edges": "gat"})
+    _settle(qtbot, tab, lambda r: r.get("gat") is not None)
+    out = tab.save_graph(str(tmp_path / "karate.graphml"))
+    g = nx.read_graphml(out)
+    assert g.number_of_nodes() == 34 and g.number_of_edges() == 78
+    node = next(iter(g.nodes(data=True)))[1]
+    assert "prediction" in node and "gcn_coefficient_self" in node
+    edge = next(iter(g.edges(data=True)))[2]
+    assert {"gcn_coefficient", "gcn_coefficient_reverse", "gat_alpha"} <= set(edge)
+    # a GCN coefficient of an undirected edge is the same both ways
+    assert all(abs(d["gcn_coefficient"] - d["gcn_coefficient_reverse"]) < 1e-6
+               for _, _, d in g.edges(data=True))
+    gexf = tab.save_graph(str(tmp_path / "karate.gexf"))
+    assert nx.read_gexf(gexf).number_of_nodes() == 34
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_graph_classification_and_link_prediction_train(qtbot, tab):
+    tab.apply_state({"batch_graphs": 4})
+    _settle(qtbot, tab, lambda r: len(r["batch"].ptr) == 5)
+    b = tab.result["batch"]
+    assert b.adjacency.shape == (b.ptr[-1], b.ptr[-1])
+    tab.toggle_training("graphs")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=90_000)
+    _settle(qtbot, tab, lambda r: r.get("graphs") is not None)
+    assert tab.result["graphs"].test_acc > 0.8
+    tab.toggle_training("links")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=90_000)
+    _settle(qtbot, tab, lambda r: r.get("link") is not None)
+    link = tab.result["link"]
+    assert 0.0 <= link.test_auc <= 1.0 and len(link.top_pairs) > 0
+    assert tab.canvas.overlay_edge_count() == min(10, len(link.top_pairs))
+
+
+def test_every_tour_step_applies(qtbot, tab):
+    steps = tab.tour_steps()
+    assert 8 <= len(steps) <= 12
+    for i, step in enumerate(steps):
+        tab.tour.go_to(i)
+        assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
+            step.state["highlight"]]
+        params = tab.params()
+        for k, v in step.state.items():
+            if k in params:
+                assert params[k] == v, (step.id, k)
+        tab.jobs.stop()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
