@@ -46,6 +46,8 @@ bench: setup
 	$(PY) benchmarks/bench_attention_cost.py
 	$(PY) benchmarks/bench_flow_view.py
 	$(PY) benchmarks/bench_flows.py
+	$(PY) benchmarks/bench_graph_view.py
+	$(PY) benchmarks/bench_gnn.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache resources/i18n/*.qm

@@ -52,7 +52,7 @@ MODEL_PARAMS = (
 SHOW_PARAMS = (
     Param("colour", "choice", "label",
           choices=("label", "prediction", "correct", "degree", "attribute")),
-    Param("size", "choice", "degree", choices=("uniform", "degree")),
+    Param("size", "choice", "degree", choices=("uniform", "degree", "attribute")),
     Param("edges", "choice", "plain", choices=("plain", "weight", "gcn", "gat", "sage")),
     Param("node", "int", 0, -1, 10_000_000),
     Param("layer", "int", 1, 1, 8),
@@ -354,7 +354,7 @@ class GraphTab(BaseTab):
         if p["edges"] == "sage":
             rows |= {"sample", "sample_seed"}
         self.show_form.set_visible_rows(rows)
-        self.colour_combo.setEnabled(p["colour"] == "attribute")
+        self.colour_combo.setEnabled("attribute" in (p["colour"], p["size"]))
         self.schedule_update()
 
     # -- documents and sessions ------------------------------------------------------------------
@@ -512,8 +512,14 @@ class GraphTab(BaseTab):
         if colours.get("categorical") and not (np.asarray(values) >= 0).any():
             values = None                                  # no labels at all: one colour
         self.canvas.set_node_colors(values, **colours)
-        self.canvas.set_node_sizes(r["degree"].astype(np.float32) if p["size"] == "degree"
-                                   else None)
+        sizes = None
+        if p["size"] == "degree":
+            sizes = r["degree"].astype(np.float32)
+        elif p["size"] == "attribute":
+            column = r["doc"].node_attributes.get(self.colour_combo.currentData() or "")
+            if column is not None and column.dtype.kind == "f":
+                sizes = np.nan_to_num(column, nan=np.nanmin(column, initial=0.0))
+        self.canvas.set_node_sizes(sizes)
         message = r.get("message")
         self.canvas.set_highlight(message.hops if message is not None else None,
                                   message.node if message is not None else -1)
@@ -597,7 +603,9 @@ class GraphTab(BaseTab):
         values = colours.pop("values")
         self.embedding_view.set_node_colors(values, **colours)
         self.view("embedding").panel.set_readout(self.tr(
-            "epoch {0}: test accuracy {1:.2f}").format(node.epoch, node.test_acc))
+            "epoch {0}: test accuracy {1:.2f}").format(node.epoch, node.test_acc)
+            if (self.result["doc"].labels >= 0).any() else
+            self.tr("No labels: choose a label attribute to train."))
 
     def _draw_training(self) -> None:
         history = self.histories.get(self._session_key())
@@ -969,7 +977,8 @@ class GraphTab(BaseTab):
              "sample_seed": self.tr("Sampling seed")},
             {"colour": [self.tr("label"), self.tr("prediction"), self.tr("right or wrong"),
                         self.tr("degree"), self.tr("attribute")],
-             "size": [self.tr("uniform"), self.tr("degree")],
+             "size": [self.tr("uniform"), self.tr("degree"),
+                      self.tr("the colour attribute (numeric)")],
              "edges": [self.tr("plain"), self.tr("weight"), self.tr("GCN coefficients"),
                        self.tr("GAT attention"), self.tr("GraphSAGE sample")],
              "head": [self.tr("mean over heads"), self.tr("max over heads"),
