@@ -922,6 +922,10 @@ on this device.</source>
         <translation>第 {0} 轮：测试准确率 {1:.2f}</translation>
     </message>
     <message>
+        <source>No labels: choose a label attribute to train.</source>
+        <translation>没有标签：请选择一个标签属性再训练。</translation>
+    </message>
+    <message>
         <source>Press “Train” to fit the model on the
 labelled nodes; the colours follow.</source>
         <translation>点击“训练”，在带标签的节点上拟合模型；
@@ -1270,6 +1274,10 @@ labelled nodes; the colours follow.</source>
     <message>
         <source>uniform</source>
         <translation>统一</translation>
+    </message>
+    <message>
+        <source>the colour attribute (numeric)</source>
+        <translation>着色属性（数值型）</translation>
     </message>
     <message>
         <source>plain</source>
