@@ -29,6 +29,7 @@ Shapes:
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 import time
@@ -740,8 +741,6 @@ class NodeClassificationSession(_Session):
         if split is None:
             split = split_nodes(y, self.num_classes, train_per_class, val_fraction, seed)
         self.train_mask, self.val_mask, self.test_mask = (m.to(dev) for m in _masks(split, n))
-        if not bool(self.train_mask.any()):
-            raise InvalidParameterError("No labelled training node: label some nodes (y ≥ 0).")
         # copies: the session never writes into the caller's tensors, nor they into its
         self.data = Data(x=data.x.float().clone(), edge_index=data.edge_index.long().clone(),
                          y=y.clone())
@@ -781,6 +780,10 @@ class NodeClassificationSession(_Session):
     def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
         """Train ``epochs`` more epochs; yield ``Progress`` after each, with a
         ``NodeTrainTrace`` every ``report_every`` epochs and at the last."""
+        if not bool(self.train_mask.any()):
+            raise InvalidParameterError(
+                "This graph has no labelled node to train on: choose a label attribute "
+                "(Attributes → Label) or a graph with labels.")
         t0, start = time.perf_counter(), self.epoch
         for k in range(1, epochs + 1):
             with self.lock:
@@ -829,6 +832,33 @@ class NodeClassificationSession(_Session):
                 logits = self._forward()[0]
                 loss = F.cross_entropy(logits[self.train_mask], self.data.y[self.train_mask])
             return self._trace(float(loss))
+
+
+def align_edge_values(data: Data, values: EdgeValues) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` (on the layer's own edges, self-loops added last) on the columns of
+    ``data.edge_index`` instead, and per node the value of its self-loop.
+
+    Shapes:
+        returns float32[E] (one per column of ``data.edge_index``; NaN where the layer
+        dropped the edge) and float32[n] (NaN where a node has no self-loop); the mean
+        over heads for GAT.
+    """
+    v = values.values.mean(axis=1) if values.values.ndim == 2 else values.values
+    n = int(data.num_nodes)
+    src, dst = values.edge_index
+    key = src.astype(np.int64) * n + dst
+    order = np.argsort(key, kind="stable")
+    ei = _np(data.edge_index.long())
+    query = ei[0] * n + ei[1]
+    pos = np.clip(np.searchsorted(key[order], query), 0, max(len(key) - 1, 0))
+    per_edge = np.full(len(query), np.nan, np.float32)
+    if len(key):
+        found = key[order][pos] == query
+        per_edge[found] = v[order][pos][found]
+    per_node = np.full(n, np.nan, np.float32)
+    loops = src == dst
+    per_node[src[loops]] = v[loops]
+    return per_edge, per_node
 
 
 def nearest_train_baseline(data: Data, train_mask) -> np.ndarray:
@@ -1119,6 +1149,46 @@ def roc_curve(scores, labels) -> np.ndarray:
     return pts.astype(np.float32)
 
 
+_LINK_FEATURES = ("auto", "x", "structural", "both")
+
+
+def _is_identity(x: torch.Tensor) -> bool:
+    return x.dim() == 2 and x.shape[0] == x.shape[1] and bool(
+        torch.equal(x.cpu(), torch.eye(x.shape[0], dtype=x.dtype)))
+
+
+def _structural_features(edge_index: torch.Tensor, n: int, k: int) -> torch.Tensor:
+    """Per node: log-degree scaled to [0, 1], then the ``k`` leading eigenvectors of the
+    normalised adjacency ``D^-1/2 A D^-1/2`` (= the Laplacian eigenmap, smallest eigenvalues
+    of the normalised Laplacian), each scaled by √n and sign-fixed (largest |entry| > 0).
+
+    Shapes: edge_index int64[2, E] (both directions); returns float32[n, 1 + k'] with
+    k' = min(k, n - 1).
+    """
+    ei = edge_index.cpu()
+    deg = torch.bincount(ei[0], minlength=n).double()
+    logd = torch.log1p(deg)
+    cols = [(logd / logd.max().clamp_min(1e-12))[:, None]]
+    k = min(k, n - 1)
+    if k > 0 and ei.shape[1]:
+        inv = torch.where(deg > 0, deg.clamp_min(1).rsqrt(), torch.zeros_like(deg))
+        w = inv[ei[0]] * inv[ei[1]]
+        if n <= 4096:
+            s = torch.zeros(n, n, dtype=torch.float64)
+            s.index_put_((ei[0], ei[1]), w, accumulate=True)
+            _, vecs = torch.linalg.eigh(s)                 # ascending eigenvalues
+            vecs = vecs[:, -k:].flip(1)
+        else:                                               # sparse, largest k
+            s = torch.sparse_coo_tensor(ei, w, (n, n)).coalesce()
+            gen = torch.Generator().manual_seed(0)
+            x0 = torch.randn(n, k, dtype=torch.float64, generator=gen)
+            _, vecs = torch.lobpcg(s, k=k, X=x0, largest=True)
+        big = vecs.abs().argmax(0)
+        vecs = vecs * torch.sign(vecs[big, torch.arange(vecs.shape[1])])[None, :]
+        cols.append(vecs * math.sqrt(n))
+    return torch.cat(cols, 1).float()
+
+
 class LinkPredictionSession(_Session):
     """Link prediction: a seeded split of the undirected edges into train / val / test
     (both directions of a pair stay together), a ``GCN`` encoder on the training edges only,
@@ -1126,25 +1196,54 @@ class LinkPredictionSession(_Session):
 
     Each epoch draws fresh negatives from the training graph with PyG's
     ``negative_sampling`` (seeded); val/test negatives are non-edges of the full graph drawn
-    once. Same ``lock``/divergence behaviour as the other sessions.
+    once, as many as the positives. Same ``lock``/divergence behaviour as the other sessions.
+
+    Set up so that small graphs do not simply overfit:
+
+    * **held-out sets**: ``val_fraction`` / ``test_fraction`` of the edges, but at least
+      ``min_held_out`` each when the training graph still keeps half the edges (so karate's
+      AUC is not computed over 4 or 8 positives);
+    * **regularised encoder**: dropout and weight decay (L2 via Adam), a small embedding;
+    * **input features** (``features``): "x" uses ``data.x``; "structural" replaces it with
+      structural features of the *training* graph (scaled log-degree and the ``num_spectral``
+      leading eigenvectors of ``D^-1/2 A D^-1/2``, i.e. a Laplacian eigenmap — held-out
+      edges never enter them); "both" concatenates the two; "auto" (default) is
+      "structural" when ``data.x`` is the identity (one column per node: such an encoder
+      only memorises a free vector per node) and "x" otherwise;
+    * **early stopping / model selection**: after every epoch the validation AUC is
+      computed; the weights with the best one (earliest on ties) are kept in
+      ``best_state`` and ``evaluate()`` and every ``LinkTrace`` report *those* weights —
+      the trace's ``epoch`` and ``loss`` are those of the best-validation epoch, not the
+      last one (``Progress.message`` says which). Training itself continues for all the
+      epochs asked, unless ``patience`` epochs pass without a better validation AUC.
+      The test set is never used for any choice.
     """
 
     def __init__(self, data: Data, device: str | torch.device = "cpu", seed: int = 0,
                  val_fraction: float = 0.05, test_fraction: float = 0.1,
-                 hidden_dim: int = 64, out_dim: int = 32, lr: float = 0.01,
-                 top_k: int = 20) -> None:
+                 hidden_dim: int = 32, out_dim: int = 16, lr: float = 0.01,
+                 top_k: int = 20, dropout: float = 0.5, weight_decay: float = 5e-4,
+                 min_held_out: int = 10, features: str = "auto", num_spectral: int = 8,
+                 patience: int | None = None) -> None:
+        if features not in _LINK_FEATURES:
+            raise InvalidParameterError(
+                f"features must be one of {', '.join(_LINK_FEATURES)}, not {features!r}.")
         dev = device_for(device)
         n = int(data.num_nodes)
-        self.num_nodes, self.top_k = n, top_k
+        self.num_nodes, self.top_k, self.patience = n, top_k, patience
         ei = data.edge_index.cpu()
         u, v = ei[0], ei[1]
         keep = u < v
         pairs = torch.unique(torch.stack([u[keep], v[keep]], 1), dim=0)
         rng = np.random.default_rng(seed)
         pairs = pairs[torch.as_tensor(rng.permutation(len(pairs)))]
-        n_val = max(1, int(round(val_fraction * len(pairs))))
-        n_test = max(1, int(round(test_fraction * len(pairs))))
-        if n_val + n_test >= len(pairs):
+        m = len(pairs)
+        n_val = max(1, int(round(val_fraction * m)))
+        n_test = max(1, int(round(test_fraction * m)))
+        floor_val, floor_test = max(n_val, min_held_out), max(n_test, min_held_out)
+        if m - floor_val - floor_test >= m / 2:           # the graph allows larger sets
+            n_val, n_test = floor_val, floor_test
+        if n_val + n_test >= m:
             raise InvalidParameterError("The graph has too few edges to hold some out.")
         self.val_pos, self.test_pos = pairs[:n_val], pairs[n_val:n_val + n_test]
         self.train_pos = pairs[n_val + n_test:]
@@ -1154,17 +1253,32 @@ class LinkPredictionSession(_Session):
         self.test_neg = self._non_edges(n_test, existing | set(map(tuple,
                                                                    self.val_neg.tolist())), rng)
         tp = self.train_pos.T
-        self.train_edge_index = torch.cat([tp, tp.flip(0)], 1).to(dev)
-        self.x = data.x.float().clone().to(dev)
+        train_ei = torch.cat([tp, tp.flip(0)], 1)
+        self.train_edge_index = train_ei.to(dev)
+        x = data.x.float().clone()
+        if features == "auto":
+            features = "structural" if _is_identity(x) else "x"
+        self.features = features
+        if features != "x":
+            sf = _structural_features(train_ei, n, num_spectral)
+            x = sf if features == "structural" else torch.cat([x, sf], 1)
+        self.x = x.to(dev)
         self._full = {int(a) * n + int(b) for a, b in pairs.tolist()}
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.model = GCN(self.x.shape[1], hidden_dim, out_dim, num_layers=2, dropout=0.0
-                             ).to(dev)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
+            self.model = GCN(self.x.shape[1], hidden_dim, out_dim, num_layers=2,
+                             dropout=dropout).to(dev)
+        self.weight_decay = weight_decay
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr,
+                                          weight_decay=weight_decay)
         self.gen = torch.Generator().manual_seed(seed)
         self._init_common(dev, seed, lr)
         self._last_acc = dict.fromkeys(("val_auc", "test_auc"), math.nan)
+        #: the best validation AUC so far, its epoch, that epoch's training loss and the
+        #: model weights then (None before the first epoch)
+        self.best_val_auc, self.best_epoch, self.best_loss = -math.inf, 0, math.nan
+        self.best_state: dict | None = None
+        self._eval_model = copy.deepcopy(self.model)
 
     def _non_edges(self, k: int, existing: set, rng: np.random.Generator) -> torch.Tensor:
         n, out, seen = self.num_nodes, [], set()
@@ -1179,18 +1293,40 @@ class LinkPredictionSession(_Session):
 
     def _move_data(self, dev: torch.device) -> None:
         self.train_edge_index, self.x = self.train_edge_index.to(dev), self.x.to(dev)
+        self._eval_model.to(dev)
+        if self.best_state is not None:
+            self.best_state = {k: t.to(dev) for k, t in self.best_state.items()}
 
-    def encode(self) -> torch.Tensor:
-        return self.model(self.x, self.train_edge_index)
+    def encode(self, model: nn.Module | None = None) -> torch.Tensor:
+        return (model or self.model)(self.x, self.train_edge_index)
 
     @staticmethod
     def decode(z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
         """Logits z_u · z_v for pairs [k, 2]."""
         return (z[pairs[:, 0]] * z[pairs[:, 1]]).sum(-1)
 
+    @torch.no_grad()
+    def _val_auc(self) -> float:
+        """Validation AUC of the current weights (eval mode). Call with the lock held."""
+        self.model.eval()
+        z = self.encode()
+        pairs = torch.cat([self.val_pos, self.val_neg]).to(z.device)
+        labels = np.r_[np.ones(len(self.val_pos)), np.zeros(len(self.val_neg))]
+        # the same float32 sigmoid scores as the trace's, so its val_auc matches exactly
+        return roc_auc(_np(torch.sigmoid(self.decode(z, pairs))), labels)
+
+    def _message(self) -> str:
+        if self.best_state is None:
+            return "Link predictor: untrained weights."
+        return (f"Reporting the weights of epoch {self.best_epoch}, the best validation AUC "
+                f"({self.best_val_auc:.3f}) of {self.epoch} epochs.")
+
     def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
-        """Train ``epochs`` more epochs, yielding ``Progress`` with a ``LinkTrace`` every
-        ``report_every`` epochs and at the last."""
+        """Train ``epochs`` more epochs (fewer if ``patience`` epochs pass without a better
+        validation AUC), yielding ``Progress`` with a ``LinkTrace`` every ``report_every``
+        epochs and at the last. The trace, ``metrics["val_auc"]`` / ``["test_auc"]`` are
+        those of the best-validation weights (``metrics["best_epoch"]``); ``loss`` is the
+        current training loss."""
         t0, start = time.perf_counter(), self.epoch
         pos = self.train_pos.to(self.device)
         for k in range(1, epochs + 1):
@@ -1202,7 +1338,7 @@ class LinkPredictionSession(_Session):
                     # 1. fresh negatives: pairs that are not training edges
                     neg = negative_sampling(self.train_edge_index, self.num_nodes,
                                             num_neg_samples=len(pos)).T
-                    # 2. encode on the training graph, score positives and negatives
+                    # 2. encode on the training graph (dropout on), score both kinds
                     z = self.encode()
                     logits = torch.cat([self.decode(z, pos), self.decode(z, neg)])
                     target = torch.cat([torch.ones(len(pos)), torch.zeros(len(neg))]
@@ -1210,14 +1346,26 @@ class LinkPredictionSession(_Session):
                     # 3. binary cross-entropy, checked step
                     loss = F.binary_cross_entropy_with_logits(logits, target)
                     value = self._checked_step(loss)
-                trace = self._trace(value) if (k % report_every == 0 or k == epochs) else None
+                # 4. model selection on the validation AUC: keep the best weights
+                val = self._val_auc()
+                if val > self.best_val_auc:
+                    self.best_val_auc, self.best_epoch, self.best_loss = val, self.epoch, value
+                    self.best_state = {n: t.detach().clone()
+                                       for n, t in self.model.state_dict().items()}
+                stop = (self.patience is not None
+                        and self.epoch - self.best_epoch >= self.patience)
+                last = k == epochs or stop
+                trace = self._trace(value) if (k % report_every == 0 or last) else None
             elapsed = time.perf_counter() - t0
             if trace is not None:
                 self._last_acc = {"val_auc": trace.val_auc, "test_auc": trace.test_auc}
-            metrics = {"loss": value, **self._last_acc,
+            metrics = {"loss": value, **self._last_acc, "best_epoch": float(self.best_epoch),
                        "epochs_per_s": k / max(elapsed, 1e-9)}
             yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
-                           history=np.asarray(self.losses, np.float32), trace=trace)
+                           history=np.asarray(self.losses, np.float32), trace=trace,
+                           message=self._message())
+            if stop:
+                return
 
     @torch.no_grad()
     def _top_non_edges(self, z: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
@@ -1243,8 +1391,13 @@ class LinkPredictionSession(_Session):
 
     @torch.no_grad()
     def _trace(self, loss: float) -> LinkTrace:
-        self.model.eval()
-        z = self.encode()
+        """The trace of the best-validation weights (the current ones before any epoch)."""
+        model, epoch = self.model, self.epoch
+        if self.best_state is not None:
+            self._eval_model.load_state_dict(self.best_state)
+            model, epoch, loss = self._eval_model, self.best_epoch, self.best_loss
+        model.eval()
+        z = self.encode(model)
 
         def scored(pos, neg):
             pairs = torch.cat([pos, neg]).to(z.device)
@@ -1254,11 +1407,12 @@ class LinkPredictionSession(_Session):
         vp, vl, vs = scored(self.val_pos, self.val_neg)
         tp, tl, ts = scored(self.test_pos, self.test_neg)
         top_p, top_s = self._top_non_edges(z)
-        return LinkTrace(epoch=self.epoch, loss=float(loss), val_auc=roc_auc(vs, vl),
+        return LinkTrace(epoch=epoch, loss=float(loss), val_auc=roc_auc(vs, vl),
                          test_auc=roc_auc(ts, tl), roc=roc_curve(ts, tl), val_pairs=vp,
                          val_labels=vl, val_scores=vs, test_pairs=tp, test_labels=tl,
                          test_scores=ts, top_pairs=top_p, top_scores=top_s)
 
     def evaluate(self) -> LinkTrace:
+        """The ``LinkTrace`` of the best-validation weights (see the class docstring)."""
         with self.lock:
             return self._trace(self.losses[-1] if self.losses else math.nan)
