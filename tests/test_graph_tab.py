@@ -175,3 +175,26 @@ def test_every_tour_step_applies(qtbot, tab):
                 assert params[k] == v, (step.id, k)
         tab.jobs.stop()
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+
+
+def test_a_view_setting_does_not_stop_training_and_a_node_fits_the_new_graph(qtbot, tab):
+    tab.apply_state({"epochs": 100000})
+    tab.toggle_training("node")
+    qtbot.waitUntil(tab.jobs.is_running, timeout=10_000)
+    tab.apply_state({"aggregation": "max", "batch_graphs": 2, "edges": "gcn"})
+    assert tab.jobs.is_running() and tab._running == "node"
+    tab.toggle_training("node")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    # the node is set after the graph, so it may exceed the old graph's size
+    tab.apply_state({"dataset": "les_miserables", "node": 50})
+    assert tab.params()["node"] == 50
+    _settle(qtbot, tab, lambda r: r.get("message") is not None and r["message"].node == 50)
+
+
+def test_a_label_the_graph_lacks_is_refused_and_the_graph_keeps_working(qtbot, tab):
+    from models.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError):
+        tab.apply_state({"label": "no such attribute"}, strict=True)
+    tab.apply_state({"node": 3})
+    _settle(qtbot, tab, lambda r: r.get("message") is not None and r["message"].node == 3)

@@ -55,7 +55,7 @@ SHOW_PARAMS = (
     Param("size", "choice", "degree", choices=("uniform", "degree", "attribute")),
     Param("edges", "choice", "plain", choices=("plain", "weight", "gcn", "gat", "sage")),
     Param("node", "int", 0, -1, 10_000_000),
-    Param("layer", "int", 1, 1, 8),
+    Param("layer", "int", 1, 1, 2),               # the models have 2 layers
     Param("head", "choice", "mean", choices=("mean", "max", "1", "2", "3", "4", "5", "6", "7",
                                              "8")),
     Param("aggregation", "choice", "model", choices=("model", "sum", "mean", "max")),
@@ -88,9 +88,10 @@ class GraphTab(BaseTab):
         self.link_sessions: dict[tuple, object] = {}
         self.motif = None                            # the graph-classification data set
         self.layouts: dict[tuple, np.ndarray] = {}
-        self.comparison: dict | None = None
         self.histories: dict[tuple, list[dict]] = {}  # session key -> evaluations so far
         self._running_key: tuple | None = None
+        self._shown_doc_key: tuple | None = None
+        self.comparisons: dict[tuple, dict] = {}       # comparison key -> accuracies
         self._running = ""
         self._last_redraw = 0.0
         self.graph_form = ParamForm(GRAPH_PARAMS)
@@ -118,10 +119,14 @@ class GraphTab(BaseTab):
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #555;")
         self.error_note = QLabel()
+        self.layout_note = QLabel()
+        self.layout_note.setWordWrap(True)
+        self.layout_note.setStyleSheet("color: #a33;")
         self.error_note.setWordWrap(True)
         self.error_note.setStyleSheet("color: #a33;")
         lay = self.controls_layout
         lay.addWidget(self.graph_form)
+        lay.addWidget(self.layout_note)
         lay.addWidget(self.attr_box)
         lay.addWidget(self.note)
         lay.addWidget(self.model_form)
@@ -250,7 +255,7 @@ class GraphTab(BaseTab):
         doc = r.get("doc")
         if key == "graph" and doc is not None:
             return self.tr("{0}: {1} nodes, {2} edges").format(
-                self._dataset_name(), doc.data.num_nodes, len(doc.edges))
+                r.get("name", ""), doc.data.num_nodes, len(doc.edges))
         if key == "messages" and r.get("message") is not None:
             m = r["message"]
             return self.tr("Messages into node {0}, layer {1}").format(
@@ -274,7 +279,7 @@ class GraphTab(BaseTab):
                 **self.show_form.values(), **self.task_form.values()}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
-        from models.errors import InvalidParameterError
+        from models.errors import ArchScopeError, InvalidParameterError
 
         known = set(self.params()) | {"train", "train_graphs", "train_links", "compare",
                                       "label", "features", "colour_attribute"}
@@ -282,29 +287,45 @@ class GraphTab(BaseTab):
         if strict and unknown:
             raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
                                         f"known: {', '.join(sorted(known))}.")
-        problems = []
-        for form in (self.graph_form, self.model_form, self.show_form, self.task_form):
-            problems += form.set_values(state)
+        # 1. the graph first: the node spin box's range depends on it
+        graph_before = (self._doc_key(), self.graph_form.values())
+        problems = self.graph_form.set_values(state)
         if state.get("dataset") == "file" and self.file_doc is None:
             problems.append("dataset=file needs a graph file: File → Open… first.")
             self.graph_form.set_values({"dataset": "karate"})
-        if strict and problems:
-            raise InvalidParameterError(" ".join(problems))
-        self._graph_changed()
-        doc = self.document()
+        if (self._doc_key(), self.graph_form.values()) != graph_before:
+            self._graph_changed()
+        # 2. the attributes, checked on the graph before they are kept
+        doc = self.base_document()
         if "label" in state or "features" in state:
             label, features = self._attr_choice.get(self._doc_key(),
                                                     (doc.label_attr, doc.feature_attrs))
             label = state.get("label", label) or None
             if "features" in state:
                 features = tuple(f for f in str(state["features"]).split(",") if f)
-            self._attr_choice[self._doc_key()] = (label, features)
-            self._fill_attribute_box(doc)
+            try:
+                doc.with_attributes(label, features)
+            except ArchScopeError as exc:
+                problems.append(str(exc))
+            else:
+                self._attr_choice[self._doc_key()] = (label, features)
+                self._fill_attribute_box(doc)
         if "colour_attribute" in state:
-            self.colour_combo.setCurrentIndex(max(0, self.colour_combo.findData(
-                state["colour_attribute"])))
-        self._model_changed()
-        self._show_changed()
+            index = self.colour_combo.findData(state["colour_attribute"])
+            if index < 0:
+                problems.append(f"colour_attribute: this graph has no attribute "
+                                f"'{state['colour_attribute']}'.")
+            self.colour_combo.setCurrentIndex(max(0, index))
+        # 3. the model and the view
+        model_keys = set(state) & {p.key for p in MODEL_PARAMS}
+        problems += self.model_form.set_values(state)
+        problems += self.show_form.set_values(state) + self.task_form.set_values(state)
+        if strict and problems:
+            raise InvalidParameterError(" ".join(problems))
+        if model_keys:
+            self._model_changed()
+        else:
+            self._show_changed()
         for key, job in (("train", "node"), ("compare", "compare"),
                          ("train_graphs", "graphs"), ("train_links", "links")):
             if state.get(key) and not (self.jobs.is_running() and self._running == job):
@@ -316,7 +337,6 @@ class GraphTab(BaseTab):
             self.error_note.setText(self.tr("“Your file” needs a graph file first: "
                                             "File → Open…"))
         self.jobs.stop()
-        self.comparison = None
         try:
             doc = self.document()
         except Exception as exc:  # noqa: BLE001 - GraphLoadError etc.: shown, karate kept
@@ -324,9 +344,10 @@ class GraphTab(BaseTab):
             self.graph_form.set_values({"dataset": "karate"})
             doc = self.document()
         self._fill_attribute_box(doc)
-        self.show_form.widgets["node"].setMaximum(doc.data.num_nodes - 1)
-        if self.show_form.values()["node"] >= doc.data.num_nodes:
+        if self._doc_key() != self._shown_doc_key:        # another graph: node 0 again
+            self._shown_doc_key = self._doc_key()
             self.show_form.set_values({"node": 0})
+        self.show_form.widgets["node"].setMaximum(doc.data.num_nodes - 1)
         self._update_buttons()
         self.schedule_update()
 
@@ -336,8 +357,9 @@ class GraphTab(BaseTab):
         session = self.sessions.get(self._session_key())
         if session is not None:
             with session.lock:
+                session.lr = self.params()["lr"]       # also named in divergence messages
                 for group in session.optimizer.param_groups:
-                    group["lr"] = self.params()["lr"]
+                    group["lr"] = session.lr
         p = self.params()
         self.model_form.set_visible_rows(
             {"model", "hidden", "train_per_class", "lr", "epochs"}
@@ -389,6 +411,12 @@ class GraphTab(BaseTab):
         return (self._doc_key(), self._attr_choice.get(self._doc_key()),
                 *(p[k] for k in MODEL_KEY))
 
+    def _compare_key(self) -> tuple:
+        """What a comparison depends on: the graph, its attributes, the split, epochs."""
+        p = self.params()
+        return (self._doc_key(), self._attr_choice.get(self._doc_key()), p["seed"],
+                p["train_per_class"], p["epochs"])
+
     def session(self):
         from models.gnn import NodeClassificationSession
 
@@ -431,14 +459,22 @@ class GraphTab(BaseTab):
 
     # -- computing -----------------------------------------------------------------------------
     def compute_fn(self):
+        from models.errors import ArchScopeError
+
         p = self.params()
-        doc = self.document()
-        session = self.session()
+        try:
+            doc = self.document()
+            session = self.session()
+        except ArchScopeError as exc:       # an attribute choice this graph refuses
+            self._attr_choice.pop(self._doc_key(), None)
+            self.ctx.report_error(exc, None)
+            return lambda: None
         if self.motif is None:
             from models.gnn import motif_graphs
 
             self.motif = motif_graphs(seed=0)
         layout_key = (self._doc_key(), p["layout"], p["seed"])
+        self._computing_name = self._dataset_name()
         return partial(_graph_result, doc, p, session, self.layouts.get(layout_key),
                        layout_key, self.motif, self.graph_sessions.get(p["pooling"]),
                        self.link_sessions.get((self._doc_key(),
@@ -447,8 +483,8 @@ class GraphTab(BaseTab):
     def show_trace(self, result: dict) -> None:
         if result is None:
             return
-        if result.get("layout_error"):
-            self.error_note.setText(result["layout_error"])
+        result["name"] = self._computing_name
+        self.layout_note.setText(result.get("layout_error", ""))
         self.layouts[result["layout_key"]] = result["pos"]
         previous = self.result
         self.result = result
@@ -523,10 +559,13 @@ class GraphTab(BaseTab):
         message = r.get("message")
         self.canvas.set_highlight(message.hops if message is not None else None,
                                   message.node if message is not None else -1)
+        if message is None:
+            self.canvas.select(-1)
 
     def _draw_edges(self) -> None:
         r, p = self.result, self.params()
         doc = r["doc"]
+        readout = ""
         self.canvas.set_overlay_edges(None)
         if p["edges"] == "weight" and doc.edge_weight is not None:
             self.canvas.set_edge_values(doc.edge_weight, title=self.tr("edge weight"),
@@ -538,6 +577,12 @@ class GraphTab(BaseTab):
                                         cmap="viridis")
         elif p["edges"] == "gat" and r.get("gat") is not None:
             values = _head_values(r["gat"].values, p["head"])
+            heads = r["gat"].values.shape[1] if r["gat"].values.ndim == 2 else 1
+            readout = self.tr("GAT layer {0} has {1} head(s)").format(
+                min(p["layer"], 2), heads)
+            if p["head"] not in ("mean", "max") and int(p["head"]) > heads:
+                readout += self.tr("; head {0} does not exist: head {1} is shown").format(
+                    p["head"], heads)
             self.canvas.set_edge_values(values, edges=r["gat"].edge_index.T, half=True,
                                         levels=(0.0, float(max(values.max(), 1e-6))),
                                         title=self.tr("GAT attention αᵢⱼ (half edge at i)"))
@@ -554,6 +599,7 @@ class GraphTab(BaseTab):
             k = min(p["links"], len(link.top_pairs))
             self.canvas.set_overlay_edges(link.top_pairs[:k], link.top_scores[:k],
                                           title=self.tr("top-scoring non-edges"))
+        self.view("graph").panel.set_readout(readout)
 
     def _draw_messages(self) -> None:
         m = self.result.get("message")
@@ -573,7 +619,7 @@ class GraphTab(BaseTab):
         step = max(1, -(-len(m.neighbors) // 14))
         labels = [(i, f"{self._node_name(j)}  c={c:.2f}") for i, (j, c) in
                   enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
-        labels += [(len(m.neighbors) + 1, self.tr("aggregate ({0})").format(m.aggregation)),
+        labels += [(len(m.neighbors) + 1, self.tr("aggregate ({0})").format(self._agg_name(m.aggregation))),
                    (len(m.neighbors) + 2, self.tr("update hᵢ′"))]
         self.message_plot.plotItem.getAxis("left").setTicks([labels])
         self.message_plot.set_axis_labels(self.tr("feature"), "")
@@ -583,14 +629,15 @@ class GraphTab(BaseTab):
             tip = self.tr("{0} layer {1} aggregates with {2}; the update row is the real "
                           "layer's output at this node, computed by the layer itself.")
         else:
-            text = self.tr("what if: {0} instead of {1}").format(m.aggregation,
-                                                                  m.model_aggregation)
+            text = self.tr("what if: {0} instead of {1}").format(
+                self._agg_name(m.aggregation), self._agg_name(m.model_aggregation))
             tip = self.tr("{0} layer {1} really aggregates with {2}; the rows below show what "
                           "the same weights would give with {3}, not the model's output.")
         panel = self.view("messages").panel
         panel.set_readout(text)
-        panel.readout.setToolTip(tip.format(m.kind.upper(), m.layer + 1, m.model_aggregation,
-                                            m.aggregation))
+        panel.readout.setToolTip(tip.format(m.kind.upper(), m.layer + 1,
+                                            self._agg_name(m.model_aggregation),
+                                            self._agg_name(m.aggregation)))
 
     def _draw_embedding(self) -> None:
         node = self.result["node"]
@@ -624,7 +671,7 @@ class GraphTab(BaseTab):
         self.curves_plot.set_axis_labels(self.tr("epoch"), "")
 
     def _draw_compare(self) -> None:
-        c = self.comparison
+        c = self.comparisons.get(self._compare_key())
         if not c:
             self.compare_plot.set_bars([], np.zeros((1, 0)), [self.tr("test accuracy")])
             self.compare_plot.plotItem.setYRange(0, 1)
@@ -668,7 +715,7 @@ class GraphTab(BaseTab):
                         enumerate((self.tr("house"), self.tr("cycle"))))
         self.view("pooled").panel.set_readout(keys + " · " + self.tr(
             "{0} pooling · train accuracy {1:.2f} · test {2:.2f}").format(
-                g.pooling, g.train_acc, g.test_acc))
+                self._agg_name(g.pooling), g.train_acc, g.test_acc))
 
     def _draw_links(self) -> None:
         link = self.result.get("link")
@@ -727,6 +774,8 @@ class GraphTab(BaseTab):
 
     # -- training --------------------------------------------------------------------------------
     def toggle_training(self, job: str) -> None:
+        from models.errors import ArchScopeError
+
         if self.jobs.is_running():
             running = self._running
             self.jobs.stop()
@@ -736,19 +785,26 @@ class GraphTab(BaseTab):
             return
         self.error_note.setText("")
         p = self.params()
-        if job == "node":
-            self._running_key = self._session_key()
-            self.jobs.start(partial(self.session().train, p["epochs"], report_every=5))
-        elif job == "compare":
-            from models.gnn import compare_models
+        try:
+            if job == "node":
+                self._running_key = self._session_key()
+                work = partial(self.session().train, p["epochs"], report_every=5)
+            elif job == "compare":
+                from models.gnn import compare_models
 
-            self.jobs.start(partial(_compare_job, compare_models, self.document().data,
-                                    p["epochs"], p["seed"], p["train_per_class"],
-                                    self.ctx.device()))
-        elif job == "graphs":
-            self.jobs.start(partial(self.graph_session().train, 100))
-        else:
-            self.jobs.start(partial(self.link_session().train, 200))
+                self._running_key = self._compare_key()
+                work = partial(_compare_job, compare_models, self.document().data,
+                               p["epochs"], p["seed"], p["train_per_class"],
+                               self.ctx.device())
+            elif job == "graphs":
+                work = partial(self.graph_session().train, 100)
+            else:
+                work = partial(self.link_session().train, 200)
+        except ArchScopeError as exc:        # e.g. too few edges to hold some out
+            self.error_note.setText(str(exc))
+            self.ctx.report_error(exc, None)
+            return
+        self.jobs.start(work)
         self._running = job
         self._update_buttons()
 
@@ -756,12 +812,15 @@ class GraphTab(BaseTab):
         m = progress.metrics
         if self._running == "compare":
             if isinstance(progress.trace, dict):
-                self.comparison = progress.trace
+                self.comparisons[self._running_key] = progress.trace
             text = self.tr("Comparing: {0}").format(progress.message)
         elif self._running == "node":
             t = progress.trace
             if t is not None:
-                self.histories.setdefault(self._running_key, []).append(
+                history = self.histories.setdefault(self._running_key, [])
+                while history and history[-1]["epoch"] >= t.epoch:   # rolled back
+                    history.pop()
+                history.append(
                     {"epoch": t.epoch, "loss": t.loss, "train_acc": t.train_acc,
                      "val_acc": t.val_acc, "test_acc": t.test_acc})
             text = self.tr("Training: epoch {0} · loss {1:.3f} · val {2:.2f} · test {3:.2f} "
@@ -833,7 +892,8 @@ class GraphTab(BaseTab):
 
         r = self.result
         if r is None:
-            raise ExportError("There is nothing to save yet: the graph has not been drawn.")
+            raise ExportError(self.tr("There is nothing to save yet: the graph has not been "
+                                      "drawn."))
         doc, node = r["doc"], r["node"]
         node_values = {"prediction": node.predictions.astype(np.int64),
                        "prediction_p": node.probabilities.max(axis=1),
@@ -873,7 +933,7 @@ class GraphTab(BaseTab):
         table = np.column_stack([r["pos"], doc.labels, node.predictions, r["degree"]]
                                 ).astype(np.float32)
         return ViewData("nodes", {"nodes": table, "edges": doc.edges},
-                        {"graph": self._dataset_name(), "directed": doc.directed},
+                        {"graph": r.get("name", ""), "directed": doc.directed},
                         row_labels=list(doc.node_ids),
                         col_labels=["x", "y", "label", "prediction", "degree"])
 
@@ -905,7 +965,7 @@ class GraphTab(BaseTab):
                         row_labels=[int(row["epoch"]) for row in history], col_labels=cols)
 
     def _data_compare(self) -> ViewData | None:
-        c = self.comparison
+        c = self.comparisons.get(self._compare_key())
         if not c:
             return None
         keys = list(c)
@@ -937,6 +997,10 @@ class GraphTab(BaseTab):
                         col_labels=["false_positive_rate", "true_positive_rate"])
 
     # -- translations -------------------------------------------------------------------------------
+    def _agg_name(self, how: str) -> str:
+        return {"sum": self.tr("sum"), "mean": self.tr("mean"), "max": self.tr("max"),
+                "add": self.tr("sum")}.get(how, how)
+
     def _dataset_name(self) -> str:
         key = self.graph_form.values()["dataset"]
         if key == "file":

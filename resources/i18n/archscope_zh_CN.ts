@@ -874,6 +874,14 @@ on this device.</source>
         <translation>GCN 系数 1/√(d̂ᵢ d̂ⱼ)</translation>
     </message>
     <message>
+        <source>GAT layer {0} has {1} head(s)</source>
+        <translation>GAT 第 {0} 层有 {1} 个头</translation>
+    </message>
+    <message>
+        <source>; head {0} does not exist: head {1} is shown</source>
+        <translation>；第 {0} 个头不存在：显示第 {1} 个头</translation>
+    </message>
+    <message>
         <source>GAT attention αᵢⱼ (half edge at i)</source>
         <translation>GAT 注意力 αᵢⱼ（靠近 i 的半条边）</translation>
     </message>
@@ -1082,6 +1090,10 @@ labelled nodes; the colours follow.</source>
     <message>
         <source>Opened {0}: {1}</source>
         <translation>已打开 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>There is nothing to save yet: the graph has not been drawn.</source>
+        <translation>还没有可保存的内容：图尚未绘制。</translation>
     </message>
     <message>
         <source>Saved {0}.</source>
