@@ -483,7 +483,7 @@ class GraphTab(BaseTab):
     def show_trace(self, result: dict) -> None:
         if result is None:
             return
-        result["name"] = self._computing_name
+        result.setdefault("name", self._computing_name)
         self.layout_note.setText(result.get("layout_error", ""))
         self.layouts[result["layout_key"]] = result["pos"]
         previous = self.result
@@ -1060,6 +1060,9 @@ class GraphTab(BaseTab):
         self._update_buttons()
         super().retranslate()
         if self.result is not None:
+            if self.result["layout_key"][0] == self._doc_key():   # its name, translated
+                self.result["name"] = self._dataset_name()
+                self._computing_name = self.result["name"]
             self.show_trace(self.result)
         for v in self.views:
             v.panel.set_title(v.title())
