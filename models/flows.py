@@ -39,7 +39,7 @@ import torch
 from torch import nn
 from torch.distributions import Independent, Normal, Transform, constraints
 
-from models import densities
+from models import checkpoint, densities
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.traces import FlowDensity, FlowTrace, Progress
 
@@ -562,16 +562,10 @@ class FlowSession:
         self.good_state = self._snapshot()
 
     def _snapshot(self) -> dict:
-        clone = {k: v.detach().clone() for k, v in self.flow.state_dict().items()}
-        opt = self.optimizer.state_dict()
-        opt_state = {i: {k: v.clone() if torch.is_tensor(v) else v for k, v in s.items()}
-                     for i, s in opt["state"].items()}
-        return {"model": clone, "optimizer": {"state": opt_state,
-                                              "param_groups": opt["param_groups"]}}
+        return checkpoint.snapshot(self.flow, self.optimizer)
 
     def _restore(self) -> None:
-        self.flow.load_state_dict(self.good_state["model"])
-        self.optimizer.load_state_dict(self.good_state["optimizer"])
+        checkpoint.restore(self.flow, self.optimizer, self.good_state)
         self.step = self.good_step
         del self.losses[self.good_step:]
 
@@ -579,10 +573,7 @@ class FlowSession:
         dev = torch.device(device)
         with self.lock:
             self.flow.to(dev)
-            for state in self.optimizer.state.values():
-                for k, v in state.items():
-                    if torch.is_tensor(v) and v.dim() > 0:
-                        state[k] = v.to(dev)
+            checkpoint.move_optimizer_state(self.optimizer, dev)
             self.device = dev
         return self
 

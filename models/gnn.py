@@ -52,6 +52,7 @@ from torch_geometric.nn import (
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.utils import negative_sampling, to_dense_adj
 
+from models import checkpoint
 from models.devices import resolve_device
 from models.errors import DeviceUnavailableError, InvalidParameterError, TrainingDivergedError
 from models.traces import (
@@ -615,16 +616,10 @@ class _Session:
         self._last_acc: dict[str, float] = {}
 
     def _snapshot(self) -> dict:
-        clone = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-        opt = self.optimizer.state_dict()
-        opt_state = {i: {k: v.clone() if torch.is_tensor(v) else v for k, v in s.items()}
-                     for i, s in opt["state"].items()}
-        return {"model": clone, "optimizer": {"state": opt_state,
-                                              "param_groups": opt["param_groups"]}}
+        return checkpoint.snapshot(self.model, self.optimizer)
 
     def _restore(self) -> None:
-        self.model.load_state_dict(self.good_state["model"])
-        self.optimizer.load_state_dict(self.good_state["optimizer"])
+        checkpoint.restore(self.model, self.optimizer, self.good_state)
         self.epoch = self.good_epoch
         del self.losses[self.good_epoch:]
 
@@ -635,10 +630,7 @@ class _Session:
         dev = device_for(device)
         with self.lock:
             self.model.to(dev)
-            for state in self.optimizer.state.values():
-                for k, v in state.items():
-                    if torch.is_tensor(v) and v.dim() > 0:
-                        state[k] = v.to(dev)
+            checkpoint.move_optimizer_state(self.optimizer, dev)
             self._move_data(dev)
             self.device = dev
         return self

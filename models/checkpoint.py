@@ -1,0 +1,33 @@
+"""The last good weights of a training session: copied before a step, restored when the
+step diverges, and moved with the model to another device. Shared by every session
+(flows, GNNs) so their rollback behaves the same."""
+
+from __future__ import annotations
+
+import torch
+
+
+def snapshot(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> dict:
+    """A deep copy of the model's and the optimizer's state (a few tens of thousands of
+    floats for the course's models)."""
+    clone = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    opt = optimizer.state_dict()
+    opt_state = {i: {k: v.clone() if torch.is_tensor(v) else v for k, v in s.items()}
+                 for i, s in opt["state"].items()}
+    return {"model": clone, "optimizer": {"state": opt_state,
+                                          "param_groups": opt["param_groups"]}}
+
+
+def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, state: dict) -> None:
+    """Put back what ``snapshot`` copied."""
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+
+
+def move_optimizer_state(optimizer: torch.optim.Optimizer, device: torch.device) -> None:
+    """Adam's moment buffers follow the parameters to ``device`` (scalars such as the
+    step count stay where they are)."""
+    for state in optimizer.state.values():
+        for k, v in state.items():
+            if torch.is_tensor(v) and v.dim() > 0:
+                state[k] = v.to(device)
