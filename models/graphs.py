@@ -35,6 +35,7 @@ import warnings
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
@@ -136,6 +137,11 @@ class GraphDocument:
     @property
     def num_edges(self) -> int:
         return int(self.edges.shape[0])
+
+    @cached_property
+    def degree(self) -> np.ndarray:
+        """int64[n]: the edges at each node (a self-loop counts twice), from ``edges``."""
+        return np.bincount(self.edges.reshape(-1), minlength=self.num_nodes).astype(np.int64)
 
     def summary(self) -> str:
         """One line: ``77 nodes, 254 edges, undirected, weighted, 5 attributes``."""
@@ -1514,8 +1520,7 @@ def _features(doc: GraphDocument, feature_attrs: tuple[str, ...]) -> tuple[np.nd
         if n <= IDENTITY_FEATURES_UP_TO:
             return np.eye(n, dtype=np.float32), (
                 f"No feature attributes: identity features (one column per node, {n} columns).")
-        degree = np.bincount(doc.edges.reshape(-1), minlength=n) if len(doc.edges) else \
-            np.zeros(n, dtype=np.int64)
+        degree = doc.degree
         capped = np.minimum(degree, DEGREE_BUCKETS - 1)
         width = int(capped.max()) + 1
         x = np.zeros((n, width), dtype=np.float32)
@@ -1823,9 +1828,7 @@ def _shell(doc: GraphDocument) -> np.ndarray:
     if doc.labels.max() >= 0 and len(doc.label_names) <= 12:
         ring = np.where(doc.labels >= 0, doc.labels, len(doc.label_names))
     else:
-        degree = np.bincount(doc.edges.reshape(-1), minlength=n) if len(doc.edges) else \
-            np.zeros(n)
-        order = np.argsort(-degree, kind="stable")
+        order = np.argsort(-doc.degree, kind="stable")
         ring = np.empty(n, dtype=np.int64)
         bounds = np.cumsum([max(1, n // 10), max(1, n * 3 // 10), n])
         ring[order] = np.searchsorted(bounds, np.arange(n), side="right")

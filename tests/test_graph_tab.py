@@ -53,6 +53,7 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
 
 def test_gcn_coefficients_and_gat_attention_reach_the_canvas(qtbot, tab):
     tab.apply_state({"edges": "gcn", "model": "gcn"})
+    _settle(qtbot, tab, lambda r: r.get("gcn") is not None)   # computed when shown
     gcn = tab.result["gcn"]
     assert gcn.edge_index.shape[1] == 2 * 78 + 34          # both directions + self-loops
     # every one of them drawn, in a few colour bins

@@ -406,16 +406,18 @@ class GraphTab(BaseTab):
             self.docs[cache_key] = doc.with_attributes(*choice)
         return self.docs[cache_key]
 
+    def _graph_key(self) -> tuple:
+        """The graph and its label / feature choice: what every model of it depends on."""
+        return self._doc_key(), self._attr_choice.get(self._doc_key())
+
     def _session_key(self) -> tuple:
         p = self.params()
-        return (self._doc_key(), self._attr_choice.get(self._doc_key()),
-                *(p[k] for k in MODEL_KEY))
+        return (*self._graph_key(), *(p[k] for k in MODEL_KEY))
 
     def _compare_key(self) -> tuple:
         """What a comparison depends on: the graph, its attributes, the split, epochs."""
         p = self.params()
-        return (self._doc_key(), self._attr_choice.get(self._doc_key()), p["seed"],
-                p["train_per_class"], p["epochs"])
+        return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"])
 
     def session(self):
         from models.gnn import NodeClassificationSession
@@ -429,21 +431,27 @@ class GraphTab(BaseTab):
                 heads=p["heads"], aggr=p["aggr"])
         return self.sessions[key]
 
-    def graph_session(self):
-        from models.gnn import GraphClassificationSession, motif_graphs
+    def motif_graphs(self) -> list:
+        """The graph-classification data set (made once): batches and the classifier."""
+        from models.gnn import motif_graphs
 
         if self.motif is None:
             self.motif = motif_graphs(seed=0)
+        return self.motif
+
+    def graph_session(self):
+        from models.gnn import GraphClassificationSession
+
         pooling = self.params()["pooling"]
         if pooling not in self.graph_sessions:
             self.graph_sessions[pooling] = GraphClassificationSession(
-                self.motif, pooling=pooling, device=self.ctx.device(), seed=0)
+                self.motif_graphs(), pooling=pooling, device=self.ctx.device(), seed=0)
         return self.graph_sessions[pooling]
 
     def link_session(self):
         from models.gnn import LinkPredictionSession
 
-        key = (self._doc_key(), self._attr_choice.get(self._doc_key()))
+        key = self._graph_key()
         if key not in self.link_sessions:
             self.link_sessions[key] = LinkPredictionSession(
                 self.document().data, device=self.ctx.device(), seed=self.params()["seed"])
@@ -469,16 +477,16 @@ class GraphTab(BaseTab):
             self._attr_choice.pop(self._doc_key(), None)
             self.ctx.report_error(exc, None)
             return lambda: None
-        if self.motif is None:
-            from models.gnn import motif_graphs
-
-            self.motif = motif_graphs(seed=0)
         layout_key = (self._doc_key(), p["layout"], p["seed"])
         self._computing_name = self._dataset_name()
+        # the batch of motif graphs changes only with their number: kept, not recollated
+        batch = (self.result or {}).get("batch")
+        if batch is None or len(batch.ptr) - 1 != p["batch_graphs"]:
+            batch = None
         return partial(_graph_result, doc, p, session, self.layouts.get(layout_key),
-                       layout_key, self.motif, self.graph_sessions.get(p["pooling"]),
-                       self.link_sessions.get((self._doc_key(),
-                                               self._attr_choice.get(self._doc_key()))))
+                       layout_key, self.motif_graphs(), batch,
+                       self.graph_sessions.get(p["pooling"]),
+                       self.link_sessions.get(self._graph_key()))
 
     def show_trace(self, result: dict) -> None:
         if result is None:
@@ -526,7 +534,7 @@ class GraphTab(BaseTab):
                     "names": [self.tr("wrong"), self.tr("right")],
                     "title": self.tr("prediction against label")}
         if p["colour"] == "degree":
-            return {"values": r["degree"].astype(np.float32), "categorical": False,
+            return {"values": r["doc"].degree.astype(np.float32), "categorical": False,
                     "title": self.tr("degree")}
         if p["colour"] == "attribute" and self.colour_combo.currentData():
             name = self.colour_combo.currentData()
@@ -550,7 +558,7 @@ class GraphTab(BaseTab):
         self.canvas.set_node_colors(values, **colours)
         sizes = None
         if p["size"] == "degree":
-            sizes = r["degree"].astype(np.float32)
+            sizes = r["doc"].degree.astype(np.float32)
         elif p["size"] == "attribute":
             column = r["doc"].node_attributes.get(self.colour_combo.currentData() or "")
             if column is not None and column.dtype.kind == "f":
@@ -745,7 +753,7 @@ class GraphTab(BaseTab):
         doc, node = r["doc"], r["node"]
         names = self._label_names()
         lines = [self.tr("node {0} (index {1}) · degree {2}").format(doc.node_ids[i], i,
-                                                                    int(r["degree"][i]))]
+                                                                    int(r["doc"].degree[i]))]
         label = int(doc.labels[i])
         if label >= 0:
             lines.append(self.tr("label: {0}").format(names[label] if label < len(names)
@@ -887,7 +895,7 @@ class GraphTab(BaseTab):
         """The graph with the predictions, GCN coefficients and (for a GAT) attention as
         attributes, as GraphML or GEXF (by the extension); Gephi and Cytoscape open it."""
         from app.export import ExportError
-        from models.gnn import align_edge_values
+        from models.gnn import align_edge_values, gcn_coefficients
         from models.graphs import save_graph
 
         r = self.result
@@ -900,7 +908,9 @@ class GraphTab(BaseTab):
                        "embedding_x": node.embedding[:, 0], "embedding_y": node.embedding[:, 1],
                        "layout_x": r["pos"][:, 0], "layout_y": r["pos"][:, 1]}
         edge_values = {}
-        for name, ev in (("gcn_coefficient", r.get("gcn")), ("gat_alpha", r.get("gat"))):
+        gcn = r.get("gcn") or gcn_coefficients(doc.data.edge_index, doc.num_nodes,
+                                               getattr(doc.data, "edge_weight", None))
+        for name, ev in (("gcn_coefficient", gcn), ("gat_alpha", r.get("gat"))):
             if ev is None:
                 continue
             per_edge, per_node = align_edge_values(doc.data, ev)
@@ -930,7 +940,7 @@ class GraphTab(BaseTab):
         if r is None:
             return None
         doc, node = r["doc"], r["node"]
-        table = np.column_stack([r["pos"], doc.labels, node.predictions, r["degree"]]
+        table = np.column_stack([r["pos"], doc.labels, node.predictions, r["doc"].degree]
                                 ).astype(np.float32)
         return ViewData("nodes", {"nodes": table, "edges": doc.edges},
                         {"graph": r.get("name", ""), "directed": doc.directed},
@@ -1097,7 +1107,7 @@ def _compare_job(compare_models, data, epochs: int, seed: int, train_per_class: 
                        message=", ".join(f"{k} {v:.2f}" for k, v in results.items()))
 
 
-def _graph_result(doc, p: dict, session, pos, layout_key, motif, graph_session,
+def _graph_result(doc, p: dict, session, pos, layout_key, motif, batch, graph_session,
                   link_session) -> dict:
     """Everything the tab draws, computed off the GUI thread."""
     from models import gnn
@@ -1114,24 +1124,23 @@ def _graph_result(doc, p: dict, session, pos, layout_key, motif, graph_session,
     out["pos"] = pos
     data = doc.data
     n = data.num_nodes
-    out["degree"] = np.bincount(doc.edges.reshape(-1), minlength=n) if len(doc.edges) \
-        else np.zeros(n, np.int64)
     node = p["node"] if 0 <= p["node"] < n else -1
     out["node"] = session.evaluate()             # takes the session's lock itself
     with session.lock:
         model = session.model
         layers = len(model.convs)
         layer = min(p["layer"], layers) - 1
-        out["gcn"] = gnn.gcn_coefficients(data.edge_index, n, getattr(data, "edge_weight",
-                                                                       None))
         if p["model"] == "gat":
             out["gat"] = gnn.gat_attention(model, data, layer)
         if node >= 0:
             out["message"] = gnn.message_passing(model, data, node, layer, p["aggregation"])
+    if p["edges"] == "gcn":                     # the weights play no part: no lock
+        out["gcn"] = gnn.gcn_coefficients(data.edge_index, n, getattr(data, "edge_weight",
+                                                                       None))
     if p["edges"] == "sage" and node >= 0:
         out["sample"] = gnn.sage_sample(data.edge_index, n, node, [p["sample"]] * layers,
                                         seed=p["sample_seed"])
-    out["batch"] = gnn.batch_trace(motif, list(range(p["batch_graphs"])))
+    out["batch"] = batch or gnn.batch_trace(motif, list(range(p["batch_graphs"])))
     if graph_session is not None:
         out["graphs"] = graph_session.evaluate()
     if link_session is not None:
