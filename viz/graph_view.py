@@ -28,6 +28,7 @@ Shapes:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
@@ -262,6 +263,9 @@ class GraphCanvas(pg.PlotWidget):
         self._max_labels = 60
         self._hover_fn: Callable[[int], str] | None = None
         self._geom: tuple[np.ndarray, np.ndarray] | None = None
+        self._dirty: set[str] = set()    # parts to redraw when the outermost batch ends
+        self._batch_depth = 0
+        self._legend_key: tuple | None = None
         self._geom_px = 0.0
         self._animation: QVariantAnimation | None = None
         # items (created once, updated in place)
@@ -419,27 +423,30 @@ class GraphCanvas(pg.PlotWidget):
                 self.node_bar.setLevels(lv)
                 self.node_bar.setLabel("left", title)
                 self._show_bar(self.node_bar, True)
-        self._update_legend()
-        self._update_nodes()
+        self._request("legend", "nodes")
 
     def set_node_sizes(self, values: np.ndarray | None, min_px: float = 6,
                        max_px: float = 22) -> None:
         """Node diameters: ``None`` → uniform; else sqrt-scaled into [min_px, max_px]."""
-        if values is None:
-            self._sizes = None
-        else:
+        sizes = None
+        if values is not None:
             v = np.asarray(values, dtype=np.float64).reshape(-1)
             if v.shape[0] != self._pos.shape[0]:
                 raise ValueError(f"{v.shape[0]} sizes for {self._pos.shape[0]} nodes")
             r = np.sqrt(np.clip(np.nan_to_num(v, nan=0.0), 0, None))
             span = r.max() - r.min() if r.size else 0.0
             f = (r - r.min()) / span if span > 0 else np.full_like(r, 0.5)
-            self._sizes = min_px + f * (max_px - min_px)
-        self._geom = None if self._scaled_geometry() else self._geom
-        self._update_nodes()
-        self._update_rings()
-        if self._scaled_geometry():
-            self._update_edges()
+            sizes = min_px + f * (max_px - min_px)
+        if (sizes is None and self._sizes is None) or (
+                sizes is not None and self._sizes is not None
+                and np.array_equal(sizes, self._sizes)):
+            return                          # the same sizes: nothing to redraw
+        self._sizes = sizes
+        if self._scaled_geometry():         # arrowheads and loops sit at the node's rim
+            self._geom = None
+            self._request("nodes", "rings", "edges")
+        else:
+            self._request("nodes", "rings")
 
     def set_edge_values(self, values: np.ndarray | None, *, edges: np.ndarray | None = None,
                         levels: tuple[float, float] | None = None, title: str = "",
@@ -458,7 +465,7 @@ class GraphCanvas(pg.PlotWidget):
             self._show_bar(self.edge_bar, False)
             if changed:
                 self._geom = None
-            self._update_edges()
+            self._request("edges")
             return
         v = np.asarray(values, dtype=np.float64).reshape(-1)
         e = self._edges if edges is None else np.asarray(edges, np.int64).reshape(-1, 2)
@@ -484,7 +491,7 @@ class GraphCanvas(pg.PlotWidget):
         self.edge_bar.setLevels(lv)
         self.edge_bar.setLabel("left", title)
         self._show_bar(self.edge_bar, True)
-        self._update_edges()
+        self._request("edges")
 
     def set_highlight(self, hops: np.ndarray | None, selected: int = -1) -> None:
         """``hops`` int[n]: hop distance from ``selected`` (−1 = outside its receptive
@@ -498,10 +505,7 @@ class GraphCanvas(pg.PlotWidget):
                 raise ValueError(f"{h.shape[0]} hop distances for {self._pos.shape[0]} nodes")
             self._hops = h
             self._selected = int(selected) if 0 <= selected < h.shape[0] else -1
-        self._update_nodes()
-        self._update_edges()
-        self._update_rings()
-        self._update_labels()
+        self._request("nodes", "edges", "rings", "labels")
 
     def set_overlay_edges(self, edges: np.ndarray | None, values: np.ndarray | None = None,
                           title: str = "") -> None:
@@ -520,8 +524,7 @@ class GraphCanvas(pg.PlotWidget):
             self._overlay_values = (None if values is None
                                     else np.asarray(values, np.float64).reshape(-1))
             self._overlay_title = title
-        self._update_overlay()
-        self._update_legend()
+        self._request("overlay", "legend")
 
     def set_node_labels(self, texts: Sequence[str] | None, max_labels: int = 60) -> None:
         """Text beside the nodes, drawn only when n ≤ ``max_labels`` (the selected
@@ -530,7 +533,7 @@ class GraphCanvas(pg.PlotWidget):
             raise ValueError(f"{len(texts)} labels for {self._pos.shape[0]} nodes")
         self._labels = None if texts is None else [str(t) for t in texts]
         self._max_labels = int(max_labels)
-        self._update_labels()
+        self._request("labels")
 
     def set_hover_info(self, fn: Callable[[int], str] | None) -> None:
         """``fn(node) -> text`` shown in the read-out box while the node is hovered."""
@@ -541,7 +544,7 @@ class GraphCanvas(pg.PlotWidget):
         """Select a node (ring + label); −1 clears. Emits nothing."""
         n = self._pos.shape[0]
         self._selected = int(index) if 0 <= index < n else -1
-        self._update_rings()
+        self._update_one_ring(self.select_ring, self._selected, 9.0)
         self._update_labels()
 
     def selected(self) -> int:
@@ -598,22 +601,39 @@ class GraphCanvas(pg.PlotWidget):
         return out
 
     # -- drawing --------------------------------------------------------------------------
+    @contextmanager
+    def batch(self):
+        """Several setters in a row redraw once, when the outermost ``batch`` ends (one
+        tab update sets colours, sizes, highlight, edge values and overlay)."""
+        self._batch_depth += 1
+        try:
+            yield self
+        finally:
+            self._batch_depth -= 1
+            if self._batch_depth == 0:
+                self._flush()
+
+    def _request(self, *parts: str) -> None:
+        """Redraw ``parts`` now, or at the end of the current ``batch``."""
+        self._dirty.update(parts)
+        if self._batch_depth == 0:
+            self._flush()
+
+    def _flush(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        for part, update in (("nodes", self._update_nodes), ("edges", self._update_edges),
+                             ("overlay", self._update_overlay), ("rings", self._update_rings),
+                             ("labels", self._update_labels), ("legend", self._update_legend)):
+            if part in dirty:
+                update()
+
     def _redraw_all(self) -> None:
-        self._update_nodes()
-        self._update_edges()
-        self._update_overlay()
-        self._update_rings()
-        self._update_labels()
-        self._update_legend()
+        self._request("nodes", "edges", "overlay", "rings", "labels", "legend")
 
     def _apply_positions(self, pos: np.ndarray) -> None:
         self._pos = pos
         self._geom = None
-        self._update_nodes()
-        self._update_edges()
-        self._update_overlay()
-        self._update_rings()
-        self._update_labels()
+        self._request("nodes", "edges", "overlay", "rings", "labels")
 
     def _stop_animation(self) -> None:
         if self._animation is not None:
@@ -804,16 +824,17 @@ class GraphCanvas(pg.PlotWidget):
             idx = np.flatnonzero(self._hops == level if level < len(self.hop_rings)
                                  else self._hops >= level)
             item.setData(pos=self._pos[idx], size=size[idx] + 4.0)
-        s = self._selected
-        if 0 <= s < self._pos.shape[0]:
-            self.select_ring.setData(pos=self._pos[s:s + 1], size=[size[s] + 9.0])
+        self._update_one_ring(self.select_ring, self._selected, 9.0)
+        self._update_one_ring(self.hover_ring, self._hovered, 5.0)
+
+    def _update_one_ring(self, ring: pg.ScatterPlotItem, node: int, extra_px: float) -> None:
+        """The selection or hover ring around ``node`` (−1: none); a hover moves only
+        its own ring, not the receptive field's thousands."""
+        if 0 <= node < self._pos.shape[0]:
+            ring.setData(pos=self._pos[node:node + 1], size=[self._size_array()[node]
+                                                             + extra_px])
         else:
-            self.select_ring.setData(pos=empty)
-        h = self._hovered
-        if 0 <= h < self._pos.shape[0]:
-            self.hover_ring.setData(pos=self._pos[h:h + 1], size=[size[h] + 5.0])
-        else:
-            self.hover_ring.setData(pos=empty)
+            ring.setData(pos=np.zeros((0, 2)))
 
     def _update_labels(self) -> None:
         texts = self._labels
@@ -841,6 +862,12 @@ class GraphCanvas(pg.PlotWidget):
                 item.setVisible(False)
 
     def _update_legend(self) -> None:
+        key = (self._show_legend and (self._node_title, tuple(self._node_legend),
+                                      self._overlay_title if self._overlay is not None
+                                      else None))
+        if key == self._legend_key:         # the same entries: not rebuilt
+            return
+        self._legend_key = key
         self.legend.clear()
         if self._node_legend:
             if self._node_title:
@@ -912,7 +939,7 @@ class GraphCanvas(pg.PlotWidget):
         if idx == self._hovered:
             return
         self._hovered = idx
-        self._update_rings()
+        self._update_one_ring(self.hover_ring, idx, 5.0)
         self._update_readout()
         self.nodeHovered.emit(idx)
 

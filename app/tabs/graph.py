@@ -504,8 +504,9 @@ class GraphTab(BaseTab):
         elif previous["layout_key"] != result["layout_key"]:
             self.canvas.set_positions(pos, animate=True)
         self.note.setText(" ".join([doc.summary() + ".", doc.features_note, *doc.warnings]))
-        self._draw_nodes()
-        self._draw_edges()
+        with self.canvas.batch():            # one redraw for all the canvas setters
+            self._draw_nodes()
+            self._draw_edges()
         self._draw_messages()
         self._draw_embedding()
         self._draw_training()
@@ -650,13 +651,14 @@ class GraphTab(BaseTab):
     def _draw_embedding(self) -> None:
         node = self.result["node"]
         emb = node.embedding
-        if self.embedding_view.node_count() != len(emb):
-            self.embedding_view.set_graph(emb, np.zeros((0, 2), np.int64))
-        else:
-            self.embedding_view.set_positions(emb)
         colours = self._node_colours()
         values = colours.pop("values")
-        self.embedding_view.set_node_colors(values, **colours)
+        with self.embedding_view.batch():
+            if self.embedding_view.node_count() != len(emb):
+                self.embedding_view.set_graph(emb, np.zeros((0, 2), np.int64))
+            else:
+                self.embedding_view.set_positions(emb)
+            self.embedding_view.set_node_colors(values, **colours)
         self.view("embedding").panel.set_readout(self.tr(
             "epoch {0}: test accuracy {1:.2f}").format(node.epoch, node.test_acc)
             if (self.result["doc"].labels >= 0).any() else
@@ -712,13 +714,14 @@ class GraphTab(BaseTab):
             self.view("pooled").panel.set_readout(self.tr(
                 "Press “Train graph classifier”: house vs cycle motifs."))
             return
-        if self.pooled_view.node_count() != len(g.embedding):
-            self.pooled_view.set_graph(g.embedding, np.zeros((0, 2), np.int64))
-        else:
-            self.pooled_view.set_positions(g.embedding)
-        self.pooled_view.set_node_colors(g.predictions, categorical=True,
-                                         names=[self.tr("house"), self.tr("cycle")],
-                                         title=self.tr("predicted motif"))
+        with self.pooled_view.batch():
+            if self.pooled_view.node_count() != len(g.embedding):
+                self.pooled_view.set_graph(g.embedding, np.zeros((0, 2), np.int64))
+            else:
+                self.pooled_view.set_positions(g.embedding)
+            self.pooled_view.set_node_colors(g.predictions, categorical=True,
+                                             names=[self.tr("house"), self.tr("cycle")],
+                                             title=self.tr("predicted motif"))
         keys = " ".join(f"<span style='color:{PALETTE[i]}'>●</span> {name}" for i, name in
                         enumerate((self.tr("house"), self.tr("cycle"))))
         self.view("pooled").panel.set_readout(keys + " · " + self.tr(
