@@ -22,6 +22,7 @@ budget (from the theory, before it runs, so nothing is allocated that cannot be)
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import math
 import os
@@ -140,16 +141,21 @@ def _peak_bytes(fn, device: torch.device) -> float:
 
     # one profiler at a time (two at once raise), and stderr silenced by one thread
     # at a time, so it is always given back
-    with _PROFILER_LOCK, _quiet_stderr(), profile(activities=[ProfilerActivity.CPU],
-                                                  profile_memory=True) as prof:
-        fn()
-    # allocations (+) and frees (−) in the order they happened; the peak of their sum.
-    # Self memory only: an operator's total includes its children's, counted again.
-    events = sorted((e for e in prof.events() if e.self_cpu_memory_usage),
-                    key=lambda e: e.time_range.start)
+    with _PROFILER_LOCK, _quiet_stderr():
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            fn()
+        # allocations (+) and frees (−) in the order they happened; the peak of their
+        # sum. Self memory only: an operator's total includes its children's, counted
+        # again. Parsed under the lock, and the profiler's cyclic garbage collected here:
+        # Kineto aborted the process once when the GUI thread's garbage collector freed
+        # a previous profiler while this thread parsed the next one's results.
+        usage = [(e.time_range.start, e.self_cpu_memory_usage) for e in prof.events()
+                 if e.self_cpu_memory_usage]
+        del prof
+        gc.collect()
     total = peak = 0
-    for e in events:
-        total += e.self_cpu_memory_usage
+    for _, change in sorted(usage, key=lambda u: u[0]):
+        total += change
         peak = max(peak, total)
     return float(peak)
 
