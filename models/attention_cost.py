@@ -22,7 +22,6 @@ budget (from the theory, before it runs, so nothing is allocated that cannot be)
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import math
 import os
@@ -146,13 +145,10 @@ def _peak_bytes(fn, device: torch.device) -> float:
             fn()
         # allocations (+) and frees (−) in the order they happened; the peak of their
         # sum. Self memory only: an operator's total includes its children's, counted
-        # again. Parsed under the lock, and the profiler's cyclic garbage collected here:
-        # Kineto aborted the process once when the GUI thread's garbage collector freed
-        # a previous profiler while this thread parsed the next one's results.
+        # again. Parsed under the lock: one profiler's results at a time. (A gc.collect()
+        # here deadlocked: a finalizer on this thread waited for the GUI thread.)
         usage = [(e.time_range.start, e.self_cpu_memory_usage) for e in prof.events()
                  if e.self_cpu_memory_usage]
-        del prof
-        gc.collect()
     total = peak = 0
     for _, change in sorted(usage, key=lambda u: u[0]):
         total += change
