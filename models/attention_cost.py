@@ -22,6 +22,7 @@ budget (from the theory, before it runs, so nothing is allocated that cannot be)
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import math
 import os
@@ -140,13 +141,12 @@ def _peak_bytes(fn, device: torch.device) -> float:
 
     # one profiler at a time (two at once raise), and stderr silenced by one thread
     # at a time, so it is always given back
-    with _PROFILER_LOCK, _quiet_stderr():
+    with _PROFILER_LOCK, _quiet_stderr(), _no_automatic_gc():
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             fn()
         # allocations (+) and frees (−) in the order they happened; the peak of their
         # sum. Self memory only: an operator's total includes its children's, counted
-        # again. Parsed under the lock: one profiler's results at a time. (A gc.collect()
-        # here deadlocked: a finalizer on this thread waited for the GUI thread.)
+        # again. Parsed under the lock: one profiler's results at a time.
         usage = [(e.time_range.start, e.self_cpu_memory_usage) for e in prof.events()
                  if e.self_cpu_memory_usage]
     total = peak = 0
@@ -154,6 +154,23 @@ def _peak_bytes(fn, device: torch.device) -> float:
         total += change
         peak = max(peak, total)
     return float(peak)
+
+
+@contextmanager
+def _no_automatic_gc():
+    """No automatic garbage collection (on any thread) while the profiler records and
+    its results are parsed. A fresh-clone test run aborted once inside Kineto's result
+    parsing while the GUI thread was garbage-collecting (tensors freed on another thread
+    are recorded too). Collecting here instead deadlocked: a finalizer on this thread
+    waited for the GUI thread. So collection only waits, for the second or so this takes.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 64,
