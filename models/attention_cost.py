@@ -149,6 +149,11 @@ def _peak_bytes(fn, device: torch.device) -> float:
         # again. Parsed under the lock: one profiler's results at a time.
         usage = [(e.time_range.start, e.self_cpu_memory_usage) for e in prof.events()
                  if e.self_cpu_memory_usage]
+        # the profiler's C++ results are referenced from a reference cycle (its events),
+        # so they were freed whenever the cyclic collector next ran, on whichever thread,
+        # often the GUI thread: drop them here, on the thread that made them
+        if getattr(prof.profiler, "kineto_results", None) is not None:
+            prof.profiler.kineto_results = None
     total = peak = 0
     for _, change in sorted(usage, key=lambda u: u[0]):
         total += change
@@ -159,10 +164,10 @@ def _peak_bytes(fn, device: torch.device) -> float:
 @contextmanager
 def _no_automatic_gc():
     """No automatic garbage collection (on any thread) while the profiler records and
-    its results are parsed. A fresh-clone test run aborted once inside Kineto's result
-    parsing while the GUI thread was garbage-collecting (tensors freed on another thread
-    are recorded too). Collecting here instead deadlocked: a finalizer on this thread
-    waited for the GUI thread. So collection only waits, for the second or so this takes.
+    its results are parsed. Fresh-clone test runs aborted inside Kineto while the GUI
+    thread was garbage-collecting (freeing an earlier profiler's results). Collecting
+    here instead deadlocked: a finalizer on this thread waited for the GUI thread. So
+    collection only waits, for the second or so this takes.
     """
     enabled = gc.isenabled()
     gc.disable()
