@@ -76,6 +76,7 @@ class CurvesPlot(LabelledPlot):
         self.hint.setParentItem(self.plotItem.vb)
         self.plotItem.vb.sigResized.connect(self._place_hint)
         self._items: list[pg.PlotDataItem] = []
+        self._bands: list[pg.FillBetweenItem] = []
         self._data: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros((0, 0)))
 
     def set_hint(self, text: str) -> None:
@@ -119,6 +120,23 @@ class CurvesPlot(LabelledPlot):
 
     def curves(self) -> tuple[np.ndarray, np.ndarray]:
         return self._data
+
+    def set_bands(self, x, lows: Sequence[np.ndarray], highs: Sequence[np.ndarray]) -> None:
+        """A shaded band between ``lows[i]`` and ``highs[i]`` in curve i's colour (e.g. a
+        95 % confidence interval); x: float[n] shared, or one array per band. Empty
+        lists remove the bands."""
+        for band in self._bands:
+            self.plotItem.removeItem(band)
+        self._bands = []
+        xs = list(x) if isinstance(x, (list, tuple)) else [np.asarray(x)] * len(lows)
+        for i, (xi, lo, hi) in enumerate(zip(xs, lows, highs, strict=True)):
+            colour = pg.mkColor(SERIES_COLOURS[i % len(SERIES_COLOURS)])
+            colour.setAlpha(50)
+            lower, upper = pg.PlotCurveItem(xi, lo), pg.PlotCurveItem(xi, hi)
+            band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(colour))
+            band.setZValue(-1)
+            self.plotItem.addItem(band)
+            self._bands.append(band)
 
 
 class GroupedBarsPlot(LabelledPlot):
