@@ -35,12 +35,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QPointF, Qt, QTimer, QVariantAnimation, Signal
 from PySide6.QtGui import QColor
 
-from viz.theme import HIGHLIGHT, SERIES_COLOURS, colormap
+from viz.theme import HIGHLIGHT, PALETTE, SERIES_COLOURS, colormap
 
-#: categorical palette: Tableau 10 without its grey (grey means "no class") plus two
-#: dark colours from Paul Tol's set; colour-blind friendly, cycles beyond 11 classes
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-           "#ff9da7", "#9c755f", "#332288", "#117733")
 NONE_COLOUR = "#c8c8c8"          # class −1 / NaN value
 NODE_COLOUR = SERIES_COLOURS[0]  # no colouring
 EDGE_COLOUR = "#9a9a9a"          # plain edges

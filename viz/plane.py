@@ -36,12 +36,8 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 
 from viz.plots import LabelledPlot
-from viz.theme import colormap
+from viz.theme import PALETTE, colormap
 
-#: the graph canvas's categorical palette (colour-blind friendly), for class regions
-#: and class-coloured points
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-           "#ff9da7", "#9c755f", "#332288", "#117733")
 REGION_ALPHA = 70          # class regions: the palette colour this opaque over white
 GRAB_PX = 10.0             # a press this close to a movable point grabs it
 ARROW_BARB = 0.3           # barb length as a fraction of the arrow

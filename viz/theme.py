@@ -9,6 +9,10 @@ SEQUENTIAL = "viridis"
 SERIES_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
                   "#8c564b", "#e377c2")
 HIGHLIGHT = "#e8a200"
+#: categorical palette: Tableau 10 without its grey (grey means "no class") plus two
+#: dark colours from Paul Tol's set; colour-blind friendly, cycles beyond 11 classes
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+           "#ff9da7", "#9c755f", "#332288", "#117733")
 
 
 def apply() -> None:
