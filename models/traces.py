@@ -692,3 +692,314 @@ class LinkTrace:
 
     def __post_init__(self) -> None:
         _freeze(self)
+
+
+# -- neural ODE --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VectorField:
+    """The dynamics f(t, y) of a neural ODE on an n × n grid of a plane, at one time.
+
+    ``extent`` is (x_min, x_max, y_min, y_max); the grid runs over it corner to corner
+    (``x[i, j] = x_min + j·(x_max − x_min)/(n − 1)``, rows ``i`` from y_min upwards).
+    ``dims`` are the two state coordinates spanning the plane (the others are 0);
+    ``u``, ``v`` are f's components along them; ``speed = hypot(u, v)``.
+
+    Shapes:
+        x, y, u, v, speed: float32[n, n] (row i ↔ y_i, column j ↔ x_j)
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    speed: np.ndarray
+    t: float
+    extent: tuple[float, float, float, float]
+    dims: tuple[int, int] = (0, 1)
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class SolverSteps:
+    """Every step attempt of one ODE solve from ``t0`` to ``t1``.
+
+    Adaptive solvers (dopri5, bosh3) attempt a step of size dt from t; the step is
+    accepted when the error estimate is within the tolerances, otherwise it is rejected
+    and retried from the same t with a smaller dt. Accepted steps tile [t0, T] with
+    T ≥ t1 (the last step may overshoot t1: the solution at t1 is interpolated).
+    Fixed-grid solvers accept every step (``step_size``, the last one shortened to end
+    at t1). ``dt`` is signed: negative when t1 < t0. ``nfe`` counts every evaluation of
+    f in the solve (dopri5: 2 + 6 per attempt; bosh3: 2 + 3 per attempt; rk4: 4 per
+    step, midpoint 2, euler 1).
+
+    Shapes:
+        accepted_t, accepted_dt: float32[a] (float64 would be exact; float32 is for drawing)
+        rejected_t, rejected_dt: float32[r]
+    """
+
+    method: str
+    accepted_t: np.ndarray
+    accepted_dt: np.ndarray
+    rejected_t: np.ndarray
+    rejected_dt: np.ndarray
+    nfe: int
+    t0: float = 0.0
+    t1: float = 0.0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+    @property
+    def n_accepted(self) -> int:
+        return int(self.accepted_t.size)
+
+    @property
+    def n_rejected(self) -> int:
+        return int(self.rejected_t.size)
+
+
+@dataclass(frozen=True)
+class SpiralTrace:
+    """The spiral fit: the whole trajectory predicted from the true y0 against the truth.
+
+    ``error_l1`` is the mean absolute error over all points and both coordinates,
+    ``mean |fitted − true|`` (the loss of torchdiffeq's ode_demo); ``trivial`` holds the
+    same error of two trivial predictors: ``constant_y0`` (y0 everywhere, 1.257) and
+    ``zero`` (0 everywhere, 0.530). ``nfe`` is the evaluations of f in the solve.
+
+    Shapes:
+        t: float32[n]; true, observed, fitted: float32[n, 2]
+    """
+
+    t: np.ndarray
+    true: np.ndarray
+    observed: np.ndarray
+    fitted: np.ndarray
+    error_l1: float
+    trivial: dict
+    nfe: int
+    step: int = 0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class ClassifierTrace:
+    """A neural-ODE classifier: decision regions, and points moving through the flow.
+
+    ``extent`` is (x_min, x_max, y_min, y_max); ``prob[i, j]`` is the probability of
+    class 1 at the centre of cell (row i from y_min upwards, column j from x_min
+    rightwards) of the input plane. ``paths[k]`` are the first two state coordinates of
+    ``points`` at ``times[k]`` (``paths[0]`` = the inputs, ``paths[-1]`` = what the linear
+    output layer sees); with ``augment`` > 0 the extra coordinates start at 0 and are not
+    drawn. ``accuracy`` is on the whole held-out set.
+
+    Shapes:
+        prob: float32[g, g]; points: float32[n, 2]; labels, predictions: int64[n]
+        paths: float32[T, n, 2]; times: float32[T]
+    """
+
+    extent: tuple[float, float, float, float]
+    prob: np.ndarray
+    points: np.ndarray
+    labels: np.ndarray
+    paths: np.ndarray
+    times: np.ndarray
+    accuracy: float
+    augment: int
+    predictions: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    data: str = ""
+    step: int = 0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class CNFTrace:
+    """A continuous normalizing flow from the base N(0, I) to the data.
+
+    Time runs data → base: z(0) = x, z(t1) ~ N(0, I). ``times`` run from t1 (the base)
+    down to 0 (the data); ``samples[k]`` are base samples pushed back to ``times[k]``
+    (``samples[0]`` = the base draws, ``samples[-1]`` = the model's samples), and
+    ``density[k]`` is the model's density p_t of the points at ``times[k]``, at the cell
+    centres of ``extent`` (x_min, x_max, y_min, y_max; row i from y_min upwards).
+    ``mass[k]`` is the sum of ``density[k]`` times the cell area (≈ 1 where the grid holds
+    the mass). ``nll`` is the held-out negative log-likelihood in nats; ``entropy`` the
+    data's differential entropy (the floor no model can go below).
+
+    Shapes:
+        times: float32[T]; samples: float32[T, n, 2]; density: float32[T, g, g]
+        mass: float32[T]
+    """
+
+    times: np.ndarray
+    samples: np.ndarray
+    density: np.ndarray
+    extent: tuple[float, float, float, float]
+    nll: float
+    entropy: float
+    mass: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    step: int = 0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class AdjointComparison:
+    """One batch's loss and gradient through the solver (direct backpropagation) and with
+    the adjoint method, from the same weights and with the same solver and tolerances.
+
+    ``seconds_*``: median wall time of forward + backward. ``saved_bytes_*``: bytes of
+    the tensors autograd keeps between the forward and the backward pass (distinct
+    storages, parameters excluded): direct backpropagation keeps every stage of every
+    step, the adjoint only the solution at the requested times. ``cuda_peak_*``: growth
+    of ``torch.cuda.max_memory_allocated`` over the pass (NaN off CUDA).
+    ``nfe_forward_*`` / ``nfe_backward_*``: evaluations of f in the forward solve / those
+    backpropagated through (the adjoint's are the evaluations of its backward solve).
+    ``grad_rel_diff`` = max|g_adjoint − g_direct| / max|g_direct|.
+    """
+
+    seconds_direct: float
+    seconds_adjoint: float
+    saved_bytes_direct: int
+    saved_bytes_adjoint: int
+    nfe_forward_direct: int
+    nfe_backward_direct: int
+    nfe_forward_adjoint: int
+    nfe_backward_adjoint: int
+    grad_rel_diff: float
+    loss_direct: float
+    loss_adjoint: float
+    cuda_peak_direct: float = float("nan")
+    cuda_peak_adjoint: float = float("nan")
+    method: str = ""
+    rtol: float = float("nan")
+    atol: float = float("nan")
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+# -- meta-learning -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MetaHistory:
+    """Every meta-learner's training loss so far (the query MSE after the inner loop on
+    each step's batch, the same quantity for every method).
+
+    Shapes:
+        losses: float32[M, step], one row per method of ``methods``
+    """
+
+    methods: tuple[str, ...]
+    losses: np.ndarray
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class AdaptationTrace:
+    """Each method adapted on one task's support points: its prediction on a grid after
+    0, 1, …, ``steps`` SGD steps of ``inner_lr`` (``predictions[m, 0]`` is the
+    meta-learned initialisation's own prediction).
+
+    Shapes:
+        x_grid: float32[G]; predictions: float32[M, steps+1, G] (M = len(methods))
+        x_support, y_support: float32[K] (K may be 0: no adaptation)
+    """
+
+    x_grid: np.ndarray
+    predictions: np.ndarray
+    methods: tuple[str, ...]
+    x_support: np.ndarray
+    y_support: np.ndarray
+    inner_lr: float
+    steps: int
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class MetaEvalTrace:
+    """MSE against adaptation steps over ``n_tasks`` test tasks (amplitude up to
+    ``amp_max``; 5 in distribution, 10 out of it), K support points each, scored on 100
+    points spread over [−5, 5]. ``ci95`` is the 95% half-width 1.96·s/√n (s: sample
+    standard deviation over the tasks); ``seconds`` the wall time of each method's
+    adaptation and scoring; ``step`` the training step of the weights evaluated.
+    ``median`` is robust where a few tasks blow up (SGD with a fixed step on large
+    amplitudes can diverge, and one such task dominates the mean).
+
+    Shapes:
+        mse, ci95, median: float32[M, steps+1]; seconds: float32[M]
+        task_mse: float32[M, steps+1, n_tasks] (every task's MSE)
+    """
+
+    methods: tuple[str, ...]
+    steps: int
+    mse: np.ndarray
+    ci95: np.ndarray
+    n_tasks: int
+    k: int
+    amp_max: float
+    seconds: np.ndarray
+    task_mse: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.float32))
+    median: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    inner_lr: float = float("nan")
+    seed: int = 0
+    step: int = 0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
+
+
+@dataclass(frozen=True)
+class ProtoTrace:
+    """One few-shot episode through a prototypical network.
+
+    Prototypes are the class means of the embedded support points; a point belongs to
+    the class of the nearest prototype (squared Euclidean distance in the embedding).
+    ``regions_input`` colours the input plane by that rule (each grid point embedded
+    first); ``regions_embedding`` is the Voronoi diagram of the prototypes in the
+    embedding plane. The baseline is nearest class mean in the INPUT plane, no learning
+    (``baseline_prototypes``, ``regions_baseline``). Extents are (x_min, x_max, y_min,
+    y_max); region rasters are cell centres, row i from y_min upwards, column j from
+    x_min rightwards (as ``FlowDensity``). Labels are 0..n_way-1, support class-major.
+
+    Shapes:
+        support_x: float32[N*K, 2]; support_y: int64[N*K]
+        query_x: float32[Q, 2]; query_y, query_pred: int64[Q]
+        support_emb: float32[N*K, 2]; query_emb: float32[Q, 2]; prototypes: float32[N, 2]
+        regions_input, regions_embedding, regions_baseline: int64[g, g]
+        baseline_prototypes: float32[N, 2]
+    """
+
+    n_way: int
+    k_shot: int
+    support_x: np.ndarray
+    support_y: np.ndarray
+    query_x: np.ndarray
+    query_y: np.ndarray
+    support_emb: np.ndarray
+    query_emb: np.ndarray
+    prototypes: np.ndarray
+    extent_input: tuple[float, float, float, float]
+    regions_input: np.ndarray
+    extent_embedding: tuple[float, float, float, float]
+    regions_embedding: np.ndarray
+    accuracy: float
+    baseline_accuracy: float
+    query_pred: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    baseline_prototypes: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
+    regions_baseline: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
+    family: str = ""
+    seed: int = 0
+    step: int = 0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
