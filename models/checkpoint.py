@@ -19,9 +19,14 @@ def snapshot(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> dict:
 
 
 def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, state: dict) -> None:
-    """Put back what ``snapshot`` copied."""
+    """Put back the weights and the optimizer's state (Adam's moments, step counts) that
+    ``snapshot`` copied, but keep the hyper-parameters set since (a learning rate the
+    user lowered after the snapshot, typically in reaction to the blow-up, stays)."""
+    hyper = [{k: v for k, v in g.items() if k != "params"} for g in optimizer.param_groups]
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
+    for group, kept in zip(optimizer.param_groups, hyper, strict=True):
+        group.update(kept)
 
 
 def move_optimizer_state(optimizer: torch.optim.Optimizer, device: torch.device) -> None:

@@ -37,6 +37,19 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def device_for(device: str | torch.device) -> torch.device:
+    """A ``torch.device`` for "cpu", "cuda", "cuda:1", "mps"; ``DeviceUnavailableError`` if
+    this machine does not have it ("cuda" means "cuda:0"). Every session takes its device
+    through this, so an absent device reads the same everywhere."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise DeviceUnavailableError(f"'{device}' is not a device name (try cpu, cuda or mps)."
+                                     ) from exc
+    name = f"cuda:{dev.index or 0}" if dev.type == "cuda" else dev.type
+    return resolve_device(name)
+
+
 def versions() -> dict[str, str]:
     """Versions of torch and PyG for the About box."""
     out = {"torch": torch.__version__}

@@ -53,8 +53,8 @@ from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.utils import negative_sampling, to_dense_adj
 
 from models import checkpoint
-from models.devices import resolve_device
-from models.errors import DeviceUnavailableError, InvalidParameterError, TrainingDivergedError
+from models.devices import device_for
+from models.errors import InvalidParameterError, TrainingDivergedError
 from models.traces import (
     BatchTrace,
     EdgeValues,
@@ -79,18 +79,6 @@ POOLINGS = ("mean", "max", "sum")
 
 
 # -- devices and small helpers -------------------------------------------------------------------
-def device_for(device: str | torch.device) -> torch.device:
-    """A ``torch.device`` for "cpu", "cuda", "cuda:1", "mps"; ``DeviceUnavailableError`` if
-    this machine does not have it ("cuda" means "cuda:0")."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise DeviceUnavailableError(f"'{device}' is not a device name (try cpu, cuda or mps)."
-                                     ) from exc
-    name = f"cuda:{dev.index or 0}" if dev.type == "cuda" else dev.type
-    return resolve_device(name)
-
-
 def _as_edge_index(edge_index) -> torch.Tensor:
     ei = torch.as_tensor(np.asarray(edge_index) if isinstance(edge_index, np.ndarray)
                          else edge_index).long()

@@ -51,6 +51,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, grad, grad_and_value, vmap
 
 from models import checkpoint
+from models.devices import device_for
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.traces import AdaptationTrace, MetaEvalTrace, MetaHistory, Progress, ProtoTrace
 
@@ -355,7 +356,7 @@ class MetaSession:
         self.methods = methods
         self.hidden = _int("hidden", hidden, 1, 4096)
         self.seed = int(seed)
-        self.device = torch.device(device)
+        self.device = device_for(device)
         self.k, self.inner_lr, self.inner_steps = 10, 0.01, 1
         self.meta_batch, self.meta_lr, self.reptile_inner_steps = 25, 1e-3, 5
         self._apply(dict(k=k, inner_lr=inner_lr, inner_steps=inner_steps, meta_batch=meta_batch,
@@ -405,7 +406,7 @@ class MetaSession:
                     group["lr"] = self.meta_lr
 
     def to(self, device: str | torch.device) -> MetaSession:
-        dev = torch.device(device)
+        dev = device_for(device)
         with self.lock:
             for m in self.methods:
                 self.nets[m].to(dev)
@@ -536,10 +537,11 @@ class MetaSession:
                            history=history, trace=trace)
 
     # -- using the meta-learned weights ------------------------------------------------------
-    def _weights(self) -> dict[str, dict[str, Tensor]]:
+    def _weights(self) -> tuple[dict[str, dict[str, Tensor]], int]:
+        """Copies of every method's weights and the step they belong to, taken together."""
         with self.lock:
-            return {m: {k: v.detach().clone() for k, v in p.items()}
-                    for m, p in self.params.items()}
+            return ({m: {k: v.detach().clone() for k, v in p.items()}
+                     for m, p in self.params.items()}, self.step)
 
     def adapt_curves(self, x_support, y_support, x_grid, steps: int = 10,
                      inner_lr: float | None = None) -> AdaptationTrace:
@@ -559,7 +561,7 @@ class MetaSession:
         if not (np.isfinite(xs_np).all() and np.isfinite(ys_np).all()
                 and np.isfinite(grid).all()):
             raise InvalidParameterError("Support points and grid must be finite numbers.")
-        weights = self._weights()
+        weights, step = self._weights()
         dev = next(iter(weights[self.methods[0]].values())).device
         xs = _column(xs_np, dev, torch.float32)
         ys = _column(ys_np, dev, torch.float32)
@@ -597,7 +599,7 @@ class MetaSession:
         y_s = sinusoid(x_s, amp[:, None], phase[:, None])
         x_e = np.broadcast_to(np.linspace(*X_RANGE, EVAL_POINTS), (n_tasks, EVAL_POINTS))
         y_e = sinusoid(x_e, amp[:, None], phase[:, None])
-        weights = self._weights()
+        weights, step = self._weights()
         dev = next(iter(weights[self.methods[0]].values())).device
 
         def t(a):
@@ -622,7 +624,7 @@ class MetaSession:
                              ci95=1.96 * sd / math.sqrt(n_tasks), n_tasks=n_tasks, k=k,
                              amp_max=amp_max, seconds=seconds, task_mse=per_task,
                              median=np.median(per_task, -1),
-                             inner_lr=lr, seed=seed, step=self.step)
+                             inner_lr=lr, seed=seed, step=step)
 
     def test_task(self, seed: int, k: int | None = None,
                   amp_max: float = AMPLITUDE[1]) -> dict:
@@ -758,7 +760,7 @@ class ProtoSession:
         self.embed_dim = _int("The embedding dimension", embed_dim, 2, 256)
         self.hidden = _int("hidden", hidden, 1, 4096)
         self.lr = _positive("The learning rate", lr)
-        self.family, self.seed, self.device = family, int(seed), torch.device(device)
+        self.family, self.seed, self.device = family, int(seed), device_for(device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             self.net = EmbeddingNet(self.hidden, self.embed_dim).to(self.device)
@@ -796,7 +798,7 @@ class ProtoSession:
         return v
 
     def to(self, device: str | torch.device) -> ProtoSession:
-        dev = torch.device(device)
+        dev = device_for(device)
         with self.lock:
             self.net.to(dev)
             checkpoint.move_optimizer_state(self.optimizer, dev)
@@ -874,7 +876,8 @@ class ProtoSession:
             pts = torch.as_tensor(_grid(ext_in, grid), device=self.device)
             regions_in = torch.cat([_sq_dist(self.net(c), protos).argmin(1)
                                     for c in pts.split(16384)])
-            step = self.step
+            # the options this episode was made with (set_options may change them now)
+            step, n_way, k_shot, family = self.step, self.n_way, self.k_shot, self.family
         # the drawn embedding plane: the coordinates themselves, or two principal axes
         all_emb = torch.cat([s_emb, q_emb, protos])
         if self.embed_dim == 2:
@@ -891,7 +894,7 @@ class ProtoSession:
         epts = torch.as_tensor(_grid(ext_emb, grid), device=self.device)
         regions_emb = _sq_dist(epts, p2).argmin(1)
         # the baseline: nearest class mean in the input plane, no learning
-        means = prototypes(ep["support_x"], ep["support_y"], self.n_way)
+        means = prototypes(ep["support_x"], ep["support_y"], n_way)
         base_pred = _sq_dist(ep["query_x"], means).argmin(1)
         regions_base = _sq_dist(pts, means).argmin(1)
 
@@ -899,7 +902,7 @@ class ProtoSession:
             return t.detach().cpu().numpy()
 
         return ProtoTrace(
-            n_way=self.n_way, k_shot=self.k_shot, family=self.family, seed=seed, step=step,
+            n_way=n_way, k_shot=k_shot, family=family, seed=seed, step=step,
             support_x=np_(ep["support_x"]), support_y=np_(ep["support_y"]),
             query_x=np_(ep["query_x"]), query_y=np_(ep["query_y"]), query_pred=np_(pred),
             support_emb=np_(s2), query_emb=np_(q2), prototypes=np_(p2),

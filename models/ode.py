@@ -53,10 +53,9 @@ from torch import nn
 from torchdiffeq import odeint, odeint_adjoint
 
 from models import checkpoint, densities
-from models.devices import resolve_device
+from models.devices import device_for
 from models.errors import (
     ArchScopeError,
-    DeviceUnavailableError,
     InvalidParameterError,
     TrainingDivergedError,
 )
@@ -91,8 +90,9 @@ class SolverConfig:
     """How to solve: torchdiffeq's ``method``; ``rtol``/``atol`` for the adaptive ones
     (a step is accepted when its error estimate ≤ atol + rtol·|y|, RMS over the state);
     ``step_size`` for the fixed-grid ones; ``adjoint`` to backpropagate with
-    ``odeint_adjoint``; ``max_nfe`` evaluations of f at most per solve (the forward solve,
-    and separately the adjoint's backward solve)."""
+    ``odeint_adjoint``; ``max_nfe`` evaluations of f at most per solve: the forward solve,
+    and separately the adjoint's whole backward pass (torchdiffeq runs one backward solve
+    per output interval; they count together)."""
 
     method: str = "dopri5"
     rtol: float = 1e-3
@@ -524,18 +524,6 @@ def make_classification(name: str = "moons", n: int = 2000, seed: int = 0,
 
 
 # -- training sessions ---------------------------------------------------------------------------
-def _device(device: str | torch.device) -> torch.device:
-    """A ``torch.device`` for "cpu", "cuda", "cuda:1", "mps"; ``DeviceUnavailableError``
-    if this machine does not have it ("cuda" means "cuda:0")."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise DeviceUnavailableError(f"'{device}' is not a device name (try cpu, cuda or mps)."
-                                     ) from exc
-    name = f"cuda:{dev.index or 0}" if dev.type == "cuda" else dev.type
-    return resolve_device(name)
-
-
 class _Unstable(Exception):
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(detail)
@@ -664,7 +652,7 @@ class ODESession:
                 group["lr"] = lr
 
     def to(self, device: str | torch.device) -> ODESession:
-        dev = _device(device)
+        dev = device_for(device)
         with self.lock:
             self.model.to(dev)
             checkpoint.move_optimizer_state(self.optimizer, dev)
@@ -714,6 +702,16 @@ class ODESession:
         self.step = self.good_step
         for lst in (self.losses, self.nfe_forward, self.nfe_backward, self.step_seconds):
             del lst[self.good_step:]
+        self.last_metric = self._evaluate_safely()    # of the restored weights
+
+    def history(self) -> dict[str, np.ndarray]:
+        """Copies of the per-step records, taken together under the lock (the training
+        thread appends to them): loss, nfe_forward, nfe_backward, step_seconds."""
+        with self.lock:
+            return {"loss": np.asarray(self.losses, np.float32),
+                    "nfe_forward": np.asarray(self.nfe_forward, np.int64),
+                    "nfe_backward": np.asarray(self.nfe_backward, np.int64),
+                    "step_seconds": np.asarray(self.step_seconds, np.float32)}
 
     def _diverged(self, kind: str, detail: str, cfg: SolverConfig) -> TrainingDivergedError:
         step = self.step + 1
@@ -726,8 +724,11 @@ class ODESession:
             tips = (f"Try a smaller learning rate (now {self.lr:g}), looser tolerances (now "
                     f"rtol {cfg.rtol:g}, atol {cfg.atol:g}), or a fixed-step solver such as rk4.")
         elif kind == "nfe":
+            solve = ("the adjoint's backward pass (its backward solves, one per output "
+                     "interval, together)" if detail == "backward" and cfg.adjoint
+                     else "one solve")
             what = (f"the solver ({cfg.describe()}) needed more than {cfg.max_nfe} evaluations "
-                    "of f for one solve: the learned dynamics became hard to integrate")
+                    f"of f for {solve}: the learned dynamics became hard to integrate")
             tips = (f"Raise the cap (max_nfe, now {cfg.max_nfe}), loosen the tolerances, lower the "
                     f"learning rate (now {self.lr:g}), or use a fixed-step solver such as rk4.")
         else:
@@ -755,6 +756,7 @@ class ODESession:
                 dyn = self.dynamics
                 self.model.train()
                 dyn.reset_counts()
+                backward = False
                 try:
                     # 1. forward solve and loss
                     loss = self._loss(self._next_batch(), cfg)
@@ -766,13 +768,15 @@ class ODESession:
                     #    backwards in time, capped like the forward one)
                     self.optimizer.zero_grad(set_to_none=True)
                     dyn.start_solve()
+                    backward = True
                     loss.backward()
                     nfe_b = dyn.nfe_backward
                     norm = torch.nn.utils.clip_grad_norm_(params, self.clip_grad or math.inf)
                     if not torch.isfinite(norm):
                         raise _Unstable("nan", "a gradient became non-finite")
                 except NFELimitExceeded as exc:
-                    raise self._diverged("nfe", str(exc), cfg) from exc
+                    raise self._diverged("nfe", "backward" if backward else "forward", cfg
+                                         ) from exc
                 except AssertionError as exc:
                     msg = str(exc)
                     if "underflow in dt" in msg and not self._weights_finite():
@@ -797,14 +801,14 @@ class ODESession:
                 if not self._weights_finite():
                     raise self._diverged("nan", "the update made the weights non-finite", cfg)
                 self.step += 1
+                seconds = time.perf_counter() - t0     # the step itself, not the evaluation
                 self.losses.append(value)
                 self.nfe_forward.append(int(nfe_f))
                 self.nfe_backward.append(int(nfe_b))
+                self.step_seconds.append(seconds)
                 last = self.step - start == steps
                 if self.step % eval_every == 0 or last or self.step - start == 1:
                     self.last_metric = self._evaluate_safely()
-                seconds = time.perf_counter() - t0
-                self.step_seconds.append(seconds)
             elapsed = time.perf_counter() - t_start
             yield Progress(
                 step=self.step, total=start + steps, loss=value,
@@ -912,7 +916,7 @@ class SpiralSession(ODESession):
                  batch_size: int = 20, lr: float = 1e-3, seed: int = 0,
                  device: str | torch.device = "cpu", solver: SolverConfig | None = None,
                  n_points: int = 1000, t_max: float = 25.0) -> None:
-        dev = _device(device)
+        dev = device_for(device)
         if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
             raise InvalidParameterError(f"The noise must be a number ≥ 0, got {noise!r}.")
         if not (isinstance(batch_time, int) and 2 <= batch_time < n_points // 2):
@@ -1016,7 +1020,7 @@ class ClassifierSession(ODESession):
                  t1: float = 1.0, lr: float = 1e-2, batch_size: int = 256, seed: int = 0,
                  device: str | torch.device = "cpu", solver: SolverConfig | None = None,
                  n_train: int = 2000, n_test: int = 1000) -> None:
-        dev = _device(device)
+        dev = device_for(device)
         if isinstance(augment, bool) or not isinstance(augment, int) or not 0 <= augment <= 8:
             raise InvalidParameterError(f"augment must be a whole number from 0 to 8, got "
                                         f"{augment!r}.")
@@ -1129,7 +1133,7 @@ class CNFSession(ODESession):
                  lr: float = 1e-3, batch_size: int = 512, seed: int = 0,
                  device: str | torch.device = "cpu", solver: SolverConfig | None = None,
                  depth: int = 2) -> None:
-        dev = _device(device)
+        dev = device_for(device)
         if not (isinstance(t1, (int, float)) and math.isfinite(t1) and t1 > 0):
             raise InvalidParameterError(f"t1 must be a number > 0, got {t1!r}.")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -1161,7 +1165,8 @@ class CNFSession(ODESession):
 
     def _log_prob(self, x: torch.Tensor, cfg: SolverConfig, t0: float = 0.0) -> torch.Tensor:
         """log p_{t0}(x): integrate (x, 0) from t0 to t1; ``log N(z) − Δlogp``."""
-        if t0 >= self.t1:
+        if float(torch.tensor(t0, dtype=x.dtype)) >= float(torch.tensor(self.t1,
+                                                                          dtype=x.dtype)):
             return _normal_logprob(x)
         t = torch.tensor([t0, self.t1], dtype=x.dtype, device=x.device)
         zero = x.new_zeros(x.shape[0], 1)
@@ -1241,8 +1246,9 @@ class CNFSession(ODESession):
             self.model.eval()
             dens = []
             with torch.no_grad():
-                for tk in times.tolist():
-                    lp = self._log_prob(pts, cfg, t0=tk)
+                for k, tk in enumerate(times.tolist()):
+                    # times[0] is t1 rounded to float32, maybe just below it: exactly t1
+                    lp = self._log_prob(pts, cfg, t0=self.t1 if k == 0 else tk)
                     dens.append(torch.exp(lp).reshape(grid, grid))
                 held = torch.cat([self._log_prob(c, cfg) for c in self.held.split(8192)])
             density = torch.stack(dens).double().cpu()

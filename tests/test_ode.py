@@ -48,6 +48,12 @@ def _state(model: nn.Module) -> dict:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
+def _adam(optimizer: torch.optim.Optimizer) -> dict:
+    """Adam's moments and step counts, flattened to name → tensor."""
+    return {f"{i}.{k}": torch.as_tensor(v).clone()
+            for i, st in optimizer.state_dict()["state"].items() for k, v in st.items()}
+
+
 def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
@@ -333,9 +339,10 @@ def test_set_solver_mid_run_and_invalid_values():
 
 
 def _diverge(session: ode.ODESession, provoke, undo, kind: str, hint: str) -> None:
-    saved = []
+    saved, adam = [], []
     for _ in session.train(3):
         saved.append(_state(session.model))
+        adam.append(_adam(session.optimizer))
     provoke(session)
     with pytest.raises(TrainingDivergedError) as info:
         for _ in session.train(5):
@@ -347,6 +354,7 @@ def _diverge(session: ode.ODESession, provoke, undo, kind: str, hint: str) -> No
     assert session.step == n and len(session.losses) == n == len(session.nfe_forward)
     # bit for bit the weights after step n (Adam's state too: it trains on)
     assert _same(_state(session.model), saved[n - 1])
+    assert _same(_adam(session.optimizer), adam[n - 1])
     undo(session)
     assert len(list(session.train(1))) == 1 and session.step == n + 1
 
@@ -432,3 +440,28 @@ def test_devices():
             _spiral().to("cuda")
     with pytest.raises(DeviceUnavailableError):
         ode.CNFSession(device="no-such-device")
+
+
+def test_rollback_keeps_a_learning_rate_set_after_the_snapshot():
+    """Restoring the last good state puts back weights and Adam's moments, not the old
+    learning rate: lowering it after a blow-up is what a user does next."""
+    from models import checkpoint
+
+    session = _spiral()
+    list(session.train(2))
+    good, moments = checkpoint.snapshot(session.model, session.optimizer), _adam(
+        session.optimizer)
+    weights = _state(session.model)
+    list(session.train(2))
+    session.set_lr(1e-5)
+    checkpoint.restore(session.model, session.optimizer, good)
+    assert session.optimizer.param_groups[0]["lr"] == 1e-5 == session.lr
+    assert _same(_state(session.model), weights) and _same(_adam(session.optimizer), moments)
+
+
+def test_cnf_trace_when_t1_is_not_a_float32_number():
+    """t1 = 0.7 rounds down in float32: the first density (at t1 itself) is the base."""
+    session = ode.CNFSession(t1=0.7, hidden=8, batch_size=64)
+    trace = session.trace(n_times=3, n_samples=50, grid=12)
+    assert trace.density.shape == (3, 12, 12) and np.isfinite(trace.density).all()
+    assert np.isclose(trace.times[0], 0.7) and trace.times[-1] == 0.0
