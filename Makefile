@@ -48,6 +48,8 @@ bench: setup
 	$(PY) benchmarks/bench_flows.py
 	$(PY) benchmarks/bench_graph_view.py
 	$(PY) benchmarks/bench_gnn.py
+	$(PY) benchmarks/bench_ode.py
+	$(PY) benchmarks/bench_meta.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache resources/i18n/*.qm

@@ -22,7 +22,6 @@ budget (from the theory, before it runs, so nothing is allocated that cannot be)
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import math
 import os
@@ -36,6 +35,7 @@ from functools import partial
 import numpy as np
 import torch
 
+from models import gcpause
 from models.errors import InvalidParameterError
 from models.traces import CostTrace, Progress
 
@@ -161,7 +161,6 @@ def _peak_bytes(fn, device: torch.device) -> float:
     return float(peak)
 
 
-@contextmanager
 def _no_automatic_gc():
     """No automatic garbage collection (on any thread) while the profiler records and
     its results are parsed. Fresh-clone test runs aborted inside Kineto while the GUI
@@ -169,13 +168,7 @@ def _no_automatic_gc():
     here instead deadlocked: a finalizer on this thread waited for the GUI thread. So
     collection only waits, for the second or so this takes.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    return gcpause.paused()
 
 
 def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 64,

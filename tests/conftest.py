@@ -42,11 +42,19 @@ def _theme():
 
 @pytest.fixture
 def window(qtbot):
-    """A main window with torch loaded and the first traces drawn."""
+    """A main window with torch loaded and the first traces drawn.
+
+    Earlier tests' closed windows are freed first, here on the GUI thread: left to the
+    automatic collector, that garbage was once collected on a worker thread (training
+    allocates a lot) whose deletion of Qt objects deadlocked against the GUI thread's own
+    deferred deletions (seen in gdb: QObject::~QObject on both threads)."""
+    import gc
+
     from app.i18n import Translations
     from app.mainwindow import MainWindow
     from app.settings import Settings
 
+    gc.collect()
     translations = Translations()
     win = MainWindow(Settings(), translations)
     qtbot.addWidget(win)

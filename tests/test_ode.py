@@ -465,3 +465,29 @@ def test_cnf_trace_when_t1_is_not_a_float32_number():
     trace = session.trace(n_times=3, n_samples=50, grid=12)
     assert trace.density.shape == (3, 12, 12) and np.isfinite(trace.density).all()
     assert np.isclose(trace.times[0], 0.7) and trace.times[-1] == 0.0
+
+
+def test_gc_pauses_are_counted_across_users():
+    """Two users pausing automatic collection (the ODE tab's workers, the profiler's
+    measurement): it comes back only when the last one releases, and stays off if it was
+    off before the first."""
+    import gc
+
+    from models import gcpause
+
+    assert gc.isenabled() and gcpause.holds() == 0
+    try:
+        gcpause.hold()
+        with gcpause.paused():
+            assert not gc.isenabled() and gcpause.holds() == 2
+        assert not gc.isenabled()                 # the first user still holds it
+        gcpause.release()
+        assert gc.isenabled()
+        gcpause.release()                         # an extra release changes nothing
+        assert gc.isenabled() and gcpause.holds() == 0
+        gc.disable()
+        with gcpause.paused():
+            pass
+        assert not gc.isenabled()                 # off before: stays off
+    finally:
+        gc.enable()

@@ -102,6 +102,7 @@ class PlanePlot(LabelledPlot):
         self.lines: dict[str, pg.PlotCurveItem] = {}
         self.points: dict[str, pg.ScatterPlotItem] = {}
         self._legend_names: dict[str, str] = {}
+        self._legend_items: dict[str, object] = {}
         self.movable: str | None = None
         self._image = np.zeros((0, 0), np.float32)
         self._extent: tuple[float, float, float, float] | None = None
@@ -123,6 +124,9 @@ class PlanePlot(LabelledPlot):
                 lut[i + 1] = (q.red(), q.green(), q.blue(), REGION_ALPHA)
             rgba = lut[np.where(ids < 0, 0, ids % len(PALETTE) + 1)]
             self.image.setImage(rgba, autoLevels=False, levels=(0, 255))
+            # again: pyqtgraph 0.14 keeps the previous levels (the colour bar's 0 … 1) on
+            # the first RGBA image, and every tinted pixel saturated to opaque white
+            self.image.setLevels((0, 255))
             self.colorbar.setVisible(False)
             self._image = ids.astype(np.float32)
         else:
@@ -185,12 +189,18 @@ class PlanePlot(LabelledPlot):
         if self.legend is None:
             return
         if self._legend_names.get(name) != legend:
-            if name in self._legend_names:
-                self.legend.removeItem(item)
-                del self._legend_names[name]
             if legend:
-                self.legend.addItem(item, legend)
                 self._legend_names[name] = legend
+                self._legend_items[name] = item
+            else:
+                self._legend_names.pop(name, None)
+                self._legend_items.pop(name, None)
+            # rebuilt from scratch: a removed entry otherwise leaves its width and height
+            # behind (the legend's grid layout keeps the sizes of its emptied cells)
+            self.legend.clear()
+            for key, text in self._legend_names.items():
+                self.legend.addItem(self._legend_items[key], text)
+        self.legend.setVisible(bool(self._legend_names))     # no empty box
 
     def set_lines(self, name: str, paths, colour: str = "#1f77b4", width: float = 1.5,
                   style: Qt.PenStyle = Qt.PenStyle.SolidLine, legend: str | None = None,

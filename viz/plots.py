@@ -30,6 +30,12 @@ class _TickLevelsAxis(pg.AxisItem):
         return [(None, sorted(major)), (None, minor)]
 
 
+def _positive(a: np.ndarray) -> np.ndarray:
+    """``a`` with values ≤ 0 raised to its smallest positive value (for a log axis)."""
+    pos = a[np.isfinite(a) & (a > 0)]
+    return np.maximum(a, pos.min()) if pos.size else np.ones_like(a)
+
+
 class LabelledPlot(pg.PlotWidget):
     """A plot without pyqtgraph's context menu and "A" button, with axis labels."""
 
@@ -63,6 +69,7 @@ class CurvesPlot(LabelledPlot):
                                               brush=pg.mkBrush(255, 255, 255, 210),
                                               pen=pg.mkPen("#bbbbbb"))
         self.plotItem.setLogMode(x=log_x, y=log_y)
+        self._log = (log_x, log_y)
         for axis, log in (("bottom", log_x), ("left", log_y)):
             if log:       # 10⁻⁶ … 1 "(x1e+12)" reads worse than the plain powers of ten
                 self.plotItem.getAxis(axis).enableAutoSIPrefix(False)
@@ -91,9 +98,12 @@ class CurvesPlot(LabelledPlot):
         r = self.plotItem.vb.boundingRect()
         self.hint.setPos(r.center())
 
-    def set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None] = ()) -> None:
+    def set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None] = (),
+                   colours: Sequence[int] = ()) -> None:
         """x: float[n] shared by all curves, or one array per curve; ys: float[c, n] or a
-        list of arrays; ``symbols``: a pyqtgraph symbol per curve (None = line only)."""
+        list of arrays; ``symbols``: a pyqtgraph symbol per curve (None = line only);
+        ``colours``: a series-colour index per curve (default: its position), so a curve
+        keeps its colour when others are left out."""
         if isinstance(ys, np.ndarray):
             ys = np.atleast_2d(np.asarray(ys, dtype=np.float32))
             ys = [] if ys.size == 0 else list(ys)
@@ -104,15 +114,18 @@ class CurvesPlot(LabelledPlot):
             self.plotItem.removeItem(item)
         for i, (xi, y, name) in enumerate(zip(xs, ys, names, strict=True)):
             symbol = symbols[i] if i < len(symbols) else None
+            c = colours[i] if i < len(colours) else i
             style = {"symbol": symbol, "symbolSize": 5, "symbolPen": None,
-                     "symbolBrush": series_pen(i).color()} if symbol else {"symbol": None}
+                     "symbolBrush": series_pen(c).color()} if symbol else {"symbol": None}
             if i < len(self._items):
                 item = self._items[i]
+                if colours:
+                    item.setPen(series_pen(c))
                 item.setData(xi, y, **style)
                 if self.legend.getLabel(item) is not None:
                     self.legend.getLabel(item).setText(name)
             else:
-                item = self.plotItem.plot(xi, y, pen=series_pen(i), name=name, **style)
+                item = self.plotItem.plot(xi, y, pen=series_pen(c), name=name, **style)
                 self._items.append(item)
         self._data = (xs, ys)
         self.legend.setVisible(bool(self._items))
@@ -121,17 +134,28 @@ class CurvesPlot(LabelledPlot):
     def curves(self) -> tuple[np.ndarray, np.ndarray]:
         return self._data
 
-    def set_bands(self, x, lows: Sequence[np.ndarray], highs: Sequence[np.ndarray]) -> None:
+    def set_bands(self, x, lows: Sequence[np.ndarray], highs: Sequence[np.ndarray],
+                  colours: Sequence[int] = ()) -> None:
         """A shaded band between ``lows[i]`` and ``highs[i]`` in curve i's colour (e.g. a
         95 % confidence interval); x: float[n] shared, or one array per band. Empty
-        lists remove the bands."""
+        lists remove the bands. ``colours`` as in ``set_curves``. On a log axis the
+        bounds are given in data units like the curves (values ≤ 0 are clipped)."""
         for band in self._bands:
             self.plotItem.removeItem(band)
         self._bands = []
         xs = list(x) if isinstance(x, (list, tuple)) else [np.asarray(x)] * len(lows)
+        log_x, log_y = self._log
         for i, (xi, lo, hi) in enumerate(zip(xs, lows, highs, strict=True)):
-            colour = pg.mkColor(SERIES_COLOURS[i % len(SERIES_COLOURS)])
+            c = colours[i] if i < len(colours) else i
+            colour = pg.mkColor(SERIES_COLOURS[c % len(SERIES_COLOURS)])
             colour.setAlpha(50)
+            # a PlotCurveItem is not log-mapped by the plot (a PlotDataItem is): map here
+            xi, lo, hi = (np.asarray(a, dtype=np.float64) for a in (xi, lo, hi))
+            if log_x:
+                xi = np.log10(_positive(xi))
+            if log_y:
+                both = _positive(np.concatenate([lo, hi]))
+                lo, hi = np.log10(both[:len(lo)]), np.log10(both[len(lo):])
             lower, upper = pg.PlotCurveItem(xi, lo), pg.PlotCurveItem(xi, hi)
             band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(colour))
             band.setZValue(-1)

@@ -1,3 +1,3 @@
 """Tab controllers. Importing this package registers every tab with ``app.registry``."""
 
-from app.tabs import efficient, flows, graph, positional, transformer  # noqa: F401
+from app.tabs import efficient, flows, graph, meta, ode, positional, transformer  # noqa: F401

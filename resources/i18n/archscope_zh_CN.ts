@@ -1476,6 +1476,770 @@ labelled nodes; the colours follow.</source>
     </message>
 </context>
 <context>
+    <name>MetaTab</name>
+    <message>
+        <source>MSE vs adaptation steps ({0} test tasks, 95% CI)</source>
+        <extracomment>the order of models.meta.METHODS (the tab imports no torch before torch is loaded)</extracomment>
+        <translation>MSE 随适应步数的变化（{0} 个测试任务，95% 置信区间）</translation>
+    </message>
+    <message>
+        <source>Meta-training: query MSE after the inner loop</source>
+        <translation>元训练：内循环之后的查询集 MSE</translation>
+    </message>
+    <message>
+        <source>Prototypical network: embedding</source>
+        <translation>原型网络：嵌入空间</translation>
+    </message>
+    <message>
+        <source>Adapting to a new task from K points (amplitudes up to {0:g}: out of distribution)</source>
+        <translation>用 K 个点适应新任务（振幅最大到 {0:g}：超出训练分布）</translation>
+    </message>
+    <message>
+        <source>Adapting to a new task from K points</source>
+        <translation>用 K 个点适应新任务</translation>
+    </message>
+    <message>
+        <source>Input space: nearest class mean (baseline)</source>
+        <translation>输入空间：最近类均值（基线）</translation>
+    </message>
+    <message>
+        <source>Prototypical network: input space</source>
+        <translation>原型网络：输入空间</translation>
+    </message>
+    <message>
+        <source>MAML</source>
+        <translation>MAML</translation>
+    </message>
+    <message>
+        <source>first-order MAML</source>
+        <translation>一阶 MAML</translation>
+    </message>
+    <message>
+        <source>Reptile</source>
+        <translation>Reptile</translation>
+    </message>
+    <message>
+        <source>pretrained</source>
+        <translation>预训练</translation>
+    </message>
+    <message>
+        <source>Test amplitudes up to {0:g}, training went up to {1:g}: tasks with an amplitude above {1:g} are out of distribution.</source>
+        <translation>测试振幅最大到 {0:g}，而训练只到 {1:g}：振幅超过 {1:g} 的任务位于训练分布之外。</translation>
+    </message>
+    <message>
+        <source>after {0} gradient step(s)</source>
+        <translation>{0} 步梯度更新之后</translation>
+    </message>
+    <message>
+        <source>true function A·sin(x − φ)</source>
+        <translation>真实函数 A·sin(x − φ)</translation>
+    </message>
+    <message>
+        <source>{0} support points</source>
+        <translation>{0} 个支持点</translation>
+    </message>
+    <message>
+        <source>A = {0:.2f}, φ = {1:.2f} · MSE after {2} step(s): {3}</source>
+        <translation>A = {0:.2f}，φ = {1:.2f} · {2} 步后的 MSE：{3}</translation>
+    </message>
+    <message>
+        <source>Evaluating…</source>
+        <translation>正在评估…</translation>
+    </message>
+    <message>
+        <source>Evaluate on {0} tasks</source>
+        <translation>在 {0} 个任务上评估</translation>
+    </message>
+    <message>
+        <source>Press “Evaluate on {0} tasks”:
+each method adapts to {0} new tasks from K points.</source>
+        <translation>点击“在 {0} 个任务上评估”：
+每种方法都用 K 个点适应 {0} 个新任务。</translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation>发散</translation>
+    </message>
+    <message>
+        <source>legend: MSE after 1 → {0} steps · K = {1}, A ≤ {2:g}</source>
+        <translation>图例：1 步 → {0} 步后的 MSE · K = {1}，A ≤ {2:g}</translation>
+    </message>
+    <message>
+        <source>· at step {0}</source>
+        <translation>· 第 {0} 步时的权重</translation>
+    </message>
+    <message>
+        <source>Press “Meta-train” to train the four methods
+on one stream of sinusoid tasks.</source>
+        <translation>点击“元训练”，在同一串正弦任务流上
+训练四种方法。</translation>
+    </message>
+    <message>
+        <source>step {0} · running mean over {1} steps</source>
+        <translation>第 {0} 步 · {1} 步滑动平均</translation>
+    </message>
+    <message>
+        <source>query accuracy: learned {0:.0%} · input baseline {1:.0%}</source>
+        <translation>查询准确率：学到的嵌入 {0:.0%} · 输入空间基线 {1:.0%}</translation>
+    </message>
+    <message>
+        <source>● support  ○ query  ★ prototype  ✕ wrong</source>
+        <translation>● 支持点  ○ 查询点  ★ 原型  ✕ 分错</translation>
+    </message>
+    <message>
+        <source>Meta-training: step {0} · query MSE {1} · {2:.1f} steps/s</source>
+        <translation>元训练：第 {0} 步 · 查询集 MSE {1} · 每秒 {2:.1f} 步</translation>
+    </message>
+    <message>
+        <source>Prototypical network: episode {0} · loss {1:.3f} · accuracy {2:.0%} · {3:.0f} episodes/s</source>
+        <translation>原型网络：第 {0} 个情景 · 损失 {1:.3f} · 准确率 {2:.0%} · 每秒 {3:.0f} 个情景</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Resume meta-training</source>
+        <translation>继续元训练</translation>
+    </message>
+    <message>
+        <source>Meta-train</source>
+        <translation>元训练</translation>
+    </message>
+    <message>
+        <source>Resume training</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train the embedding</source>
+        <translation>训练嵌入网络</translation>
+    </message>
+    <message>
+        <source>{0} meta-steps trained (each: {1} tasks, all four methods)</source>
+        <translation>已元训练 {0} 步（每步 {1} 个任务，四种方法同时训练）</translation>
+    </message>
+    <message>
+        <source>{0} episodes trained</source>
+        <translation>已训练 {0} 个情景</translation>
+    </message>
+    <message>
+        <source>Sinusoid regression: meta-training</source>
+        <translation>正弦回归：元训练</translation>
+    </message>
+    <message>
+        <source>K (support points)</source>
+        <translation>K（支持点数）</translation>
+    </message>
+    <message>
+        <source>Inner learning rate α</source>
+        <translation>内循环学习率 α</translation>
+    </message>
+    <message>
+        <source>Inner steps (MAML, FOMAML)</source>
+        <translation>内循环步数（MAML、一阶 MAML）</translation>
+    </message>
+    <message>
+        <source>Inner steps (Reptile)</source>
+        <translation>内循环步数（Reptile）</translation>
+    </message>
+    <message>
+        <source>Meta batch (tasks)</source>
+        <translation>元批次（任务数）</translation>
+    </message>
+    <message>
+        <source>Meta learning rate β</source>
+        <translation>元学习率 β</translation>
+    </message>
+    <message>
+        <source>Test task</source>
+        <translation>测试任务</translation>
+    </message>
+    <message>
+        <source>Largest amplitude</source>
+        <translation>最大振幅</translation>
+    </message>
+    <message>
+        <source>Task seed</source>
+        <translation>任务种子</translation>
+    </message>
+    <message>
+        <source>Show earlier steps</source>
+        <translation>显示之前的各步</translation>
+    </message>
+    <message>
+        <source>Methods shown</source>
+        <translation>显示的方法</translation>
+    </message>
+    <message>
+        <source>Prototypical networks</source>
+        <translation>原型网络</translation>
+    </message>
+    <message>
+        <source>Task family</source>
+        <translation>任务类型</translation>
+    </message>
+    <message>
+        <source>N (classes)</source>
+        <translation>N（类别数）</translation>
+    </message>
+    <message>
+        <source>K (shots per class)</source>
+        <translation>K（每类样本数）</translation>
+    </message>
+    <message>
+        <source>Episode seed</source>
+        <translation>情景种子</translation>
+    </message>
+    <message>
+        <source>Input regions</source>
+        <translation>输入空间区域</translation>
+    </message>
+    <message>
+        <source>blobs</source>
+        <translation>团簇</translation>
+    </message>
+    <message>
+        <source>rings</source>
+        <translation>同心环</translation>
+    </message>
+    <message>
+        <source>stretched blobs</source>
+        <translation>拉伸的团簇</translation>
+    </message>
+    <message>
+        <source>learned: nearest prototype after embedding</source>
+        <translation>学到的：嵌入后最近的原型</translation>
+    </message>
+    <message>
+        <source>baseline: nearest class mean in the input</source>
+        <translation>基线：输入空间中最近的类均值</translation>
+    </message>
+    <message>
+        <source>Start over</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>Every method back to the same initial weights; the training so far is dropped</source>
+        <translation>每种方法都回到同一组初始权重；丢弃目前的训练</translation>
+    </message>
+    <message>
+        <source>New task</source>
+        <translation>新任务</translation>
+    </message>
+    <message>
+        <source>Reset points</source>
+        <translation>重置点</translation>
+    </message>
+    <message>
+        <source>New episode</source>
+        <translation>新情景</translation>
+    </message>
+    <message>
+        <source>earlier steps</source>
+        <translation>之前的各步</translation>
+    </message>
+    <message>
+        <source>In the main view: drag a support point to move it, click on empty space to add one, right-click a point to remove it.</source>
+        <translation>在主视图中：拖动支持点可移动它，在空白处单击可添加一个点，右键单击一个点可删除它。</translation>
+    </message>
+    <message>
+        <source>Each method adapts to {0} new tasks (K points each) and is scored on the whole curve after 0 … {1} steps</source>
+        <translation>每种方法适应 {0} 个新任务（每个任务 K 个点），并在 0 … {1} 步后按整条曲线计算误差</translation>
+    </message>
+    <message>
+        <source>adaptation steps</source>
+        <translation>适应步数</translation>
+    </message>
+    <message>
+        <source>MSE on the whole curve</source>
+        <translation>整条曲线上的 MSE</translation>
+    </message>
+    <message>
+        <source>meta-step</source>
+        <translation>元训练步</translation>
+    </message>
+    <message>
+        <source>query MSE</source>
+        <translation>查询集 MSE</translation>
+    </message>
+</context>
+<context>
+    <name>ODETab</name>
+    <message>
+        <source>Vector field and trajectories</source>
+        <extracomment>the flow tab's densities (models.densities), without "your points" what a task starts with when it is chosen: hidden units and learning rate (the sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...) start points of the spiral's extra trajectories (the first is the true y0) (session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user's start points per task (state coordinates at the animation's start) what was last handed to each session (solver settings, learning rate)</extracomment>
+        <translation>向量场与轨迹</translation>
+    </message>
+    <message>
+        <source>Function evaluations per step</source>
+        <translation>每步的函数求值次数</translation>
+    </message>
+    <message>
+        <source>Adaptive solver steps</source>
+        <translation>自适应求解器的步</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>Adjoint method against direct backpropagation</source>
+        <translation>伴随法与直接反向传播对比</translation>
+    </message>
+    <message>
+        <source>Spiral: the true trajectory, the noisy observations and the fit</source>
+        <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
+    </message>
+    <message>
+        <source>Decision regions and held-out points</source>
+        <translation>决策区域与留出数据点</translation>
+    </message>
+    <message>
+        <source>Density p_t and samples at t</source>
+        <translation>时刻 t 的密度 p_t 与样本</translation>
+    </message>
+    <message>
+        <source> +adj</source>
+        <translation> +伴随</translation>
+    </message>
+    <message>
+        <source>{0}, rtol {1:g}, atol {2:g}</source>
+        <translation>{0}，rtol {1:g}，atol {2:g}</translation>
+    </message>
+    <message>
+        <source>{0}, step {1:g}</source>
+        <translation>{0}，步长 {1:g}</translation>
+    </message>
+    <message>
+        <source> + adjoint</source>
+        <translation> + 伴随法</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>t = {0:.2f} of {1:g}</source>
+        <translation>t = {0:.2f}（共 {1:g}）</translation>
+    </message>
+    <message>
+        <source>true spiral</source>
+        <translation>真实螺旋线</translation>
+    </message>
+    <message>
+        <source>other start points</source>
+        <translation>其他起点</translation>
+    </message>
+    <message>
+        <source>learned, from the true y0</source>
+        <translation>学到的轨迹，从真实 y0 出发</translation>
+    </message>
+    <message>
+        <source>class {0}</source>
+        <translation>类别 {0}</translation>
+    </message>
+    <message>
+        <source>samples</source>
+        <translation>样本</translation>
+    </message>
+    <message>
+        <source>your start points</source>
+        <translation>你的起点</translation>
+    </message>
+    <message>
+        <source>t = {0:.2f} · arrows: f(y), the same at every t · click to start a trajectory</source>
+        <translation>t = {0:.2f} · 箭头：f(y)，在所有 t 上都相同 · 单击可开始一条轨迹</translation>
+    </message>
+    <message>
+        <source>t = {0:.2f} · arrows: f(t, h) in the first two coordinates, the other {1} at 0</source>
+        <translation>t = {0:.2f} · 箭头：前两个坐标上的 f(t, h)，其余 {1} 个坐标取 0</translation>
+    </message>
+    <message>
+        <source>t = {0:.2f} · arrows: f(t, h); trajectories never cross</source>
+        <translation>t = {0:.2f} · 箭头：f(t, h)；轨迹永不相交</translation>
+    </message>
+    <message>
+        <source>t = {0:.2f} · arrows: −f(t, z), the way the samples move, from the base (t = 1) to the data (t = 0)</source>
+        <translation>t = {0:.2f} · 箭头：−f(t, z)，即样本移动的方向：从基分布（t = 1）到数据（t = 0）</translation>
+    </message>
+    <message>
+        <source>noisy observations</source>
+        <translation>带噪声的观测</translation>
+    </message>
+    <message>
+        <source>true trajectory</source>
+        <translation>真实轨迹</translation>
+    </message>
+    <message>
+        <source>learned trajectory</source>
+        <translation>学到的轨迹</translation>
+    </message>
+    <message>
+        <source>mean L1 {0:.3f} (trivial: constant y0 {1:.3f}, zero {2:.3f}) · NFE {3}</source>
+        <translation>平均 L1 {0:.3f}（平凡预测：恒为 y0 {1:.3f}，恒为零 {2:.3f}）· NFE {3}</translation>
+    </message>
+    <message>
+        <source>misclassified</source>
+        <translation>分类错误</translation>
+    </message>
+    <message>
+        <source> · {0} augmented dimensions</source>
+        <translation> · {0} 个增广维度</translation>
+    </message>
+    <message>
+        <source>held-out accuracy {0:.1%}</source>
+        <translation>留出集准确率 {0:.1%}</translation>
+    </message>
+    <message>
+        <source>p_t at t = {0:.2f} · held-out NLL {1:.3f} nats (floor {2:.3f}) · mass on the grid {3:.2f}</source>
+        <translation>t = {0:.2f} 时的 p_t · 留出集 NLL {1:.3f} 奈特（下界 {2:.3f}）· 网格上的总质量 {3:.2f}</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>被接受</translation>
+    </message>
+    <message>
+        <source>The solver could not finish this solve.</source>
+        <translation>求解器未能完成这次求解。</translation>
+    </message>
+    <message>
+        <source>accepted step</source>
+        <translation>被接受的步</translation>
+    </message>
+    <message>
+        <source>rejected step</source>
+        <translation>被拒绝的步</translation>
+    </message>
+    <message>
+        <source>{0}: {1} accepted, {2} rejected · NFE {3}</source>
+        <translation>{0}：接受 {1}，拒绝 {2} · NFE {3}</translation>
+    </message>
+    <message>
+        <source>{0}: {1} accepted and {2} rejected steps in one solve of the current model over [{3:g}, {4:g}]; NFE {5}</source>
+        <translation>{0}：当前模型在 [{3:g}, {4:g}] 上的一次求解中，接受 {1} 步、拒绝 {2} 步；NFE {5}</translation>
+    </message>
+    <message>
+        <source>{0}: every step is accepted: {1} · NFE {2}</source>
+        <translation>{0}：每一步都被接受：{1} 步 · NFE {2}</translation>
+    </message>
+    <message>
+        <source>{0} steps on a fixed grid: every step is accepted ({1} steps of at most {2:g} over [{3:g}, {4:g}]); NFE {5}</source>
+        <translation>{0} 在固定网格上走步：每一步都被接受（在 [{3:g}, {4:g}] 上共 {1} 步，步长至多 {2:g}）；NFE {5}</translation>
+    </message>
+    <message>
+        <source>Press “Train”: the evaluations of f in each step's forward and backward pass appear here.</source>
+        <translation>点击“训练”：每一步前向和反向传播中 f 的求值次数会显示在这里。</translation>
+    </message>
+    <message>
+        <source>solver: {0}</source>
+        <translation>求解器：{0}</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward (adjoint: its solve)</source>
+        <translation>反向（伴随法：其反向求解）</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>step {0}: {1} fwd, {2} bwd · {3}</source>
+        <translation>第 {0} 步：前向 {1}，反向 {2} · {3}</translation>
+    </message>
+    <message>
+        <source>step {0}: NFE forward {1}, backward {2} · solver: {3}</source>
+        <translation>第 {0} 步：前向 NFE {1}，反向 {2} · 求解器：{3}</translation>
+    </message>
+    <message>
+        <source>Press “Train” to fit the model.</source>
+        <translation>点击“训练”来拟合模型。</translation>
+    </message>
+    <message>
+        <source>batch loss</source>
+        <translation>批次损失</translation>
+    </message>
+    <message>
+        <source>running mean</source>
+        <translation>滑动平均</translation>
+    </message>
+    <message>
+        <source>entropy floor</source>
+        <translation>熵下界</translation>
+    </message>
+    <message>
+        <source>L1 {0:.3f}</source>
+        <translation>L1 {0:.3f}</translation>
+    </message>
+    <message>
+        <source>whole trajectory from y0: mean L1 {0:.3f}</source>
+        <translation>从 y0 出发的整条轨迹：平均 L1 {0:.3f}</translation>
+    </message>
+    <message>
+        <source>accuracy {0:.1%}</source>
+        <translation>准确率 {0:.1%}</translation>
+    </message>
+    <message>
+        <source>floor {0:.3f}</source>
+        <translation>下界 {0:.3f}</translation>
+    </message>
+    <message>
+        <source>NLL {0:.3f} nats, floor {1:.3f}</source>
+        <translation>NLL {0:.3f} 奈特，下界 {1:.3f}</translation>
+    </message>
+    <message>
+        <source>step {0}: {1:.4f} · {2}</source>
+        <translation>第 {0} 步：{1:.4f} · {2}</translation>
+    </message>
+    <message>
+        <source>step {0}: loss {1:.4f} (running mean) · {2}</source>
+        <translation>第 {0} 步：损失 {1:.4f}（滑动平均）· {2}</translation>
+    </message>
+    <message>
+        <source>Press “Compare adjoint on/off”</source>
+        <translation>点击“比较开/关伴随法”</translation>
+    </message>
+    <message>
+        <source>{0:.0f} ms</source>
+        <translation>{0:.0f} 毫秒</translation>
+    </message>
+    <message>
+        <source>{0:.1f} ms</source>
+        <translation>{0:.1f} 毫秒</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>NFE bwd</source>
+        <translation>反向 NFE</translation>
+    </message>
+    <message>
+        <source>direct</source>
+        <translation>直接反传</translation>
+    </message>
+    <message>
+        <source>adjoint</source>
+        <translation>伴随法</translation>
+    </message>
+    <message>
+        <source>Δgrad {0:.1e} · step {1}</source>
+        <translation>Δ梯度 {0:.1e} · 第 {1} 步</translation>
+    </message>
+    <message>
+        <source>relative gradient difference max|Δg|/max|g| = {0:.1e} · memory: tensors kept for the backward pass · NFE forward {1} and {2} · {3} · step {4}</source>
+        <translation>梯度相对差异 max|Δg|/max|g| = {0:.1e} · 内存：为反向传播保存的张量 · 前向 NFE 分别为 {1} 和 {2} · {3} · 第 {4} 步</translation>
+    </message>
+    <message>
+        <source> · CUDA peak {0:.1f} MB against {1:.1f} MB</source>
+        <translation> · CUDA 峰值 {0:.1f} MB 对比 {1:.1f} MB</translation>
+    </message>
+    <message>
+        <source>Comparing the adjoint method with direct backpropagation…</source>
+        <translation>正在比较伴随法与直接反向传播…</translation>
+    </message>
+    <message>
+        <source>The comparison is done.</source>
+        <translation>比较已完成。</translation>
+    </message>
+    <message>
+        <source>Training: step {0} · loss {1:.4f} · NFE {2:.0f} forward, {3:.0f} backward · {4:.1f} steps/s</source>
+        <translation>训练：第 {0} 步 · 损失 {1:.4f} · NFE 前向 {2:.0f}，反向 {3:.0f} · 每秒 {4:.1f} 步</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Resume training</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Stop the comparison</source>
+        <translation>停止比较</translation>
+    </message>
+    <message>
+        <source>Compare adjoint on/off</source>
+        <translation>比较开/关伴随法</translation>
+    </message>
+    <message>
+        <source>{0} steps trained</source>
+        <translation>已训练 {0} 步</translation>
+    </message>
+    <message>
+        <source>Task and model</source>
+        <translation>任务与模型</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Density</source>
+        <translation>密度</translation>
+    </message>
+    <message>
+        <source>Hidden units</source>
+        <translation>隐藏单元数</translation>
+    </message>
+    <message>
+        <source>Augmented dimensions</source>
+        <translation>增广维数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>fit a spiral</source>
+        <translation>拟合螺旋线</translation>
+    </message>
+    <message>
+        <source>classify</source>
+        <translation>分类</translation>
+    </message>
+    <message>
+        <source>continuous normalizing flow</source>
+        <translation>连续归一化流</translation>
+    </message>
+    <message>
+        <source>two moons</source>
+        <translation>双月形</translation>
+    </message>
+    <message>
+        <source>circles</source>
+        <translation>同心圆</translation>
+    </message>
+    <message>
+        <source>8 gaussians</source>
+        <translation>8 个高斯</translation>
+    </message>
+    <message>
+        <source>checkerboard</source>
+        <translation>棋盘格</translation>
+    </message>
+    <message>
+        <source>two spirals</source>
+        <translation>双螺旋</translation>
+    </message>
+    <message>
+        <source>pinwheel</source>
+        <translation>风车</translation>
+    </message>
+    <message>
+        <source>rings</source>
+        <translation>同心环</translation>
+    </message>
+    <message>
+        <source>swiss roll</source>
+        <translation>瑞士卷</translation>
+    </message>
+    <message>
+        <source>Solver</source>
+        <translation>求解器</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>rtol</source>
+        <translation>rtol</translation>
+    </message>
+    <message>
+        <source>atol</source>
+        <translation>atol</translation>
+    </message>
+    <message>
+        <source>Step size</source>
+        <translation>步长</translation>
+    </message>
+    <message>
+        <source>Adjoint method</source>
+        <translation>伴随法</translation>
+    </message>
+    <message>
+        <source>NFE cap per solve</source>
+        <translation>每次求解的 NFE 上限</translation>
+    </message>
+    <message>
+        <source>dopri5 (adaptive, order 5)</source>
+        <translation>dopri5（自适应，5 阶）</translation>
+    </message>
+    <message>
+        <source>bosh3 (adaptive, order 3)</source>
+        <translation>bosh3（自适应，3 阶）</translation>
+    </message>
+    <message>
+        <source>rk4 (fixed step)</source>
+        <translation>rk4（固定步长）</translation>
+    </message>
+    <message>
+        <source>midpoint (fixed step)</source>
+        <translation>midpoint（中点法，固定步长）</translation>
+    </message>
+    <message>
+        <source>euler (fixed step)</source>
+        <translation>euler（欧拉法，固定步长）</translation>
+    </message>
+    <message>
+        <source>Changes apply to the running training from its next step on</source>
+        <translation>更改从正在进行的训练的下一步起生效</translation>
+    </message>
+    <message>
+        <source>Clear start points</source>
+        <translation>清除起点</translation>
+    </message>
+    <message>
+        <source>Click in the plane to start a trajectory there; drag a square to move it</source>
+        <translation>在平面上单击，从那里开始一条轨迹；拖动小方块可移动起点</translation>
+    </message>
+    <message>
+        <source>training step</source>
+        <translation>训练步</translation>
+    </message>
+    <message>
+        <source>evaluations of f</source>
+        <translation>f 的求值次数</translation>
+    </message>
+    <message>
+        <source>t</source>
+        <translation>t</translation>
+    </message>
+    <message>
+        <source>step size |dt|</source>
+        <translation>步长 |dt|</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>relative (the larger = 1)</source>
+        <translation>相对值（较大者 = 1）</translation>
+    </message>
+</context>
+<context>
     <name>PositionalTab</name>
     <message>
         <source>Encoding table PE[pos, j]</source>
@@ -1725,6 +2489,14 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Graph neural networks</source>
         <translation>图神经网络</translation>
+    </message>
+    <message>
+        <source>Meta-learning</source>
+        <translation>元学习</translation>
+    </message>
+    <message>
+        <source>Neural ODEs</source>
+        <translation>神经常微分方程</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,249 @@
+"""The meta-learning tab driven as a person would: a test task adapted by four methods,
+the step scrubber, support points dragged, added and removed with the mouse, training
+with options changed mid-run, a diverging run, the 600-task evaluation (also out of
+distribution), the prototypical network's two planes, the tour and every export."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+
+from app.tabs.meta import ADAPT_STEPS, METHODS, MetaTab
+
+
+@pytest.fixture
+def tab(qtbot, window) -> MetaTab:
+    t = next(t for t in window.tabs if t.key == "meta")
+    window.tabs_widget.setCurrentWidget(t)
+    qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
+    qtbot.wait(50)
+    return t
+
+
+def _at(plot, x: float, y: float) -> QPoint:
+    return plot.mapFromScene(plot.plotItem.vb.mapViewToScene(QPointF(x, y)))
+
+
+def _csv_rows(path) -> list[list[str]]:
+    """The rows of an exported CSV file, read with the csv module, meta lines left out."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return [r for r in csv.reader(fh) if not r[0].startswith("#")]
+
+
+def _stop(qtbot, tab) -> None:
+    if tab.jobs.is_running():
+        tab.jobs.stop()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    qtbot.waitUntil(lambda: not tab.evaluator.is_busy() and not tab.compute.is_busy(),
+                    timeout=30_000)
+
+
+def test_every_method_adapts_to_the_task_and_the_slider_scrubs_the_steps(qtbot, tab):
+    trace, task = tab.result["adapt"], tab.result["task"]
+    k = tab.params()["k"]
+    assert trace.methods == METHODS
+    assert trace.predictions.shape == (4, ADAPT_STEPS + 1, len(task["x_grid"]))
+    np.testing.assert_allclose(trace.x_support, task["x_support"])
+    assert len(tab.adapt_plot.layer_points("support")) == k
+    truth = tab.adapt_plot.lines["truth"].getData()[1]
+    np.testing.assert_allclose(truth[:len(task["y_grid"])], task["y_grid"], atol=1e-5)
+    shown = tab.result
+    for step in (0, 4, ADAPT_STEPS):
+        tab.steps_slider.setValue(step)        # drawn from the trace: nothing recomputed
+        y = tab.adapt_plot.lines["pred_maml"].getData()[1][:-1]   # NaN-terminated
+        np.testing.assert_allclose(y, trace.predictions[0, step], atol=1e-5)
+        assert f"after {step} step" in tab.view("adapt").panel.readout.text()
+    assert tab.result is shown
+    # earlier steps as faint curves: one path per earlier step, NaN-separated
+    x = tab.adapt_plot.lines["trail_maml"].getData()[0]
+    assert np.isnan(x).sum() == ADAPT_STEPS
+    tab.trail_box.click()
+    assert not tab.adapt_plot.lines["trail_maml"].isVisible()
+    assert tab.params()["trail"] is False
+
+
+def test_drag_click_and_right_click_edit_the_support_points(qtbot, tab):
+    plot = tab.adapt_plot
+    tab.apply_state({"support": [[-3.0, 1.0], [0.0, -1.0], [3.0, 2.0]]})
+    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 3, timeout=10_000)
+    first = tab.result["adapt"].predictions.copy()
+    # drag point 1 from (0, -1) to (1, 2): every method re-adapts to the moved point
+    start, end = _at(plot, 0.0, -1.0), _at(plot, 1.0, 2.0)
+    qtbot.mousePress(plot.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for f in np.linspace(0.1, 1.0, 6):
+        qtbot.mouseMove(plot.viewport(), start + (end - start) * f)
+    qtbot.mouseRelease(plot.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    qtbot.waitUntil(lambda: abs(tab.result["adapt"].x_support[1] - 1.0) < 0.1, timeout=10_000)
+    assert tab.result["adapt"].y_support[1] == pytest.approx(2.0, abs=0.15)
+    assert not np.allclose(tab.result["adapt"].predictions[:, 1:], first[:, 1:])
+    np.testing.assert_allclose(tab.result["adapt"].predictions[:, 0], first[:, 0], atol=1e-6)
+    # a click on empty space adds a point, a right-click on one removes it
+    qtbot.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, pos=_at(plot, -1.0, -3.0))
+    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 4, timeout=10_000)
+    assert tab.result["adapt"].x_support[3] == pytest.approx(-1.0, abs=0.1)
+    qtbot.mouseClick(plot.viewport(), Qt.MouseButton.RightButton, pos=_at(plot, -3.0, 1.0))
+    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 3, timeout=10_000)
+    assert -3.0 not in np.round(tab.result["adapt"].x_support, 1)
+    # Reset points: the task's own K points; New task: another task
+    qtbot.mouseClick(tab.reset_points_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == tab.params()["k"],
+                    timeout=10_000)
+    amplitude = tab.result["task"]["amplitude"]
+    qtbot.mouseClick(tab.new_task_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.result["task"]["amplitude"] != amplitude, timeout=10_000)
+
+
+def test_methods_shown_and_k_follow_the_controls(qtbot, tab):
+    tab.apply_state({"methods": "maml,reptile", "k": 5})
+    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 5, timeout=10_000)
+    assert tab.session.k == 5
+    assert tab.adapt_plot.lines["pred_maml"].isVisible()
+    assert not tab.adapt_plot.lines["pred_pretrained"].isVisible()
+    assert "pretrained" not in tab.view("adapt").panel.readout.text()
+    tab.show_form.widgets["show_pretrained"].click()
+    assert tab.adapt_plot.lines["pred_pretrained"].isVisible()
+    # another device: a running job stops, both sessions move (here to the same cpu)
+    tab.toggle_proto_training()
+    assert tab.jobs.is_running()
+    tab.on_device_changed("cpu")
+    assert not tab.jobs.is_running()
+    assert str(tab.session.device) == "cpu" and str(tab.proto.device) == "cpu"
+    _stop(qtbot, tab)
+
+
+def test_training_applies_options_mid_run_stops_and_reevaluates(qtbot, tab):
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    assert tab.jobs.is_running() and tab.train_button.text() == "Stop"
+    qtbot.waitUntil(lambda: tab.session.step >= 3, timeout=60_000)
+    tab.apply_state({"meta_batch": 4, "inner_lr": 0.02, "meta_lr": 0.002})
+    assert tab.jobs.is_running()                          # no restart
+    s = tab.session
+    assert (s.meta_batch, s.inner_lr, s.meta_lr) == (4, 0.02, 0.002)
+    step = s.step
+    qtbot.waitUntil(lambda: s.step >= step + 5, timeout=60_000)
+    assert "Meta-training: step" in tab.job_bar.label.text()
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    _stop(qtbot, tab)
+    assert tab.train_button.text() == "Resume meta-training"
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)  # after the stop
+    assert tab.eval_result.step == s.step
+    xs, ys = tab.loss_plot.curves()
+    assert len(ys) == 4 and len(ys[0]) == s.step
+    assert all(len(s.losses[m]) == s.step for m in METHODS)
+
+
+def test_a_diverging_run_says_so_and_keeps_the_last_good_weights(qtbot, tab, monkeypatch):
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: tab.session.step >= 2, timeout=60_000)
+    tab.apply_state({"inner_lr": 2.0, "inner_steps": 5})     # the inner loop blows up
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
+    assert "diverged" in tab.error_note.text() and "restored" in tab.error_note.text()
+    s = tab.session
+    # back to the weights before the last update that gave finite values (a step or so)
+    assert all(len(s.losses[m]) == s.step for m in METHODS) and s.step >= 1
+    for p in s.params.values():
+        assert all(np.isfinite(v.detach().cpu().numpy()).all() for v in p.values())
+    _stop(qtbot, tab)
+    assert tab.result is not None and np.isfinite(tab.result["adapt"].predictions[:, 0]).all()
+    tab.apply_state({"inner_lr": 0.01, "inner_steps": 1})
+    tab.toggle_training()                                    # trains on from the good step
+    assert tab.error_note.text() == ""
+    step = s.step
+    qtbot.waitUntil(lambda: s.step > step, timeout=60_000)
+    _stop(qtbot, tab)
+
+
+def test_evaluation_has_bands_and_follows_the_amplitude_range(qtbot, tab):
+    assert "Evaluate" in tab.mse_plot.hint.toPlainText()
+    qtbot.mouseClick(tab.eval_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
+    e = tab.eval_result
+    assert e.n_tasks == 600 and e.mse.shape == (4, ADAPT_STEPS + 1) and (e.ci95 > 0).all()
+    assert len(tab.mse_plot._bands) == 4
+    names = [tab.mse_plot.legend.getLabel(i).text for i in tab.mse_plot._items]
+    assert all("→" in n for n in names)
+    assert "A ≤ 5" in tab.view("mse").panel.readout.text()
+    # out of distribution: the note, the title, and the evaluation reruns by itself
+    assert tab.ood_note.text() == ""
+    tab.apply_state({"amp_max": 10.0})
+    assert "out of distribution" in tab.ood_note.text()
+    assert "out of distribution" in tab.view("adapt").panel.title.text()
+    qtbot.waitUntil(lambda: tab.eval_result.amp_max == 10.0, timeout=60_000)
+    assert tab.eval_result.mse[:, 0].mean() > e.mse[:, 0].mean() * 2
+    _stop(qtbot, tab)
+
+
+def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot, tab):
+    combo = tab.proto_form.widgets["family"]
+    combo.setCurrentIndex(1)                                  # rings
+    qtbot.waitUntil(lambda: tab.result["episode"].family == "rings", timeout=10_000)
+    e = tab.result["episode"]
+    assert e.prototypes.shape == (5, 2) and e.regions_embedding.shape == (100, 100)
+    np.testing.assert_array_equal(tab.embed_plane.image_values(), e.regions_embedding)
+    assert len(tab.embed_plane.layer_points("prototypes")) == 5
+    qtbot.mouseClick(tab.proto_train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.proto.step >= 300, timeout=60_000)
+    qtbot.mouseClick(tab.proto_train_button, Qt.MouseButton.LeftButton)
+    _stop(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.result["episode"].step == tab.proto.step, timeout=10_000)
+    e = tab.result["episode"]
+    assert e.accuracy > e.baseline_accuracy + 0.3             # rings: class means are useless
+    assert "learned" in tab.view("proto_input").panel.readout.text()
+    wrong = (e.query_pred != e.query_y).sum()
+    assert len(tab.embed_plane.layer_points("wrong")) == wrong
+    tab.apply_state({"input_regions": "baseline"})
+    assert "baseline" in tab.view("proto_input").panel.title.text()
+    np.testing.assert_array_equal(tab.input_plane.image_values(), e.regions_baseline)
+    seed = tab.params()["episode_seed"]
+    qtbot.mouseClick(tab.new_episode_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.result["episode"].seed == seed + 1, timeout=10_000)
+
+
+def test_apply_state_is_strict_about_keys_and_values(tab):
+    from models.errors import InvalidParameterError
+
+    for bad in ({"nope": 1}, {"steps_shown": 11}, {"support": "[[1, 2, 3]]"},
+                {"methods": "maml,foo"}, {"k": 7}, {"amp_max": 11}):
+        with pytest.raises(InvalidParameterError):
+            tab.apply_state(bad, strict=True)
+    tab.apply_state({"support": "[[0.5, 1.0], [2.0, -1.0]]", "steps_shown": 3}, strict=True)
+    assert tab.support.shape == (2, 2) and tab.steps_slider.value() == 3
+
+
+def test_every_tour_step_applies_strictly_and_highlights_a_view(qtbot, tab):
+    steps = tab.tour_steps()
+    assert 8 <= len(steps) <= 10
+    keys = {v.key for v in tab.views}
+    for i, step in enumerate(steps):
+        state = dict(step.state)
+        assert state.pop("highlight") in keys, step.id
+        tab.apply_state(state, strict=True)
+        tab.tour.go_to(i)
+        assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
+            step.state["highlight"]]
+        params = tab.params()
+        for k, v in state.items():
+            if k in params:
+                assert params[k] == v, (step.id, k)
+    assert not tab.jobs.is_running()           # the tour never starts a long job itself
+    _stop(qtbot, tab)
+
+
+def test_every_view_exports_its_data_and_figure(qtbot, window, tab, tmp_path):
+    for _ in tab.session.train(3):
+        pass
+    tab.apply_state({"evaluate": True})
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
+    tab.compute_now()
+    for view in tab.views:
+        out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
+        rows = _csv_rows(out)
+        assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows), view.key
+        png = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.png"), 500)
+        assert (tmp_path / png).stat().st_size > 2000
+    header = _csv_rows(tmp_path / "mse.csv")[0]
+    assert header[:2] == ["row", "mse_maml"] and "ci95_pretrained" in header

@@ -1,0 +1,273 @@
+"""The neural-ODE tab driven as a person would: the animation along t, the three tasks,
+training with a solver switched mid-run, the adjoint comparison, unstable training
+(NFE cap, a huge learning rate) that stops and restores, your own start points, the
+tour, and the data behind every view."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from app.tabs import ode as ode_tab
+from app.tabs.ode import ODETab
+
+
+@pytest.fixture
+def tab(qtbot, window) -> ODETab:
+    t = next(t for t in window.tabs if t.key == "ode")
+    window.tabs_widget.setCurrentWidget(t)
+    qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
+    return t
+
+
+def _wait_result(qtbot, tab, task: str, timeout: int = 30_000) -> dict:
+    qtbot.waitUntil(lambda: tab.result is not None and tab.result["task"] == task
+                    and tab.result["key"] == tab._session_key(), timeout=timeout)
+    return tab.result
+
+
+def test_names_match_the_model_module():
+    from models import ode
+
+    assert ode_tab.TASKS == ode.TASKS
+    assert ode_tab.SOLVERS == ode.SOLVERS
+    assert ode_tab.ADAPTIVE == ode.ADAPTIVE
+    from models.densities import DENSITIES
+    assert set(ode_tab.DENSITIES) <= set(DENSITIES)
+
+
+def test_spiral_shows_field_trajectories_fit_and_trivial_errors(qtbot, tab):
+    r = _wait_result(qtbot, tab, "spiral")
+    tr = r["trace"]
+    assert tr.true.shape == tr.fitted.shape == (1000, 2)
+    assert tab.field_plot.field_arrows() == ode_tab.FIELD_GRID ** 2
+    readout = tab.view("task").panel.readout.text()
+    assert "constant y0 1.257" in readout and "zero 0.530" in readout
+    # the learned trajectory from the true y0, drawn up to t, ends at the marker
+    tab.apply_state({"t": 0.5})
+    assert "t = 12.50" in tab.t_label.text()
+    now = tab.field_plot.layer_points("now")
+    shown, pos = ode_tab._paths_until(r["paths"], r["times"], 12.5, False)
+    np.testing.assert_allclose(now, pos, atol=1e-5)
+    assert shown.shape[1] < r["paths"].shape[1]          # only the part up to t
+    assert "accepted" in tab.view("steps").panel.readout.text()
+    assert "Compare adjoint" in tab.adjoint_plot.hint.toPlainText()
+    # Play runs t to the end and stops there
+    tab.apply_state({"t": 0.9})
+    qtbot.mouseClick(tab.play_button, Qt.MouseButton.LeftButton)
+    assert tab.timer.isActive()
+    qtbot.waitUntil(lambda: not tab.timer.isActive(), timeout=10_000)
+    assert tab.slider.value() == ode_tab.SLIDER_MAX and not tab.play_button.isChecked()
+
+
+def test_training_with_a_solver_switch_mid_run_marks_the_timeline(qtbot, tab):
+    tab.apply_state({"train": True})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: tab.sessions[key].step >= 5, timeout=30_000)
+    tab.apply_state({"method": "rk4", "step_size": 0.05})    # while it runs: no restart
+    qtbot.waitUntil(lambda: len(tab.switches[key]) == 2, timeout=10_000)
+    assert tab.jobs.is_running() and tab.sessions[key].solver.method == "rk4"
+    switch = tab.switches[key][-1][0]
+    qtbot.waitUntil(lambda: tab.sessions[key].step >= switch + 5, timeout=30_000)
+    tab.apply_state({"train": False})
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    s = tab.sessions[key]
+    # rk4 on a fixed grid: 4 evaluations per step, the same steps for every window
+    nfe = set(s.nfe_forward[switch:])
+    assert len(nfe) == 1 and nfe.pop() % 4 == 0
+    xs, labels = tab.nfe_plot.markers()
+    assert len(xs) == 1 and abs(xs[0] - (switch + 0.5)) < 1e-6 and "rk4" in labels[0]
+    qtbot.waitUntil(lambda: "rk4" in tab.view("nfe").panel.readout.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "every step is accepted" in
+                    tab.view("steps").panel.readout.text(), timeout=10_000)
+    assert tab.train_button.text() == "Resume training"
+    # the views redraw once the job has stopped: the whole loss curve
+    qtbot.waitUntil(lambda: tab.loss_plot.curves()[1][0].size == s.step, timeout=10_000)
+    # a new device: training stops, every session moves there
+    tab.apply_state({"train": True})
+    assert tab.jobs.is_running()
+    tab.on_device_changed("cpu")
+    assert not tab.jobs.is_running()
+    assert all(x.device.type == "cpu" for x in tab.sessions.values())
+
+
+def test_nfe_cap_stops_training_restores_and_says_what_to_try(qtbot, tab, monkeypatch):
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
+    key = tab._session_key()
+    before = {k: v.clone() for k, v in tab.session().model.state_dict().items()}
+    tab.apply_state({"max_nfe": 10, "train": True})
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=30_000)
+    note = tab.error_note.text()
+    assert "10 evaluations" in note and "restored" in note and "max_nfe" in note
+    s = tab.sessions[key]
+    assert s.last_instability == "nfe" and s.step == 0
+    for k, v in s.model.state_dict().items():
+        assert np.array_equal(v.numpy(), before[k].numpy())
+    # the views keep the last good picture and say why they are not redrawn
+    qtbot.waitUntil(lambda: "10 evaluations" in tab.view("field").panel.readout.text(),
+                    timeout=20_000)
+    assert tab.result["trace"] is not None
+
+
+def test_a_huge_learning_rate_stops_and_keeps_finite_weights(qtbot, tab, monkeypatch):
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
+    # a learning rate of 1000 makes f so steep that the next solves need thousands of
+    # evaluations: the cap (500 here, to keep the test short) stops it; NaN is rarer
+    tab.apply_state({"task": "classify", "data": "moons", "lr": 1000.0, "max_nfe": 500,
+                     "train": True})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
+    s = tab.sessions[key]
+    assert s.last_instability in ("nan", "underflow", "nfe")
+    assert "restored" in tab.error_note.text()
+    assert all(np.isfinite(p.detach().numpy()).all() for p in s.model.parameters())
+    qtbot.waitUntil(lambda: tab.result["key"] == key and tab.result["step"] == s.step,
+                    timeout=20_000)
+
+
+def test_classify_circles_with_augmentation_and_decision_regions(qtbot, tab):
+    tab.apply_state({"task": "classify", "data": "circles", "augment": 1})
+    r = _wait_result(qtbot, tab, "classify")
+    assert tab.params()["hidden"] == 32 and tab.params()["lr"] == pytest.approx(1e-2)
+    assert r["trace"].augment == 1 and r["paths"].shape == (300, 41, 2)
+    assert tab.model_form.widgets["augment"].isVisibleTo(tab)
+    assert not tab.model_form.widgets["density"].isVisibleTo(tab)
+    regions = tab.task_plot.image_values()
+    assert regions.shape == (80, 80) and set(np.unique(regions)) <= {0.0, 1.0}
+    # and on screen: the regions are tinted in the two class colours (not left white)
+    from PySide6.QtGui import QColor
+
+    from viz.plane import REGION_ALPHA
+    shot = tab.task_plot.grab().toImage()
+    seen = {shot.pixelColor(x, y).name() for x in range(0, shot.width(), 7)
+            for y in range(0, shot.height(), 7)}
+    for c in (0, 1):
+        q = QColor(ode_tab.class_colour(c))
+        tint = QColor(*(round(255 + (v - 255) * REGION_ALPHA / 255)
+                        for v in (q.red(), q.green(), q.blue())))
+        assert any(QColor(n).red() == tint.red() and abs(QColor(n).green() - tint.green()) <= 2
+                   and abs(QColor(n).blue() - tint.blue()) <= 2 for n in seen), c
+    assert "accuracy" in tab.view("task").panel.readout.text()
+    assert "other 1 at 0" in tab.view("field").panel.readout.text()
+    # the solver group: fixed-step rows for rk4, tolerances for dopri5
+    tab.apply_state({"method": "euler"})
+    assert tab.solver_form.widgets["step_size"].isVisibleTo(tab)
+    assert not tab.solver_form.widgets["rtol"].isVisibleTo(tab)
+
+
+def test_cnf_samples_flow_from_the_base_and_the_density_follows_t(qtbot, tab):
+    tab.apply_state({"task": "cnf", "density": "8gaussians", "t": 1.0})
+    r = _wait_result(qtbot, tab, "cnf", timeout=60_000)
+    tr = r["trace"]
+    assert tr.density.shape[0] == 9 and tr.times[0] == pytest.approx(1.0)
+    at_base = tab.task_plot.image_values().copy()
+    np.testing.assert_allclose(at_base, tr.density[0])           # t = 1: the base
+    base = tab.field_plot.layer_points("now")
+    assert abs(base.mean()) < 0.2 and 0.8 < base.std() < 1.2
+    tab.apply_state({"t": 0.0})
+    np.testing.assert_allclose(tab.task_plot.image_values(), tr.density[-1])
+    assert "−f" in tab.view("field").panel.readout.text()
+    assert tab.slider.invertedAppearance()
+    # Play runs from the base (t = 1) down to the data (t = 0)
+    tab.apply_state({"t": 0.95, "play": True})
+    qtbot.waitUntil(lambda: not tab.timer.isActive(), timeout=10_000)
+    assert tab.slider.value() == 0 and not tab.play_button.isChecked()
+
+
+def test_adjoint_comparison_fills_its_view(qtbot, tab):
+    tab.apply_state({"compare": True})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: key in tab.comparisons, timeout=30_000)
+    a = tab.comparisons[key]["result"]
+    assert a.saved_bytes_adjoint < a.saved_bytes_direct
+    assert tab.adjoint_plot.values().shape == (2, 3)
+    assert not tab.adjoint_plot.hint.isVisible()
+    readout = tab.view("adjoint").panel.readout
+    assert "Δgrad" in readout.text() and "gradient difference" in readout.toolTip()
+
+
+def test_a_click_starts_a_trajectory_and_dragging_moves_it(qtbot, tab):
+    _wait_result(qtbot, tab, "spiral")
+    tab.add_start(0.5, 0.5)
+    qtbot.waitUntil(lambda: tab.user_paths is not None and len(tab.user_paths["paths"]) == 1,
+                    timeout=20_000)
+    np.testing.assert_allclose(tab.user_paths["paths"][0, 0], [0.5, 0.5], atol=1e-6)
+    tab.move_start(0, -0.5, 1.0)
+    qtbot.waitUntil(lambda: tab.user_paths is not None
+                    and np.allclose(tab.user_paths["paths"][0, 0], [-0.5, 1.0]),
+                    timeout=20_000)
+    assert len(tab.field_plot.layer_points("user_now")) == 1
+    tab.clear_button.click()
+    assert tab.starts["spiral"] == [] and len(tab.field_plot.layer_points("user_start")) == 0
+
+
+def test_every_tour_step_applies_strictly(qtbot, tab, monkeypatch):
+    started = []
+    monkeypatch.setattr(tab, "toggle_compare", lambda: started.append("compare"))
+    steps = tab.tour_steps()
+    assert 8 <= len(steps) <= 10
+    for i, step in enumerate(steps):
+        state = {k: v for k, v in step.state.items() if k != "highlight"}
+        tab.apply_state(state, strict=True)
+        tab.tour.go_to(i)
+        assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
+            step.state["highlight"]]
+        params = tab.params()
+        for k, v in state.items():
+            if k in params:
+                assert params[k] == pytest.approx(v) if isinstance(v, float) else \
+                    params[k] == v, (step.id, k)
+    assert "compare" in started
+    # the command line's strict mode refuses what the controls would not take
+    from models.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="Unknown parameter"):
+        tab.apply_state({"nope": 1}, strict=True)
+    with pytest.raises(InvalidParameterError, match="t must be"):
+        tab.apply_state({"t": 2}, strict=True)
+    with pytest.raises(InvalidParameterError, match="method"):
+        tab.apply_state({"method": "leapfrog"}, strict=True)
+
+
+def test_every_view_exports_its_data(qtbot, window, tab, tmp_path):
+    import csv
+
+    tab.apply_state({"compare": True})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: key in tab.comparisons and not tab.jobs.is_running(),
+                    timeout=30_000)
+    tab.apply_state({"train": True})
+    qtbot.waitUntil(lambda: tab.jobs.is_running() and tab.sessions[key].step >= 3,
+                    timeout=30_000)
+    tab.apply_state({"train": False})
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    for view in tab.views:
+        assert view.data() is not None, view.key
+        out = window.export_data(tab, view.key, str(tmp_path / f"{view.key}.csv"))
+        with open(out, encoding="utf-8") as fh:
+            rows = [r for r in csv.reader(fh) if r and r[0][0] != "#"]
+        assert len(rows) >= 2, view.key
+        window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.png"), 600)
+        assert (tmp_path / f"{view.key}.png").read_bytes()[:4] == b"\x89PNG"
+        window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.svg"))
+        assert b"<svg" in (tmp_path / f"{view.key}.svg").read_bytes()[:2000]
+
+
+def test_non_finite_weights_stop_training_and_the_good_ones_come_back(qtbot, tab,
+                                                                      monkeypatch):
+    import math
+
+    import torch
+
+    monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
+    s = tab.session()
+    for _ in s.train(2):
+        pass
+    with s.lock, torch.no_grad():                 # as if a step had gone to NaN
+        next(s.func.parameters())[0, 0] = math.nan
+    tab.apply_state({"train": True})
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=30_000)
+    assert s.last_instability == "nan" and "non-finite" in tab.error_note.text()
+    assert all(np.isfinite(p.detach().numpy()).all() for p in s.model.parameters())
+    assert tab.train_button.text() == "Resume training"
