@@ -370,8 +370,21 @@ def test_prototypical_network_learns_rings_where_input_means_fail():
 
 
 def test_prototypical_divergence_restores():
-    session = meta.ProtoSession(lr=1e30, n_query=5)
+    """The weights after a blow-up are those recorded after the last good step (not just
+    whatever the session calls its good state)."""
+    session = meta.ProtoSession(lr=1e-3, n_query=5)
+
+    def weights():
+        return {k: v.detach().clone() for k, v in session.net.state_dict().items()}
+
+    states = [weights()]
+    for _ in session.train(3):
+        states.append(weights())
+    session.set_options(lr=1e30)
     with pytest.raises(TrainingDivergedError, match="learning rate"):
-        list(session.train(20))
+        for _ in session.train(20):
+            states.append(weights())
+    assert session.step == session.good_step >= 3 and len(session.losses) == session.step
+    good = states[session.step]
     for k, v in session.net.state_dict().items():
-        assert torch.equal(v, session.good_state["model"][k])
+        assert torch.isfinite(v).all() and torch.equal(v, good[k]), k
