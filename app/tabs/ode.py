@@ -734,8 +734,8 @@ class ODETab(BaseTab):
         if session is None or not session.nfe_forward:
             self.nfe_plot.set_curves([], [], [])
             self.nfe_plot.set_markers([], [])
-            self.nfe_plot.set_hint(self.tr("Press “Train”: the evaluations of f in each "
-                                           "step's forward and backward pass appear here."))
+            self.nfe_plot.set_hint(self.tr("Press “Train”: the evaluations of f\nin each "
+                                           "step's forward and backward\npass appear here."))
             cfg = session.solver if session is not None else None
             self._readout("nfe", self.tr("solver: {0}").format(self._solver_label(cfg))
                           if cfg is not None else "")

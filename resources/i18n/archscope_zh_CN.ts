@@ -1931,8 +1931,12 @@ on one stream of sinusoid tasks.</source>
         <translation>{0} 在固定网格上走步：每一步都被接受（在 [{3:g}, {4:g}] 上共 {1} 步，步长至多 {2:g}）；NFE {5}</translation>
     </message>
     <message>
-        <source>Press “Train”: the evaluations of f in each step's forward and backward pass appear here.</source>
-        <translation>点击“训练”：每一步前向和反向传播中 f 的求值次数会显示在这里。</translation>
+        <source>Press “Train”: the evaluations of f
+in each step's forward and backward
+pass appear here.</source>
+        <translation>点击“训练”：
+每一步前向和反向传播中
+f 的求值次数会显示在这里。</translation>
     </message>
     <message>
         <source>solver: {0}</source>
