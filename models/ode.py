@@ -705,13 +705,16 @@ class ODESession:
         self.last_metric = self._evaluate_safely()    # of the restored weights
 
     def history(self) -> dict[str, np.ndarray]:
-        """Copies of the per-step records, taken together under the lock (the training
-        thread appends to them): loss, nfe_forward, nfe_backward, step_seconds."""
-        with self.lock:
-            return {"loss": np.asarray(self.losses, np.float32),
-                    "nfe_forward": np.asarray(self.nfe_forward, np.int64),
-                    "nfe_backward": np.asarray(self.nfe_backward, np.int64),
-                    "step_seconds": np.asarray(self.step_seconds, np.float32)}
+        """Copies of the per-step records, all of one length: loss, nfe_forward,
+        nfe_backward, step_seconds. Without the lock (the GUI thread calls this and must
+        not wait out a slow step): the training thread appends to the four lists one after
+        another, so they are cut to the shortest."""
+        lists = (self.losses, self.nfe_forward, self.nfe_backward, self.step_seconds)
+        n = min(len(lst) for lst in lists)
+        return {"loss": np.asarray(self.losses[:n], np.float32),
+                "nfe_forward": np.asarray(self.nfe_forward[:n], np.int64),
+                "nfe_backward": np.asarray(self.nfe_backward[:n], np.int64),
+                "step_seconds": np.asarray(self.step_seconds[:n], np.float32)}
 
     def _diverged(self, kind: str, detail: str, cfg: SolverConfig) -> TrainingDivergedError:
         step = self.step + 1

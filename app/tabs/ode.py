@@ -741,8 +741,9 @@ class ODETab(BaseTab):
                           if cfg is not None else "")
             return
         self.nfe_plot.set_hint("")
-        fwd = np.asarray(session.nfe_forward, np.float32)
-        bwd = np.asarray(session.nfe_backward, np.float32)
+        h = session.history()
+        fwd = h["nfe_forward"].astype(np.float32)
+        bwd = h["nfe_backward"].astype(np.float32)
         steps = np.arange(1, len(fwd) + 1, dtype=np.float32)
         adjoint = session.solver.adjoint
         self.nfe_plot.set_curves(steps, np.stack([fwd, bwd]),
@@ -765,7 +766,7 @@ class ODETab(BaseTab):
             self._readout("loss", "")
             return
         self.loss_plot.set_hint("")
-        losses = np.asarray(session.losses, np.float32)
+        losses = session.history()["loss"]
         steps = np.arange(1, len(losses) + 1, dtype=np.float32)
         window = min(25, len(losses))
         smooth = np.convolve(losses, np.ones(window) / window, mode="valid").astype(np.float32)
@@ -999,7 +1000,8 @@ class ODETab(BaseTab):
         session = self.sessions.get(self._session_key())
         if session is None or not session.nfe_forward:
             return None
-        table = np.stack([np.asarray(session.nfe_forward), np.asarray(session.nfe_backward)], 1)
+        h = session.history()
+        table = np.stack([h["nfe_forward"], h["nfe_backward"]], 1)
         marks = self.switches.get(self._session_key(), [])
         return ViewData("nfe", {"nfe": table.astype(np.float32)},
                         {"solvers": "; ".join(f"from step {s + 1}: {label}"
@@ -1023,11 +1025,11 @@ class ODETab(BaseTab):
         session = self.sessions.get(self._session_key())
         if session is None or not session.losses:
             return None
-        return ViewData("loss", {"loss": np.asarray(session.losses, np.float32),
-                                 "step_seconds": np.asarray(session.step_seconds, np.float32)},
+        h = session.history()
+        return ViewData("loss", {"loss": h["loss"], "step_seconds": h["step_seconds"]},
                         {"task": session.task, "metric": session.metric_name,
                          "last_metric": session.last_metric},
-                        row_labels=list(range(1, len(session.losses) + 1)),
+                        row_labels=list(range(1, len(h["loss"]) + 1)),
                         col_labels=["loss"])
 
     def _data_adjoint(self) -> ViewData | None:
