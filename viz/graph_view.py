@@ -35,7 +35,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QPointF, Qt, QTimer, QVariantAnimation, Signal
 from PySide6.QtGui import QColor
 
-from viz.theme import HIGHLIGHT, PALETTE, SERIES_COLOURS, colormap
+from viz.theme import HIGHLIGHT, LEGEND_BORDER, PALETTE, SERIES_COLOURS, colormap
 
 NONE_COLOUR = "#c8c8c8"          # class −1 / NaN value
 NODE_COLOUR = SERIES_COLOURS[0]  # no colouring
@@ -289,7 +289,7 @@ class GraphCanvas(pg.PlotWidget):
         # legend (classes, overlay) top right; colour bars right of the view
         self.legend = pg.LegendItem(offset=(-8, 8), labelTextSize="8pt",
                                     brush=pg.mkBrush(255, 255, 255, 215),
-                                    pen=pg.mkPen("#bbbbbb"))
+                                    pen=pg.mkPen(LEGEND_BORDER))
         self.legend.setParentItem(self.vb)
         self.legend.setZValue(100)
         self.legend.setVisible(False)
@@ -299,7 +299,7 @@ class GraphCanvas(pg.PlotWidget):
         # hover read-out, bottom left
         self.readout = _ReadoutItem(anchor=(0, 1), color="#222222",
                                     fill=pg.mkBrush(255, 255, 255, 225),
-                                    border=pg.mkPen("#bbbbbb"))
+                                    border=pg.mkPen(LEGEND_BORDER))
         self.readout.setParentItem(self.vb)
         self.readout.setZValue(101)
         self.readout.setVisible(False)

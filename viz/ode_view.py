@@ -23,12 +23,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from viz.plots import CurvesPlot, GroupedBarsPlot, LabelledPlot, _TickLevelsAxis
-from viz.theme import SERIES_COLOURS
+from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS
 
 
 def _hint_item(plot: pg.PlotItem) -> pg.TextItem:
     """A centred grey note over a plot's view box (what to press while it is empty)."""
-    hint = pg.TextItem(anchor=(0.5, 0.5), color="#555555")
+    hint = pg.TextItem(anchor=(0.5, 0.5), color=MUTED)
     hint.setParentItem(plot.vb)
 
     def place(*_) -> None:
@@ -40,7 +40,7 @@ def _hint_item(plot: pg.PlotItem) -> pg.TextItem:
 
 
 def _set_hint(hint: pg.TextItem, text: str) -> None:
-    hint.setHtml("<div style='text-align:center; color:#555'>"
+    hint.setHtml(f"<div style='text-align:center; color:{MUTED}'>"
                  + html.escape(text).replace("\n", "<br>") + "</div>")
     hint.setVisible(bool(text))
     hint.place()
@@ -102,7 +102,7 @@ class StepsPlot(LabelledPlot):
         item.getAxis("left").setStyle(textFillLimits=[(0, 0.35)])
         self.legend = item.addLegend(offset=(-10, -10), labelTextSize="8pt",
                                      brush=pg.mkBrush(255, 255, 255, 210),
-                                     pen=pg.mkPen("#bbbbbb"))
+                                     pen=pg.mkPen(LEGEND_BORDER))
         self.accepted = item.plot([], [], pen=pg.mkPen(SERIES_COLOURS[0], width=1),
                                   symbol="o", symbolSize=6, symbolPen=None,
                                   symbolBrush=SERIES_COLOURS[0])

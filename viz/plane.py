@@ -36,7 +36,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 
 from viz.plots import LabelledPlot
-from viz.theme import PALETTE, colormap
+from viz.theme import LEGEND_BORDER, PALETTE, SERIES_COLOURS, colormap
 
 REGION_ALPHA = 70          # class regions: the palette colour this opaque over white
 GRAB_PX = 10.0             # a press this close to a movable point grabs it
@@ -98,7 +98,7 @@ class PlanePlot(LabelledPlot):
         item.addItem(self.field)
         self.legend = (item.addLegend(offset=(10, 10), labelTextSize="8pt",
                                       brush=pg.mkBrush(255, 255, 255, 210),
-                                      pen=pg.mkPen("#bbbbbb")) if legend else None)
+                                      pen=pg.mkPen(LEGEND_BORDER)) if legend else None)
         self.lines: dict[str, pg.PlotCurveItem] = {}
         self.points: dict[str, pg.ScatterPlotItem] = {}
         self._legend_names: dict[str, str] = {}
@@ -202,7 +202,7 @@ class PlanePlot(LabelledPlot):
                 self.legend.addItem(self._legend_items[key], text)
         self.legend.setVisible(bool(self._legend_names))     # no empty box
 
-    def set_lines(self, name: str, paths, colour: str = "#1f77b4", width: float = 1.5,
+    def set_lines(self, name: str, paths, colour: str = SERIES_COLOURS[0], width: float = 1.5,
                   style: Qt.PenStyle = Qt.PenStyle.SolidLine, legend: str | None = None,
                   z: float = 0.0) -> None:
         """Polylines of layer ``name``: float[n, T, 2], float[T, 2] or a list of
@@ -227,7 +227,7 @@ class PlanePlot(LabelledPlot):
         item.setVisible(len(xy) > 0)
         self._register(name, item, legend if len(xy) else None)
 
-    def set_points(self, name: str, xy: np.ndarray, colour: str = "#1f77b4",
+    def set_points(self, name: str, xy: np.ndarray, colour: str = SERIES_COLOURS[0],
                    classes: np.ndarray | None = None, size: float = 6.0,
                    symbol: str = "o", outline: str | None = "w", legend: str | None = None,
                    z: float = 10.0) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 
-from viz.theme import SERIES_COLOURS, series_pen
+from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS, series_pen
 
 
 class _TickLevelsAxis(pg.AxisItem):
@@ -67,7 +67,7 @@ class CurvesPlot(LabelledPlot):
         self.legend = self.plotItem.addLegend(offset=self.LEGEND_OFFSETS[legend],
                                               labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
-                                              pen=pg.mkPen("#bbbbbb"))
+                                              pen=pg.mkPen(LEGEND_BORDER))
         self.plotItem.setLogMode(x=log_x, y=log_y)
         self._log = (log_x, log_y)
         for axis, log in (("bottom", log_x), ("left", log_y)):
@@ -79,7 +79,7 @@ class CurvesPlot(LabelledPlot):
         # (antialiased paths of 4096 oscillating points took 2.6 s a frame otherwise)
         self.plotItem.setDownsampling(auto=True, mode="peak")
         self.plotItem.setClipToView(True)
-        self.hint = pg.TextItem(anchor=(0.5, 0.5), color="#555555")
+        self.hint = pg.TextItem(anchor=(0.5, 0.5), color=MUTED)
         self.hint.setParentItem(self.plotItem.vb)
         self.plotItem.vb.sigResized.connect(self._place_hint)
         self._items: list[pg.PlotDataItem] = []
@@ -89,7 +89,7 @@ class CurvesPlot(LabelledPlot):
     def set_hint(self, text: str) -> None:
         """A centred note shown while the plot has no curves (e.g. what to press); a
         newline in ``text`` breaks the line."""
-        self.hint.setHtml("<div style='text-align:center; color:#555'>"
+        self.hint.setHtml(f"<div style='text-align:center; color:{MUTED}'>"
                           + html.escape(text).replace("\n", "<br>") + "</div>")
         self.hint.setVisible(bool(text))
         self._place_hint()
@@ -171,7 +171,7 @@ class GroupedBarsPlot(LabelledPlot):
         self.plotItem.showGrid(y=True, alpha=0.25)
         self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
-                                              pen=pg.mkPen("#bbbbbb"))
+                                              pen=pg.mkPen(LEGEND_BORDER))
         self._bars: list[pg.BarGraphItem] = []
         self._values = np.zeros((0, 0), np.float32)
 

@@ -13,6 +13,9 @@ HIGHLIGHT = "#e8a200"
 #: dark colours from Paul Tol's set; colour-blind friendly, cycles beyond 11 classes
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
            "#ff9da7", "#9c755f", "#332288", "#117733")
+ERROR = "#a33"          # text of a note that says what went wrong (dark red)
+MUTED = "#555"          # text of a secondary note or an empty plot's hint (dark grey)
+LEGEND_BORDER = "#bbbbbb"
 
 
 def apply() -> None:
@@ -23,6 +26,16 @@ def apply() -> None:
 
 def colormap(name: str) -> pg.ColorMap:
     return pg.colormap.get(name)
+
+
+def error_style() -> str:
+    """Style sheet for a label that reports a problem."""
+    return f"color: {ERROR};"
+
+
+def muted_style() -> str:
+    """Style sheet for a label that is a side note."""
+    return f"color: {MUTED};"
 
 
 def series_pen(i: int, width: float = 1.0):

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from viz.theme import muted_style
+
 
 @dataclass(frozen=True)
 class TourStepText:
@@ -38,7 +40,7 @@ class TourPanel(QWidget):
         self.heading = QLabel(self)
         self.heading.setStyleSheet("font-weight: 600; font-size: 11pt;")
         self.counter = QLabel(self)
-        self.counter.setStyleSheet("color: #555;")
+        self.counter.setStyleSheet(muted_style())
         self.step_title = QLabel(self)
         self.step_title.setWordWrap(True)
         self.step_title.setStyleSheet("font-weight: 600;")

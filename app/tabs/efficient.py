@@ -17,6 +17,7 @@ from viz.attention import HeadGrid
 from viz.controls import Param, ParamForm
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
+from viz.theme import error_style, muted_style
 
 PATTERNS = ("local", "dilated", "strided", "global", "random", "bigbird", "longformer")
 METHODS = ("performer", "linformer", "linear", "banded")
@@ -96,11 +97,11 @@ class EfficientTab(BaseTab):
         self.cost_form = ParamForm(COST_PARAMS)
         self.source_note = QLabel()
         self.source_note.setWordWrap(True)
-        self.source_note.setStyleSheet("color: #555;")
+        self.source_note.setStyleSheet(muted_style())
         self.pattern_error, self.approx_error = QLabel(), QLabel()
         for label in (self.pattern_error, self.approx_error):
             label.setWordWrap(True)
-            label.setStyleSheet("color: #a33;")
+            label.setStyleSheet(error_style())
         self.measure_button = QPushButton()
         self.measure_button.setObjectName("MeasureButton")
         self.measure_button.clicked.connect(self.toggle_measure)

@@ -19,6 +19,7 @@ from viz.controls import Param, ParamForm
 from viz.flow_view import DensityPlot, FlowView
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
+from viz.theme import error_style
 
 DENSITIES = ("two_moons", "circles", "8gaussians", "checkerboard", "two_spirals", "pinwheel",
              "rings", "swiss_roll", "custom")
@@ -64,7 +65,7 @@ class FlowsTab(BaseTab):
         self.status.setWordWrap(True)
         self.error_note = QLabel()
         self.error_note.setWordWrap(True)
-        self.error_note.setStyleSheet("color: #a33;")
+        self.error_note.setStyleSheet(error_style())
         lay = self.controls_layout
         lay.addWidget(self.model_form)
         lay.addWidget(self.train_button)

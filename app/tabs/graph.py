@@ -30,6 +30,7 @@ from viz.graph_view import PALETTE, GraphCanvas
 from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
+from viz.theme import error_style, muted_style
 
 DATASETS = ("karate", "les_miserables", "florentine", "davis", "sbm", "ba_house", "grid",
             "geometric", "file")
@@ -117,13 +118,13 @@ class GraphTab(BaseTab):
         self.status.setWordWrap(True)
         self.note = QLabel()
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #555;")
+        self.note.setStyleSheet(muted_style())
         self.error_note = QLabel()
         self.layout_note = QLabel()
         self.layout_note.setWordWrap(True)
-        self.layout_note.setStyleSheet("color: #a33;")
+        self.layout_note.setStyleSheet(error_style())
         self.error_note.setWordWrap(True)
-        self.error_note.setStyleSheet("color: #a33;")
+        self.error_note.setStyleSheet(error_style())
         lay = self.controls_layout
         lay.addWidget(self.graph_form)
         lay.addWidget(self.layout_note)

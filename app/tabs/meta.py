@@ -31,6 +31,7 @@ from viz.controls import Param, ParamForm
 from viz.meta_view import AdaptPlot, ProtoPlane
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
+from viz.theme import error_style, muted_style
 
 #: the order of models.meta.METHODS (the tab imports no torch before torch is loaded)
 METHODS = ("maml", "fomaml", "reptile", "pretrained")
@@ -146,7 +147,7 @@ class MetaTab(BaseTab):
         self.status.setWordWrap(True)
         self.error_note = QLabel()
         self.error_note.setWordWrap(True)
-        self.error_note.setStyleSheet("color: #a33;")
+        self.error_note.setStyleSheet(error_style())
         self.new_task_button = QPushButton()
         self.new_task_button.clicked.connect(self.new_task)
         self.reset_points_button = QPushButton()
@@ -156,7 +157,7 @@ class MetaTab(BaseTab):
         self.ood_note.setStyleSheet("color: #b35c00;")
         self.mouse_note = QLabel()
         self.mouse_note.setWordWrap(True)
-        self.mouse_note.setStyleSheet("color: #555;")
+        self.mouse_note.setStyleSheet(muted_style())
         self.eval_button = QPushButton()
         self.eval_button.setObjectName("EvaluateButton")
         self.eval_button.clicked.connect(self.evaluate)

@@ -29,6 +29,7 @@ from viz.ode_view import LabelledBarsPlot, StepsPlot, TimelinePlot
 from viz.panel import ViewPanel
 from viz.plane import PlanePlot, class_colour
 from viz.plots import CurvesPlot
+from viz.theme import error_style
 
 # the same names as models.ode (not imported here: that module imports torch, and tabs are
 # built before torch has loaded); tests/test_ode_tab.py checks they agree
@@ -114,7 +115,7 @@ class ODETab(BaseTab):
         self.status.setWordWrap(True)
         self.error_note = QLabel()
         self.error_note.setWordWrap(True)
-        self.error_note.setStyleSheet("color: #a33;")
+        self.error_note.setStyleSheet(error_style())
         lay = self.controls_layout
         lay.addWidget(self.model_form)
         lay.addWidget(self.solver_form)

@@ -26,7 +26,7 @@ from viz.controls import SliderField
 from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
-from viz.theme import DIVERGING, SEQUENTIAL
+from viz.theme import DIVERGING, SEQUENTIAL, error_style
 
 DEFAULTS = {"d_model": 128, "max_len": 100, "base": 10000.0, "offset": 4,
             "dims": "2, 20, 60, 120", "sentence": "the cat sat on the mat",
@@ -103,7 +103,7 @@ class PositionalTab(BaseTab):
         self.dims_label = QLabel()
         self.dims_note = QLabel()
         self.dims_note.setWordWrap(True)
-        self.dims_note.setStyleSheet("color: #a33;")
+        self.dims_note.setStyleSheet(error_style())
         form.addRow(self.dims_label, self.dims)
         form.addRow(self.dims_note)
         lay.addWidget(self.box_curves)

@@ -27,6 +27,7 @@ from models.traces import Progress, TransformerTrace
 from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
+from viz.theme import error_style, muted_style
 
 TASKS = ("copy", "reverse", "sort", "shift")
 ARCHITECTURES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -166,11 +167,11 @@ class TransformerTab(BaseTab):
         self.output_label.setTextFormat(Qt.TextFormat.RichText)
         form.addRow(self.output_label)
         self.token_key = QLabel()
-        self.token_key.setStyleSheet("color: #555;")
+        self.token_key.setStyleSheet(muted_style())
         form.addRow(self.token_key)
         self.input_note = QLabel()
         self.input_note.setWordWrap(True)
-        self.input_note.setStyleSheet("color: #a33;")
+        self.input_note.setStyleSheet(error_style())
         form.addRow(self.input_note)
         lay.addWidget(self.box_input)
 
@@ -212,7 +213,7 @@ class TransformerTab(BaseTab):
         col.addLayout(row)
         self.step_note = QLabel()
         self.step_note.setWordWrap(True)
-        self.step_note.setStyleSheet("color: #555;")
+        self.step_note.setStyleSheet(muted_style())
         col.addWidget(self.step_note)
         lay.addWidget(self.box_steps)
         self._step_key = DEFAULTS["step"]
