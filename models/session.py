@@ -1,0 +1,299 @@
+"""The one training contract every session of ``models/`` follows.
+
+A *session* owns a model (or several), their optimizers, the data it trains on and the
+records of what happened (one loss per step, plus whatever the topic records). The GUI
+trains it in a background thread by iterating ``train``, and reads or draws it from the
+GUI thread at the same time, so:
+
+* every training step runs under ``lock``; anyone else who runs the model (a trace for
+  the screen, an evaluation, a device move) takes the same lock, and never sees
+  half-updated weights;
+* ``train(steps)`` is a generator of ``Progress``: stopping means no longer iterating, and
+  calling it again resumes where the last run stopped;
+* a step is *checked*: a non-finite loss or gradient never reaches the optimizer. The
+  weights (and the optimizer's state: Adam's moments and step counts) go back to the last
+  rollback point, the records are cut to it, and ``TrainingDivergedError`` says what
+  happened, at which step, which weights came back and what to try;
+* rollback points are cheap: a full copy of the weights and the optimizer's state is taken
+  when the weights of a step gave a finite loss and finite gradients and at least
+  ``snapshot_every`` steps have passed since the last copy (and once at construction).
+  A divergence is therefore never reported without a rollback point, at most
+  ``snapshot_every`` steps old. Set ``snapshot_every = 1`` to go back exactly one step;
+* ``to(device)`` moves the models, the optimizers' state and the session's data
+  (``_move_data``), under the lock; devices are named through ``device_for``, so an
+  absent one reads the same everywhere.
+
+A subclass builds its model(s) and optimizer(s), then calls ``_init_session``; it writes
+``_train_step`` (one step, under the lock, returning a ``StepOutcome``) and keeps only
+what is its own. It uses ``checked_step(loss)`` for the common case (one model, one
+optimizer), or the pieces it is made of (``_check_loss``, ``_checked_backward``,
+``_mark_good``) when a step is more than that. The pattern is nflows'
+``distributions/base.py``: the public method checks its arguments and runs the loop,
+the subclass's ``_method`` does the topic's work.
+
+Example::
+
+    class Regression(TrainingSession):
+        def __init__(self, device="cpu"):
+            self.model = torch.nn.Linear(3, 1)
+            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-2)
+            self._init_session(device, lr=1e-2)
+            self.x, self.y = torch.randn(64, 3), torch.randn(64, 1)
+
+        def _train_step(self, run):
+            loss = F.mse_loss(self.model(self.x), self.y)
+            return StepOutcome(self.checked_step(loss))
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from models import checkpoint
+from models.devices import device_for
+from models.errors import InvalidParameterError, TrainingDivergedError
+from models.traces import Progress
+
+
+@dataclass
+class StepOutcome:
+    """What one training step reports: its loss, metrics to add to ``Progress.metrics``,
+    an optional trace for the screen, and ``stop`` to end the run early (a target met,
+    patience run out)."""
+
+    loss: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    trace: object | None = None
+    stop: bool = False
+
+
+@dataclass(frozen=True)
+class Run:
+    """Where a call of ``train`` stands: passed to ``_train_step`` and ``_progress``."""
+
+    start: int          # the session's step when the call began
+    steps: int          # how many steps the call trains
+    index: int          # 1-based number of this step within the call
+    every: int          # report (full history, trace) every this many steps
+    t0: float           # perf_counter() at the start of the call
+
+    @property
+    def last(self) -> bool:
+        return self.index == self.steps
+
+    @property
+    def report(self) -> bool:
+        """A reporting step: every ``every`` steps of the session, and the last one."""
+        return self.last or (self.every > 0 and self.index % self.every == 0)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def check_steps(steps, name: str = "steps") -> int:
+    """``steps`` as an int ≥ 0, or ``InvalidParameterError``."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise InvalidParameterError(f"{name} must be a whole number ≥ 0, got {steps!r}.")
+    return int(steps)
+
+
+def check_lr(lr, name: str = "The learning rate") -> float:
+    """``lr`` as a finite float > 0, or ``InvalidParameterError``."""
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)) or not (
+            math.isfinite(lr) and lr > 0):
+        raise InvalidParameterError(f"{name} must be a number > 0, got {lr!r}.")
+    return float(lr)
+
+
+def finite(tensors) -> bool:
+    """True when every tensor of ``tensors`` holds only finite values."""
+    return all(bool(torch.isfinite(t).all()) for t in tensors)
+
+
+class TrainingSession:
+    """Lock, device, step counter, records, cheap rollback points, checked steps and the
+    ``train`` generator shared by every session (see the module docstring)."""
+
+    #: the word for one step in messages ("step", "epoch", "episode")
+    unit = "step"
+    #: a rollback point at most this many good steps old (see the module docstring)
+    snapshot_every = 10
+
+    lock: threading.Lock
+    device: torch.device
+    step: int
+    lr: float
+    losses: list[float]
+    good_step: int
+    good_state: list[dict]
+
+    # -- set-up ------------------------------------------------------------------------------
+    def _init_session(self, device: str | torch.device | None = None,
+                      lr: float | None = None) -> None:
+        """Call at the end of a subclass's ``__init__``, once its model(s) and optimizer(s)
+        exist and sit on ``device`` (moved there if given)."""
+        if device is not None:
+            self.device = device_for(device)
+            for module, _ in self._pairs():
+                module.to(self.device)
+        if lr is not None:
+            self.lr = lr
+        self.lock = threading.Lock()
+        self.step = 0
+        self.losses = []
+        self.snapshots_taken = 0
+        self.good_step = 0
+        self.good_state = self._snapshot()
+
+    def _pairs(self) -> list[tuple[torch.nn.Module, torch.optim.Optimizer]]:
+        """The (model, optimizer) pairs trained together; one by default."""
+        return [(self.model, self.optimizer)]
+
+    def _records(self) -> list[list]:
+        """The per-step lists cut back to ``good_step`` on a rollback."""
+        return [self.losses]
+
+    def _move_data(self, device: torch.device) -> None:
+        """Move the session's own tensors (data, masks) to ``device``; under the lock."""
+
+    # -- settings ----------------------------------------------------------------------------
+    def to(self, device: str | torch.device):
+        """Move models, optimizer state and data to ``device`` (``DeviceUnavailableError``
+        if this machine does not have it; nothing moves then)."""
+        dev = device_for(device)
+        with self.lock:
+            for module, optimizer in self._pairs():
+                module.to(dev)
+                checkpoint.move_optimizer_state(optimizer, dev)
+            self._move_data(dev)
+            self.device = dev
+        return self
+
+    def set_lr(self, lr: float) -> None:
+        """A new learning rate for every optimizer, from the next step on (checked first).
+        A later rollback keeps it."""
+        lr = check_lr(lr)
+        with self.lock:
+            self.lr = lr
+            for _, optimizer in self._pairs():
+                for group in optimizer.param_groups:
+                    group["lr"] = lr
+
+    # -- rollback points ------------------------------------------------------------------------
+    def _snapshot(self) -> list[dict]:
+        self.snapshots_taken = getattr(self, "snapshots_taken", 0) + 1
+        return [checkpoint.snapshot(m, o) for m, o in self._pairs()]
+
+    def _mark_good(self, at: int | None = None) -> None:
+        """The current weights gave a finite loss and finite gradients: make them the
+        rollback point if the last one is ``snapshot_every`` steps old. ``at`` is the step
+        they belong to (default: the current step, before its update). Under the lock."""
+        at = self.step if at is None else at
+        if at - self.good_step >= max(1, self.snapshot_every):
+            self.good_state, self.good_step = self._snapshot(), at
+
+    def _restore(self) -> None:
+        """Back to the rollback point: weights, optimizer state (hyper-parameters set since
+        are kept), step counter and records."""
+        for (module, optimizer), state in zip(self._pairs(), self.good_state, strict=True):
+            checkpoint.restore(module, optimizer, state)
+        self.step = self.good_step
+        for record in self._records():
+            del record[self.good_step:]
+        self._after_restore()
+
+    def _after_restore(self) -> None:
+        """Hook: refresh what depends on the weights (a cached metric) after a rollback."""
+
+    # -- checked steps ------------------------------------------------------------------------
+    def _diverged(self, what: str) -> TrainingDivergedError:
+        """Roll back and return the error to raise; ``what`` says what became non-finite."""
+        step = self.step + 1
+        self._restore()
+        return TrainingDivergedError(self._divergence_message(what, step))
+
+    def _divergence_message(self, what: str, step: int) -> str:
+        unit = self.unit
+        return (f"Training diverged: {what} at {unit} {step}. The weights of {unit} "
+                f"{self.good_step} were restored. Try a smaller learning rate "
+                f"(now {self.lr:g}).")
+
+    def _check_loss(self, loss: torch.Tensor) -> float:
+        """The loss as a float; rolls back and raises if it is not finite."""
+        value = float(loss.detach())
+        if not math.isfinite(value):
+            raise self._diverged(f"the loss became {value}")
+        return value
+
+    def _checked_backward(self, loss: torch.Tensor, params=None,
+                          clip: float | None = None) -> torch.Tensor:
+        """Zero the gradients, backpropagate ``loss``, clip the gradient norm to ``clip``
+        (none by default) and return it; rolls back and raises if it is not finite."""
+        params = [p for m, _ in self._pairs() for p in m.parameters()] \
+            if params is None else list(params)
+        for _, optimizer in self._pairs():
+            optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(params, clip or math.inf)
+        if not torch.isfinite(norm):
+            raise self._diverged("a gradient became non-finite")
+        return norm
+
+    def checked_step(self, loss: torch.Tensor, clip: float | None = None) -> float:
+        """One checked optimizer step on ``loss`` (one model, one optimizer): check the
+        loss, backpropagate, check the gradients, maybe take a rollback point, update,
+        count the step and record the loss. Under the lock."""
+        value = self._check_loss(loss)
+        self._checked_backward(loss, clip=clip)
+        self._mark_good()
+        self.optimizer.step()
+        self.step += 1
+        self.losses.append(value)
+        return value
+
+    # -- the training loop ------------------------------------------------------------------
+    def _before_train(self, steps: int) -> None:
+        """Hook: refuse to train (``InvalidParameterError``) before anything runs."""
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        """One training step, under the lock: update the weights, count ``self.step``."""
+        raise NotImplementedError
+
+    def _after_step(self, outcome: StepOutcome, run: Run) -> None:
+        """Hook, outside the lock: work that must not hold the GUI back (an evaluation
+        that takes the lock itself)."""
+
+    def _progress(self, outcome: StepOutcome, run: Run) -> Progress:
+        """The ``Progress`` yielded after a step: the outcome's metrics plus ``seconds``
+        and ``steps_per_s``; the whole loss curve on reporting steps."""
+        elapsed = run.elapsed()
+        metrics = {**outcome.metrics, "seconds": elapsed,
+                   "steps_per_s": (self.step - run.start) / max(elapsed, 1e-9)}
+        history = (np.asarray(self.losses, np.float32) if run.report
+                   else np.zeros(0, np.float32))
+        return Progress(step=self.step, total=run.start + run.steps, loss=outcome.loss,
+                        metrics=metrics, history=history, trace=outcome.trace)
+
+    def train(self, steps: int, every: int = 25) -> Iterator[Progress]:
+        """Train ``steps`` more steps, yielding a ``Progress`` after each (the whole loss
+        curve, and the topic's trace, every ``every`` steps and at the end). Stop by no
+        longer iterating; call again to resume."""
+        steps = check_steps(steps)
+        every = check_steps(every, "every")
+        self._before_train(steps)
+        t0, start = time.perf_counter(), self.step
+        for index in range(1, steps + 1):
+            run = Run(start=start, steps=steps, index=index, every=every, t0=t0)
+            with self.lock:
+                outcome = self._train_step(run)
+            self._after_step(outcome, run)
+            yield self._progress(outcome, run)
+            if outcome.stop:
+                return
