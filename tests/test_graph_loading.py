@@ -435,14 +435,15 @@ def test_bad_files_raise_graph_load_error(tmp_path, name, content, match):
 
 
 def test_size_and_node_caps(tmp_path, monkeypatch):
-    import models.graphs as graphs
+    import models.graphs.document as document
+    import models.graphs.readers.load as readers
 
     path = tmp_path / "big.txt"
     path.write_text("".join(f"{i} {i + 1}\n" for i in range(50)))
-    monkeypatch.setattr(graphs, "MAX_NODES", 20)
+    monkeypatch.setattr(document, "MAX_NODES", 20)
     with pytest.raises(GraphLoadError, match="more than 20 nodes"):
         load_graph(path)
-    monkeypatch.setattr(graphs, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(readers, "MAX_FILE_BYTES", 100)
     with pytest.raises(GraphLoadError, match="graph files up to"):
         load_graph(path)
 

@@ -1,0 +1,150 @@
+"""load_graph: read a graph file, with the reader chosen by extension and content.
+
+Every file the student opens is only read, and stays data: XML goes through
+``defusedxml`` (no entity expansion, no external entities), ``.pt`` files through
+``torch.load(weights_only=True)`` with an explicit allow-list of PyG classes,
+GML/Pajek/edge lists through small hand-written parsers (no ``eval``). Every
+reader (one module per format in this package) turns what it finds into the same
+intermediate ``_RawGraph``; one builder (``models.graphs.document._build``) then cleans
+it (merges parallel edges, keeps self-loops, reports isolated nodes) and makes a
+:class:`GraphDocument` with numpy columns and a PyG ``Data``.
+
+Formats: edge lists (``.csv .tsv .txt .edges .edgelist .el``), GraphML, GEXF
+1.1-1.3, GML, Pajek ``.net``, node-link JSON, PyG ``Data`` saved with ``torch.save``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from models.errors import GraphLoadError
+from models.graphs.document import GraphDocument, _build, _RawGraph
+from models.graphs.readers.edgelist import _read_edge_list
+from models.graphs.readers.gexf import _gexf_from_root
+from models.graphs.readers.gml import _read_gml
+from models.graphs.readers.graphml import _graphml_from_root
+from models.graphs.readers.nodelink import _read_json
+from models.graphs.readers.pajek import _read_pajek
+from models.graphs.readers.torchfile import _read_torch
+from models.graphs.readers.xmlutil import _local, _parse_xml
+
+MAX_FILE_BYTES = 200 * 1024 * 1024
+
+SUPPORTED_FORMATS = (
+    "edge lists (.csv, .tsv, .txt, .edges, .edgelist, .el), GraphML (.graphml), "
+    "GEXF (.gexf), GML (.gml), Pajek (.net), node-link JSON (.json) "
+    "and PyTorch Geometric Data saved with torch.save (.pt, .pth)"
+)
+
+_EDGE_LIST_EXT = {".csv", ".tsv", ".txt", ".edges", ".edgelist", ".el"}
+
+
+def load_graph(path: str | os.PathLike) -> GraphDocument:
+    """Read a graph file (only read; nothing in it is executed).
+
+    The format is chosen by extension and checked against the content (an XML file
+    named ``.txt`` is read as XML). Raises :class:`GraphLoadError` with a sentence
+    naming the file (and line, where known) for anything that cannot be read.
+    """
+    path = Path(path)
+    name = path.name
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise GraphLoadError(f"{name}: cannot open the file ({e.strerror or e}).") from e
+    if not path.is_file():
+        raise GraphLoadError(f"{name}: is not a file.")
+    if size == 0:
+        raise GraphLoadError(f"{name}: the file is empty.")
+    if size > MAX_FILE_BYTES:
+        raise GraphLoadError(
+            f"{name}: the file is {size / 2**20:.0f} MB; ArchScope opens graph files up to "
+            f"{MAX_FILE_BYTES // 2**20} MB.")
+    try:
+        with open(path, "rb") as f:
+            raw_bytes = f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise GraphLoadError(f"{name}: cannot read the file ({e.strerror or e}).") from e
+    kind = _sniff(path.suffix.lower(), raw_bytes)
+    if kind is None:
+        raise GraphLoadError(
+            f"{name}: not a graph file ArchScope can read. Supported formats: "
+            f"{SUPPORTED_FORMATS}.")
+    raw = _read(kind, name, raw_bytes)
+    return _build(raw, source=str(path))
+
+
+def _sniff(ext: str, data: bytes) -> str | None:
+    """The reader for this extension and content, or None."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if data[:2] == b"PK" or data[:2] == b"\x80\x02" or ext in (".pt", ".pth"):
+        if data[:2] == b"PK" or data[:1] == b"\x80":
+            return "torch"
+        return None if ext in (".pt", ".pth") else _sniff_text(ext, head)
+    return _sniff_text(ext, head)
+
+
+def _sniff_text(ext: str, head: bytes) -> str | None:
+    if b"\x00" in head:
+        return None
+    lowered = head.lower()
+    if head.startswith(b"<"):
+        if b"<gexf" in lowered:
+            return "gexf"
+        if b"<graphml" in lowered:
+            return "graphml"
+        return "xml" if ext in (".graphml", ".gexf", ".xml") else None
+    if head.startswith((b"{", b"[")) and ext in (".json", *_EDGE_LIST_EXT):
+        return "json"
+    if ext == ".json":
+        return "json"
+    if ext == ".gml" or re.match(rb"^(\s*(#[^\n]*|creator\s+\"[^\"]*\"|version\s+\S+)\s*)*graph\s*\[",
+                                 lowered):
+        return "gml"
+    if ext in (".net", ".paj") or lowered.lstrip().startswith(b"*vertices"):
+        return "pajek"
+    if ext in _EDGE_LIST_EXT:
+        return "edgelist"
+    if ext in (".graphml", ".gexf"):
+        return "xml"
+    return None
+
+
+_READER_ERRORS = (ValueError, KeyError, IndexError, TypeError, LookupError, UnicodeError,
+                  OverflowError, RecursionError, AttributeError)
+
+
+def _read(kind: str, name: str, data: bytes) -> _RawGraph:
+    readers = {
+        "graphml": _read_graphml, "gexf": _read_gexf, "xml": _read_xml, "gml": _read_gml,
+        "pajek": _read_pajek, "json": _read_json, "torch": _read_torch,
+        "edgelist": _read_edge_list,
+    }
+    try:
+        return readers[kind](name, data)
+    except GraphLoadError:
+        raise
+    except _READER_ERRORS as e:
+        raise GraphLoadError(f"{name}: the file is damaged or not valid {kind} "
+                             f"({type(e).__name__}: {e}).") from e
+
+
+def _read_xml(name: str, data: bytes) -> _RawGraph:
+    root = _parse_xml(name, data).getroot()
+    tag = _local(root.tag)
+    if tag == "gexf":
+        return _gexf_from_root(name, root)
+    if tag == "graphml":
+        return _graphml_from_root(name, root)
+    raise GraphLoadError(f"{name}: an XML file but neither GraphML nor GEXF (its root "
+                         f"element is <{tag}>). Supported formats: {SUPPORTED_FORMATS}.")
+
+
+def _read_graphml(name: str, data: bytes) -> _RawGraph:
+    return _read_xml(name, data)
+
+
+def _read_gexf(name: str, data: bytes) -> _RawGraph:
+    return _read_xml(name, data)
