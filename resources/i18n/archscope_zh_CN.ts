@@ -2523,6 +2523,21 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     </message>
 </context>
 <context>
+    <name>TrainingTab</name>
+    <message>
+        <source>Resume training</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+</context>
+<context>
     <name>TransformerSteps</name>
     <message>
         <source>token ids</source>

@@ -1,0 +1,181 @@
+"""What every tab that trains shares: Train/Stop, progress, status line, error note, device.
+
+A training tab runs named background jobs ("train", and for some tabs "compare",
+"proto", ...) one at a time in its ``JobRunner``. The plumbing is here, as in Orange's
+``ConcurrentWidgetMixin``; the tab keeps only what is its own:
+
+* ``make_job(name)`` returns the generator factory for a job (typically
+  ``partial(session.train, 1_000_000)``), or ``None`` when there is nothing to run;
+* ``job_text(name, progress)`` is the bottom bar's line while it runs;
+* ``on_job_progress`` / ``on_job_stopped`` redraw what the job changed;
+* ``training_sessions()`` lists the sessions that follow a device change;
+* ``trained_steps()`` and ``status_text()`` word the Train button and the status line.
+
+What the base does for every job:
+
+* ``toggle_job(name)`` stops a running job (a click on the button of the job that runs
+  just stops it), clears the error note and starts the job; a refusal from ``models/``
+  (``ArchScopeError``) goes to the error note instead;
+* a failure shows its message in the error note (a divergence's message says which
+  weights were restored) and, through ``BaseTab``, in the error dialog;
+* when a job ends, the bottom bar is cleared (or shows ``job_done_text``), so no
+  "step 515" and half bar stay behind a stopped job; the buttons follow;
+* a device change stops the job and moves every session there (a device this machine
+  lacks is said in the error note, and nothing is lost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from app.jobs import Failure
+from app.tabs.base import BaseTab, TabContext
+from models.errors import ArchScopeError
+from viz.theme import error_style
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TrainingTab", text)
+
+
+class TrainingTab(BaseTab):
+    """A ``BaseTab`` with training jobs (see the module docstring)."""
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.running_job = ""              # the job that runs now ("" when none)
+        self.job_failed = False            # the running job ended in a failure
+        self.train_button = QPushButton()
+        self.train_button.setObjectName("TrainButton")
+        self.train_button.clicked.connect(lambda: self.toggle_job("train"))
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.error_note = QLabel()
+        self.error_note.setWordWrap(True)
+        self.error_note.setStyleSheet(error_style())
+        self.jobs.progressed.connect(self._job_progressed)
+        self.jobs.failed.connect(self._job_failed)
+        self.jobs.stopped.connect(self._job_stopped)
+
+    def add_training_controls(self, layout=None) -> None:
+        """Put the Train button, the status line and the error note in ``layout`` (the
+        controls column by default), where the tab wants them."""
+        layout = self.controls_layout if layout is None else layout
+        for w in (self.train_button, self.status, self.error_note):
+            layout.addWidget(w)
+
+    # -- jobs ---------------------------------------------------------------------------------
+    def running(self) -> str:
+        """The name of the job that runs, or ""."""
+        return self.running_job if self.jobs.is_running() else ""
+
+    def stop_jobs(self) -> bool:
+        """Stop the running job, if any; True if one was stopped."""
+        if self.jobs.is_running():
+            self.jobs.stop()
+            return True
+        return False
+
+    def toggle_job(self, name: str = "train") -> None:
+        """Start job ``name``, or stop it if it is the one running (another running job
+        is stopped first)."""
+        was = self.running()
+        if self.stop_jobs() and was == name:
+            return
+        if not self.torch_ready:
+            return
+        self.error_note.setText("")
+        try:
+            make = self.make_job(name)
+        except ArchScopeError as exc:
+            self.error_note.setText(str(exc))
+            return
+        if make is None:
+            self.update_buttons()
+            return
+        self.running_job, self.job_failed = name, False
+        self.jobs.start(make)
+        self.update_buttons()
+
+    def toggle_training(self) -> None:
+        self.toggle_job("train")
+
+    def _job_progressed(self, progress) -> None:
+        text = self.job_text(self.running_job, progress)
+        if text:
+            self.job_bar.show_progress(self.job_fraction(self.running_job, progress), text)
+        self.on_job_progress(self.running_job, progress)
+
+    def _job_failed(self, failure: Failure) -> None:
+        self.job_failed = True
+        self.error_note.setText(str(failure.error))
+
+    def _job_stopped(self, completed: bool) -> None:
+        name, failed = self.running_job, self.job_failed
+        self.running_job, self.job_failed = "", False
+        self.job_bar.show_progress(0.0, self.job_done_text(name, completed, failed))
+        self.update_buttons()
+        self.on_job_stopped(name, completed, failed)
+
+    # -- device and lifecycle ----------------------------------------------------------------
+    def on_device_changed(self, name: str) -> None:
+        self.stop_jobs()
+        for session in self.training_sessions():
+            try:
+                session.to(name)
+            except ArchScopeError as exc:
+                self.error_note.setText(str(exc))
+        super().on_device_changed(name)
+
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        self.update_buttons()
+
+    def update_buttons(self) -> None:
+        """Word and enable the Train button, and the status line."""
+        steps = self.trained_steps()
+        self.train_button.setText(_tr("Stop") if self.running() == "train" else (
+            _tr("Resume training") if steps else _tr("Train")))
+        self.train_button.setEnabled(self.torch_ready)
+        self.status.setText(self.status_text())
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.update_buttons()
+
+    # -- what a tab fills in ------------------------------------------------------------------
+    def make_job(self, name: str) -> Callable[[], Iterator] | None:
+        raise NotImplementedError
+
+    def job_text(self, name: str, progress) -> str:
+        """The bottom bar's line for a ``Progress`` of job ``name``."""
+        return ""
+
+    def job_fraction(self, name: str, progress) -> float:
+        """How far the bar is filled (0 for jobs that train until stopped)."""
+        return 0.0
+
+    def job_done_text(self, name: str, completed: bool, failed: bool) -> str:
+        """The bottom bar's line once job ``name`` has ended ("" clears it)."""
+        return ""
+
+    def on_job_progress(self, name: str, progress) -> None:
+        """Redraw what a report of job ``name`` changed (throttled to ~25 Hz)."""
+
+    def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
+        """Redraw once job ``name`` has ended (restored weights after a divergence too)."""
+        self.request_update()
+
+    def training_sessions(self) -> Iterable:
+        """The sessions moved to a newly chosen device."""
+        return ()
+
+    def trained_steps(self) -> int:
+        """Steps the shown session has trained (words the button "Resume training")."""
+        return 0
+
+    def status_text(self) -> str:
+        return ""
