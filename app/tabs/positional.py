@@ -8,7 +8,7 @@ import contextlib
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -156,16 +156,16 @@ class PositionalTab(BaseTab):
         self.fit_plot = CurvesPlot(log_y=True)
         self.emb_plot = GroupedBarsPlot()
         specs = [
-            ("pe", lambda: QCoreApplication.translate("PositionalTab", "Encoding table PE[pos, j]"), self.pe_plot,
+            ("pe", lambda: self.tr("Encoding table PE[pos, j]"), self.pe_plot,
              self._data_pe, 0, 0),
-            ("curves", lambda: QCoreApplication.translate("PositionalTab", "Chosen dimensions over positions"),
+            ("curves", lambda: self.tr("Chosen dimensions over positions"),
              self.curve_plot, self._data_curves, 0, 1),
-            ("similarity", lambda: QCoreApplication.translate("PositionalTab", "Position similarity PE·PEᵀ"),
+            ("similarity", lambda: self.tr("Position similarity PE·PEᵀ"),
              self.sim_plot, self._data_similarity, 0, 2),
             ("relative", self._relative_title, self.rel_plot, self._data_relative, 1, 0),
-            ("fit", lambda: QCoreApplication.translate("PositionalTab", "Learning M_k by gradient descent"),
+            ("fit", lambda: self.tr("Learning M_k by gradient descent"),
              self.fit_plot, self._data_fit, 1, 1),
-            ("embeddings", lambda: QCoreApplication.translate("PositionalTab", "√d_model·embedding + PE, per token"),
+            ("embeddings", lambda: self.tr("√d_model·embedding + PE, per token"),
              self.emb_plot, self._data_embeddings, 1, 2),
         ]
         for key, title, plot, data, r, c in specs:
@@ -179,30 +179,30 @@ class PositionalTab(BaseTab):
 
     # -- translations --------------------------------------------------------------------
     def retranslate(self) -> None:
-        self.box_encoding.setTitle(QCoreApplication.translate("PositionalTab", "Encoding"))
-        self.d_model.set_label(QCoreApplication.translate("PositionalTab", "d_model"))
-        self.max_len.set_label(QCoreApplication.translate("PositionalTab", "max_len"))
-        self.base.set_label(QCoreApplication.translate("PositionalTab", "base"))
-        self.box_curves.setTitle(QCoreApplication.translate("PositionalTab", "Curves"))
-        self.dims_label.setText(QCoreApplication.translate("PositionalTab", "Dimensions"))
-        self.dims.setToolTip(QCoreApplication.translate("PositionalTab", "Comma-separated dimensions or ranges, e.g. 0, 1, 8-11"))
-        self.box_relative.setTitle(QCoreApplication.translate("PositionalTab", "Relative position"))
-        self.offset.set_label(QCoreApplication.translate("PositionalTab", "offset k"))
-        for i, text in enumerate((QCoreApplication.translate("PositionalTab", "Show the exact M_k"), QCoreApplication.translate("PositionalTab", "Show the learned W"),
-                                  QCoreApplication.translate("PositionalTab", "Show W − M_k"))):
+        self.box_encoding.setTitle(self.tr("Encoding"))
+        self.d_model.set_label(self.tr("d_model"))
+        self.max_len.set_label(self.tr("max_len"))
+        self.base.set_label(self.tr("base"))
+        self.box_curves.setTitle(self.tr("Curves"))
+        self.dims_label.setText(self.tr("Dimensions"))
+        self.dims.setToolTip(self.tr("Comma-separated dimensions or ranges, e.g. 0, 1, 8-11"))
+        self.box_relative.setTitle(self.tr("Relative position"))
+        self.offset.set_label(self.tr("offset k"))
+        for i, text in enumerate((self.tr("Show the exact M_k"), self.tr("Show the learned W"),
+                                  self.tr("Show W − M_k"))):
             self.relative_mode.setItemText(i, text)
-        self.box_embed.setTitle(QCoreApplication.translate("PositionalTab", "Token embeddings"))
-        self.sentence_label.setText(QCoreApplication.translate("PositionalTab", "Sentence"))
-        self.init_label.setText(QCoreApplication.translate("PositionalTab", "Initialisation"))
-        self.init.setItemText(0, QCoreApplication.translate("PositionalTab", "N(0, 1) (nn.Embedding default)"))
-        self.init.setItemText(1, QCoreApplication.translate("PositionalTab", "N(0, 1/d_model) (typical when tied to the output layer)"))
+        self.box_embed.setTitle(self.tr("Token embeddings"))
+        self.sentence_label.setText(self.tr("Sentence"))
+        self.init_label.setText(self.tr("Initialisation"))
+        self.init.setItemText(0, self.tr("N(0, 1) (nn.Embedding default)"))
+        self.init.setItemText(1, self.tr("N(0, 1/d_model) (typical when tied to the output layer)"))
         self._update_learn_button()
-        self.pe_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "dimension j"), QCoreApplication.translate("PositionalTab", "position"))
-        self.curve_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "position"), QCoreApplication.translate("PositionalTab", "PE value"))
-        self.sim_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "position"), QCoreApplication.translate("PositionalTab", "position"))
-        self.rel_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "input dimension"), QCoreApplication.translate("PositionalTab", "output dimension"))
-        self.fit_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "step"), QCoreApplication.translate("PositionalTab", "loss / max error (log scale)"))
-        self.emb_plot.set_axis_labels(QCoreApplication.translate("PositionalTab", "token"), QCoreApplication.translate("PositionalTab", "RMS over dimensions"))
+        self.pe_plot.set_axis_labels(self.tr("dimension j"), self.tr("position"))
+        self.curve_plot.set_axis_labels(self.tr("position"), self.tr("PE value"))
+        self.sim_plot.set_axis_labels(self.tr("position"), self.tr("position"))
+        self.rel_plot.set_axis_labels(self.tr("input dimension"), self.tr("output dimension"))
+        self.fit_plot.set_axis_labels(self.tr("step"), self.tr("loss / max error (log scale)"))
+        self.emb_plot.set_axis_labels(self.tr("token"), self.tr("RMS over dimensions"))
         for v in self.views:
             v.panel.set_title(v.title())
         super().retranslate()
@@ -214,10 +214,10 @@ class PositionalTab(BaseTab):
         mode = RELATIVE_MODES[self.relative_mode.currentIndex()]
         k = int(self.offset.value())
         if mode == "learned":
-            return QCoreApplication.translate("PositionalTab", "Learned W (k = {0})").format(self.fit.offset if self.fit else k)
+            return self.tr("Learned W (k = {0})").format(self.fit.offset if self.fit else k)
         if mode == "difference":
-            return QCoreApplication.translate("PositionalTab", "W − M_k (k = {0})").format(self.fit.offset if self.fit else k)
-        return QCoreApplication.translate("PositionalTab", "Relative-position map M_k, k = {0}").format(k)
+            return self.tr("W − M_k (k = {0})").format(self.fit.offset if self.fit else k)
+        return self.tr("Relative-position map M_k, k = {0}").format(k)
 
     def on_torch_ready(self) -> None:
         super().on_torch_ready()
@@ -225,8 +225,8 @@ class PositionalTab(BaseTab):
 
     def _update_learn_button(self) -> None:
         self.learn_button.setEnabled(self.torch_ready)
-        self.learn_button.setText(QCoreApplication.translate("PositionalTab", "Stop learning") if self.jobs.is_running()
-                                  else QCoreApplication.translate("PositionalTab", "Learn M_k by gradient descent"))
+        self.learn_button.setText(self.tr("Stop learning") if self.jobs.is_running()
+                                  else self.tr("Learn M_k by gradient descent"))
 
     # -- parameters --------------------------------------------------------------------
     def params(self) -> dict:
@@ -304,8 +304,7 @@ class PositionalTab(BaseTab):
     def _params_changed(self, *_):
         if self.jobs.is_running():
             self.jobs.stop()
-            self.ctx.status(QCoreApplication.translate(
-                "PositionalTab", "Learning stopped: the encoding parameters changed."))
+            self.ctx.status(self.tr("Learning stopped: the encoding parameters changed."))
         if self.fit is not None and not self.fit.matches(*self._fit_key()):
             self._clear_fit()   # a W learned for other parameters would mislead
         self.schedule_update()
@@ -324,8 +323,7 @@ class PositionalTab(BaseTab):
 
         p = self.params()
         dims, problems = parse_dims(p["dims"], p["d_model"])
-        self.dims_note.setText(QCoreApplication.translate(
-            "PositionalTab", "Ignored (not a dimension below d_model): {0}").format(
+        self.dims_note.setText(self.tr("Ignored (not a dimension below d_model): {0}").format(
                 ", ".join(problems)) if problems else "")
         return partial(compute_pe_grid, d_model=p["d_model"], max_len=p["max_len"],
                        base=p["base"], offset=min(p["offset"], p["max_len"] - 1),
@@ -338,21 +336,21 @@ class PositionalTab(BaseTab):
         self.pe_plot.set_matrix(t.pe, levels=(-1.0, 1.0))
         positions = np.arange(t.max_len, dtype=np.float32)
         self.curve_plot.set_curves(positions, t.curves,
-                                   [QCoreApplication.translate("PositionalTab", "dim {0}").format(d) for d in t.curve_dims])
+                                   [self.tr("dim {0}").format(d) for d in t.curve_dims])
         self.sim_plot.set_matrix(t.similarity, x_values=t.sim_positions,
                                  y_values=t.sim_positions)
         stride = int(t.sim_positions[1] - t.sim_positions[0]) if len(t.sim_positions) > 1 else 1
         self.view("similarity").panel.set_title(
             self.view("similarity").title() if stride == 1 else
-            QCoreApplication.translate("PositionalTab", "Position similarity PE·PEᵀ (positions sampled every {0})").format(stride))
+            self.tr("Position similarity PE·PEᵀ (positions sampled every {0})").format(stride))
         self._show_relative()
         rms = t.token_rms
         self.emb_plot.set_bars(list(t.tokens), rms,
-                               [QCoreApplication.translate("PositionalTab", "√d·E"), QCoreApplication.translate("PositionalTab", "PE"), QCoreApplication.translate("PositionalTab", "√d·E + PE")])
+                               [self.tr("√d·E"), self.tr("PE"), self.tr("√d·E + PE")])
         ratio = rms[0].mean() / max(1e-12, rms[1].mean())
-        note = QCoreApplication.translate("PositionalTab", "embedding/PE size ratio ≈ {0:.1f}  (device {1})").format(ratio, t.device)
+        note = self.tr("embedding/PE size ratio ≈ {0:.1f}  (device {1})").format(ratio, t.device)
         if t.tokens_dropped:
-            note += QCoreApplication.translate("PositionalTab", "; {0} tokens beyond max_len left out").format(t.tokens_dropped)
+            note += self.tr("; {0} tokens beyond max_len left out").format(t.tokens_dropped)
         self.view("embeddings").panel.set_readout(note)
 
     def _show_relative(self, *_):
@@ -370,17 +368,16 @@ class PositionalTab(BaseTab):
         else:
             self.rel_plot.set_matrix(t.offset_matrix, levels=(-1.0, 1.0))
             if mode != "analytic" and not self.jobs.is_running():
-                self.ctx.status(QCoreApplication.translate("PositionalTab", "Nothing learned yet for these parameters: press "
+                self.ctx.status(self.tr("Nothing learned yet for these parameters: press "
                                    "“Learn M_k by gradient descent”."))
         self.view("relative").panel.set_title(self._relative_title())
-        self.error_label.setText(QCoreApplication.translate("PositionalTab",
-            "max |M_k·PE[pos] − PE[pos+k]| over {0} positions: {1:.2e}").format(
+        self.error_label.setText(self.tr("max |M_k·PE[pos] − PE[pos+k]| over {0} positions: {1:.2e}").format(
                 len(t.offset_error), t.offset_max_error))
 
     # -- hover read-outs -------------------------------------------------------------------
     def _hover_pe(self, row: int, col: int, value: float) -> None:
         self.view("pe").panel.set_readout(
-            QCoreApplication.translate("PositionalTab", "pos {0}, dim {1}: {2:+.4f}").format(row, col, value) if row >= 0 else "")
+            self.tr("pos {0}, dim {1}: {2:+.4f}").format(row, col, value) if row >= 0 else "")
 
     def _hover_sim(self, row: int, col: int, value: float) -> None:
         if row < 0 or self.trace is None:
@@ -388,7 +385,7 @@ class PositionalTab(BaseTab):
             return
         p, q = self.trace.sim_positions[row], self.trace.sim_positions[col]
         self.view("similarity").panel.set_readout(
-            QCoreApplication.translate("PositionalTab", "PE[{0}]·PE[{1}] = {2:.3f}  (|Δ| = {3})").format(p, q, value, abs(int(p - q))))
+            self.tr("PE[{0}]·PE[{1}] = {2:.3f}  (|Δ| = {3})").format(p, q, value, abs(int(p - q))))
 
     def _hover_rel(self, row: int, col: int, value: float) -> None:
         self.view("relative").panel.set_readout(
@@ -406,7 +403,7 @@ class PositionalTab(BaseTab):
             values = ", ".join(f"{d}: {v:+.3f}" for d, v in zip(t.curve_dims, t.curves[:, pos],
                                                                 strict=True))
             self.view("curves").panel.set_readout(
-                QCoreApplication.translate("PositionalTab", "pos {0} → {1}").format(pos, values))
+                self.tr("pos {0} → {1}").format(pos, values))
 
     # -- the learning job ----------------------------------------------------------------------
     def toggle_fit(self) -> None:
@@ -419,8 +416,7 @@ class PositionalTab(BaseTab):
 
         p = self.params()
         if p["offset"] < 1 or p["max_len"] < 2:
-            self.ctx.status(QCoreApplication.translate(
-                "PositionalTab", "Nothing to learn for k = 0: M_0 is the identity. Choose an offset k ≥ 1."))
+            self.ctx.status(self.tr("Nothing to learn for k = 0: M_0 is the identity. Choose an offset k ≥ 1."))
             return
         offset = min(p["offset"], p["max_len"] - 1)
         self._clear_fit()
@@ -434,8 +430,7 @@ class PositionalTab(BaseTab):
         self.fit_history = progress.history
         self.fit_errors.append((progress.step, progress.metrics["max_prediction_error"]))
         self._redraw_fit()
-        self.job_bar.show_progress(progress.fraction, QCoreApplication.translate("PositionalTab",
-            "Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s"
+        self.job_bar.show_progress(progress.fraction, self.tr("Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s"
         ).format(progress.step, progress.total, progress.loss,
                  progress.metrics["max_prediction_error"], progress.metrics["steps_per_s"]))
         if RELATIVE_MODES[self.relative_mode.currentIndex()] != "analytic":
@@ -445,7 +440,7 @@ class PositionalTab(BaseTab):
         h = self.fit_history
         if not len(h):
             self.fit_plot.set_curves([], [], [])
-            self.fit_plot.set_hint(QCoreApplication.translate("PositionalTab", "Press “Learn M_k by gradient descent”\n"
+            self.fit_plot.set_hint(self.tr("Press “Learn M_k by gradient descent”\n"
                                       "to fit W·PE[pos] ≈ PE[pos+k] with Adam."))
             self.view("fit").panel.set_readout("")
             return
@@ -455,12 +450,12 @@ class PositionalTab(BaseTab):
         errors = np.array([e for _, e in self.fit_errors], np.float32)
         self.fit_plot.set_curves([steps, err_steps],
                                  [np.maximum(h, 1e-12), np.maximum(errors, 1e-12)],
-                                 [QCoreApplication.translate("PositionalTab", "training loss (MSE)"),
-                                  QCoreApplication.translate("PositionalTab", "max error, all positions")],
+                                 [self.tr("training loss (MSE)"),
+                                  self.tr("max error, all positions")],
                                  symbols=[None, "o"])
         if self.fit is not None:
             self.view("fit").panel.set_readout(
-                QCoreApplication.translate("PositionalTab", "step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
+                self.tr("step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
                     len(h), float(h[-1]), self.fit.max_abs_difference))
 
     def _on_fit_stopped(self, completed: bool) -> None:

@@ -243,12 +243,11 @@ class TransformerTab(BaseTab):
                            self._data_heads), 0, 0, 1, 2)   # overview goes at (0, 2)
         self.add_view(View("head_steps", self._steps_title, ViewPanel(self.panels_view),
                            self._data_steps), 1, 0)
-        self.add_view(View("overview", lambda: QCoreApplication.translate(
-            "TransformerTab", "All layers × heads, head average, rollout"),
+        self.add_view(View("overview", lambda: self.tr("All layers × heads, head average, rollout"),
             ViewPanel(self.overview_view), self._data_overview), 0, 2)
         self.add_view(View("forward", self._forward_title, ViewPanel(self.step_view),
                            self._data_forward), 1, 1)
-        self.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
+        self.add_view(View("training", lambda: self.tr("Training"),
                            ViewPanel(self.train_plot), self._data_training), 1, 2)
         self.grid.setRowStretch(0, 1)
         self.grid.setRowStretch(1, 1)
@@ -407,17 +406,14 @@ class TransformerTab(BaseTab):
         self.pad_to.setMaximum(cfg.max_len)
         self.generated.setMaximum(cfg.tgt_len)
         if cfg.alphabet == "characters":
-            tip = QCoreApplication.translate(
-                "TransformerTab", "Text of at most {0} characters: a–z, space and . , ! ? ' -"
-            ).format(cfg.max_len)
+            tip = self.tr("Text of at most {0} characters: a–z, space and . , ! ? ' -").format(
+                cfg.max_len)
         elif cfg.alphabet == "words":
-            tip = QCoreApplication.translate(
-                "TransformerTab", "At most {0} words of the model's vocabulary: {1}").format(
-                    cfg.max_len, " ".join(cfg.symbols()))
+            tip = self.tr("At most {0} words of the model's vocabulary: {1}").format(
+                cfg.max_len, " ".join(cfg.symbols()))
         else:
-            tip = QCoreApplication.translate(
-                "TransformerTab", "Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5"
-            ).format(cfg.vocab - 1, cfg.max_len)
+            tip = self.tr("Symbols 0 to {0}, at most {1} of them, e.g. 3 1 4 1 5").format(
+                cfg.vocab - 1, cfg.max_len)
         self.sequence.setToolTip(tip)
         return session
 
@@ -431,25 +427,25 @@ class TransformerTab(BaseTab):
         if t is None:
             return
         self.trace = t
-        titles = [QCoreApplication.translate("TransformerTab", "head {0}").format(h) for h in range(t.weights.shape[1])]
+        titles = [self.tr("head {0}").format(h) for h in range(t.weights.shape[1])]
         self.heads_view.set_heads(t.weights[t.layer], t.q_tokens, t.k_tokens, titles,
                                   selected=t.head)
         self._draw_overview(t)
         p = t.panels
         self.panels_view.set_panels(p.mask, p.raw, p.masked, p.softmax, t.q_tokens, t.k_tokens,
-                                    [QCoreApplication.translate("TransformerTab", "mask (grey = blocked)"), QCoreApplication.translate("TransformerTab", "raw scores QKᵀ/√d_k"),
-                                     QCoreApplication.translate("TransformerTab", "masked scores"), QCoreApplication.translate("TransformerTab", "softmax")])
+                                    [self.tr("mask (grey = blocked)"), self.tr("raw scores QKᵀ/√d_k"),
+                                     self.tr("masked scores"), self.tr("softmax")])
         self._draw_forward(t)
         for key in ("heads", "head_steps", "forward"):
             self.view(key).panel.set_title(self.view(key).title())
         ok = "✓" if t.correct else "✗"
         colour = "#2a7" if t.correct else "#c33"
         self.output_label.setText(
-            QCoreApplication.translate("TransformerTab", "model output: {0}").format(
+            self.tr("model output: {0}").format(
                 f"<span style='font-family:monospace'>{' '.join(t.predicted)}</span> "
                 f"<b style='color:{colour}'>{ok}</b>"))
         n_full = int(p.fully_masked.sum())
-        self.mask_note.setText(QCoreApplication.translate("TransformerTab", "{0} rows of this head have every key blocked (their "
+        self.mask_note.setText(self.tr("{0} rows of this head have every key blocked (their "
                                    "weights are set to 0).").format(n_full) if n_full else "")
         self._redraw_training()
 
@@ -461,10 +457,10 @@ class TransformerTab(BaseTab):
         w = t.weights
         layers, heads = w.shape[:2]
         extra = [head_average(w)]
-        names = [QCoreApplication.translate("TransformerTab", "avg")]
+        names = [self.tr("avg")]
         if t.kind != "cross":
             extra.append(attention_rollout(w))
-            names.append(QCoreApplication.translate("TransformerTab", "rollout"))
+            names.append(self.tr("rollout"))
         cols = heads + len(extra)
         tiles, titles = [], []
         for layer in range(layers):
@@ -482,7 +478,7 @@ class TransformerTab(BaseTab):
         selected = t.layer * cols + t.head
         headers = [title.split(" ", 1)[1] for title in titles[:cols]]
         if t.kind != "cross":     # a short header: thumbnails are narrow
-            headers[-1] = QCoreApplication.translate("TransformerTab", "roll.")
+            headers[-1] = self.tr("roll.")
         self.overview_view.set_tiles(tiles, cols, headers,
                                      [f"L{i}" for i in range(len(tiles) // cols)], selected)
         self._overview_cols, self._overview_heads = cols, heads
@@ -516,11 +512,11 @@ class TransformerTab(BaseTab):
         t = self.trace
         kind = self.kind.currentText()
         layer = t.layer if t else self.layer.value()
-        return QCoreApplication.translate("TransformerTab", "{0}, layer {1}: every head (rows = queries, columns = keys)").format(
+        return self.tr("{0}, layer {1}: every head (rows = queries, columns = keys)").format(
             kind, layer)
 
     def _steps_title(self) -> str:
-        return QCoreApplication.translate("TransformerTab", "Head {0} step by step").format(self.trace.head if self.trace
+        return self.tr("Head {0} step by step").format(self.trace.head if self.trace
                                                    else self.head.value())
 
     def _hover_heads(self, head: int, row: int, col: int, value: float) -> None:
@@ -529,7 +525,7 @@ class TransformerTab(BaseTab):
             self.view("heads").panel.set_readout("")
             return
         self.view("heads").panel.set_readout(
-            QCoreApplication.translate("TransformerTab", "head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
+            self.tr("head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
                 head, row, t.q_tokens[row], col, t.k_tokens[col], value))
 
     def _hover_steps(self, panel: int, row: int, col: int, value: float) -> None:
@@ -537,7 +533,7 @@ class TransformerTab(BaseTab):
         if panel < 0 or t is None:
             self.view("head_steps").panel.set_readout("")
             return
-        what = (QCoreApplication.translate("TransformerTab", "keep") if value >= 0.5 else QCoreApplication.translate("TransformerTab", "blocked")) if panel == 0 else f"{value:.3f}"
+        what = (self.tr("keep") if value >= 0.5 else self.tr("blocked")) if panel == 0 else f"{value:.3f}"
         self.view("head_steps").panel.set_readout(
             f"“{t.q_tokens[row]}” → “{t.k_tokens[col]}”: {what}")
 
@@ -568,17 +564,16 @@ class TransformerTab(BaseTab):
                                 self._step_axis_label(step))
         self.prev_step.setEnabled(index > 0)
         self.next_step.setEnabled(index < len(keys) - 1)
-        self.step_note.setText(QCoreApplication.translate(
-            "TransformerTab", "Rows are the tokens of batch item 0; per-head steps show head "
+        self.step_note.setText(self.tr("Rows are the tokens of batch item 0; per-head steps show head "
             "{0}. Hover a cell for its value.").format(steps.head))
         self.view("forward").panel.set_title(self._forward_title())
 
     def _step_axis_label(self, step) -> str:
         if step.kind == "ids":
-            return QCoreApplication.translate("TransformerTab", "position")
+            return self.tr("position")
         if step.col_labels:
-            return QCoreApplication.translate("TransformerTab", "key")
-        return QCoreApplication.translate("TransformerTab", "feature")
+            return self.tr("key")
+        return self.tr("feature")
 
     def _step_chosen(self, index: int) -> None:
         key = self.step_combo.itemData(index)
@@ -597,11 +592,10 @@ class TransformerTab(BaseTab):
     def _forward_title(self) -> str:
         t = self.trace
         if t is None or t.steps is None:
-            return QCoreApplication.translate("TransformerTab", "One forward pass, step by step")
-        stack = (QCoreApplication.translate("TransformerTab", "encoder") if t.steps.stack == "encoder"
-                 else QCoreApplication.translate("TransformerTab", "decoder"))
-        return QCoreApplication.translate(
-            "TransformerTab", "One forward pass, step by step: {0} layer {1}, head {2}").format(
+            return self.tr("One forward pass, step by step")
+        stack = (self.tr("encoder") if t.steps.stack == "encoder"
+                 else self.tr("decoder"))
+        return self.tr("One forward pass, step by step: {0} layer {1}, head {2}").format(
                 stack, t.steps.layer, t.steps.head)
 
     def _hover_forward(self, row: int, col: int, value: float) -> None:
@@ -677,7 +671,7 @@ class TransformerTab(BaseTab):
         acc = progress.metrics.get("sequence_accuracy", float("nan"))
         self.job_bar.show_progress(
             min(1.0, (acc if acc == acc else 0.0)),
-            QCoreApplication.translate("TransformerTab", "Training {0}: step {1} · loss {2:.3f} · token accuracy {3:.1%} · held-out "
+            self.tr("Training {0}: step {1} · loss {2:.3f} · token accuracy {3:.1%} · held-out "
                 "sequences right {4} · {5:.0f} steps/s").format(
                     self.task.currentText(), progress.step, progress.loss,
                     progress.metrics["token_accuracy"],
@@ -694,8 +688,8 @@ class TransformerTab(BaseTab):
         session = self.current_session()
         if session is None or not session.step:
             self.train_plot.set_curves([], [], [])
-            self.train_plot.set_hint(QCoreApplication.translate("TransformerTab", "Press “Train” to train this model live."))
-            self.model_status.setText(QCoreApplication.translate("TransformerTab", "untrained model"))
+            self.train_plot.set_hint(self.tr("Press “Train” to train this model live."))
+            self.model_status.setText(self.tr("untrained model"))
             return
         self.train_plot.set_hint("")
         losses = np.asarray(session.losses, np.float32)
@@ -707,19 +701,19 @@ class TransformerTab(BaseTab):
         tok_steps = np.arange(1, len(tok_err) + 1, dtype=np.float32)
         self.train_plot.set_curves(
             [steps, tok_steps, xs], [np.maximum(losses, 1e-6), tok_err, err],
-            [QCoreApplication.translate("TransformerTab", "training loss"),
-             QCoreApplication.translate("TransformerTab", "token error (training batch)"),
-             QCoreApplication.translate("TransformerTab", "held-out sequence error")],
+            [self.tr("training loss"),
+             self.tr("token error (training batch)"),
+             self.tr("held-out sequence error")],
             symbols=[None, None, "o"])
         last = f"{acc[-1][1]:.1%}" if acc else "–"
-        self.model_status.setText(QCoreApplication.translate("TransformerTab", "{0} steps trained; held-out sequences right: {1}")
+        self.model_status.setText(self.tr("{0} steps trained; held-out sequences right: {1}")
                                   .format(session.step, last))
 
     def _update_buttons(self) -> None:
         running = self.jobs.is_running()
-        self.train_button.setText(QCoreApplication.translate("TransformerTab", "Stop") if running else (
-            QCoreApplication.translate("TransformerTab", "Resume training")
-            if self.current_session() is not None and self.current_session().step else QCoreApplication.translate("TransformerTab", "Train")))
+        self.train_button.setText(self.tr("Stop") if running else (
+            self.tr("Resume training")
+            if self.current_session() is not None and self.current_session().step else self.tr("Train")))
         self.train_button.setEnabled(self.torch_ready)
         self.save_button.setEnabled(self.torch_ready and not running)
 
@@ -729,7 +723,7 @@ class TransformerTab(BaseTab):
 
     # -- files ---------------------------------------------------------------------------------
     def file_filter(self) -> str | None:
-        return QCoreApplication.translate("TransformerTab", "ArchScope models (*.pt)")
+        return self.tr("ArchScope models (*.pt)")
 
     def open_file(self, path: str) -> None:
         from models.seq2seq import Seq2SeqSession
@@ -745,12 +739,12 @@ class TransformerTab(BaseTab):
             combo.blockSignals(False)
         self._tokenizer_changed()      # an input this model can read; buttons; redraw
         self._redraw_training()
-        self.ctx.status(QCoreApplication.translate("TransformerTab", "Opened a {0} model trained for {1} steps.").format(
+        self.ctx.status(self.tr("Opened a {0} model trained for {1} steps.").format(
             self.task.currentText(), session.step))
 
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, QCoreApplication.translate("TransformerTab", "Save model"),
+            self, self.tr("Save model"),
             f"{self.ctx.settings.last_dir('export')}/transformer-{'-'.join(self.current_key())}.pt",
             self.file_filter())
         if path:
@@ -762,52 +756,51 @@ class TransformerTab(BaseTab):
         session = self.session()
         with session.lock:
             written = atomic_write(path, session.save)
-        self.ctx.status(QCoreApplication.translate("TransformerTab", "Saved {0}").format(written))
+        self.ctx.status(self.tr("Saved {0}").format(written))
         return str(written)
 
     # -- translations --------------------------------------------------------------------------
     def retranslate(self) -> None:
-        self.box_model.setTitle(QCoreApplication.translate("TransformerTab", "Model and training"))
-        self.task_label.setText(QCoreApplication.translate("TransformerTab", "Task"))
-        self.architecture_label.setText(QCoreApplication.translate("TransformerTab", "Architecture"))
-        self.tokenizer_label.setText(QCoreApplication.translate("TransformerTab", "Tokens"))
+        self.box_model.setTitle(self.tr("Model and training"))
+        self.task_label.setText(self.tr("Task"))
+        self.architecture_label.setText(self.tr("Architecture"))
+        self.tokenizer_label.setText(self.tr("Tokens"))
         for i, text in enumerate((
-                QCoreApplication.translate("TransformerTab", "encoder–decoder (Transformer)"),
-                QCoreApplication.translate("TransformerTab", "encoder-only (BERT-style)"),
-                QCoreApplication.translate("TransformerTab", "decoder-only (GPT-style)"))):
+                self.tr("encoder–decoder (Transformer)"),
+                self.tr("encoder-only (BERT-style)"),
+                self.tr("decoder-only (GPT-style)"))):
             self.architecture.setItemText(i, text)
         for i, text in enumerate((
-                QCoreApplication.translate("TransformerTab", "digits"),
-                QCoreApplication.translate("TransformerTab", "characters (free text)"),
-                QCoreApplication.translate("TransformerTab", "words (free text)"))):
+                self.tr("digits"),
+                self.tr("characters (free text)"),
+                self.tr("words (free text)"))):
             self.tokenizer.setItemText(i, text)
-        for i, text in enumerate((QCoreApplication.translate("TransformerTab", "copy"), QCoreApplication.translate("TransformerTab", "reverse"), QCoreApplication.translate("TransformerTab", "sort"), QCoreApplication.translate("TransformerTab", "shift (rotate by one)"))):
+        for i, text in enumerate((self.tr("copy"), self.tr("reverse"), self.tr("sort"), self.tr("shift (rotate by one)"))):
             self.task.setItemText(i, text)
-        self.save_button.setText(QCoreApplication.translate("TransformerTab", "Save model…"))
-        self.box_input.setTitle(QCoreApplication.translate("TransformerTab", "Input"))
-        self.sequence_label.setText(QCoreApplication.translate("TransformerTab", "Sequence"))
-        self.generate_button.setText(QCoreApplication.translate("TransformerTab", "Generate"))
-        self.pad_label.setText(QCoreApplication.translate("TransformerTab", "Pad to length"))
-        self.generated_label.setText(QCoreApplication.translate("TransformerTab", "Decoding step"))
-        self.generated.setSpecialValueText(QCoreApplication.translate("TransformerTab", "whole output"))
-        self.generated.setToolTip(QCoreApplication.translate(
-            "TransformerTab", "Show the decoder after it has produced this many tokens: one "
+        self.save_button.setText(self.tr("Save model…"))
+        self.box_input.setTitle(self.tr("Input"))
+        self.sequence_label.setText(self.tr("Sequence"))
+        self.generate_button.setText(self.tr("Generate"))
+        self.pad_label.setText(self.tr("Pad to length"))
+        self.generated_label.setText(self.tr("Decoding step"))
+        self.generated.setSpecialValueText(self.tr("whole output"))
+        self.generated.setToolTip(self.tr("Show the decoder after it has produced this many tokens: one "
             "more query row per step"))
-        self.next_token_button.setText(QCoreApplication.translate("TransformerTab", "Next token"))
-        self.token_key.setText(QCoreApplication.translate("TransformerTab", "▸ start (<bos>)   ■ end (<eos>)   · padding (<pad>)"))
-        self.box_attn.setTitle(QCoreApplication.translate("TransformerTab", "Attention"))
-        self.box_steps.setTitle(QCoreApplication.translate("TransformerTab", "Step-through of one forward pass"))
-        self.prev_step.setToolTip(QCoreApplication.translate("TransformerTab", "Previous step"))
-        self.next_step.setToolTip(QCoreApplication.translate("TransformerTab", "Next step"))
-        self.kind_label.setText(QCoreApplication.translate("TransformerTab", "Kind"))
-        for i, text in enumerate((QCoreApplication.translate("TransformerTab", "encoder self-attention"), QCoreApplication.translate("TransformerTab", "decoder masked self-attention"),
-                                  QCoreApplication.translate("TransformerTab", "cross-attention (decoder → encoder)"))):
+        self.next_token_button.setText(self.tr("Next token"))
+        self.token_key.setText(self.tr("▸ start (<bos>)   ■ end (<eos>)   · padding (<pad>)"))
+        self.box_attn.setTitle(self.tr("Attention"))
+        self.box_steps.setTitle(self.tr("Step-through of one forward pass"))
+        self.prev_step.setToolTip(self.tr("Previous step"))
+        self.next_step.setToolTip(self.tr("Next step"))
+        self.kind_label.setText(self.tr("Kind"))
+        for i, text in enumerate((self.tr("encoder self-attention"), self.tr("decoder masked self-attention"),
+                                  self.tr("cross-attention (decoder → encoder)"))):
             self.kind.setItemText(i, text)
-        self.layer_label.setText(QCoreApplication.translate("TransformerTab", "Layer"))
-        self.head_label.setText(QCoreApplication.translate("TransformerTab", "Head"))
-        self.padding.setText(QCoreApplication.translate("TransformerTab", "padding mask"))
-        self.look_ahead.setText(QCoreApplication.translate("TransformerTab", "look-ahead mask (decoder)"))
-        self.train_plot.set_axis_labels(QCoreApplication.translate("TransformerTab", "step"), QCoreApplication.translate("TransformerTab", "loss / error (log scale)"))
+        self.layer_label.setText(self.tr("Layer"))
+        self.head_label.setText(self.tr("Head"))
+        self.padding.setText(self.tr("padding mask"))
+        self.look_ahead.setText(self.tr("look-ahead mask (decoder)"))
+        self.train_plot.set_axis_labels(self.tr("step"), self.tr("loss / error (log scale)"))
         self._update_buttons()
         for v in self.views:
             v.panel.set_title(v.title())
