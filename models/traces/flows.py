@@ -1,0 +1,57 @@
+"""Traces of the normalizing-flow tab.
+
+Frozen dataclasses of C-contiguous numpy arrays, made so by ``models.traces.base.trace``.
+Numpy only, no torch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.traces.base import trace
+
+__all__ = ["FlowTrace", "FlowDensity"]
+
+
+@trace
+class FlowTrace:
+    """Points pushed through every layer of a normalizing flow.
+
+    ``direction`` "forward" runs data → latent (``points[0]`` = x, ``points[L]`` = z);
+    "inverse" runs latent → data (``points[0]`` = z, ``points[L]`` = x, layers in reverse
+    order, ``layer_names``/``masked``/``transformed`` in the order they were applied).
+    ``logdet_points[l, i]`` is log|det ∂out/∂in| of the l-th applied layer at point i.
+    ``masked[l]`` is the coordinate that layer passes unchanged, -1 if none (autoregressive
+    layers, ActNorm, permutations); ``transformed[l]`` the coordinate it changes, -1 if it
+    changes every coordinate (or, for a permutation, only reorders them).
+
+    Shapes:
+        points: float32[L+1, n, d]; logdet: float32[L] (mean over points)
+        logdet_points: float32[L, n]; masked, transformed: int64[L]
+    """
+
+    points: np.ndarray
+    logdet: np.ndarray
+    logdet_points: np.ndarray
+    masked: np.ndarray
+    transformed: np.ndarray
+    layer_names: tuple[str, ...]
+    direction: str
+
+
+@trace
+class FlowDensity:
+    """A flow's density on a grid, and samples from it.
+
+    ``extent`` is (x_min, x_max, y_min, y_max); ``density[i, j]`` is exp log p at the
+    centre of cell (row i from y_min upwards, column j from x_min rightwards).
+    ``mass`` is the sum of density times cell area (≈ 1 when the grid covers the mass).
+
+    Shapes:
+        density: float32[h, w]; samples: float32[n, 2]
+    """
+
+    density: np.ndarray
+    extent: tuple[float, float, float, float]
+    samples: np.ndarray
+    mass: float

@@ -1,0 +1,145 @@
+"""Traces of the Transformer tab: attention maps, one head's panels, forward steps.
+
+Frozen dataclasses of C-contiguous numpy arrays, made so by ``models.traces.base.trace``.
+Numpy only, no torch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.traces.base import trace
+
+__all__ = ["AttentionMaps", "AttentionPanels", "TransformerTrace", "ForwardStep", "ForwardSteps"]
+
+
+@trace
+class AttentionMaps:
+    """Attention weights of one batch item through a whole Transformer.
+
+    Masks are the keep-masks actually applied (True = may attend), broadcast to
+    query × key. A stack the model does not have (the decoder of an encoder-only
+    model) has 0 layers.
+
+    Shapes:
+        encoder_self: float32[enc_layers, heads, s, s]
+        decoder_self: float32[dec_layers, heads, t, t]
+        cross: float32[dec_layers, heads, t, s]
+        src_mask: bool[s, s], tgt_mask: bool[t, t], cross_mask: bool[t, s]
+        src_ids: int64[s], tgt_ids: int64[t]
+    """
+
+    encoder_self: np.ndarray
+    decoder_self: np.ndarray
+    cross: np.ndarray
+    src_mask: np.ndarray
+    tgt_mask: np.ndarray
+    cross_mask: np.ndarray
+    src_ids: np.ndarray
+    tgt_ids: np.ndarray
+
+
+@trace
+class AttentionPanels:
+    """One head's attention, step by step: mask, raw scores, masked scores, softmax.
+
+    Shapes (q × k):
+        mask: bool[q, k] keep-mask applied (True = may attend)
+        raw: float32[q, k] Q Kᵀ / √d_k
+        masked: float32[q, k] raw scores with blocked pairs as NaN (shown blank: -inf)
+        softmax: float32[q, k] the attention weights
+        fully_masked: bool[q] rows where every key is blocked (their weights are 0)
+    """
+
+    mask: np.ndarray
+    raw: np.ndarray
+    masked: np.ndarray
+    softmax: np.ndarray
+    fully_masked: np.ndarray
+
+
+@trace
+class TransformerTrace:
+    """What the Transformer tab draws for one input: every head's attention, one
+    head's panels, the tokens and the model's greedy output.
+
+    ``kind`` is "encoder", "decoder" or "cross"; ``weights`` is the chosen kind's
+    float32[layers, heads, q, k] (a view of ``maps``), ``q_tokens`` / ``k_tokens``
+    label its axes.
+    """
+
+    maps: AttentionMaps
+    panels: AttentionPanels
+    kind: str
+    layer: int
+    head: int
+    src_tokens: tuple[str, ...]
+    tgt_tokens: tuple[str, ...]
+    predicted: tuple[str, ...]
+    expected: tuple[str, ...]
+    use_padding_mask: bool
+    use_look_ahead_mask: bool
+    device: str
+    steps: ForwardSteps | None = None
+
+    @property
+    def weights(self) -> np.ndarray:
+        return {"encoder": self.maps.encoder_self, "decoder": self.maps.decoder_self,
+                "cross": self.maps.cross}[self.kind]
+
+    @property
+    def q_tokens(self) -> tuple[str, ...]:
+        return self.src_tokens if self.kind == "encoder" else self.tgt_tokens
+
+    @property
+    def k_tokens(self) -> tuple[str, ...]:
+        return self.tgt_tokens if self.kind == "decoder" else self.src_tokens
+
+    @property
+    def correct(self) -> bool:
+        return self.predicted == self.expected
+
+
+@trace
+class ForwardStep:
+    """One step of a forward pass: the tensor after it, for one batch item (and, for
+    per-head tensors, one head).
+
+    ``key`` names the step ("embedding", "self.scores", "ffn.hidden", ...; the app
+    translates it), ``dims`` is the shape as the course annotates it, e.g.
+    "(batch, num_heads, q_len, d_k)", and ``shape`` the actual full shape.
+    ``kind`` tells the view how to colour it: "values" (signed, centred on 0),
+    "weights" (0..1), "mask" (True = may attend) or "ids".
+
+    Shapes:
+        values: float32[rows, cols]; row_labels has ``rows`` entries, col_labels
+        ``cols`` entries or is empty (columns are feature indices)
+    """
+
+    key: str
+    dims: str
+    shape: tuple[int, ...]
+    values: np.ndarray
+    row_labels: tuple[str, ...]
+    col_labels: tuple[str, ...]
+    kind: str = "values"
+
+
+@trace
+class ForwardSteps:
+    """One layer of one stack, step by step, from the token ids on: the steps in
+    order, with the stack ("encoder" or "decoder"), layer and head they follow."""
+
+    stack: str
+    layer: int
+    head: int
+    steps: tuple[ForwardStep, ...]
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(s.key for s in self.steps)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def get(self, key: str) -> ForwardStep | None:
+        return next((s for s in self.steps if s.key == key), None)
