@@ -45,6 +45,7 @@ bench: setup
 	$(PY) benchmarks/bench_reverse.py
 	$(PY) benchmarks/bench_attention_cost.py
 	$(PY) benchmarks/bench_flow_view.py
+	$(PY) benchmarks/bench_sessions.py
 	$(PY) benchmarks/bench_flows.py
 	$(PY) benchmarks/bench_graph_view.py
 	$(PY) benchmarks/bench_gnn.py
