@@ -1,4 +1,4 @@
-"""The main window: one tab per registered topic, menus, device selector, status bar."""
+"""The main window: one tab per topic of the tab list, menus, device selector, status bar."""
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 from app import export
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
-from app.registry import tab_specs
 from app.settings import Settings
 from app.tabs.base import BaseTab, TabContext
+from app.tabs.catalog import TabSpec, tab_specs
 from app.torch_loader import TorchLoader
 from viz import figure
 
@@ -113,13 +113,17 @@ class ExportFigureDialog(QDialog):
 
 
 class MainWindow(QMainWindow):
-    """Signals: torchReady() once torch, PyG and the devices are known."""
+    """Signals: torchReady() once torch, PyG and the devices are known.
+
+    ``specs`` are the tabs to build, in order; by default ``app.tabs.catalog.tab_specs()``
+    (pass ``tab_specs([extra])`` to add a tab without editing the list or the window).
+    """
 
     torchReady = Signal()
     languageChanged = Signal(str)
 
     def __init__(self, settings: Settings, translations: Translations,
-                 start_loader: bool = True) -> None:
+                 start_loader: bool = True, specs: list[TabSpec] | None = None) -> None:
         super().__init__()
         self.setObjectName("MainWindow")
         self.settings = settings
@@ -132,14 +136,14 @@ class MainWindow(QMainWindow):
         self.tabs_widget.setDocumentMode(True)
         self.setCentralWidget(self.tabs_widget)
         self.tabs: list[BaseTab] = []
-        self.specs = tab_specs()
+        self.specs = tab_specs() if specs is None else list(specs)
         ctx = TabContext(settings=settings, device=lambda: self.device_name,
                          language=lambda: self.translations.language,
                          report_error=self.report_error,
                          status=lambda text: self.statusBar().showMessage(text, 8000),
                          peer=lambda key: next((t for t in self.tabs if t.key == key), None))
         for spec in self.specs:
-            tab = spec.factory(ctx)
+            tab = spec.make(ctx)
             self.tabs.append(tab)
             self.tabs_widget.addTab(tab, "")
         self._build_toolbar()

@@ -50,7 +50,7 @@ def test_screenshots_of_every_tab_in_both_languages(capsys):
     with capsys.disabled():
         print(f"\nscreenshots saved in {out}: {', '.join(p.name for p in shots)}")
     from app.i18n import LANGUAGES
-    from app.registry import tab_specs
+    from app.tabs.catalog import tab_specs
 
     expected = {f"{s.key}_{code}.png" for s in tab_specs() for code in LANGUAGES}
     assert expected <= {p.name for p in shots}

@@ -1,4 +1,4 @@
-"""The shell: tab registry, menus, device selector, language switching, errors, export."""
+"""The shell: tab list, menus, device selector, language switching, errors, export."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QLabel, QMessageBox
 
-from app import registry
 from app.errors import ExceptHooks, show_error
 from app.i18n import Translations
 from app.mainwindow import MainWindow
 from app.settings import Settings
 from app.tabs.base import BaseTab, View, ViewData
+from app.tabs.catalog import TabSpec, tab_specs
 from models.errors import DeviceUnavailableError, InvalidParameterError
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
@@ -43,18 +43,21 @@ class _DemoTab(BaseTab):
         pass
 
 
-def test_registry_adds_a_tab_without_editing_the_shell(qtbot):
-    spec = registry.TabSpec(_DemoTab.key, "Demo", _DemoTab, order=999)
-    registry.register(spec)
-    try:
-        win = MainWindow(Settings(), Translations())
-        qtbot.addWidget(win)
-        titles = [win.tabs_widget.tabText(i) for i in range(win.tabs_widget.count())]
-        assert titles[-1] == "Demo" and "Positional encoding" in titles
-        qtbot.waitUntil(lambda: win.tabs[-1].trace is not None, timeout=60_000)
-        win.close()
-    finally:
-        registry._REGISTRY.pop(_DemoTab.key)
+def test_one_tab_spec_adds_a_tab_without_editing_the_shell(qtbot):
+    spec = TabSpec(_DemoTab.key, "Demo", _DemoTab, order=999)
+    win = MainWindow(Settings(), Translations(), specs=tab_specs([spec]))
+    qtbot.addWidget(win)
+    titles = [win.tabs_widget.tabText(i) for i in range(win.tabs_widget.count())]
+    assert titles[-1] == "Demo" and "Positional encoding" in titles
+    qtbot.waitUntil(lambda: win.tabs[-1].trace is not None, timeout=60_000)
+    win.close()
+
+
+def test_tab_list_keeps_keys_order_and_rejects_a_key_twice():
+    assert [s.key for s in tab_specs()] == ["positional", "transformer", "efficient", "graph",
+                                            "flows", "ode", "meta"]
+    with pytest.raises(ValueError, match="positional"):
+        tab_specs([TabSpec("positional", "Again", _DemoTab)])
 
 
 def test_menus_have_the_promised_entries(window):

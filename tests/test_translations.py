@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 
 from app import i18n
-from app.registry import tab_specs
+from app.tabs.catalog import tab_specs
 from app.tours import load_tour, tour_path
 
 

@@ -1,3 +1,5 @@
-"""Tab controllers. Importing this package registers every tab with ``app.registry``."""
+"""Tab controllers, one module per topic; ``catalog.TABS`` lists them for the window."""
 
-from app.tabs import efficient, flows, graph, meta, ode, positional, transformer  # noqa: F401
+from app.tabs.catalog import TABS, TabSpec, tab_specs
+
+__all__ = ["TABS", "TabSpec", "tab_specs"]

@@ -7,10 +7,8 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import ApproxTrace, ConventionTrace, CostTrace, MaskTrace, Progress
 from viz.attention import HeadGrid
@@ -641,11 +639,3 @@ def _compute(p: dict, source, todo: dict, cache: dict):
         if part in cache:
             result[part] = cache[part][1]
     return result, cache, errors
-
-
-def _make(ctx: TabContext) -> EfficientTab:
-    return EfficientTab(ctx)
-
-
-register(TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"), _make,
-                 order=30))

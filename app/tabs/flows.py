@@ -9,10 +9,9 @@ import time
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import Progress
 from viz.controls import Param, ParamForm
@@ -605,10 +604,3 @@ def _flow_result(session, p: dict, custom: np.ndarray | None) -> dict:
         grid = flow.grid_trace(lines, p["direction"]) if p["grid"] else None
         density = density_grid(flow, extent, resolution=96, n_samples=1000, seed=p["seed"])
     return {"trace": trace, "grid": grid, "density": density, "entropy": session.entropy}
-
-
-def _make(ctx: TabContext) -> FlowsTab:
-    return FlowsTab(ctx)
-
-
-register(TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"), _make, order=50))

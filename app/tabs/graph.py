@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import Progress
 from viz.controls import Param, ParamForm
@@ -1150,10 +1149,3 @@ def _graph_result(doc, p: dict, session, pos, layout_key, motif, batch, graph_se
     if link_session is not None:
         out["link"] = link_session.evaluate()
     return out
-
-
-def _make(ctx: TabContext) -> GraphTab:
-    return GraphTab(ctx)
-
-
-register(TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"), _make, order=40))

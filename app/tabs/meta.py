@@ -11,7 +11,7 @@ import time
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs import ComputeRunner
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import Progress
 from viz.controls import Param, ParamForm
@@ -974,10 +973,3 @@ def _evaluate(session, p: dict) -> tuple:
     """(the session, its MSE after 0 … 10 steps over the test tasks). Any thread."""
     return session, session.evaluate(EVAL_TASKS, k=p["k"], steps=ADAPT_STEPS,
                                      amp_max=p["amp_max"])
-
-
-def _make(ctx: TabContext) -> MetaTab:
-    return MetaTab(ctx)
-
-
-register(TabSpec("meta", QT_TRANSLATE_NOOP("Tabs", "Meta-learning"), _make, order=70))

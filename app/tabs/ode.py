@@ -16,11 +16,10 @@ import time
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.jobs import ComputeRunner
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models import gcpause
 from models.traces import Progress
@@ -1283,10 +1282,3 @@ def _ode_result(session, task: str, starts: list, key: tuple) -> dict:
     out["user"] = _user_paths(session, task, starts, key)
     out["user_error"] = out["user"].get("error", "")
     return out
-
-
-def _make(ctx: TabContext) -> ODETab:
-    return ODETab(ctx)
-
-
-register(TabSpec("ode", QT_TRANSLATE_NOOP("Tabs", "Neural ODEs"), _make, order=60))

@@ -8,7 +8,6 @@ import contextlib
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -19,7 +18,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import OffsetFitTrace, PEGrid, Progress
 from viz.controls import SliderField
@@ -520,10 +518,3 @@ class PositionalTab(BaseTab):
             "token_pe": t.token_pe, "token_sum": t.token_sum},
             {**self._meta(), "init": t.embedding_init},
             row_labels=list(t.tokens), col_labels=["rms_sqrt_d_E", "rms_PE", "rms_sum"])
-
-
-def _make(ctx: TabContext) -> PositionalTab:
-    return PositionalTab(ctx)
-
-
-register(TabSpec("positional", QT_TRANSLATE_NOOP("Tabs", "Positional encoding"), _make, order=10))

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.registry import TabSpec, register
 from app.tabs.base import BaseTab, TabContext, View, ViewData
 from models.traces import Progress, TransformerTrace
 from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
@@ -883,10 +882,3 @@ def _trace_for(session, p: dict, symbols: list[int]) -> TransformerTrace:
             min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
             p["padding"], p["look_ahead"], p["generated"] or None,
             output_cache=session.output_cache)
-
-
-def _make(ctx: TabContext) -> TransformerTab:
-    return TransformerTab(ctx)
-
-
-register(TabSpec("transformer", QT_TRANSLATE_NOOP("Tabs", "Transformer"), _make, order=20))

@@ -1,0 +1,64 @@
+"""The tab list: every tab of the main window, declared once, in order.
+
+Adding a topic is one entry in ``TABS`` (and its module under ``app/tabs/``); the main
+window is not edited. Tab modules import nothing from here: the list names them (a
+``"module:Class"`` path imported when the tab is built), so the list, the tabs and the
+window import one way only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+if TYPE_CHECKING:
+    from app.tabs.base import BaseTab, TabContext
+
+
+@dataclass(frozen=True)
+class TabSpec:
+    key: str                                   # "positional"; also the tour and view prefix
+    title: str                                 # English, translated in context "Tabs"
+    factory: str | Callable[[TabContext], BaseTab]   # "module:Class", or the callable itself
+    order: int = 100
+
+    def make(self, ctx: TabContext) -> BaseTab:
+        """Build the tab, importing its module first when ``factory`` is a path."""
+        factory = self.factory
+        if isinstance(factory, str):
+            module, _, name = factory.partition(":")
+            factory = getattr(import_module(module), name)
+        return factory(ctx)
+
+
+TABS: tuple[TabSpec, ...] = (
+    TabSpec("positional", QT_TRANSLATE_NOOP("Tabs", "Positional encoding"),
+            "app.tabs.positional:PositionalTab", order=10),
+    TabSpec("transformer", QT_TRANSLATE_NOOP("Tabs", "Transformer"),
+            "app.tabs.transformer:TransformerTab", order=20),
+    TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"),
+            "app.tabs.efficient:EfficientTab", order=30),
+    TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"),
+            "app.tabs.graph:GraphTab", order=40),
+    TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"),
+            "app.tabs.flows:FlowsTab", order=50),
+    TabSpec("ode", QT_TRANSLATE_NOOP("Tabs", "Neural ODEs"),
+            "app.tabs.ode:ODETab", order=60),
+    TabSpec("meta", QT_TRANSLATE_NOOP("Tabs", "Meta-learning"),
+            "app.tabs.meta:MetaTab", order=70),
+)
+
+
+def tab_specs(extra: Iterable[TabSpec] = ()) -> list[TabSpec]:
+    """``TABS`` plus ``extra`` (a tab that is not in the list, e.g. a test's), sorted by
+    ``order`` then ``key``; a key given twice is an error."""
+    specs = [*TABS, *extra]
+    keys = [s.key for s in specs]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise ValueError(f"A tab with key '{key}' is already in the tab list.")
+    return sorted(specs, key=lambda s: (s.order, s.key))
