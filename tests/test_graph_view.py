@@ -9,13 +9,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 
 from viz import figure
-from viz.graph_view import (
-    NONE_COLOUR,
-    PALETTE,
-    GraphCanvas,
-    bin_range,
-    edge_geometry,
-)
+from viz.graph_geometry import bin_range, edge_geometry
+from viz.graph_view import NONE_COLOUR, PALETTE, GraphCanvas
 
 # 6 nodes: a square 0-1-3-4, node 2 to the right with a self-loop, node 5 far right
 POS = np.array([[0, 0], [1, 0], [2, 0.5], [1, 1], [0, 1], [3, 1]], np.float32)
