@@ -29,8 +29,7 @@ def main() -> int:
     import torch
     from PySide6.QtWidgets import QApplication
 
-    from models import densities
-    from models.flows import FlowSession, grid_lines
+    from models.flows import FlowSession, densities, grid_lines
     from viz import theme
     from viz.flow_view import FlowView
 

@@ -26,8 +26,7 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from models import densities
-    from models.flows import FlowSession, build_flow
+    from models.flows import FlowSession, build_flow, densities
 
     torch.set_num_threads(args.threads)
     for name in ("two_moons", "8gaussians"):

@@ -58,8 +58,8 @@ def _spiral(args, noise: float) -> None:
 def _cnf(args) -> object:
     import torch
 
-    from models import densities, ode
-    from models.flows import FlowSession
+    from models import ode
+    from models.flows import FlowSession, densities
 
     held = torch.as_tensor(densities.sample("two_moons", 20_000, seed=123))
     entropy = densities.differential_entropy("two_moons")

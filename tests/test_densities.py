@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from models import densities
 from models.errors import InvalidParameterError
+from models.flows import densities
 
 
 @pytest.mark.parametrize("name", densities.DENSITIES)

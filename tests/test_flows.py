@@ -174,7 +174,7 @@ def test_training_lowers_nll_above_entropy_floor(trained):
     start, end = np.mean(session.losses[:10]), np.mean(session.losses[-50:])
     assert start > 2.0 and end < start - 1.5
     # held-out NLL: an estimate of H(p) + KL ≥ H(p)
-    from models.densities import sample
+    from models.flows.densities import sample
     held = torch.as_tensor(sample("two_moons", 20_000, seed=99))
     with torch.no_grad():
         session.flow.eval()

@@ -33,7 +33,7 @@ def test_names_match_the_model_module():
     assert ode_tab.TASKS == ode.TASKS
     assert ode_tab.SOLVERS == ode.SOLVERS
     assert ode_tab.ADAPTIVE == ode.ADAPTIVE
-    from models.densities import DENSITIES
+    from models.flows.options import DENSITIES
     assert set(ode_tab.DENSITIES) <= set(DENSITIES)
 
 

@@ -34,12 +34,11 @@ import numpy as np
 import torch
 
 from models.errors import InvalidParameterError
+from models.flows.options import DENSITIES
 
 __all__ = ["DENSITIES", "MAX_POINTS", "sample", "differential_entropy", "knn_entropy", "mixture_entropy",
            "load_points_csv"]
 
-DENSITIES = ("two_moons", "circles", "8gaussians", "checkerboard", "two_spirals",
-             "pinwheel", "rings", "swiss_roll")
 #: the most points ``load_points_csv`` accepts
 MAX_POINTS = 1_000_000
 #: samples of ``differential_entropy``'s Monte Carlo and k-NN estimates, and the k
