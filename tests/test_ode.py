@@ -13,6 +13,7 @@ from torch import nn
 
 from models import ode
 from models.errors import DeviceUnavailableError, InvalidParameterError, TrainingDivergedError
+from models.ode.dynamics import _seeded
 from models.traces import (
     AdjointComparison,
     ClassifierTrace,
@@ -111,7 +112,7 @@ def test_adjoint_gradient_equals_direct_and_finite_differences():
         assert torch.allclose(grads[adjoint][0], fd_a, rtol=1e-6, atol=1e-6)
         assert torch.allclose(grads[adjoint][1], fd_y, rtol=1e-6, atol=1e-6)
     # and the parameter gradient of a nonlinear ODEFunc, adjoint against direct
-    func = ode._seeded(3, lambda: ode.ODEFunc(2, 16)).double()
+    func = _seeded(3, lambda: ode.ODEFunc(2, 16)).double()
     g = {}
     for adjoint in (False, True):
         loss = loss_of(func, y0, adjoint)
@@ -159,7 +160,7 @@ def _check_tiling(steps: SolverSteps, t0: float, t1: float) -> None:
 
 @pytest.mark.parametrize("method", ["dopri5", "bosh3"])
 def test_solver_steps_adaptive(method):
-    func = ode._seeded(0, lambda: ode.ODEFunc(2, 16))
+    func = _seeded(0, lambda: ode.ODEFunc(2, 16))
     y0 = torch.tensor([[1.0, -0.5], [0.2, 0.3]])
     cfg = ode.SolverConfig(method=method, rtol=1e-5, atol=1e-6)
     steps = ode.solver_steps(func, y0, 0.0, 3.0, cfg)
@@ -187,7 +188,7 @@ def test_solver_steps_rejections_on_a_stiff_problem():
 
 @pytest.mark.parametrize("method", ["rk4", "midpoint", "euler"])
 def test_solver_steps_fixed_grid(method):
-    func = ode._seeded(0, lambda: ode.ODEFunc(2, 8))
+    func = _seeded(0, lambda: ode.ODEFunc(2, 8))
     steps = ode.solver_steps(func, torch.ones(3, 2), 0.0, 1.0,
                              ode.SolverConfig(method=method, step_size=0.1))
     assert steps.n_accepted == 10 and steps.n_rejected == 0
@@ -197,7 +198,7 @@ def test_solver_steps_fixed_grid(method):
 
 
 def test_nfe_counters_forward_and_backward():
-    func = ode._seeded(1, lambda: ode.ODEFunc(2, 16))
+    func = _seeded(1, lambda: ode.ODEFunc(2, 16))
     y0 = torch.randn(8, 2, generator=torch.Generator().manual_seed(0))
     t = torch.tensor([0.0, 1.0])
     calls = [0]
@@ -230,7 +231,7 @@ def test_nfe_limit_aborts_a_solve():
 
 
 def test_vector_field_matches_f():
-    func = ode._seeded(2, lambda: ode.ODEFunc(3, 8))
+    func = _seeded(2, lambda: ode.ODEFunc(3, 8))
     vf = ode.vector_field(func, (-1.0, 2.0, -3.0, 1.0), n=5, t=0.5, dims=(0, 2), state_dim=3)
     assert isinstance(vf, VectorField) and vf.u.shape == (5, 5) and vf.x.shape == (5, 5)
     assert vf.x[0, 0] == -1.0 and vf.x[0, -1] == 2.0 and vf.y[0, 0] == -3.0 and vf.y[-1, 0] == 1.0
@@ -243,7 +244,7 @@ def test_vector_field_matches_f():
 
 # -- the CNF --------------------------------------------------------------------------------------
 def test_cnf_exact_trace_matches_autograd_jacobian():
-    func = ode._seeded(0, lambda: ode.ODEFunc(2, 16)).double()
+    func = _seeded(0, lambda: ode.ODEFunc(2, 16)).double()
     dyn = ode.CNFDynamics(func)
     z = torch.randn(5, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     t = torch.tensor(0.3, dtype=torch.float64)
