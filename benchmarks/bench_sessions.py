@@ -62,11 +62,10 @@ def _gnn(steps: int) -> dict[str, float]:
     import torch.nn.functional as F
 
     try:
-        from models.graphs import NodeClassificationSession, builtin_graph
-        data = builtin_graph("karate").to_data()
-    except (ImportError, AttributeError):
+        from models.graphs import NodeClassificationSession, karate_club
+    except ImportError:
         from models.gnn import NodeClassificationSession, karate_club
-        data = karate_club()
+    data = karate_club()
     s = NodeClassificationSession(data, "gcn", seed=0)
 
     def session(n):

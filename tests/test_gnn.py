@@ -1,5 +1,6 @@
-"""GNNs (models/gnn.py) against references nobody here wrote: PyG's own layers and
-functions, dense matrix algebra done by hand, brute-force counts."""
+"""GNNs (models/graphs/: layers, inspection, sessions) against references nobody here
+wrote: PyG's own layers and functions, dense matrix algebra done by hand, brute-force
+counts."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from torch_geometric.data import Data
 from torch_geometric.utils import softmax as pyg_softmax
 from torch_geometric.utils import to_dense_adj
 
-from models import gnn
+from models import graphs as gnn
 from models.errors import DeviceUnavailableError, InvalidParameterError, TrainingDivergedError
+from models.graphs.inspection import _AlignedPCA
 
 
 @pytest.fixture(autouse=True)
@@ -248,7 +250,7 @@ def test_node_session_progress_and_trace(karate):
 def test_aligned_pca_keeps_orientation():
     rng = np.random.default_rng(0)
     h = rng.normal(size=(50, 6)) * np.array([5, 3, 1, 1, 1, 1])
-    pca = gnn._AlignedPCA()
+    pca = _AlignedPCA()
     a, var = pca(h)
     assert var[0] >= var[1] > 0
     b, _ = pca(-h)                      # a flipped hidden space: same picture

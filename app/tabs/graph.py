@@ -420,7 +420,7 @@ class GraphTab(BaseTab):
         return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"])
 
     def session(self):
-        from models.gnn import NodeClassificationSession
+        from models.graphs import NodeClassificationSession
 
         key = self._session_key()
         if key not in self.sessions:
@@ -433,14 +433,14 @@ class GraphTab(BaseTab):
 
     def motif_graphs(self) -> list:
         """The graph-classification data set (made once): batches and the classifier."""
-        from models.gnn import motif_graphs
+        from models.graphs import motif_graphs
 
         if self.motif is None:
             self.motif = motif_graphs(seed=0)
         return self.motif
 
     def graph_session(self):
-        from models.gnn import GraphClassificationSession
+        from models.graphs import GraphClassificationSession
 
         pooling = self.params()["pooling"]
         if pooling not in self.graph_sessions:
@@ -449,7 +449,7 @@ class GraphTab(BaseTab):
         return self.graph_sessions[pooling]
 
     def link_session(self):
-        from models.gnn import LinkPredictionSession
+        from models.graphs import LinkPredictionSession
 
         key = self._graph_key()
         if key not in self.link_sessions:
@@ -801,7 +801,7 @@ class GraphTab(BaseTab):
                 self._running_key = self._session_key()
                 work = partial(self.session().train, p["epochs"], report_every=5)
             elif job == "compare":
-                from models.gnn import compare_models
+                from models.graphs import compare_models
 
                 self._running_key = self._compare_key()
                 work = partial(_compare_job, compare_models, self.document().data,
@@ -898,8 +898,7 @@ class GraphTab(BaseTab):
         """The graph with the predictions, GCN coefficients and (for a GAT) attention as
         attributes, as GraphML or GEXF (by the extension); Gephi and Cytoscape open it."""
         from app.export import ExportError
-        from models.gnn import align_edge_values, gcn_coefficients
-        from models.graphs import save_graph
+        from models.graphs import align_edge_values, gcn_coefficients, save_graph
 
         r = self.result
         if r is None:
@@ -1113,7 +1112,7 @@ def _compare_job(compare_models, data, epochs: int, seed: int, train_per_class: 
 def _graph_result(doc, p: dict, session, pos, layout_key, motif, batch, graph_session,
                   link_session) -> dict:
     """Everything the tab draws, computed off the GUI thread."""
-    from models import gnn
+    from models import graphs as gnn
     from models.errors import ArchScopeError
     from models.graphs import layout
 

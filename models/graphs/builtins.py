@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 import networkx as nx
 import numpy as np
+import torch
+from torch_geometric.data import Data
 
 from models.errors import InvalidParameterError
 from models.graphs.document import GraphDocument, _build, _RawGraph
@@ -47,6 +49,20 @@ def builtin_graph(key: str, seed: int = 0, **params) -> GraphDocument:
     raw.name = BUILTIN_GRAPHS[key]
     doc = _build(raw, source="built-in", label_attr=label)
     return doc
+
+
+def karate_club() -> Data:
+    """Zachary's karate club as PyG ships it (in-code data, nothing downloaded): 34 nodes,
+    identity features, 4 communities as labels.
+
+    The ``karate`` built-in's ``x`` and ``y`` with its edges in PyG's order (by source, then
+    target) and without its edge weights: the GCN paper's unweighted graph, which the GNN
+    tests and benchmarks compare with.
+    """
+    data = builtin_graph("karate").data
+    ei = data.edge_index
+    order = torch.argsort(ei[0] * data.num_nodes + ei[1])
+    return Data(x=data.x.float(), edge_index=ei[:, order], y=data.y.long())
 
 
 def _raw_from_nx(graph: nx.Graph, name: str) -> _RawGraph:
@@ -135,7 +151,6 @@ def _sbm(seed: int, sizes: Sequence[int] = (25, 25, 25, 25), p_in: float = 0.3,
 
 
 _HOUSE_ROLES = {0: 1, 1: 2, 2: 2, 3: 3, 4: 3}  # top, middle, middle, bottom, bottom
-
 _HOUSE_EDGES = ((0, 1), (0, 2), (1, 2), (1, 3), (2, 4), (3, 4))
 
 

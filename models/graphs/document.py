@@ -36,7 +36,6 @@ from models.graphs.features import (
 )
 
 MAX_NODES = 200_000
-
 MAX_EDGES = 2_000_000
 
 

@@ -2,11 +2,14 @@
 
 Labels are a categorical node attribute (2..50 classes, -1 where missing); features are
 numeric attributes (standardised) and categorical ones (one-hot), or, with none chosen,
-identity features (up to 64 nodes) or one-hot degree.
+identity features (up to 64 nodes) or one-hot degree. Structural features (scaled
+log-degree and a Laplacian eigenmap) stand in for identity features where a model would
+only memorise a free vector per node (link prediction).
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,11 +21,8 @@ from models.errors import InvalidParameterError
 if TYPE_CHECKING:
     from models.graphs.document import GraphDocument
 
-
 MAX_LABEL_CLASSES = 50
-
 IDENTITY_FEATURES_UP_TO = 64
-
 DEGREE_BUCKETS = 64
 
 
@@ -150,3 +150,40 @@ def _make_data(doc: GraphDocument, x: np.ndarray, labels: np.ndarray) -> Data:
         data.edge_index_undirected = torch.from_numpy(
             np.ascontiguousarray(unique.T, dtype=np.int64).reshape(2, -1))
     return data
+
+
+def _is_identity(x: torch.Tensor) -> bool:
+    return x.dim() == 2 and x.shape[0] == x.shape[1] and bool(
+        torch.equal(x.cpu(), torch.eye(x.shape[0], dtype=x.dtype)))
+
+
+def _structural_features(edge_index: torch.Tensor, n: int, k: int) -> torch.Tensor:
+    """Per node: log-degree scaled to [0, 1], then the ``k`` leading eigenvectors of the
+    normalised adjacency ``D^-1/2 A D^-1/2`` (= the Laplacian eigenmap, smallest eigenvalues
+    of the normalised Laplacian), each scaled by √n and sign-fixed (largest |entry| > 0).
+
+    Shapes: edge_index int64[2, E] (both directions); returns float32[n, 1 + k'] with
+    k' = min(k, n - 1).
+    """
+    ei = edge_index.cpu()
+    deg = torch.bincount(ei[0], minlength=n).double()
+    logd = torch.log1p(deg)
+    cols = [(logd / logd.max().clamp_min(1e-12))[:, None]]
+    k = min(k, n - 1)
+    if k > 0 and ei.shape[1]:
+        inv = torch.where(deg > 0, deg.clamp_min(1).rsqrt(), torch.zeros_like(deg))
+        w = inv[ei[0]] * inv[ei[1]]
+        if n <= 4096:
+            s = torch.zeros(n, n, dtype=torch.float64)
+            s.index_put_((ei[0], ei[1]), w, accumulate=True)
+            _, vecs = torch.linalg.eigh(s)                 # ascending eigenvalues
+            vecs = vecs[:, -k:].flip(1)
+        else:                                               # sparse, largest k
+            s = torch.sparse_coo_tensor(ei, w, (n, n)).coalesce()
+            gen = torch.Generator().manual_seed(0)
+            x0 = torch.randn(n, k, dtype=torch.float64, generator=gen)
+            _, vecs = torch.lobpcg(s, k=k, X=x0, largest=True)
+        big = vecs.abs().argmax(0)
+        vecs = vecs * torch.sign(vecs[big, torch.arange(vecs.shape[1])])[None, :]
+        cols.append(vecs * math.sqrt(n))
+    return torch.cat(cols, 1).float()

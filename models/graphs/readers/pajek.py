@@ -15,6 +15,7 @@ def _pajek_fields(line: str) -> list[str]:
     return [a if a or b == "" else b for a, b in _PAJEK_TOKEN.findall(line)]
 
 
+# 65 lines: one pass over the file's sections; vertex and edge lines go to the helpers below
 def _read_pajek(name: str, data: bytes) -> _RawGraph:
     """``*Vertices n``, vertex lines ``id "label" x y [z] [shape] [key value ...]``,
     then ``*Edges``/``*Arcs`` (``u v [weight] [key value ...]``) or ``*Edgeslist``/

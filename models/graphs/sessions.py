@@ -1,0 +1,585 @@
+"""Training sessions: node classification, graph classification and link prediction.
+
+Sessions follow ``FlowSession``: a ``lock`` held for every step, ``train()`` a generator
+yielding ``Progress``, the last good weights restored on divergence
+(``TrainingDivergedError``). Every trace handed to the GUI is a frozen dataclass of
+``models.traces`` holding numpy arrays.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch_geometric.data import Batch, Data
+from torch_geometric.loader import DataLoader
+from torch_geometric.utils import negative_sampling
+
+from models import checkpoint
+from models.devices import device_for
+from models.errors import InvalidParameterError, TrainingDivergedError
+from models.graphs.features import _is_identity, _structural_features
+from models.graphs.inspection import _AlignedPCA
+from models.graphs.layers import GCN, GraphClassifier, _np, build_model
+from models.graphs.metrics import _accuracy, roc_auc, roc_curve
+from models.traces import GraphClassTrace, LinkTrace, NodeTrainTrace, Progress
+
+
+# -- training sessions: what they share ----------------------------------------------------------
+class _Session:
+    """Model, Adam optimiser, lock, epoch counter and last-good-weights snapshot."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+
+    def _init_common(self, device, seed: int, lr: float) -> None:
+        self.device = device_for(device)
+        self.seed, self.lr, self.epoch = seed, lr, 0
+        self.losses: list[float] = []
+        self.lock = threading.Lock()
+        self.good_epoch = 0
+        self.good_state = self._snapshot()
+        #: the metrics of the last evaluation (NaN before the first), repeated in every
+        #: ``Progress.metrics`` between evaluations
+        self._last_acc: dict[str, float] = {}
+
+    def _snapshot(self) -> dict:
+        return checkpoint.snapshot(self.model, self.optimizer)
+
+    def _restore(self) -> None:
+        checkpoint.restore(self.model, self.optimizer, self.good_state)
+        self.epoch = self.good_epoch
+        del self.losses[self.good_epoch:]
+
+    def _move_data(self, dev: torch.device) -> None:
+        raise NotImplementedError
+
+    def to(self, device: str | torch.device):
+        dev = device_for(device)
+        with self.lock:
+            self.model.to(dev)
+            checkpoint.move_optimizer_state(self.optimizer, dev)
+            self._move_data(dev)
+            self.device = dev
+        return self
+
+    def _hint(self) -> str:
+        return ""
+
+    def _diverged(self, what: str) -> TrainingDivergedError:
+        epoch = self.epoch + 1
+        self._restore()
+        return TrainingDivergedError(
+            f"Training diverged: {what} at epoch {epoch}. The weights of epoch "
+            f"{self.good_epoch} were restored. {self._hint()}Try a smaller learning rate "
+            f"(now {self.lr:g}).")
+
+    def _checked_step(self, loss: torch.Tensor) -> float:
+        """Backward and optimiser step, unless the loss or a gradient is non-finite (then
+        restore the last good weights and raise). Call with ``self.lock`` held."""
+        value = loss.detach().item()
+        if not math.isfinite(value):
+            raise self._diverged(f"the loss became {value}")
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(list(self.model.parameters()), math.inf)
+        if not torch.isfinite(norm):
+            raise self._diverged("a gradient became non-finite")
+        self.good_state, self.good_epoch = self._snapshot(), self.epoch
+        self.optimizer.step()
+        self.epoch += 1
+        self.losses.append(value)
+        return value
+
+
+# -- node classification ------------------------------------------------------------------------
+def split_nodes(y, num_classes: int, train_per_class: int = 1, val_fraction: float = 0.2,
+                seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Seeded split of the labelled nodes (y ≥ 0): ``train_per_class`` random nodes of each
+    class train; of the rest, ``val_fraction`` validate and the others test. Unlabelled
+    nodes (y = -1) are in no mask. Returns three bool tensors [n]."""
+    y = np.asarray(y.cpu() if torch.is_tensor(y) else y, np.int64)
+    rng = np.random.default_rng(seed)
+    n = len(y)
+    train = np.zeros(n, bool)
+    for c in range(num_classes):
+        idx = np.flatnonzero(y == c)
+        if len(idx):
+            train[rng.choice(idx, min(train_per_class, len(idx)), replace=False)] = True
+    rest = np.flatnonzero((y >= 0) & ~train)
+    rest = rest[rng.permutation(len(rest))]
+    n_val = int(round(val_fraction * len(rest)))
+    val = np.zeros(n, bool)
+    val[rest[:n_val]] = True
+    test = np.zeros(n, bool)
+    test[rest[n_val:]] = True
+    return torch.as_tensor(train), torch.as_tensor(val), torch.as_tensor(test)
+
+
+def _masks(split, n: int) -> tuple[torch.Tensor, ...]:
+    if len(split) != 3:
+        raise InvalidParameterError("split must be (train_mask, val_mask, test_mask).")
+    out = tuple(torch.as_tensor(np.asarray(m.cpu() if torch.is_tensor(m) else m), dtype=torch.bool)
+                for m in split)
+    if any(m.shape != (n,) for m in out):
+        raise InvalidParameterError(f"Every mask must have one entry per node ({n}).")
+    return out
+
+
+class NodeClassificationSession(_Session):
+    """Semi-supervised node classification with a GCN, GraphSAGE or GAT (full batch, Adam,
+    cross-entropy on the training nodes only).
+
+    ``model``, ``data`` (on ``device``), ``train_mask``/``val_mask``/``test_mask`` and
+    ``num_classes`` are attributes; hold ``lock`` while using ``model`` from another thread
+    (``gcn_coefficients``/``gat_attention``/``message_passing`` on ``session.model``).
+    ``split`` = (train, val, test) masks, or None for ``split_nodes(..., seed=seed)``.
+    ``hidden_dim=None`` takes the model's default (16; GAT 8 per head × ``heads``);
+    ``dropout=None`` likewise (0.5; GAT 0.6). ``seed`` fixes the split, the initial weights
+    and the dropout masks.
+
+    Divergence: before every step the weights that gave a finite loss and finite gradients
+    are copied; on a non-finite loss or gradient they are restored and
+    ``TrainingDivergedError`` names the epoch and what to change.
+    """
+
+    def __init__(self, data: Data, kind: str = "gcn", device: str | torch.device = "cpu",
+                 seed: int = 0, hidden_dim: int | None = None, lr: float = 0.01,
+                 weight_decay: float = 5e-4, train_per_class: int = 1, heads: int = 4,
+                 aggr: str = "mean", split=None, val_fraction: float = 0.2,
+                 num_layers: int = 2, dropout: float | None = None) -> None:
+        self.kind = kind
+        dev = device_for(device)
+        y = data.y.long()
+        self.num_classes = int(y.max()) + 1 if (y >= 0).any() else 1
+        n = int(data.num_nodes)
+        if split is None:
+            split = split_nodes(y, self.num_classes, train_per_class, val_fraction, seed)
+        self.train_mask, self.val_mask, self.test_mask = (m.to(dev) for m in _masks(split, n))
+        # copies: the session never writes into the caller's tensors, nor they into its
+        self.data = Data(x=data.x.float().clone(), edge_index=data.edge_index.long().clone(),
+                         y=y.clone())
+        if getattr(data, "edge_weight", None) is not None:
+            self.data.edge_weight = data.edge_weight.float().clone()
+        self.data = self.data.to(dev)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.model = build_model(kind, self.data.num_features, self.num_classes,
+                                     hidden_dim=hidden_dim, num_layers=num_layers,
+                                     dropout=dropout, heads=heads, aggr=aggr).to(dev)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr,
+                                          weight_decay=weight_decay)
+        self.gen = torch.Generator().manual_seed(seed)
+        self._pca = _AlignedPCA()
+        self._init_common(dev, seed, lr)
+        self._last_acc = dict.fromkeys(("train_acc", "val_acc", "test_acc"), math.nan)
+
+    def _move_data(self, dev: torch.device) -> None:
+        self.data = self.data.to(dev)
+        self.train_mask, self.val_mask, self.test_mask = (
+            m.to(dev) for m in (self.train_mask, self.val_mask, self.test_mask))
+
+    def _hint(self) -> str:
+        if not bool(torch.isfinite(self.data.x).all()):
+            bad = int((~torch.isfinite(self.data.x)).any(1).sum())
+            return f"The node features contain NaN or infinity ({bad} nodes): fix the data. "
+        return ""
+
+    def _forward(self):
+        return self.model(self.data.x, self.data.edge_index,
+                          getattr(self.data, "edge_weight", None), return_hidden=True)
+
+    def _dropout_seed(self) -> None:
+        torch.manual_seed(int(torch.randint(0, 2 ** 31 - 1, (1,), generator=self.gen)))
+
+    def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
+        """Train ``epochs`` more epochs; yield ``Progress`` after each, with a
+        ``NodeTrainTrace`` every ``report_every`` epochs and at the last."""
+        if not bool(self.train_mask.any()):
+            raise InvalidParameterError(
+                "This graph has no labelled node to train on: choose a label attribute "
+                "(Attributes → Label) or a graph with labels.")
+        t0, start = time.perf_counter(), self.epoch
+        for k in range(1, epochs + 1):
+            with self.lock:
+                self.model.train()
+                with torch.random.fork_rng(devices=[]):
+                    self._dropout_seed()
+                    # 1. forward on the whole graph, loss on the training nodes only
+                    logits = self._forward()[0]
+                    loss = F.cross_entropy(logits[self.train_mask],
+                                           self.data.y[self.train_mask])
+                    # 2. checked step (restores and raises on divergence)
+                    value = self._checked_step(loss)
+                trace = self._trace(value) if (k % report_every == 0 or k == epochs) else None
+            elapsed = time.perf_counter() - t0
+            if trace is not None:
+                self._last_acc = {"train_acc": trace.train_acc, "val_acc": trace.val_acc,
+                                  "test_acc": trace.test_acc}
+            metrics = {"loss": value, **self._last_acc,
+                       "epochs_per_s": k / max(elapsed, 1e-9)}
+            yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
+                           history=np.asarray(self.losses, np.float32), trace=trace)
+
+    @torch.no_grad()
+    def _trace(self, loss: float) -> NodeTrainTrace:
+        self.model.eval()
+        logits, hidden = self._forward()
+        prob = logits.softmax(-1)
+        pred = prob.argmax(-1)
+        y = self.data.y
+        emb = self.model.act(hidden[-2]) if len(hidden) > 1 else logits
+        pos, var = self._pca(_np(emb))
+        return NodeTrainTrace(
+            epoch=self.epoch, loss=float(loss), kind=self.kind,
+            train_acc=_accuracy(pred, y, self.train_mask),
+            val_acc=_accuracy(pred, y, self.val_mask),
+            test_acc=_accuracy(pred, y, self.test_mask),
+            predictions=_np(pred), probabilities=_np(prob), embedding=pos,
+            explained_variance=var, labels=_np(y), train_mask=_np(self.train_mask),
+            val_mask=_np(self.val_mask), test_mask=_np(self.test_mask))
+
+    def evaluate(self) -> NodeTrainTrace:
+        """The current state (eval mode, no training); ``loss`` is the training loss."""
+        with self.lock:
+            with torch.no_grad():
+                self.model.eval()
+                logits = self._forward()[0]
+                loss = F.cross_entropy(logits[self.train_mask], self.data.y[self.train_mask])
+            return self._trace(float(loss))
+
+
+# -- graph classification -----------------------------------------------------------------------
+class GraphClassificationSession(_Session):
+    """Graph classification on a list of ``Data`` (each ``y`` one label): a seeded 80/20
+    train/test split, mini-batches of ``batch_size`` graphs collated by PyG's
+    ``DataLoader``, a ``GraphClassifier`` trained with Adam. Same ``lock``/divergence
+    behaviour as ``NodeClassificationSession``."""
+
+    def __init__(self, graphs: Sequence[Data], pooling: str = "mean",
+                 device: str | torch.device = "cpu", seed: int = 0, hidden_dim: int = 32,
+                 lr: float = 0.01, kind: str = "gcn", num_layers: int = 3,
+                 batch_size: int = 32, test_fraction: float = 0.2) -> None:
+        if len(graphs) < 2:
+            raise InvalidParameterError("Graph classification needs at least two graphs.")
+        dev = device_for(device)
+        self.graphs = list(graphs)
+        self.pooling, self.kind, self.batch_size = pooling, kind, batch_size
+        self.labels = torch.as_tensor([int(g.y.reshape(-1)[0]) for g in self.graphs])
+        self.num_classes = int(self.labels.max()) + 1
+        rng = np.random.default_rng(seed)
+        perm = rng.permutation(len(self.graphs))
+        n_test = max(1, int(round(test_fraction * len(perm))))
+        self.test_mask = torch.zeros(len(perm), dtype=torch.bool)
+        self.test_mask[torch.as_tensor(perm[:n_test])] = True
+        self.train_mask = ~self.test_mask
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.model = GraphClassifier(self.graphs[0].num_features, hidden_dim,
+                                         self.num_classes, pooling, kind, num_layers).to(dev)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
+        self.gen = torch.Generator().manual_seed(seed)
+        self._all = Batch.from_data_list(self.graphs).to(dev)
+        self._pca = _AlignedPCA()
+        self._init_common(dev, seed, lr)
+        self._last_acc = dict.fromkeys(("train_acc", "test_acc"), math.nan)
+
+    def _move_data(self, dev: torch.device) -> None:
+        self._all = self._all.to(dev)
+
+    def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
+        """Train ``epochs`` more epochs (each one pass over the training graphs), yielding
+        ``Progress`` with a ``GraphClassTrace`` every ``report_every`` epochs and at the last."""
+        train_graphs = [g for g, m in zip(self.graphs, self.train_mask.tolist(), strict=True) if m]
+        t0, start = time.perf_counter(), self.epoch
+        for k in range(1, epochs + 1):
+            loader = DataLoader(train_graphs, batch_size=self.batch_size, shuffle=True,
+                                generator=self.gen)
+            with self.lock:
+                self.model.train()
+                total, count = 0.0, 0
+                for b in loader:
+                    b = b.to(self.device)
+                    loss = F.cross_entropy(self.model(b.x, b.edge_index, b.batch), b.y)
+                    value = loss.detach().item()
+                    if not math.isfinite(value):
+                        raise self._diverged(f"the loss became {value}")
+                    self.optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    norm = torch.nn.utils.clip_grad_norm_(list(self.model.parameters()),
+                                                          math.inf)
+                    if not torch.isfinite(norm):
+                        raise self._diverged("a gradient became non-finite")
+                    self.optimizer.step()
+                    total, count = total + value * b.num_graphs, count + b.num_graphs
+                value = total / max(count, 1)
+                self.good_state, self.good_epoch = self._snapshot(), self.epoch + 1
+                self.epoch += 1
+                self.losses.append(value)
+                trace = self._trace(value) if (k % report_every == 0 or k == epochs) else None
+            elapsed = time.perf_counter() - t0
+            if trace is not None:
+                self._last_acc = {"train_acc": trace.train_acc, "test_acc": trace.test_acc}
+            metrics = {"loss": value, **self._last_acc,
+                       "epochs_per_s": k / max(elapsed, 1e-9)}
+            yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
+                           history=np.asarray(self.losses, np.float32), trace=trace)
+
+    @torch.no_grad()
+    def _trace(self, loss: float) -> GraphClassTrace:
+        self.model.eval()
+        a = self._all
+        logits, g = self.model(a.x, a.edge_index, a.batch, return_embedding=True)
+        prob = logits.softmax(-1)
+        pred = prob.argmax(-1).cpu()
+        pos, _ = self._pca(_np(g))
+        return GraphClassTrace(
+            epoch=self.epoch, loss=float(loss), pooling=self.pooling,
+            train_acc=_accuracy(pred, self.labels, self.train_mask),
+            test_acc=_accuracy(pred, self.labels, self.test_mask),
+            predictions=_np(pred), probabilities=_np(prob), labels=_np(self.labels),
+            train_mask=_np(self.train_mask), test_mask=_np(self.test_mask), embedding=pos)
+
+    def evaluate(self) -> GraphClassTrace:
+        with self.lock:
+            return self._trace(self.losses[-1] if self.losses else math.nan)
+
+
+# -- link prediction ----------------------------------------------------------------------------
+_LINK_FEATURES = ("auto", "x", "structural", "both")
+
+
+class LinkPredictionSession(_Session):
+    """Link prediction: a seeded split of the undirected edges into train / val / test
+    (both directions of a pair stay together), a ``GCN`` encoder on the training edges only,
+    and a dot-product decoder ``score(u, v) = sigmoid(z_u · z_v)``.
+
+    Each epoch draws fresh negatives from the training graph with PyG's
+    ``negative_sampling`` (seeded); val/test negatives are non-edges of the full graph drawn
+    once, as many as the positives. Same ``lock``/divergence behaviour as the other sessions.
+
+    Set up so that small graphs do not simply overfit:
+
+    * **held-out sets**: ``val_fraction`` / ``test_fraction`` of the edges, but at least
+      ``min_held_out`` each when the training graph still keeps half the edges (so karate's
+      AUC is not computed over 4 or 8 positives);
+    * **regularised encoder**: dropout and weight decay (L2 via Adam), a small embedding;
+    * **input features** (``features``): "x" uses ``data.x``; "structural" replaces it with
+      structural features of the *training* graph (scaled log-degree and the ``num_spectral``
+      leading eigenvectors of ``D^-1/2 A D^-1/2``, i.e. a Laplacian eigenmap — held-out
+      edges never enter them); "both" concatenates the two; "auto" (default) is
+      "structural" when ``data.x`` is the identity (one column per node: such an encoder
+      only memorises a free vector per node) and "x" otherwise;
+    * **early stopping / model selection**: after every epoch the validation AUC is
+      computed; the weights with the best one (earliest on ties) are kept in
+      ``best_state`` and ``evaluate()`` and every ``LinkTrace`` report *those* weights —
+      the trace's ``epoch`` and ``loss`` are those of the best-validation epoch, not the
+      last one (``Progress.message`` says which). Training itself continues for all the
+      epochs asked, unless ``patience`` epochs pass without a better validation AUC.
+      The test set is never used for any choice.
+    """
+
+    def __init__(self, data: Data, device: str | torch.device = "cpu", seed: int = 0,
+                 val_fraction: float = 0.05, test_fraction: float = 0.1,
+                 hidden_dim: int = 32, out_dim: int = 16, lr: float = 0.01,
+                 top_k: int = 20, dropout: float = 0.5, weight_decay: float = 5e-4,
+                 min_held_out: int = 10, features: str = "auto", num_spectral: int = 8,
+                 patience: int | None = None) -> None:
+        if features not in _LINK_FEATURES:
+            raise InvalidParameterError(
+                f"features must be one of {', '.join(_LINK_FEATURES)}, not {features!r}.")
+        dev = device_for(device)
+        n = int(data.num_nodes)
+        self.num_nodes, self.top_k, self.patience = n, top_k, patience
+        ei = data.edge_index.cpu()
+        u, v = ei[0], ei[1]
+        keep = u < v
+        pairs = torch.unique(torch.stack([u[keep], v[keep]], 1), dim=0)
+        rng = np.random.default_rng(seed)
+        pairs = pairs[torch.as_tensor(rng.permutation(len(pairs)))]
+        m = len(pairs)
+        n_val = max(1, int(round(val_fraction * m)))
+        n_test = max(1, int(round(test_fraction * m)))
+        floor_val, floor_test = max(n_val, min_held_out), max(n_test, min_held_out)
+        if m - floor_val - floor_test >= m / 2:           # the graph allows larger sets
+            n_val, n_test = floor_val, floor_test
+        if n_val + n_test >= m:
+            raise InvalidParameterError("The graph has too few edges to hold some out.")
+        self.val_pos, self.test_pos = pairs[:n_val], pairs[n_val:n_val + n_test]
+        self.train_pos = pairs[n_val + n_test:]
+        self.full_pairs = pairs
+        existing = set(map(tuple, pairs.tolist()))
+        self.val_neg = self._non_edges(n_val, existing, rng)
+        self.test_neg = self._non_edges(n_test, existing | set(map(tuple,
+                                                                   self.val_neg.tolist())), rng)
+        tp = self.train_pos.T
+        train_ei = torch.cat([tp, tp.flip(0)], 1)
+        self.train_edge_index = train_ei.to(dev)
+        x = data.x.float().clone()
+        if features == "auto":
+            features = "structural" if _is_identity(x) else "x"
+        self.features = features
+        if features != "x":
+            sf = _structural_features(train_ei, n, num_spectral)
+            x = sf if features == "structural" else torch.cat([x, sf], 1)
+        self.x = x.to(dev)
+        self._full = {int(a) * n + int(b) for a, b in pairs.tolist()}
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.model = GCN(self.x.shape[1], hidden_dim, out_dim, num_layers=2,
+                             dropout=dropout).to(dev)
+        self.weight_decay = weight_decay
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr,
+                                          weight_decay=weight_decay)
+        self.gen = torch.Generator().manual_seed(seed)
+        self._init_common(dev, seed, lr)
+        self._last_acc = dict.fromkeys(("val_auc", "test_auc"), math.nan)
+        #: the best validation AUC so far, its epoch, that epoch's training loss and the
+        #: model weights then (None before the first epoch)
+        self.best_val_auc, self.best_epoch, self.best_loss = -math.inf, 0, math.nan
+        self.best_state: dict | None = None
+        self._eval_model = copy.deepcopy(self.model)
+
+    def _non_edges(self, k: int, existing: set, rng: np.random.Generator) -> torch.Tensor:
+        n, out, seen = self.num_nodes, [], set()
+        tries = 0
+        while len(out) < k and tries < 100 * k + 1000:
+            tries += 1
+            a, b = sorted(int(t) for t in rng.integers(n, size=2))
+            if a != b and (a, b) not in existing and (a, b) not in seen:
+                seen.add((a, b))
+                out.append((a, b))
+        return torch.as_tensor(out, dtype=torch.long).reshape(-1, 2)
+
+    def _move_data(self, dev: torch.device) -> None:
+        self.train_edge_index, self.x = self.train_edge_index.to(dev), self.x.to(dev)
+        self._eval_model.to(dev)
+        if self.best_state is not None:
+            self.best_state = {k: t.to(dev) for k, t in self.best_state.items()}
+
+    def encode(self, model: nn.Module | None = None) -> torch.Tensor:
+        return (model or self.model)(self.x, self.train_edge_index)
+
+    @staticmethod
+    def decode(z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        """Logits z_u · z_v for pairs [k, 2]."""
+        return (z[pairs[:, 0]] * z[pairs[:, 1]]).sum(-1)
+
+    @torch.no_grad()
+    def _val_auc(self) -> float:
+        """Validation AUC of the current weights (eval mode). Call with the lock held."""
+        self.model.eval()
+        z = self.encode()
+        pairs = torch.cat([self.val_pos, self.val_neg]).to(z.device)
+        labels = np.r_[np.ones(len(self.val_pos)), np.zeros(len(self.val_neg))]
+        # the same float32 sigmoid scores as the trace's, so its val_auc matches exactly
+        return roc_auc(_np(torch.sigmoid(self.decode(z, pairs))), labels)
+
+    def _message(self) -> str:
+        if self.best_state is None:
+            return "Link predictor: untrained weights."
+        return (f"Reporting the weights of epoch {self.best_epoch}, the best validation AUC "
+                f"({self.best_val_auc:.3f}) of {self.epoch} epochs.")
+
+    def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
+        """Train ``epochs`` more epochs (fewer if ``patience`` epochs pass without a better
+        validation AUC), yielding ``Progress`` with a ``LinkTrace`` every ``report_every``
+        epochs and at the last. The trace, ``metrics["val_auc"]`` / ``["test_auc"]`` are
+        those of the best-validation weights (``metrics["best_epoch"]``); ``loss`` is the
+        current training loss."""
+        t0, start = time.perf_counter(), self.epoch
+        pos = self.train_pos.to(self.device)
+        for k in range(1, epochs + 1):
+            with self.lock:
+                self.model.train()
+                with torch.random.fork_rng(devices=[]):
+                    torch.manual_seed(int(torch.randint(0, 2 ** 31 - 1, (1,),
+                                                        generator=self.gen)))
+                    # 1. fresh negatives: pairs that are not training edges
+                    neg = negative_sampling(self.train_edge_index, self.num_nodes,
+                                            num_neg_samples=len(pos)).T
+                    # 2. encode on the training graph (dropout on), score both kinds
+                    z = self.encode()
+                    logits = torch.cat([self.decode(z, pos), self.decode(z, neg)])
+                    target = torch.cat([torch.ones(len(pos)), torch.zeros(len(neg))]
+                                       ).to(logits.device)
+                    # 3. binary cross-entropy, checked step
+                    loss = F.binary_cross_entropy_with_logits(logits, target)
+                    value = self._checked_step(loss)
+                # 4. model selection on the validation AUC: keep the best weights
+                val = self._val_auc()
+                if val > self.best_val_auc:
+                    self.best_val_auc, self.best_epoch, self.best_loss = val, self.epoch, value
+                    self.best_state = {n: t.detach().clone()
+                                       for n, t in self.model.state_dict().items()}
+                stop = (self.patience is not None
+                        and self.epoch - self.best_epoch >= self.patience)
+                last = k == epochs or stop
+                trace = self._trace(value) if (k % report_every == 0 or last) else None
+            elapsed = time.perf_counter() - t0
+            if trace is not None:
+                self._last_acc = {"val_auc": trace.val_auc, "test_auc": trace.test_auc}
+            metrics = {"loss": value, **self._last_acc, "best_epoch": float(self.best_epoch),
+                       "epochs_per_s": k / max(elapsed, 1e-9)}
+            yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
+                           history=np.asarray(self.losses, np.float32), trace=trace,
+                           message=self._message())
+            if stop:
+                return
+
+    @torch.no_grad()
+    def _top_non_edges(self, z: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        n, k = self.num_nodes, self.top_k
+        best_s, best_p = torch.zeros(0), torch.zeros(0, 2, dtype=torch.long)
+        full = torch.as_tensor(sorted(self._full), dtype=torch.long)
+        for r0 in range(0, n, 1024):
+            rows = torch.arange(r0, min(n, r0 + 1024))
+            s = (z[rows] @ z.T).cpu()
+            cols = torch.arange(n)
+            s[cols[None, :] <= rows[:, None]] = -math.inf          # u < v only
+            flat = rows[:, None] * n + cols[None, :]
+            s[torch.isin(flat, full)] = -math.inf                  # not an edge
+            top = torch.topk(s.reshape(-1), min(k, s.numel()))
+            ok = torch.isfinite(top.values)
+            idx = top.indices[ok]
+            p = torch.stack([rows[idx // n], idx % n], 1)
+            best_s = torch.cat([best_s, top.values[ok]])
+            best_p = torch.cat([best_p, p])
+            keep = torch.argsort(best_s, descending=True, stable=True)[:k]
+            best_s, best_p = best_s[keep], best_p[keep]
+        return _np(best_p), _np(torch.sigmoid(best_s))
+
+    @torch.no_grad()
+    def _trace(self, loss: float) -> LinkTrace:
+        """The trace of the best-validation weights (the current ones before any epoch)."""
+        model, epoch = self.model, self.epoch
+        if self.best_state is not None:
+            self._eval_model.load_state_dict(self.best_state)
+            model, epoch, loss = self._eval_model, self.best_epoch, self.best_loss
+        model.eval()
+        z = self.encode(model)
+
+        def scored(pos, neg):
+            pairs = torch.cat([pos, neg]).to(z.device)
+            labels = np.r_[np.ones(len(pos), np.int64), np.zeros(len(neg), np.int64)]
+            return _np(pairs), labels, _np(torch.sigmoid(self.decode(z, pairs)))
+
+        vp, vl, vs = scored(self.val_pos, self.val_neg)
+        tp, tl, ts = scored(self.test_pos, self.test_neg)
+        top_p, top_s = self._top_non_edges(z)
+        return LinkTrace(epoch=epoch, loss=float(loss), val_auc=roc_auc(vs, vl),
+                         test_auc=roc_auc(ts, tl), roc=roc_curve(ts, tl), val_pairs=vp,
+                         val_labels=vl, val_scores=vs, test_pairs=tp, test_labels=tl,
+                         test_scores=ts, top_pairs=top_p, top_scores=top_s)
+
+    def evaluate(self) -> LinkTrace:
+        """The ``LinkTrace`` of the best-validation weights (see the class docstring)."""
+        with self.lock:
+            return self._trace(self.losses[-1] if self.losses else math.nan)
