@@ -1,0 +1,375 @@
+"""MAML, first-order MAML, Reptile and a pretrained baseline trained side by side on one
+seeded stream of sinusoid tasks (Finn et al. 2017).
+
+*Pretrained* is the baseline of the paper: one network regressed on all the points of
+every task ("pretrained on all tasks"), fine-tuned at test time with the same SGD.
+The methods themselves are in ``models.meta.maml``; the tasks in ``models.meta.tasks``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+from torch.func import grad_and_value, vmap
+
+from models import checkpoint
+from models.devices import device_for
+from models.errors import InvalidParameterError, TrainingDivergedError
+from models.meta.checks import _finite, _int, _positive
+from models.meta.maml import (
+    SineNet,
+    _column,
+    adapt,
+    adapt_batched,
+    init_params,
+    meta_gradient,
+    mse,
+    predict,
+    reptile_direction,
+)
+from models.meta.options import AMPLITUDE, EVAL_POINTS, METHOD_LABELS, METHODS, X_RANGE
+from models.meta.tasks import _EVAL, _TEST_TASK, _TRAIN, sample_tasks, sinusoid
+from models.traces import AdaptationTrace, MetaEvalTrace, MetaHistory, Progress
+
+__all__ = ["MetaSession"]
+
+
+class MetaSession:
+    """MAML, first-order MAML, Reptile and the pretrained baseline, trained side by side
+    on one seeded stream of sinusoid tasks, from the same initial weights.
+
+    Every step draws ONE meta-batch (``meta_batch`` tasks, K support + K query points each;
+    batch s is a pure function of (seed, s, K, meta_batch): ``task_batch(s)``), and every
+    enabled method consumes it:
+
+    * ``maml`` / ``fomaml``: the meta-gradient of the query MSE after ``inner_steps`` SGD
+      steps (``inner_lr``) on the support points, second or first order.
+    * ``reptile``: ``reptile_inner_steps`` SGD steps (``inner_lr``) on all 2K points of
+      each task; the pseudo-gradient θ − mean θ' (Reptile has no support/query split).
+    * ``pretrained``: the gradient of the plain MSE on all 2K points of every task.
+
+    Each method's (pseudo-)gradient goes to its own Adam (``meta_lr``), as in the MAML
+    paper (Adam, 1e-3) and as Nichol et al. suggest for Reptile ("treat θ − θ' as a
+    gradient and plug it into Adam"), so the four differ only in the direction they follow.
+
+    ``losses[m][s]`` is the same number for every method: the mean query MSE after
+    ``inner_steps`` steps on the support points of batch s (MAML's objective), so the
+    curves are comparable; for Reptile and the pretrained net it is computed on the side
+    and not counted in ``seconds[m]`` (each method's own training time).
+
+    Defaults: the paper's K = 10, α = 0.01, one inner step, meta-batch 25, Adam 1e-3.
+    Reptile takes 5 inner steps: with 1 it is the pretrained baseline (one SGD step on the
+    task's MSE, averaged over the tasks, is the joint-training gradient), and 5 steps of
+    0.01 on 20 points are where it meta-learns within a few thousand steps.
+
+    Divergence: once the weights of every method gave a finite loss and (pseudo-)gradient
+    in a step, they and the Adam states are the last good ones and are copied (4 × 1,761
+    weights); on a non-finite value all methods go back to them, ``step`` and ``losses``
+    too, and ``TrainingDivergedError`` names the method and the step.
+    """
+
+    def __init__(self, k: int = 10, inner_lr: float = 0.01, inner_steps: int = 1,
+                 meta_batch: int = 25, meta_lr: float = 1e-3, hidden: int = 40,
+                 methods: Sequence[str] = METHODS, seed: int = 0,
+                 device: str | torch.device = "cpu", reptile_inner_steps: int = 5) -> None:
+        methods = tuple(methods)
+        unknown = [m for m in methods if m not in METHODS]
+        if unknown or not methods or len(set(methods)) != len(methods):
+            raise InvalidParameterError(f"methods must be distinct names among "
+                                        f"{', '.join(METHODS)}, got {methods!r}.")
+        self.methods = methods
+        self.hidden = _int("hidden", hidden, 1, 4096)
+        self.seed = int(seed)
+        self.device = device_for(device)
+        self.k, self.inner_lr, self.inner_steps = 10, 0.01, 1
+        self.meta_batch, self.meta_lr, self.reptile_inner_steps = 25, 1e-3, 5
+        self._apply(dict(k=k, inner_lr=inner_lr, inner_steps=inner_steps, meta_batch=meta_batch,
+                         meta_lr=meta_lr, reptile_inner_steps=reptile_inner_steps))
+        init = init_params(self.hidden, seed=self.seed)
+        self.nets: dict[str, SineNet] = {}
+        self.optimizers: dict[str, torch.optim.Adam] = {}
+        for m in self.methods:
+            net = SineNet(self.hidden)
+            net.load_state_dict(init)
+            self.nets[m] = net.to(self.device)
+            self.optimizers[m] = torch.optim.Adam(net.parameters(), lr=self.meta_lr)
+        self.params: dict[str, dict[str, Tensor]] = {
+            m: dict(net.named_parameters()) for m, net in self.nets.items()}
+        self.step = 0
+        self.losses: dict[str, list[float]] = {m: [] for m in self.methods}
+        self.seconds: dict[str, float] = {m: 0.0 for m in self.methods}
+        self.lock = threading.Lock()
+        self.good_step = 0
+        self.good_state = self._snapshot()
+
+    # -- options -----------------------------------------------------------------------------
+    def _apply(self, kw: dict) -> None:
+        checks = {"k": lambda v: _int("K", v, 1, 1000),
+                  "inner_lr": lambda v: _positive("The inner learning rate", v),
+                  "inner_steps": lambda v: _int("The number of inner steps", v, 0, 100),
+                  "meta_batch": lambda v: _int("The meta batch size", v, 1, 10_000),
+                  "meta_lr": lambda v: _positive("The meta learning rate", v),
+                  "reptile_inner_steps":
+                      lambda v: _int("Reptile's number of inner steps", v, 1, 100)}
+        unknown = sorted(set(kw) - set(checks))
+        if unknown:
+            raise InvalidParameterError(f"Unknown option(s) {', '.join(unknown)} (choose from "
+                                        f"{', '.join(checks)}).")
+        values = {name: checks[name](v) for name, v in kw.items()}   # all checked first
+        for name, v in values.items():
+            setattr(self, name, v)
+
+    def set_options(self, **kw) -> None:
+        """Change ``k``, ``inner_lr``, ``inner_steps``, ``meta_batch``, ``meta_lr`` or
+        ``reptile_inner_steps``; checked (``InvalidParameterError``, nothing changed),
+        applied from the next step."""
+        with self.lock:
+            self._apply(kw)
+            for opt in self.optimizers.values():
+                for group in opt.param_groups:
+                    group["lr"] = self.meta_lr
+
+    def to(self, device: str | torch.device) -> MetaSession:
+        dev = device_for(device)
+        with self.lock:
+            for m in self.methods:
+                self.nets[m].to(dev)
+                checkpoint.move_optimizer_state(self.optimizers[m], dev)
+            self.params = {m: dict(net.named_parameters()) for m, net in self.nets.items()}
+            self.device = dev
+        return self
+
+    # -- the task stream ---------------------------------------------------------------------
+    def task_batch(self, step: int | None = None) -> dict[str, Tensor]:
+        """Meta-batch number ``step`` (default: the next one) of the training stream:
+        ``amplitude``, ``phase`` [T]; ``xs``, ``ys`` [T, K, 1] support; ``xq``, ``yq``
+        [T, K, 1] query; on the session's device. Pure function of (seed, step, K, T)."""
+        step = self.step if step is None else step
+        rng = np.random.default_rng([self.seed, _TRAIN, step])
+        amp, phase = sample_tasks(self.meta_batch, rng)
+        x = rng.uniform(*X_RANGE, size=(self.meta_batch, 2 * self.k))
+        y = sinusoid(x, amp[:, None], phase[:, None])
+
+        def t(a):
+            return torch.as_tensor(a[..., None], dtype=torch.float32).to(self.device)
+
+        return {"amplitude": torch.as_tensor(amp), "phase": torch.as_tensor(phase),
+                "xs": t(x[:, :self.k]), "ys": t(y[:, :self.k]),
+                "xq": t(x[:, self.k:]), "yq": t(y[:, self.k:])}
+
+    @staticmethod
+    def batch_digest(batch: dict[str, Tensor]) -> str:
+        """A short hash of a batch's points (to check two consumers saw the same tasks)."""
+        h = hashlib.sha1()
+        for name in ("xs", "ys", "xq", "yq"):
+            h.update(batch[name].detach().cpu().numpy().tobytes())
+        return h.hexdigest()[:16]
+
+    # -- one step ----------------------------------------------------------------------------
+    def _snapshot(self) -> dict:
+        return {m: checkpoint.snapshot(self.nets[m], self.optimizers[m]) for m in self.methods}
+
+    def _restore(self) -> None:
+        for m in self.methods:
+            checkpoint.restore(self.nets[m], self.optimizers[m], self.good_state[m])
+            del self.losses[m][self.good_step:]
+        self.step = self.good_step
+
+    def _direction(self, method: str, b: dict[str, Tensor]) -> tuple[dict[str, Tensor], float]:
+        """(the (pseudo-)gradient the method's Adam follows, the method's own loss)."""
+        p = self.params[method]
+        if method in ("maml", "fomaml"):
+            return meta_gradient(p, b["xs"], b["ys"], b["xq"], b["yq"], self.inner_lr,
+                                 self.inner_steps, "second" if method == "maml" else "first")
+        x_all = torch.cat([b["xs"], b["xq"]], 1)
+        y_all = torch.cat([b["ys"], b["yq"]], 1)
+        if method == "reptile":
+            return reptile_direction(p, x_all, y_all, self.inner_lr, self.reptile_inner_steps)
+        p = {k: v.detach() for k, v in p.items()}
+        g, loss = grad_and_value(mse)(p, x_all, y_all)   # pretrained: plain regression
+        return g, float(loss)
+
+    def _query_loss(self, method: str, b: dict[str, Tensor]) -> float:
+        """The comparable loss: query MSE after the inner loop on the support points."""
+        adapted = adapt_batched(self.params[method], b["xs"], b["ys"], self.inner_lr,
+                                self.inner_steps)[-1]
+        with torch.no_grad():
+            return float(vmap(mse)(adapted, b["xq"], b["yq"]).mean())
+
+    def _diverged(self, method: str, what: str) -> TrainingDivergedError:
+        step = self.step + 1
+        self._restore()
+        return TrainingDivergedError(
+            f"Training diverged: {METHOD_LABELS[method]}'s {what} at step {step}. The weights "
+            f"of step {self.good_step} were restored for every method. Try a smaller meta "
+            f"learning rate (now {self.meta_lr:g}) or inner learning rate (now "
+            f"{self.inner_lr:g}), or fewer inner steps (now {self.inner_steps}"
+            + (f", Reptile {self.reptile_inner_steps}" if "reptile" in self.methods else "")
+            + ").")
+
+    def train(self, steps: int, history_every: int = 25) -> Iterator[Progress]:
+        """Train ``steps`` more meta-steps, yielding a ``Progress`` after each.
+
+        ``metrics``: ``loss_<method>`` (see the class), ``seconds`` (since this call),
+        ``steps_per_s``. ``loss`` is the mean of the methods' losses. Every
+        ``history_every`` steps and at the end, ``history`` is that mean at every step so
+        far and ``trace`` a ``MetaHistory`` with every method's curve.
+        """
+        t0, start = time.perf_counter(), self.step
+        for _ in range(steps):
+            with self.lock:
+                batch = self.task_batch()
+                directions, step_losses = {}, {}
+                # 1. every method's direction on the same batch, nothing updated yet
+                for m in self.methods:
+                    tm = time.perf_counter()
+                    g, own_loss = self._direction(m, batch)
+                    self.seconds[m] += time.perf_counter() - tm
+                    loss = own_loss if m in ("maml", "fomaml") else self._query_loss(m, batch)
+                    bad = next((v for v in (own_loss, loss) if not math.isfinite(v)), None)
+                    if bad is not None:
+                        raise self._diverged(m, f"loss became {bad}")
+                    if not _finite(g.values()):
+                        raise self._diverged(
+                            m, "meta-gradient became non-finite" if m != "reptile"
+                            else "adapted weights became non-finite")
+                    directions[m], step_losses[m] = g, loss
+                # 2. these weights gave finite values for every method: the good ones
+                self.good_state, self.good_step = self._snapshot(), self.step
+                # 3. one Adam step per method
+                for m in self.methods:
+                    tm = time.perf_counter()
+                    for name, p in self.params[m].items():
+                        p.grad = directions[m][name].detach().to(p.dtype)
+                    self.optimizers[m].step()
+                    self.seconds[m] += time.perf_counter() - tm
+                    self.losses[m].append(step_losses[m])
+                self.step += 1
+                done = self.step - start == steps
+                report = self.step % history_every == 0 or done
+                if report:
+                    curves = np.asarray([self.losses[m] for m in self.methods], np.float32)
+                    history = curves.mean(0)
+                    trace = MetaHistory(methods=self.methods, losses=curves)
+                else:
+                    history, trace = np.zeros(0, np.float32), None
+            elapsed = time.perf_counter() - t0
+            mean_loss = float(np.mean(list(step_losses.values())))
+            metrics = {f"loss_{m}": v for m, v in step_losses.items()}
+            metrics.update(seconds=elapsed, steps_per_s=(self.step - start) / max(elapsed, 1e-9))
+            yield Progress(step=self.step, total=start + steps, loss=mean_loss, metrics=metrics,
+                           history=history, trace=trace)
+
+    # -- using the meta-learned weights ------------------------------------------------------
+    def _weights(self) -> tuple[dict[str, dict[str, Tensor]], int]:
+        """Copies of every method's weights and the step they belong to, taken together."""
+        with self.lock:
+            return ({m: {k: v.detach().clone() for k, v in p.items()}
+                     for m, p in self.params.items()}, self.step)
+
+    def adapt_curves(self, x_support, y_support, x_grid, steps: int = 10,
+                     inner_lr: float | None = None) -> AdaptationTrace:
+        """Every method adapted from its meta-learned weights on the given support points
+        (``steps`` SGD steps of ``inner_lr``, default the session's), and its prediction on
+        ``x_grid`` after 0..steps steps. No support points: no adaptation (every step
+        predicts as step 0). A few milliseconds; safe to call while training runs."""
+        steps = _int("The number of adaptation steps", steps, 0, 1000)
+        lr = self.inner_lr if inner_lr is None else _positive("The inner learning rate",
+                                                               inner_lr)
+        xs_np = np.array(x_support, np.float64).reshape(-1)   # copies: inputs may be frozen
+        ys_np = np.array(y_support, np.float64).reshape(-1)
+        grid = np.array(x_grid, np.float64).reshape(-1)
+        if len(xs_np) != len(ys_np):
+            raise InvalidParameterError(f"{len(xs_np)} support x values but {len(ys_np)} y "
+                                        "values.")
+        if not (np.isfinite(xs_np).all() and np.isfinite(ys_np).all()
+                and np.isfinite(grid).all()):
+            raise InvalidParameterError("Support points and grid must be finite numbers.")
+        weights, step = self._weights()
+        dev = next(iter(weights[self.methods[0]].values())).device
+        xs = _column(xs_np, dev, torch.float32)
+        ys = _column(ys_np, dev, torch.float32)
+        xg = _column(grid, dev, torch.float32)
+        preds = np.empty((len(self.methods), steps + 1, len(grid)), np.float32)
+        for i, m in enumerate(self.methods):
+            seq = (adapt(weights[m], xs, ys, lr, steps) if len(xs_np)
+                   else [weights[m]] * (steps + 1))
+            with torch.no_grad():
+                out = torch.stack([predict(p, xg)[:, 0] for p in seq])
+            preds[i] = out.cpu().numpy()
+        return AdaptationTrace(x_grid=grid.astype(np.float32), predictions=preds,
+                               methods=self.methods, x_support=xs_np.astype(np.float32),
+                               y_support=ys_np.astype(np.float32), inner_lr=lr, steps=steps)
+
+    def evaluate(self, n_tasks: int = 600, k: int | None = None, steps: int = 10,
+                 amp_max: float = AMPLITUDE[1], seed: int = 1234,
+                 inner_lr: float | None = None, chunk: int = 600) -> MetaEvalTrace:
+        """Test tasks from their own seeded stream (amplitude U[0.1, amp_max]); each method
+        adapts on K support points and is scored by the MSE on ``EVAL_POINTS`` points
+        spread evenly over [−5, 5], after 0..steps steps. Mean over the tasks and the 95%
+        half-width ``1.96·s/√n`` (s: the sample standard deviation, ddof = 1), the median,
+        and every task's MSE."""
+        n_tasks = _int("The number of test tasks", n_tasks, 1, 1_000_000)
+        k = self.k if k is None else _int("K", k, 1, 1000)
+        steps = _int("The number of adaptation steps", steps, 0, 1000)
+        amp_max = _positive("The largest amplitude", amp_max)
+        if amp_max <= AMPLITUDE[0]:
+            raise InvalidParameterError(f"The largest amplitude must exceed {AMPLITUDE[0]}.")
+        lr = self.inner_lr if inner_lr is None else _positive("The inner learning rate",
+                                                               inner_lr)
+        rng = np.random.default_rng([seed, _EVAL])
+        amp, phase = sample_tasks(n_tasks, rng, amp_max)
+        x_s = rng.uniform(*X_RANGE, size=(n_tasks, k))
+        y_s = sinusoid(x_s, amp[:, None], phase[:, None])
+        x_e = np.broadcast_to(np.linspace(*X_RANGE, EVAL_POINTS), (n_tasks, EVAL_POINTS))
+        y_e = sinusoid(x_e, amp[:, None], phase[:, None])
+        weights, step = self._weights()
+        dev = next(iter(weights[self.methods[0]].values())).device
+
+        def t(a):
+            return torch.as_tensor(np.ascontiguousarray(a[..., None]), dtype=torch.float32,
+                                   device=dev)
+
+        per_task = np.empty((len(self.methods), steps + 1, n_tasks), np.float64)
+        seconds = np.zeros(len(self.methods), np.float64)
+        for i, m in enumerate(self.methods):
+            t0 = time.perf_counter()
+            for lo in range(0, n_tasks, chunk):
+                sl = slice(lo, lo + chunk)
+                xs, ys, xe, ye = t(x_s[sl]), t(y_s[sl]), t(x_e[sl]), t(y_e[sl])
+                seq = adapt_batched(weights[m], xs, ys, lr, steps)
+                with torch.no_grad():
+                    errs = torch.stack([vmap(mse)(p, xe, ye) for p in seq])
+                per_task[i, :, sl] = errs.double().cpu().numpy()
+            seconds[i] = time.perf_counter() - t0
+        mean = per_task.mean(-1)
+        sd = per_task.std(-1, ddof=1) if n_tasks > 1 else np.zeros_like(mean)
+        return MetaEvalTrace(methods=self.methods, steps=steps, mse=mean,
+                             ci95=1.96 * sd / math.sqrt(n_tasks), n_tasks=n_tasks, k=k,
+                             amp_max=amp_max, seconds=seconds, task_mse=per_task,
+                             median=np.median(per_task, -1),
+                             inner_lr=lr, seed=seed, step=step)
+
+    def test_task(self, seed: int, k: int | None = None,
+                  amp_max: float = AMPLITUDE[1]) -> dict:
+        """One test task for the scrubbable view: ``amplitude``, ``phase``, ``x_support``,
+        ``y_support`` (float32[K]) and the true curve ``x_grid``, ``y_grid`` (200 points)."""
+        k = self.k if k is None else _int("K", k, 1, 1000)
+        amp_max = _positive("The largest amplitude", amp_max)
+        rng = np.random.default_rng([seed, _TEST_TASK])
+        amp, phase = sample_tasks(1, rng, amp_max)
+        x = rng.uniform(*X_RANGE, size=k)
+        grid = np.linspace(*X_RANGE, 200)
+        return {"amplitude": float(amp[0]), "phase": float(phase[0]),
+                "x_support": x.astype(np.float32),
+                "y_support": sinusoid(x, amp[0], phase[0]).astype(np.float32),
+                "x_grid": grid.astype(np.float32),
+                "y_grid": sinusoid(grid, amp[0], phase[0]).astype(np.float32)}
+
