@@ -49,7 +49,7 @@ def main() -> int:
                   flush=True)
     wall = time.perf_counter() - t0
     print(f"training: {wall:.1f} s wall, {wall / args.steps * 1e3:.1f} ms per meta-step "
-          "(all four methods, incl. the snapshot for rollback and the side losses)")
+          "(all four methods, incl. the rollback points and the side losses)")
     for m in session.methods:
         print(f"  {METHOD_LABELS[m]:17s} {session.seconds[m]:6.1f} s, "
               f"{session.seconds[m] / args.steps * 1e3:5.2f} ms per meta-step")

@@ -302,6 +302,7 @@ def test_adapt_curves(trained):
 @pytest.mark.parametrize("option", [{"meta_lr": 1e7}, {"inner_lr": 1e12}])
 def test_divergence_restores_the_last_good_weights(option):
     session = meta.MetaSession(meta_batch=5, k=5, methods=("maml", "reptile"))
+    session.snapshot_every = 1        # a rollback point every good step: exactly one back
     states = [_state(session)]
     for _ in session.train(3):
         states.append(_state(session))
@@ -373,6 +374,7 @@ def test_prototypical_divergence_restores():
     """The weights after a blow-up are those recorded after the last good step (not just
     whatever the session calls its good state)."""
     session = meta.ProtoSession(lr=1e-3, n_query=5)
+    session.snapshot_every = 1        # a rollback point every good step: exactly one back
 
     def weights():
         return {k: v.detach().clone() for k, v in session.net.state_dict().items()}

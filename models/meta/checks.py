@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
 from models.errors import InvalidParameterError
 
@@ -25,7 +24,3 @@ def _positive(name: str, v) -> float:
     if isinstance(v, bool) or not (math.isfinite(f) and f > 0):
         raise InvalidParameterError(f"{name} must be a positive number, got {v!r}.")
     return f
-
-
-def _finite(tensors) -> bool:
-    return all(bool(torch.isfinite(t).all()) for t in tensors)

@@ -1,4 +1,5 @@
-"""Prototypical networks (Snell et al. 2017) on 2D few-shot classification.
+"""Prototypical networks (Snell et al. 2017) on 2D few-shot classification, on the one
+session base.
 
 An embedding network f maps every point; a class's prototype is the mean embedded
 support point ``c_k = mean_{i: y_i = k} f(x_i)``; a query is classified by a softmax over
@@ -11,21 +12,18 @@ Shapes:
 
 from __future__ import annotations
 
-import math
-import threading
-import time
 from collections.abc import Iterator
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from models import checkpoint
 from models.devices import device_for
-from models.errors import InvalidParameterError, TrainingDivergedError
-from models.meta.checks import _finite, _int, _positive
+from models.errors import InvalidParameterError
+from models.meta.checks import _int, _positive
 from models.meta.options import FAMILIES
 from models.meta.tasks import _PROTO_EPISODE, _PROTO_TRAIN
+from models.session import Run, StepOutcome, TrainingSession
 from models.traces import Progress, ProtoTrace
 
 __all__ = ["EmbeddingNet", "make_episode", "prototypes", "ProtoSession"]
@@ -123,7 +121,7 @@ def _grid(extent: tuple[float, float, float, float], g: int) -> np.ndarray:
     return np.stack([gx.reshape(-1), gy.reshape(-1)], 1).astype(np.float32)
 
 
-class ProtoSession:
+class ProtoSession(TrainingSession):
     """A prototypical network trained episode by episode on one 2D task family.
 
     Each training step draws a fresh episode (seeded: episode s is a pure function of
@@ -132,8 +130,11 @@ class ProtoSession:
     drawn as it is; with more dimensions ``episode`` shows the projection on the two
     principal axes of the prototypes and embedded points (the drawn regions are then the
     Voronoi cells of the projected prototypes, an approximation of the classifier).
-    Divergence is handled as in ``MetaSession``.
+    Divergence is handled as in every session (``TrainingSession``): back to the last
+    rollback point, ``losses`` and ``accuracies`` cut to it.
     """
+
+    unit = "episode"
 
     def __init__(self, n_way: int = 5, k_shot: int = 5, n_query: int = 15,
                  family: str = "blobs", embed_dim: int = 2, hidden: int = 64,
@@ -152,12 +153,14 @@ class ProtoSession:
             torch.manual_seed(self.seed)
             self.net = EmbeddingNet(self.hidden, self.embed_dim).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.lr)
-        self.step = 0
-        self.losses: list[float] = []
+        self._init_session()
         self.accuracies: list[float] = []
-        self.lock = threading.Lock()
-        self.good_step = 0
-        self.good_state = checkpoint.snapshot(self.net, self.optimizer)
+
+    def _pairs(self) -> list[tuple[nn.Module, torch.optim.Optimizer]]:
+        return [(self.net, self.optimizer)]
+
+    def _records(self) -> list[list]:
+        return [self.losses, self.accuracies]
 
     def set_options(self, **kw) -> None:
         """Change ``family``, ``n_way``, ``k_shot``, ``n_query`` or ``lr`` (checked,
@@ -184,14 +187,6 @@ class ProtoSession:
                                         f"{', '.join(FAMILIES)}).")
         return v
 
-    def to(self, device: str | torch.device) -> ProtoSession:
-        dev = device_for(device)
-        with self.lock:
-            self.net.to(dev)
-            checkpoint.move_optimizer_state(self.optimizer, dev)
-            self.device = dev
-        return self
-
     def _episode_data(self, rng: np.random.Generator) -> dict[str, Tensor]:
         ep = make_episode(self.family, self.n_way, self.k_shot, self.n_query, rng)
         return {k: torch.as_tensor(v).to(self.device) for k, v in ep.items()}
@@ -202,51 +197,27 @@ class ProtoSession:
         protos = prototypes(s_emb, ep["support_y"], self.n_way)
         return s_emb, q_emb, protos, -_sq_dist(q_emb, protos)
 
-    def _diverged(self, what: str) -> TrainingDivergedError:
-        step = self.step + 1
-        checkpoint.restore(self.net, self.optimizer, self.good_state)
-        self.step = self.good_step
-        del self.losses[self.good_step:], self.accuracies[self.good_step:]
-        return TrainingDivergedError(
-            f"Training diverged: the prototypical network's {what} at episode {step}. The "
-            f"weights of episode {self.good_step} were restored. Try a smaller learning rate "
-            f"(now {self.lr:g}).")
+    def _divergence_message(self, what: str, step: int) -> str:
+        # the base's "the loss became nan" / "a gradient became non-finite" said of the
+        # network: "the prototypical network's loss became nan"
+        return super()._divergence_message(
+            "the prototypical network's " + what.split(" ", 1)[1], step)
 
     def train(self, steps: int, history_every: int = 25) -> Iterator[Progress]:
         """``steps`` more episodes; ``Progress.metrics``: ``loss`` and ``accuracy`` (of the
         episode's queries, before the update), ``seconds``, ``steps_per_s``; ``history``
         (the loss at every episode) every ``history_every`` episodes and at the end."""
-        t0, start = time.perf_counter(), self.step
-        params = list(self.net.parameters())
-        for _ in range(steps):
-            with self.lock:
-                self.net.train()
-                ep = self._episode_data(
-                    np.random.default_rng([self.seed, _PROTO_TRAIN, self.step]))
-                logits = self._forward(ep)[3]
-                loss = nn.functional.cross_entropy(logits, ep["query_y"])
-                value = float(loss.detach())
-                acc = float((logits.argmax(1) == ep["query_y"]).float().mean())
-                if not math.isfinite(value):
-                    raise self._diverged(f"loss became {value}")
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                if not _finite(p.grad for p in params if p.grad is not None):
-                    raise self._diverged("gradient became non-finite")
-                self.good_state = checkpoint.snapshot(self.net, self.optimizer)
-                self.good_step = self.step
-                self.optimizer.step()
-                self.step += 1
-                self.losses.append(value)
-                self.accuracies.append(acc)
-                done = self.step - start == steps
-                history = (np.asarray(self.losses, np.float32)
-                           if self.step % history_every == 0 or done else np.zeros(0, np.float32))
-            elapsed = time.perf_counter() - t0
-            yield Progress(step=self.step, total=start + steps, loss=value,
-                           metrics={"loss": value, "accuracy": acc, "seconds": elapsed,
-                                    "steps_per_s": (self.step - start) / max(elapsed, 1e-9)},
-                           history=history)
+        return super().train(steps, every=history_every)
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        self.net.train()
+        ep = self._episode_data(np.random.default_rng([self.seed, _PROTO_TRAIN, self.step]))
+        logits = self._forward(ep)[3]
+        loss = nn.functional.cross_entropy(logits, ep["query_y"])
+        acc = float((logits.argmax(1) == ep["query_y"]).float().mean())
+        value = self.checked_step(loss)
+        self.accuracies.append(acc)
+        return StepOutcome(value, {"loss": value, "accuracy": acc})
 
     @torch.no_grad()
     def episode(self, seed: int, grid: int = 100) -> ProtoTrace:

@@ -1,5 +1,5 @@
 """MAML, first-order MAML, Reptile and a pretrained baseline trained side by side on one
-seeded stream of sinusoid tasks (Finn et al. 2017).
+seeded stream of sinusoid tasks (Finn et al. 2017), on the one session base.
 
 *Pretrained* is the baseline of the paper: one network regressed on all the points of
 every task ("pretrained on all tasks"), fine-tuned at test time with the same SGD.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import threading
 import time
 from collections.abc import Iterator, Sequence
 
@@ -19,10 +18,9 @@ import torch
 from torch import Tensor
 from torch.func import grad_and_value, vmap
 
-from models import checkpoint
 from models.devices import device_for
-from models.errors import InvalidParameterError, TrainingDivergedError
-from models.meta.checks import _finite, _int, _positive
+from models.errors import InvalidParameterError
+from models.meta.checks import _int, _positive
 from models.meta.maml import (
     SineNet,
     _column,
@@ -34,14 +32,15 @@ from models.meta.maml import (
     predict,
     reptile_direction,
 )
-from models.meta.options import AMPLITUDE, EVAL_POINTS, METHOD_LABELS, METHODS, X_RANGE
-from models.meta.tasks import _EVAL, _TEST_TASK, _TRAIN, sample_tasks, sinusoid
+from models.meta.options import AMPLITUDE, METHOD_LABELS, METHODS
+from models.meta.tasks import batch_points, eval_points, one_test_task
+from models.session import Run, StepOutcome, TrainingSession, finite
 from models.traces import AdaptationTrace, MetaEvalTrace, MetaHistory, Progress
 
 __all__ = ["MetaSession"]
 
 
-class MetaSession:
+class MetaSession(TrainingSession):
     """MAML, first-order MAML, Reptile and the pretrained baseline, trained side by side
     on one seeded stream of sinusoid tasks, from the same initial weights.
 
@@ -70,10 +69,13 @@ class MetaSession:
     0.01 on 20 points are where it meta-learns within a few thousand steps.
 
     Divergence: once the weights of every method gave a finite loss and (pseudo-)gradient
-    in a step, they and the Adam states are the last good ones and are copied (4 × 1,761
-    weights); on a non-finite value all methods go back to them, ``step`` and ``losses``
-    too, and ``TrainingDivergedError`` names the method and the step.
+    in a step, they are good; every ``snapshot_every`` good steps they and the Adam states
+    are copied (4 × 1,761 weights) as the rollback point (``TrainingSession``). On a
+    non-finite value all methods go back to it, ``step`` and ``losses`` too, and
+    ``TrainingDivergedError`` names the method and the step.
     """
+
+    losses: dict[str, list[float]]      # one list per method (the base's is one list)
 
     def __init__(self, k: int = 10, inner_lr: float = 0.01, inner_steps: int = 1,
                  meta_batch: int = 25, meta_lr: float = 1e-3, hidden: int = 40,
@@ -102,12 +104,28 @@ class MetaSession:
             self.optimizers[m] = torch.optim.Adam(net.parameters(), lr=self.meta_lr)
         self.params: dict[str, dict[str, Tensor]] = {
             m: dict(net.named_parameters()) for m, net in self.nets.items()}
-        self.step = 0
-        self.losses: dict[str, list[float]] = {m: [] for m in self.methods}
+        self._init_session()
+        self.losses = {m: [] for m in self.methods}
         self.seconds: dict[str, float] = {m: 0.0 for m in self.methods}
-        self.lock = threading.Lock()
-        self.good_step = 0
-        self.good_state = self._snapshot()
+
+    def _pairs(self) -> list[tuple[SineNet, torch.optim.Optimizer]]:
+        return [(self.nets[m], self.optimizers[m]) for m in self.methods]
+
+    def _records(self) -> list[list]:
+        return [self.losses[m] for m in self.methods]
+
+    def _move_data(self, device: torch.device) -> None:
+        # the weights dicts name the moved parameters (a move may replace the tensors)
+        self.params = {m: dict(net.named_parameters()) for m, net in self.nets.items()}
+
+    @property
+    def lr(self) -> float:
+        """The meta learning rate (the base's ``lr``: ``set_lr`` and the messages)."""
+        return self.meta_lr
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        self.meta_lr = value
 
     # -- options -----------------------------------------------------------------------------
     def _apply(self, kw: dict) -> None:
@@ -136,26 +154,13 @@ class MetaSession:
                 for group in opt.param_groups:
                     group["lr"] = self.meta_lr
 
-    def to(self, device: str | torch.device) -> MetaSession:
-        dev = device_for(device)
-        with self.lock:
-            for m in self.methods:
-                self.nets[m].to(dev)
-                checkpoint.move_optimizer_state(self.optimizers[m], dev)
-            self.params = {m: dict(net.named_parameters()) for m, net in self.nets.items()}
-            self.device = dev
-        return self
-
     # -- the task stream ---------------------------------------------------------------------
     def task_batch(self, step: int | None = None) -> dict[str, Tensor]:
         """Meta-batch number ``step`` (default: the next one) of the training stream:
         ``amplitude``, ``phase`` [T]; ``xs``, ``ys`` [T, K, 1] support; ``xq``, ``yq``
         [T, K, 1] query; on the session's device. Pure function of (seed, step, K, T)."""
         step = self.step if step is None else step
-        rng = np.random.default_rng([self.seed, _TRAIN, step])
-        amp, phase = sample_tasks(self.meta_batch, rng)
-        x = rng.uniform(*X_RANGE, size=(self.meta_batch, 2 * self.k))
-        y = sinusoid(x, amp[:, None], phase[:, None])
+        amp, phase, x, y = batch_points(self.seed, step, self.meta_batch, self.k)
 
         def t(a):
             return torch.as_tensor(a[..., None], dtype=torch.float32).to(self.device)
@@ -173,15 +178,6 @@ class MetaSession:
         return h.hexdigest()[:16]
 
     # -- one step ----------------------------------------------------------------------------
-    def _snapshot(self) -> dict:
-        return {m: checkpoint.snapshot(self.nets[m], self.optimizers[m]) for m in self.methods}
-
-    def _restore(self) -> None:
-        for m in self.methods:
-            checkpoint.restore(self.nets[m], self.optimizers[m], self.good_state[m])
-            del self.losses[m][self.good_step:]
-        self.step = self.good_step
-
     def _direction(self, method: str, b: dict[str, Tensor]) -> tuple[dict[str, Tensor], float]:
         """(the (pseudo-)gradient the method's Adam follows, the method's own loss)."""
         p = self.params[method]
@@ -203,16 +199,14 @@ class MetaSession:
         with torch.no_grad():
             return float(vmap(mse)(adapted, b["xq"], b["yq"]).mean())
 
-    def _diverged(self, method: str, what: str) -> TrainingDivergedError:
-        step = self.step + 1
-        self._restore()
-        return TrainingDivergedError(
-            f"Training diverged: {METHOD_LABELS[method]}'s {what} at step {step}. The weights "
-            f"of step {self.good_step} were restored for every method. Try a smaller meta "
-            f"learning rate (now {self.meta_lr:g}) or inner learning rate (now "
-            f"{self.inner_lr:g}), or fewer inner steps (now {self.inner_steps}"
-            + (f", Reptile {self.reptile_inner_steps}" if "reptile" in self.methods else "")
-            + ").")
+    def _divergence_message(self, what: str, step: int) -> str:
+        # ``what`` names the method ("MAML's loss became nan"); every method went back
+        return (f"Training diverged: {what} at step {step}. The weights "
+                f"of step {self.good_step} were restored for every method. Try a smaller meta "
+                f"learning rate (now {self.meta_lr:g}) or inner learning rate (now "
+                f"{self.inner_lr:g}), or fewer inner steps (now {self.inner_steps}"
+                + (f", Reptile {self.reptile_inner_steps}" if "reptile" in self.methods else "")
+                + ").")
 
     def train(self, steps: int, history_every: int = 25) -> Iterator[Progress]:
         """Train ``steps`` more meta-steps, yielding a ``Progress`` after each.
@@ -222,50 +216,53 @@ class MetaSession:
         ``history_every`` steps and at the end, ``history`` is that mean at every step so
         far and ``trace`` a ``MetaHistory`` with every method's curve.
         """
-        t0, start = time.perf_counter(), self.step
-        for _ in range(steps):
-            with self.lock:
-                batch = self.task_batch()
-                directions, step_losses = {}, {}
-                # 1. every method's direction on the same batch, nothing updated yet
-                for m in self.methods:
-                    tm = time.perf_counter()
-                    g, own_loss = self._direction(m, batch)
-                    self.seconds[m] += time.perf_counter() - tm
-                    loss = own_loss if m in ("maml", "fomaml") else self._query_loss(m, batch)
-                    bad = next((v for v in (own_loss, loss) if not math.isfinite(v)), None)
-                    if bad is not None:
-                        raise self._diverged(m, f"loss became {bad}")
-                    if not _finite(g.values()):
-                        raise self._diverged(
-                            m, "meta-gradient became non-finite" if m != "reptile"
-                            else "adapted weights became non-finite")
-                    directions[m], step_losses[m] = g, loss
-                # 2. these weights gave finite values for every method: the good ones
-                self.good_state, self.good_step = self._snapshot(), self.step
-                # 3. one Adam step per method
-                for m in self.methods:
-                    tm = time.perf_counter()
-                    for name, p in self.params[m].items():
-                        p.grad = directions[m][name].detach().to(p.dtype)
-                    self.optimizers[m].step()
-                    self.seconds[m] += time.perf_counter() - tm
-                    self.losses[m].append(step_losses[m])
-                self.step += 1
-                done = self.step - start == steps
-                report = self.step % history_every == 0 or done
-                if report:
-                    curves = np.asarray([self.losses[m] for m in self.methods], np.float32)
-                    history = curves.mean(0)
-                    trace = MetaHistory(methods=self.methods, losses=curves)
-                else:
-                    history, trace = np.zeros(0, np.float32), None
-            elapsed = time.perf_counter() - t0
-            mean_loss = float(np.mean(list(step_losses.values())))
-            metrics = {f"loss_{m}": v for m, v in step_losses.items()}
-            metrics.update(seconds=elapsed, steps_per_s=(self.step - start) / max(elapsed, 1e-9))
-            yield Progress(step=self.step, total=start + steps, loss=mean_loss, metrics=metrics,
-                           history=history, trace=trace)
+        return super().train(steps, every=history_every)
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        batch = self.task_batch()
+        directions, step_losses = {}, {}
+        # 1. every method's direction on the same batch, nothing updated yet
+        for m in self.methods:
+            tm = time.perf_counter()
+            g, own_loss = self._direction(m, batch)
+            self.seconds[m] += time.perf_counter() - tm
+            loss = own_loss if m in ("maml", "fomaml") else self._query_loss(m, batch)
+            bad = next((v for v in (own_loss, loss) if not math.isfinite(v)), None)
+            if bad is not None:
+                raise self._diverged(f"{METHOD_LABELS[m]}'s loss became {bad}")
+            if not finite(g.values()):
+                raise self._diverged(
+                    f"{METHOD_LABELS[m]}'s meta-gradient became non-finite" if m != "reptile"
+                    else f"{METHOD_LABELS[m]}'s adapted weights became non-finite")
+            directions[m], step_losses[m] = g, loss
+        # 2. these weights gave finite values for every method: good (maybe a rollback point)
+        self._mark_good()
+        # 3. one Adam step per method
+        for m in self.methods:
+            tm = time.perf_counter()
+            for name, p in self.params[m].items():
+                p.grad = directions[m][name].detach().to(p.dtype)
+            self.optimizers[m].step()
+            self.seconds[m] += time.perf_counter() - tm
+            self.losses[m].append(step_losses[m])
+        self.step += 1
+        trace = (MetaHistory(methods=self.methods,
+                             losses=np.asarray(self._records(), np.float32))
+                 if run.report else None)
+        return StepOutcome(loss=float(np.mean(list(step_losses.values()))),
+                           metrics={f"loss_{m}": v for m, v in step_losses.items()},
+                           trace=trace)
+
+    def _progress(self, outcome: StepOutcome, run: Run) -> Progress:
+        """The base's ``Progress``, with ``history`` the mean of the methods' curves (taken
+        under the lock with the step's ``MetaHistory``), as ``losses`` is a dict here."""
+        elapsed = run.elapsed()
+        metrics = {**outcome.metrics, "seconds": elapsed,
+                   "steps_per_s": (self.step - run.start) / max(elapsed, 1e-9)}
+        history = (outcome.trace.losses.mean(0) if outcome.trace is not None
+                   else np.zeros(0, np.float32))
+        return Progress(step=self.step, total=run.start + run.steps, loss=outcome.loss,
+                        metrics=metrics, history=history, trace=outcome.trace)
 
     # -- using the meta-learned weights ------------------------------------------------------
     def _weights(self) -> tuple[dict[str, dict[str, Tensor]], int]:
@@ -324,12 +321,7 @@ class MetaSession:
             raise InvalidParameterError(f"The largest amplitude must exceed {AMPLITUDE[0]}.")
         lr = self.inner_lr if inner_lr is None else _positive("The inner learning rate",
                                                                inner_lr)
-        rng = np.random.default_rng([seed, _EVAL])
-        amp, phase = sample_tasks(n_tasks, rng, amp_max)
-        x_s = rng.uniform(*X_RANGE, size=(n_tasks, k))
-        y_s = sinusoid(x_s, amp[:, None], phase[:, None])
-        x_e = np.broadcast_to(np.linspace(*X_RANGE, EVAL_POINTS), (n_tasks, EVAL_POINTS))
-        y_e = sinusoid(x_e, amp[:, None], phase[:, None])
+        x_s, y_s, x_e, y_e = eval_points(n_tasks, k, amp_max, seed)
         weights, step = self._weights()
         dev = next(iter(weights[self.methods[0]].values())).device
 
@@ -363,13 +355,5 @@ class MetaSession:
         ``y_support`` (float32[K]) and the true curve ``x_grid``, ``y_grid`` (200 points)."""
         k = self.k if k is None else _int("K", k, 1, 1000)
         amp_max = _positive("The largest amplitude", amp_max)
-        rng = np.random.default_rng([seed, _TEST_TASK])
-        amp, phase = sample_tasks(1, rng, amp_max)
-        x = rng.uniform(*X_RANGE, size=k)
-        grid = np.linspace(*X_RANGE, 200)
-        return {"amplitude": float(amp[0]), "phase": float(phase[0]),
-                "x_support": x.astype(np.float32),
-                "y_support": sinusoid(x, amp[0], phase[0]).astype(np.float32),
-                "x_grid": grid.astype(np.float32),
-                "y_grid": sinusoid(grid, amp[0], phase[0]).astype(np.float32)}
+        return one_test_task(seed, k, amp_max)
 
