@@ -29,7 +29,7 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from models.attention_cost import measure_costs, measured_crossover, theory_crossover
+    from models.efficient_attention import measure_costs, measured_crossover, theory_crossover
 
     torch.set_num_threads(args.threads)
     ns = tuple(2 ** i for i in range(8, int(math.log2(args.max_n)) + 1))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from models.attention_cost import (
+from models.efficient_attention.cost import (
     METHODS,
     cost_theory,
     measure_costs,

@@ -341,7 +341,7 @@ class EfficientTab(BaseTab):
         self.view("matrices").panel.set_readout(neg)
 
     def _draw_cost(self) -> None:
-        from models.attention_cost import theory_crossover
+        from models.efficient_attention import theory_crossover
 
         flops, memory, methods, n_theory = self.result["theory"]
         names = [self._method_name(m) for m in methods]
@@ -376,7 +376,7 @@ class EfficientTab(BaseTab):
             return
         if not self.torch_ready:
             return
-        from models.attention_cost import measure_costs
+        from models.efficient_attention import measure_costs
 
         p = self.params()
         ns = tuple(2 ** i for i in range(8, int(np.log2(int(p["max_n"]))) + 1))
@@ -389,7 +389,7 @@ class EfficientTab(BaseTab):
         self._update_buttons()
 
     def _on_progress(self, progress: Progress) -> None:
-        from models.attention_cost import measured_crossover, xformers_status
+        from models.efficient_attention import measured_crossover, xformers_status
 
         if progress.trace is not None:
             self.cost = progress.trace
@@ -570,11 +570,11 @@ def _compute(p: dict, source, todo: dict, cache: dict):
     (result, cache)."""
     import torch
 
-    from models.attention_cost import METHODS as COST_METHODS
-    from models.attention_cost import cost_theory
     from models.efficient_attention import (
+        COST_METHODS,
         approximation_trace,
         convention_trace,
+        cost_theory,
         mask_trace,
         random_qkv,
     )

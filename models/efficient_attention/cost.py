@@ -36,11 +36,11 @@ import numpy as np
 import torch
 
 from models import gcpause
+from models.efficient_attention.options import COST_METHODS as METHODS
+from models.efficient_attention.options import QUADRATIC
 from models.errors import InvalidParameterError
 from models.traces import CostTrace, Progress
 
-METHODS = ("naive", "sdpa", "banded", "performer", "linformer", "xformers")
-QUADRATIC = ("naive", "sdpa", "xformers")
 _PROFILER_LOCK = threading.Lock()
 
 
@@ -71,11 +71,8 @@ def theory_crossover(m: int) -> float:
 
 
 def _run(method: str, q, k, v, w: int, m: int, kk: int, proj):
-    from models.efficient_attention import (
-        banded_attention,
-        linformer_attention,
-        performer_attention,
-    )
+    from models.efficient_attention.banded import banded_attention
+    from models.efficient_attention.linear import linformer_attention, performer_attention
 
     if method == "naive":
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
@@ -171,6 +168,7 @@ def _no_automatic_gc():
     return gcpause.paused()
 
 
+# long (85 lines): one loop over N × method, its budget checks and the trace as it grows
 def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 64,
                   w: int = 256, m: int = 256, k: int = 256, heads: int = 1,
                   device: str | torch.device = "cpu", time_budget_s: float = 2.0,
@@ -216,7 +214,7 @@ def measure_costs(n_values=(256, 512, 1024, 2048, 4096, 8192, 16384), d: int = 6
                                  f"budget: time (about {predicted:.2g} s predicted)"))
                     continue
             if method == "linformer" and proj is None:
-                from models.efficient_attention import linformer_projection
+                from models.efficient_attention.linear import linformer_projection
 
                 e = linformer_projection(n, min(k, n), "random", seed).to(dev)
                 proj = (e, e)
