@@ -15,4 +15,5 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "MetaSession": "session",
     "EmbeddingNet": "proto", "make_episode": "proto", "prototypes": "proto",
     "ProtoSession": "proto",
+    "meta_result": "probe", "meta_evaluation": "probe",
 })

@@ -17,7 +17,14 @@ from models.traces.graphs import (
     NodeTrainTrace,
     SampleTrace,
 )
-from models.traces.meta import AdaptationTrace, MetaEvalTrace, MetaHistory, ProtoTrace
+from models.traces.meta import (
+    AdaptationTrace,
+    MetaEvalTrace,
+    MetaHistory,
+    MetaResult,
+    ProtoTrace,
+    SineTask,
+)
 from models.traces.ode import (
     AdjointComparison,
     ClassifierTrace,
@@ -42,4 +49,5 @@ __all__ = [
     "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace", "GraphClassTrace",
     "LinkTrace", "VectorField", "SolverSteps", "SpiralTrace", "ClassifierTrace", "CNFTrace",
     "AdjointComparison", "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
+    "SineTask", "MetaResult",
 ]

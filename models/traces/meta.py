@@ -12,7 +12,8 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace"]
+__all__ = ["MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace", "SineTask",
+           "MetaResult"]
 
 
 @trace
@@ -120,3 +121,40 @@ class ProtoTrace:
     family: str = ""
     seed: int = 0
     step: int = 0
+
+
+@trace
+class SineTask:
+    """One sinusoid test task ``y = A·sin(x − φ)``: its K support points and the true
+    curve on a grid over [−5, 5].
+
+    Shapes:
+        x_support, y_support: float32[K]; x_grid, y_grid: float32[G] (G = 200)
+    """
+
+    amplitude: float
+    phase: float
+    x_support: np.ndarray
+    y_support: np.ndarray
+    x_grid: np.ndarray
+    y_grid: np.ndarray
+
+
+@trace
+class MetaResult:
+    """What the meta-learning tab shows at once: the test task, every method adapted to
+    the support points (the task's own, or the student's), and a prototypical-network
+    episode. ``meta_step`` is the training step of the adapted weights; ``task_key``
+    (task seed, K, largest amplitude) and ``episode_key`` (the options and the training
+    step the episode was made from, and which session) tell when they are still current.
+
+    Shapes:
+        see ``SineTask``, ``AdaptationTrace`` and ``ProtoTrace``
+    """
+
+    task: SineTask
+    adapt: AdaptationTrace
+    episode: ProtoTrace | None
+    episode_key: tuple
+    meta_step: int
+    task_key: tuple
