@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from app.tabs.efficient import EfficientTab
 
@@ -13,64 +14,64 @@ from app.tabs.efficient import EfficientTab
 def tab(qtbot, window) -> EfficientTab:
     t = next(t for t in window.tabs if t.key == "efficient")
     window.tabs_widget.setCurrentWidget(t)
-    qtbot.waitUntil(lambda: bool(t.result), timeout=30_000)
+    qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     return t
 
 
 def wait_result(qtbot, tab, predicate, timeout=30_000):
-    qtbot.waitUntil(lambda: bool(tab.result) and predicate(tab.result), timeout=timeout)
+    qtbot.waitUntil(lambda: tab.result is not None and predicate(tab.result), timeout=timeout)
 
 
 def test_first_view_shows_pattern_approximation_and_apis(tab):
     r = tab.result
-    m = r["mask"]
+    m = r.mask
     assert m.kind == "longformer" and m.mask.shape == (64, 64)
     np.testing.assert_array_equal(tab.pattern_view.weights()[0], m.mask.astype(np.float32))
-    assert r["approx"].method == "performer" and r["approx"].exact.shape == (64, 64)
-    c = r["conventions"]
+    assert r.approx.method == "performer" and r.approx.exact.shape == (64, 64)
+    c = r.conventions
     assert c.weights.shape == (3, 64, 64) and (c.max_diff < 1e-5).all()
     assert "density" in tab.view("pattern").panel.title.text()
 
 
 def test_pattern_controls_follow_the_pattern(qtbot, tab):
     tab.apply_state({"pattern": "dilated", "window": 4, "dilation": 2, "n": 32})
-    wait_result(qtbot, tab, lambda r: r["mask"].kind == "dilated" and r["mask"].n == 32)
+    wait_result(qtbot, tab, lambda r: r.mask.kind == "dilated" and r.mask.n == 32)
     form = tab.pattern_form
     assert not form.widgets["dilation"].isHidden() and form.widgets["block"].isHidden()
-    m = tab.result["mask"]
+    m = tab.result.mask
     assert m.mask[16, 12] and m.mask[16, 20] and not m.mask[16, 17]
     curves = tab.field_plot.curves()
     assert len(curves[1]) == 3                # measured, theory, pairs connected
 
 
 def test_changing_the_pattern_does_not_recompute_the_approximation(qtbot, tab):
-    before = tab.result["approx"]
+    before = tab.result.approx
     tab.apply_state({"n": 48})
-    wait_result(qtbot, tab, lambda r: r["mask"].n == 48)
-    assert tab.result["approx"] is before
+    wait_result(qtbot, tab, lambda r: r.mask.n == 48)
+    assert tab.result.approx is before
 
 
 def test_more_features_less_error_and_trig_features_go_negative(qtbot, tab):
-    a = tab.result["approx"]
+    a = tab.result.approx
     assert a.sweep_names[0] and a.sweep_error.shape[1] == a.sweep_x.size
     assert a.sweep_error[0, -1] < a.sweep_error[0, 0]
     tab.apply_state({"feature_kind": "trig"})
-    wait_result(qtbot, tab, lambda r: r["approx"].negative > 0)
+    wait_result(qtbot, tab, lambda r: r.approx.negative > 0)
     assert "negative" in tab.view("matrices").panel.readout.text()
 
 
 def test_linformer_with_identity_projection_is_exact(qtbot, tab):
     tab.apply_state({"method": "linformer", "seq_len": 32, "k_len": 32,
                      "projection": "identity"})
-    wait_result(qtbot, tab, lambda r: r["approx"].method == "linformer")
-    assert tab.result["approx"].output_error < 1e-5
+    wait_result(qtbot, tab, lambda r: r.approx.method == "linformer")
+    assert tab.result.approx.output_error < 1e-5
 
 
 def test_qkv_from_the_transformer_tab(qtbot, window, tab):
     peer = next(t for t in window.tabs if t.key == "transformer")
     qtbot.waitUntil(lambda: peer.trace is not None, timeout=30_000)
     tab.apply_state({"source": "transformer", "method": "performer"})
-    wait_result(qtbot, tab, lambda r: r["approx"].exact.shape == (11, 11))
+    wait_result(qtbot, tab, lambda r: r.approx.exact.shape == (11, 11))
     q = peer.trace.steps.get("cross.q_heads").values
     assert "d_k = 16" in tab.source_note.text() and q.shape == (11, 16)
 
@@ -79,35 +80,35 @@ def test_a_refused_setting_is_explained_and_leaves_the_other_views(qtbot, window
                                                                     monkeypatch):
     dialogs = []
     monkeypatch.setattr(tab.ctx, "report_error", lambda *a: dialogs.append(a))
-    approx = tab.result["approx"]
+    approx = tab.result.approx
     tab.apply_state({"pattern": "global", "global_tokens": "zero"})
     qtbot.waitUntil(lambda: "Global tokens" in tab.pattern_error.text(), timeout=10_000)
     tab.apply_state({"pattern": "bigbird", "n": 60, "block": 8})
     qtbot.waitUntil(lambda: "divisible" in tab.pattern_error.text(), timeout=10_000)
     tab.apply_state({"seq_len": 40})                   # the approximation still follows
-    wait_result(qtbot, tab, lambda r: r["approx"].exact.shape == (40, 40))
-    assert tab.result["approx"] is not approx and "divisible" in tab.pattern_error.text()
+    wait_result(qtbot, tab, lambda r: r.approx.exact.shape == (40, 40))
+    assert tab.result.approx is not approx and "divisible" in tab.pattern_error.text()
     tab.apply_state({"n": 64})
-    wait_result(qtbot, tab, lambda r: r["mask"].kind == "bigbird")
+    wait_result(qtbot, tab, lambda r: r.mask.kind == "bigbird")
     assert tab.pattern_error.text() == "" and not dialogs
 
 
 def test_causal_switched_on_then_a_method_without_it(qtbot, tab):
     tab.apply_state({"method": "performer", "approx_causal": True})
-    wait_result(qtbot, tab, lambda r: r["approx"].params.get("causal") is True)
+    wait_result(qtbot, tab, lambda r: r.approx.params.get("causal") is True)
     tab.apply_state({"method": "banded"})
-    wait_result(qtbot, tab, lambda r: r["approx"].method == "banded")
+    wait_result(qtbot, tab, lambda r: r.approx.method == "banded")
     assert tab.approx_error.text() == ""
     assert tab.approx_form.widgets["approx_causal"].isHidden()
 
 
 def test_a_new_seed_draws_a_new_random_pattern(qtbot, tab):
     tab.apply_state({"pattern": "random", "random_keys": 3, "seed": 0})
-    wait_result(qtbot, tab, lambda r: r["mask"].kind == "random")
-    first = tab.result["mask"].mask.copy()
+    wait_result(qtbot, tab, lambda r: r.mask.kind == "random")
+    first = tab.result.mask.mask.copy()
     tab.apply_state({"seed": 5})
-    wait_result(qtbot, tab, lambda r: not np.array_equal(r["mask"].mask, first))
-    assert (tab.result["mask"].mask.sum(1) == 3).all()
+    wait_result(qtbot, tab, lambda r: not np.array_equal(r.mask.mask, first))
+    assert (tab.result.mask.mask.sum(1) == 3).all()
 
 
 def test_token_by_token_transformer_heads_are_not_square(qtbot, window, tab):
@@ -123,9 +124,11 @@ def test_token_by_token_transformer_heads_are_not_square(qtbot, window, tab):
 def test_measuring_fills_the_time_and_memory_plots(qtbot, tab, tmp_path, window):
     tab.apply_state({"max_n": "1024", "time_budget": 0.5, "cost_m": 64, "cost_w": 32,
                      "cost_k": 32})
-    tab.toggle_measure()
-    assert tab.jobs.is_running()
+    assert tab.measure_button.text() == "Measure time and memory"
+    qtbot.mouseClick(tab.measure_button, Qt.MouseButton.LeftButton)
+    assert tab.jobs.is_running() and tab.measure_button.text() == "Stop"
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=120_000)
+    assert tab.measure_button.text() == "Measure time and memory"
     t = tab.cost
     assert t is not None and set(t.measured_n.tolist()) == {256, 512, 1024}
     assert len(tab.time_plot.curves()[1]) >= 4

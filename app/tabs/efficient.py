@@ -10,17 +10,22 @@ import numpy as np
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from app.tabs.base import BaseTab, TabContext, View, ViewData
+from models.efficient_attention.options import (
+    APPROX_METHODS,
+    FEATURE_KINDS,
+    MASK_KINDS,
+    PROJECTIONS,
+)
 from models.traces import ApproxTrace, ConventionTrace, CostTrace, MaskTrace, Progress
+from models.traces.efficient import EfficientTrace
 from viz.attention import HeadGrid
 from viz.controls import Param, ParamForm
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 from viz.theme import error_style, muted_style
 
-PATTERNS = ("local", "dilated", "strided", "global", "random", "bigbird", "longformer")
-METHODS = ("performer", "linformer", "linear", "banded")
 PATTERN_PARAMS = (
-    Param("pattern", "choice", "longformer", choices=PATTERNS),
+    Param("pattern", "choice", "longformer", choices=MASK_KINDS),
     Param("n", "int", 64, 8, 1024),
     Param("window", "int", 8, 1, 512),
     Param("dilation", "int", 2, 1, 16),
@@ -44,24 +49,18 @@ PATTERN_USES = {
     "global": {"global_tokens"}, "random": {"random_keys"},
     "bigbird": {"block", "window_blocks", "global_blocks", "random_blocks"},
     "longformer": {"window", "global_tokens"}}
-#: the arguments of models.efficient_attention.build_mask for each pattern
-MASK_ARGS = {
-    "local": ("w",), "dilated": ("w", "dilation"), "strided": ("stride",),
-    "global": ("indices",), "random": ("r", "seed"),
-    "bigbird": ("block", "window_blocks", "global_blocks", "random_blocks", "seed"),
-    "longformer": ("w", "indices")}
 APPROX_PARAMS = (
-    Param("method", "choice", "performer", choices=METHODS),
+    Param("method", "choice", "performer", choices=APPROX_METHODS),
     Param("source", "choice", "random", choices=("random", "transformer")),
     Param("seq_len", "int", 64, 8, 512),
     Param("d", "int", 16, 2, 128),
     Param("scale", "float", 0.5, 0.05, 4.0, step=0.25),
     Param("features", "int", 64, 1, 1024),
     Param("orthogonal", "bool", True),
-    Param("feature_kind", "choice", "positive", choices=("positive", "trig")),
+    Param("feature_kind", "choice", "positive", choices=FEATURE_KINDS),
     Param("approx_causal", "bool", False),
     Param("k_len", "int", 32, 1, 512),
-    Param("projection", "choice", "random", choices=("random", "mean", "learned", "identity")),
+    Param("projection", "choice", "random", choices=PROJECTIONS),
     Param("approx_window", "int", 16, 1, 512),
     Param("seed", "int", 0, 0, 99999),
 )
@@ -87,8 +86,7 @@ class EfficientTab(BaseTab):
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
-        self.result: dict = {}
-        self._cache: dict = {}              # part -> (params, result)
+        self.result: EfficientTrace | None = None
         self.cost: CostTrace | None = None
         self.pattern_form = ParamForm(PATTERN_PARAMS)
         self.approx_form = ParamForm(APPROX_PARAMS)
@@ -156,12 +154,11 @@ class EfficientTab(BaseTab):
         self.conventions_view.hovered.connect(self._hover_conventions)
 
     def _title(self, key: str) -> str:
-        r = self.result
-        if key == "pattern" and "mask" in r:
+        m, a = getattr(self.result, "mask", None), getattr(self.result, "approx", None)
+        if key == "pattern" and m is not None:
             return self.tr("Sparse pattern: {0}, N = {1}, density {2:.1%}").format(
-                self._pattern_name(r["mask"].kind), r["mask"].n, r["mask"].density)
-        if key == "matrices" and "approx" in r:
-            a = r["approx"]
+                self._pattern_name(m.kind), m.n, m.density)
+        if key == "matrices" and a is not None:
             return self.tr("Exact softmax attention and {0} (relative output error {1:.3g})"
                        ).format(self._method_name(a.method), a.output_error)
         return {"pattern": self.tr("Sparse pattern"),
@@ -175,9 +172,9 @@ class EfficientTab(BaseTab):
                 "memory": self.tr("Measured peak memory")}[key]
 
     @property
-    def trace(self) -> dict | None:
+    def trace(self) -> EfficientTrace | None:
         """What is drawn (pattern, approximation, APIs, theory), None before the first."""
-        return self.result or None
+        return self.result
 
     # -- parameters ---------------------------------------------------------------------
     def params(self) -> dict:
@@ -254,33 +251,29 @@ class EfficientTab(BaseTab):
         return tuple(s.values for s in qkv)
 
     def compute_fn(self):
+        from models.efficient_attention import efficient_trace  # torch is loaded by now
+
         p = self.params()
         source = self._source_qkv(p)
-        todo = {}
+        wanted = {}           # the settings of each part (only changed parts are redone)
         for part, keys in PARTS.items():
-            sub = {k: p[k] for k in sorted(keys)}
+            wanted[part] = {k: p[k] for k in sorted(keys)}
             if part == "approx":
-                sub["source_data"] = None if source is None else tuple(
+                wanted[part]["source_data"] = None if source is None else tuple(
                     a.tobytes() for a in source)
-            cached = self._cache.get(part)
-            if cached is None or cached[0] != sub:
-                todo[part] = sub
-        cache = dict(self._cache)
-        return partial(_compute, p, source, todo, cache)
+        return partial(efficient_trace, p, source, wanted, self.result)
 
-    def show_trace(self, result) -> None:
+    def show_trace(self, result: EfficientTrace | None) -> None:
         if result is None:
             return
-        result, cache, errors = result
-        self._cache = cache
         self.result = result
-        self.pattern_error.setText(errors.get("mask", ""))
-        self.approx_error.setText(errors.get("approx", ""))
-        if "mask" in result:
-            self._draw_pattern(result["mask"], result["conventions"])
-        if "approx" in result:
-            self._draw_approx(result["approx"])
-        if "theory" in result:
+        self.pattern_error.setText(result.errors.get("mask", ""))
+        self.approx_error.setText(result.errors.get("approx", ""))
+        if result.mask is not None:
+            self._draw_pattern(result.mask, result.conventions)
+        if result.approx is not None:
+            self._draw_approx(result.approx)
+        if result.theory is not None:
             self._draw_cost()
         for v in self.views:
             v.panel.set_title(v.title())
@@ -343,14 +336,15 @@ class EfficientTab(BaseTab):
     def _draw_cost(self) -> None:
         from models.efficient_attention import theory_crossover
 
-        flops, memory, methods, n_theory = self.result["theory"]
-        names = [self._method_name(m) for m in methods]
-        self.theory_plot.set_curves([n_theory] * len(methods), list(flops), names)
-        p = self.params()
-        self.theory_plot.set_hint("")
-        self.view("theory").panel.set_readout(self.tr(
-            "Performer is cheaper than exact attention from N = 2m = {0:g} (FLOPs)").format(
-                theory_crossover(p["cost_m"])))
+        th = getattr(self.result, "theory", None)
+        if th is not None:
+            names = [self._method_name(m) for m in th.methods]
+            self.theory_plot.set_curves([th.n] * len(th.methods), list(th.flops), names)
+            p = self.params()
+            self.theory_plot.set_hint("")
+            self.view("theory").panel.set_readout(self.tr(
+                "Performer is cheaper than exact attention from N = 2m = {0:g} (FLOPs)"
+            ).format(theory_crossover(p["cost_m"])))
         t = self.cost
         if t is None:
             for plot in (self.time_plot, self.memory_plot):
@@ -369,7 +363,7 @@ class EfficientTab(BaseTab):
             plot.set_hint("")
             plot.set_curves(xs, ys, labels, symbols=["o"] * len(xs))
 
-    # -- cost job ------------------------------------------------------------------------
+    # -- cost job ("measure") ------------------------------------------------------------
     def toggle_measure(self) -> None:
         if self.jobs.is_running():
             self.jobs.stop()
@@ -422,7 +416,7 @@ class EfficientTab(BaseTab):
         self.view("pattern").panel.set_readout(text)
 
     def _hover_matrices(self, tile: int, row: int, col: int, value: float) -> None:
-        a = self.result.get("approx")
+        a = getattr(self.result, "approx", None)
         if tile < 0 or a is None:
             self.view("matrices").panel.set_readout("")
             return
@@ -431,7 +425,7 @@ class EfficientTab(BaseTab):
         ).format(row, col, a.exact[row, col], a.implied[row, col], a.row_tv[row]))
 
     def _hover_conventions(self, tile: int, row: int, col: int, value: float) -> None:
-        c = self.result.get("conventions")
+        c = getattr(self.result, "conventions", None)
         if tile < 0 or c is None:
             self.view("conventions").panel.set_readout(getattr(self, "_conventions_note", ""))
             return
@@ -440,21 +434,21 @@ class EfficientTab(BaseTab):
 
     # -- export data -----------------------------------------------------------------------
     def _data_pattern(self) -> ViewData | None:
-        m = self.result.get("mask")
+        m = getattr(self.result, "mask", None)
         return None if m is None else ViewData(
             "mask", {"mask": m.mask.astype(np.int8), "reach": m.reach.astype(np.int8)},
             {"pattern": m.kind, "n": m.n, "density": m.density, **m.params},
             row_labels=list(range(m.n)), col_labels=list(range(m.n)))
 
     def _data_field(self) -> ViewData | None:
-        m = self.result.get("mask")
+        m = getattr(self.result, "mask", None)
         return None if m is None else ViewData(
             "field", {"field": m.field, "field_theory": m.field_theory,
                       "reach_fraction": m.reach_fraction}, {"pattern": m.kind, "n": m.n},
             row_labels=list(range(1, len(m.field) + 1)), col_labels=["keys reached"])
 
     def _data_conventions(self) -> ViewData | None:
-        c = self.result.get("conventions")
+        c = getattr(self.result, "conventions", None)
         return None if c is None else ViewData(
             "weights", {"weights": c.weights.reshape(-1, c.weights.shape[-1]),
                         "max_diff": c.max_diff, "flipped_diff": c.flipped_diff},
@@ -464,33 +458,33 @@ class EfficientTab(BaseTab):
             col_labels=list(range(c.weights.shape[2])))
 
     def _data_matrices(self) -> ViewData | None:
-        a = self.result.get("approx")
+        a = getattr(self.result, "approx", None)
         return None if a is None else ViewData(
             "implied", {"implied": a.implied, "exact": a.exact, "row_tv": a.row_tv},
             {"method": a.method, "output_error": a.output_error, **a.params},
             row_labels=list(range(a.exact.shape[0])), col_labels=list(range(a.exact.shape[1])))
 
     def _data_error(self) -> ViewData | None:
-        a = self.result.get("approx")
+        a = getattr(self.result, "approx", None)
         return None if a is None else ViewData(
             "error", {"error": a.sweep_error, "std": a.sweep_std, "x": a.sweep_x},
             {"method": a.method, "curves": list(a.sweep_names)},
             row_labels=list(a.sweep_names), col_labels=a.sweep_x.tolist())
 
     def _data_scale(self) -> ViewData | None:
-        a = self.result.get("approx")
+        a = getattr(self.result, "approx", None)
         return None if a is None else ViewData(
             "error", {"error": a.scale_error, "scale": a.scale_x},
             {"method": a.method, "curves": list(a.sweep_names)},
             row_labels=list(a.sweep_names), col_labels=a.scale_x.tolist())
 
     def _data_theory(self) -> ViewData | None:
-        if "theory" not in self.result:
+        th = getattr(self.result, "theory", None)
+        if th is None:
             return None
-        flops, memory, methods, n_theory = self.result["theory"]
-        return ViewData("flops", {"flops": flops, "memory_floats": memory, "n": n_theory},
-                        {"methods": list(methods)}, row_labels=list(methods),
-                        col_labels=n_theory.tolist())
+        return ViewData("flops", {"flops": th.flops, "memory_floats": th.memory, "n": th.n},
+                        {"methods": list(th.methods)}, row_labels=list(th.methods),
+                        col_labels=th.n.tolist())
 
     def _data_time(self) -> ViewData | None:
         t = self.cost
@@ -508,7 +502,7 @@ class EfficientTab(BaseTab):
 
     # -- translations -------------------------------------------------------------------------
     def _pattern_name(self, kind: str) -> str:
-        return dict(zip(PATTERNS, self._pattern_texts(), strict=True)).get(kind, kind)
+        return dict(zip(MASK_KINDS, self._pattern_texts(), strict=True)).get(kind, kind)
 
     def _pattern_texts(self) -> list[str]:
         return [self.tr("local window"), self.tr("dilated window"), self.tr("strided"),
@@ -540,7 +534,7 @@ class EfficientTab(BaseTab):
              "feature_kind": self.tr("Features"), "approx_causal": self.tr("Causal"),
              "k_len": self.tr("Projected length k"), "projection": self.tr("Projection"),
              "approx_window": self.tr("Window w"), "seed": self.tr("Seed")},
-            {"method": [self._method_name(m) for m in METHODS],
+            {"method": [self._method_name(m) for m in APPROX_METHODS],
              "source": [self.tr("random"), self.tr("a head of the Transformer tab")],
              "feature_kind": [self.tr("positive (FAVOR+)"), self.tr("trigonometric")],
              "projection": [self.tr("random"), self.tr("mean pooling"), self.tr("learned"),
@@ -559,83 +553,8 @@ class EfficientTab(BaseTab):
             plot.set_axis_labels(x, y)
         self._update_buttons()
         super().retranslate()
-        if self.result:
-            self.show_trace((self.result, self._cache, {}))
+        if self.result is not None:
+            self.show_trace(self.result)
         for v in self.views:
             v.panel.set_title(v.title())
 
-
-def _compute(p: dict, source, todo: dict, cache: dict):
-    """Recompute the parts whose parameters changed (any thread); returns
-    (result, cache)."""
-    import torch
-
-    from models.efficient_attention import (
-        COST_METHODS,
-        approximation_trace,
-        convention_trace,
-        cost_theory,
-        mask_trace,
-        random_qkv,
-    )
-    from models.errors import InvalidParameterError
-
-    cache, errors = dict(cache), {}
-
-    def mask_part():
-        try:          # (only read by the patterns that have global tokens)
-            indices = ([int(t) for t in p["global_tokens"].replace(",", " ").split()]
-                       if "indices" in MASK_ARGS[p["pattern"]] else [])
-        except ValueError as exc:
-            raise InvalidParameterError(
-                "Global tokens are positions separated by spaces or commas, e.g. 0 31."
-            ) from exc
-        every = {"w": p["window"], "dilation": p["dilation"], "stride": p["stride"],
-                 "indices": indices, "r": p["random_keys"], "block": p["block"],
-                 "window_blocks": p["window_blocks"], "global_blocks": p["global_blocks"],
-                 "random_blocks": p["random_blocks"], "seed": p["seed"]}
-        params = {k: every[k] for k in MASK_ARGS[p["pattern"]]}
-        trace = mask_trace(p["pattern"], p["n"], layers=p["layers"],
-                           max_layers=max(8, p["layers"]), causal=p["causal"],
-                           length=p["length"] or None, **params)
-        mask = torch.as_tensor(np.array(trace.mask))
-        if p["blocked_row"]:
-            mask[-1] = False
-        q, k, v = random_qkv(p["n"], 16, seed=p["seed"])
-        return trace, convention_trace(mask, q, k, v)
-
-    def approx_part():
-        if source is not None:
-            q, k, v = (torch.as_tensor(np.array(a))[None, None] for a in source)
-        else:
-            q, k, v = random_qkv(p["seq_len"], p["d"], scale=p["scale"], seed=p["seed"])
-        return approximation_trace(
-            p["method"], q, k, v, num_features=p["features"], orthogonal=p["orthogonal"],
-            kind=p["feature_kind"],
-            # the causal box is hidden (and meaningless) for Linformer / banded
-            causal=p["approx_causal"] and p["method"] in ("performer", "linear"),
-            k_len=p["k_len"], projection=p["projection"], seed=p["seed"],
-            window=p["approx_window"])
-
-    def theory_part():
-        n_theory = np.unique(np.geomspace(64, 65536, 64).astype(int)).astype(np.float32)
-        flops, memory = cost_theory(n_theory, p["cost_d"], p["cost_w"], p["cost_m"],
-                                    p["cost_k"])
-        keep = [i for i, m in enumerate(COST_METHODS) if m != "xformers"]
-        return flops[keep], memory[keep] * 4, tuple(COST_METHODS[i] for i in keep), n_theory
-
-    # each part on its own: a setting one part refuses leaves the others drawn, and the
-    # refused part keeps showing its last good result next to the message
-    for part, fn in (("mask", mask_part), ("approx", approx_part), ("theory", theory_part)):
-        if part in todo:
-            try:
-                cache[part] = (todo[part], fn())
-            except InvalidParameterError as exc:
-                errors[part] = str(exc)
-    result = {}
-    if "mask" in cache:
-        result["mask"], result["conventions"] = cache["mask"][1]
-    for part in ("approx", "theory"):
-        if part in cache:
-            result[part] = cache[part][1]
-    return result, cache, errors

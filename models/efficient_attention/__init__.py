@@ -70,4 +70,6 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "measure_costs": "cost",
     "measured_crossover": "cost",
     "xformers_status": "cost",
+    "EFFICIENT_PARTS": "probe",
+    "efficient_trace": "probe",
 })

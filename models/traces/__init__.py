@@ -6,7 +6,14 @@ field names. One module per topic over one freezing base (``base.trace``).
 """
 
 from models.traces.base import Progress, freeze_arrays, trace
-from models.traces.efficient import ApproxTrace, ConventionTrace, CostTrace, MaskTrace
+from models.traces.efficient import (
+    ApproxTrace,
+    ConventionTrace,
+    CostTheory,
+    CostTrace,
+    EfficientTrace,
+    MaskTrace,
+)
 from models.traces.flows import FlowDensity, FlowTrace
 from models.traces.graphs import (
     BatchTrace,
@@ -50,4 +57,5 @@ __all__ = [
     "LinkTrace", "VectorField", "SolverSteps", "SpiralTrace", "ClassifierTrace", "CNFTrace",
     "AdjointComparison", "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
+    "CostTheory", "EfficientTrace",
 ]

@@ -1,4 +1,5 @@
-"""Traces of the efficient-attention tab: sparse masks, approximations, mask conventions, cost.
+"""Traces of the efficient-attention tab: sparse masks, approximations, mask conventions, cost,
+and the tab's whole computation (``EfficientTrace``).
 
 Frozen dataclasses of C-contiguous numpy arrays, made so by ``models.traces.base.trace``.
 Numpy only, no torch.
@@ -6,11 +7,14 @@ Numpy only, no torch.
 
 from __future__ import annotations
 
+from dataclasses import field
+
 import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["MaskTrace", "ApproxTrace", "ConventionTrace", "CostTrace"]
+__all__ = ["MaskTrace", "ApproxTrace", "ConventionTrace", "CostTrace", "CostTheory",
+           "EfficientTrace"]
 
 
 @trace
@@ -128,3 +132,41 @@ class CostTrace:
     device: str
     d: int
     params: dict
+
+
+@trace
+class CostTheory:
+    """What attention costs in theory, one head's forward pass, against sequence length N
+    (``models.efficient_attention.cost.cost_theory``; xformers left out: as SDPA).
+
+    Shapes:
+        n: float32[t]; flops: float32[methods, t]
+        memory: float32[methods, t], bytes of float32 (4 per float)
+    """
+
+    methods: tuple[str, ...]
+    n: np.ndarray
+    flops: np.ndarray
+    memory: np.ndarray
+
+
+@trace
+class EfficientTrace:
+    """Everything the efficient-attention tab draws, from one background computation.
+
+    Three parts, each computed on its own: ``mask`` with ``conventions`` (the same mask
+    through three APIs), ``approx`` and ``theory``; a part is None until it was first
+    computed. ``keys[part]`` holds the settings the shown part was computed with, so the
+    next computation redoes only the parts whose settings changed (and hands the others
+    on unchanged, the same objects). ``errors[part]`` is the message of a setting the part
+    refused; the part then keeps its last good result.
+
+    Shapes: those of ``MaskTrace``, ``ConventionTrace``, ``ApproxTrace`` and ``CostTheory``.
+    """
+
+    mask: MaskTrace | None = None
+    conventions: ConventionTrace | None = None
+    approx: ApproxTrace | None = None
+    theory: CostTheory | None = None
+    keys: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)
