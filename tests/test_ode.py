@@ -340,8 +340,11 @@ def test_set_solver_mid_run_and_invalid_values():
 
 
 def _diverge(session: ode.ODESession, provoke, undo, kind: str, hint: str) -> None:
-    saved, adam = [], []
-    for _ in session.train(3):
+    # the weights and Adam's state after every step (index k: after k steps), past the
+    # first rollback point after the start (``snapshot_every`` good steps)
+    saved, adam = [_state(session.model)], [_adam(session.optimizer)]
+    trained = session.snapshot_every + 2
+    for _ in session.train(trained):
         saved.append(_state(session.model))
         adam.append(_adam(session.optimizer))
     provoke(session)
@@ -351,17 +354,24 @@ def _diverge(session: ode.ODESession, provoke, undo, kind: str, hint: str) -> No
     msg = str(info.value)
     assert session.last_instability == kind
     n = session.good_step
+    # back to the last rollback point: on the snapshot schedule, at most snapshot_every
+    # steps before the last step trained
+    assert n % session.snapshot_every == 0 and 0 < n <= trained
+    assert trained - n <= session.snapshot_every
     assert f"weights of step {n} were restored" in msg and hint in msg
     assert session.step == n and len(session.losses) == n == len(session.nfe_forward)
     # bit for bit the weights after step n (Adam's state too: it trains on)
-    assert _same(_state(session.model), saved[n - 1])
-    assert _same(_adam(session.optimizer), adam[n - 1])
+    assert _same(_state(session.model), saved[n])
+    assert _same(_adam(session.optimizer), adam[n])
     undo(session)
     assert len(list(session.train(1))) == 1 and session.step == n + 1
 
 
-def test_instability_nfe_limit_restores_weights():
-    _diverge(_spiral(), lambda s: s.set_solver(max_nfe=10), lambda s: s.set_solver(max_nfe=5000),
+@pytest.mark.parametrize("snapshot_every", [1, 10])
+def test_instability_nfe_limit_restores_weights(snapshot_every):
+    session = _spiral()
+    session.snapshot_every = snapshot_every       # 1: back exactly to the step before
+    _diverge(session, lambda s: s.set_solver(max_nfe=10), lambda s: s.set_solver(max_nfe=5000),
              "nfe", "Raise the cap")
 
 

@@ -262,7 +262,7 @@ def test_non_finite_weights_stop_training_and_the_good_ones_come_back(qtbot, tab
 
     monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
     s = tab.session()
-    for _ in s.train(2):
+    for _ in s.train(s.snapshot_every + 2):      # past a rollback point after the start
         pass
     with s.lock, torch.no_grad():                 # as if a step had gone to NaN
         next(s.func.parameters())[0, 0] = math.nan
@@ -270,4 +270,5 @@ def test_non_finite_weights_stop_training_and_the_good_ones_come_back(qtbot, tab
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=30_000)
     assert s.last_instability == "nan" and "non-finite" in tab.error_note.text()
     assert all(np.isfinite(p.detach().numpy()).all() for p in s.model.parameters())
+    assert s.step == s.good_step == s.snapshot_every
     assert tab.train_button.text() == "Resume training"

@@ -1,11 +1,12 @@
 """What every neural-ODE task shares: ``ODESession``, the model, Adam, the solver
-settings (which can change between steps), the training loop and its rollback.
+settings (which can change between steps), the training step and what it records, and
+how an unstable solve is reported. The lock, the rollback points, ``to``, ``set_lr`` and
+the ``train`` loop are the one training contract's (``models.session.TrainingSession``).
 """
 
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -14,9 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from models import checkpoint
-from models.devices import device_for
-from models.errors import InvalidParameterError, TrainingDivergedError
+from models.errors import TrainingDivergedError
 from models.ode.diagnostics import compare_adjoint, vector_field
 from models.ode.dynamics import ODEFunc
 from models.ode.solver import (
@@ -27,21 +26,15 @@ from models.ode.solver import (
     _with,
     solver_steps,
 )
+from models.session import Run, StepOutcome, TrainingSession, check_lr, finite
 from models.traces import AdjointComparison, Progress, SolverSteps, VectorField
 
 __all__ = ["ODESession"]
 
 
-class _Unstable(Exception):
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind, self.detail = kind, detail
-
-
-
-class ODESession:
+class ODESession(TrainingSession):
     """What every neural-ODE task shares: the model, Adam, the solver settings (which can
-    change between steps), the training loop and its rollback.
+    change between steps), the training step and its rollback.
 
     ``train`` is a generator of ``Progress``, one per step; every step runs under
     ``lock`` (so does every trace), so ``set_solver``/``set_lr`` from another thread apply
@@ -50,10 +43,11 @@ class ODESession:
     by the adjoint) and the wall time.
 
     Instability: torchdiffeq's "underflow in dt" (the adaptive step shrank to nothing),
-    ``NFELimitExceeded`` and a non-finite loss, gradient or state restore the last good
-    weights (those that last gave a finite loss and gradient, with Adam's state),
-    set ``last_instability`` ("underflow", "nfe" or "nan") and raise
-    ``TrainingDivergedError`` saying what happened, at which step, and what to try.
+    ``NFELimitExceeded`` and a non-finite loss, gradient or state restore the weights of
+    the last rollback point (weights that gave a finite loss and gradient, with Adam's
+    state, at most ``snapshot_every`` steps old), set ``last_instability`` ("underflow",
+    "nfe" or "nan") and raise ``TrainingDivergedError`` saying what happened, at which
+    step, which weights came back and what to try.
     """
 
     task = ""
@@ -61,34 +55,26 @@ class ODESession:
 
     def __init__(self, model: nn.Module, func: ODEFunc, dynamics: _Counted, lr: float,
                  solver: SolverConfig | dict | None, device: torch.device, seed: int) -> None:
-        self.lock = threading.Lock()
         self.model, self.func, self.dynamics = model, func, dynamics
         self.device = device
         self.model.to(device)
         self.solver = _config(solver)
-        self.lr = self._check_lr(lr)
+        self.lr = check_lr(lr)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
         self.gen = torch.Generator().manual_seed(seed)
         self.seed = seed
-        self.step = 0
-        self.losses: list[float] = []
         self.nfe_forward: list[int] = []
         self.nfe_backward: list[int] = []
         self.step_seconds: list[float] = []
         self.last_instability = ""
         self.last_metric = math.nan
         self.clip_grad: float | None = None
-        self.good_step = 0
-        self.good_state = checkpoint.snapshot(self.model, self.optimizer)
+        self._init_session()
+
+    def _records(self) -> list[list]:
+        return [self.losses, self.nfe_forward, self.nfe_backward, self.step_seconds]
 
     # -- settings ----------------------------------------------------------------------------
-    @staticmethod
-    def _check_lr(lr) -> float:
-        if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not (
-                math.isfinite(lr) and lr > 0):
-            raise InvalidParameterError(f"The learning rate must be a number > 0, got {lr!r}.")
-        return float(lr)
-
     def set_solver(self, **kw) -> SolverConfig:
         """Change method/rtol/atol/step_size/adjoint/max_nfe from the next step on
         (validated first: ``InvalidParameterError`` leaves the settings as they were)."""
@@ -96,25 +82,6 @@ class ODESession:
         with self.lock:
             self.solver = new
         return replace(new)
-
-    def set_lr(self, lr: float) -> None:
-        lr = self._check_lr(lr)
-        with self.lock:
-            self.lr = lr
-            for group in self.optimizer.param_groups:
-                group["lr"] = lr
-
-    def to(self, device: str | torch.device) -> ODESession:
-        dev = device_for(device)
-        with self.lock:
-            self.model.to(dev)
-            checkpoint.move_optimizer_state(self.optimizer, dev)
-            self._move_data(dev)
-            self.device = dev
-        return self
-
-    def _move_data(self, device: torch.device) -> None:
-        pass
 
     # -- what a task defines -------------------------------------------------------------------
     def _next_batch(self):
@@ -146,15 +113,8 @@ class ODESession:
         except (NFELimitExceeded, AssertionError):
             return math.nan
 
-    def _weights_finite(self) -> bool:
-        return all(bool(torch.isfinite(p).all()) for p in self.model.parameters())
-
     # -- rollback --------------------------------------------------------------------------------
-    def _restore(self) -> None:
-        checkpoint.restore(self.model, self.optimizer, self.good_state)
-        self.step = self.good_step
-        for lst in (self.losses, self.nfe_forward, self.nfe_backward, self.step_seconds):
-            del lst[self.good_step:]
+    def _after_restore(self) -> None:
         self.last_metric = self._evaluate_safely()    # of the restored weights
 
     def history(self) -> dict[str, np.ndarray]:
@@ -169,26 +129,31 @@ class ODESession:
                 "nfe_backward": np.asarray(self.nfe_backward[:n], np.int64),
                 "step_seconds": np.asarray(self.step_seconds[:n], np.float32)}
 
-    def _diverged(self, kind: str, detail: str, cfg: SolverConfig) -> TrainingDivergedError:
+    def _diverged(self, what: str, kind: str = "nan", cfg: SolverConfig | None = None,
+                  ) -> TrainingDivergedError:
+        """Roll back and return the error to raise. ``kind``: "underflow" (``what`` is
+        torchdiffeq's message), "nfe" (``what``: "forward" or "backward", the pass that
+        hit the cap) or "nan" (``what`` says what became non-finite; the base's checks of
+        the loss and the gradients come here too). ``cfg``: the step's solver."""
+        cfg = self.solver if cfg is None else cfg
         step = self.step + 1
         self._restore()
         self.last_instability = kind
         restored = f"The weights of step {self.good_step} were restored."
         if kind == "underflow":
             what = (f"the adaptive solver's step shrank below what float32 can resolve "
-                    f"({detail}): the learned dynamics became stiff")
+                    f"({what}): the learned dynamics became stiff")
             tips = (f"Try a smaller learning rate (now {self.lr:g}), looser tolerances (now "
                     f"rtol {cfg.rtol:g}, atol {cfg.atol:g}), or a fixed-step solver such as rk4.")
         elif kind == "nfe":
             solve = ("the adjoint's backward pass (its backward solves, one per output "
-                     "interval, together)" if detail == "backward" and cfg.adjoint
+                     "interval, together)" if what == "backward" and cfg.adjoint
                      else "one solve")
             what = (f"the solver ({cfg.describe()}) needed more than {cfg.max_nfe} evaluations "
                     f"of f for {solve}: the learned dynamics became hard to integrate")
             tips = (f"Raise the cap (max_nfe, now {cfg.max_nfe}), loosen the tolerances, lower the "
                     f"learning rate (now {self.lr:g}), or use a fixed-step solver such as rk4.")
         else:
-            what = f"{detail}"
             tips = (f"Try a smaller learning rate (now {self.lr:g}), gradient clipping, or a "
                     "smaller fixed step (an explicit solver blows up when the step is too "
                     "large for the dynamics).")
@@ -198,82 +163,68 @@ class ODESession:
     def train(self, steps: int, eval_every: int = 25) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each: metrics "loss",
         "nfe_forward", "nfe_backward", "seconds" (since this call), "steps_per_s",
-        "step_seconds" and the task's metric (re-evaluated every ``eval_every`` steps and
-        at the end, the last value otherwise); ``history`` (the loss curve) every
-        ``eval_every`` steps and at the end."""
-        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-            raise InvalidParameterError(f"steps must be a whole number ≥ 0, got {steps!r}.")
-        t_start, start = time.perf_counter(), self.step
-        for _ in range(steps):
-            with self.lock:
-                t0 = time.perf_counter()
-                cfg = replace(self.solver)
-                params = [p for p in self.model.parameters() if p.requires_grad]
-                dyn = self.dynamics
-                self.model.train()
-                dyn.reset_counts()
-                backward = False
-                try:
-                    # 1. forward solve and loss
-                    loss = self._loss(self._next_batch(), cfg)
-                    nfe_f = dyn.nfe
-                    value = float(loss.detach())
-                    if not math.isfinite(value):
-                        raise _Unstable("nan", f"the loss became {value}")
-                    # 2. backward (direct: through every solver stage; adjoint: a solve
-                    #    backwards in time, capped like the forward one)
-                    self.optimizer.zero_grad(set_to_none=True)
-                    dyn.start_solve()
-                    backward = True
-                    loss.backward()
-                    nfe_b = dyn.nfe_backward
-                    norm = torch.nn.utils.clip_grad_norm_(params, self.clip_grad or math.inf)
-                    if not torch.isfinite(norm):
-                        raise _Unstable("nan", "a gradient became non-finite")
-                except NFELimitExceeded as exc:
-                    raise self._diverged("nfe", "backward" if backward else "forward", cfg
-                                         ) from exc
-                except AssertionError as exc:
-                    msg = str(exc)
-                    if "underflow in dt" in msg and not self._weights_finite():
-                        raise self._diverged("nan", "the weights became non-finite", cfg
-                                             ) from exc
-                    if "underflow in dt" in msg:
-                        raise self._diverged("underflow", msg.split("\n")[0], cfg) from exc
-                    if "non-finite values in state" in msg:
-                        raise self._diverged("nan", "the ODE state became non-finite", cfg
-                                             ) from exc
-                    raise
-                except _Unstable as exc:
-                    raise self._diverged(exc.kind, exc.detail, cfg) from None
-                # 3. these weights gave a finite loss and gradient: they are the good ones
-                self.good_state = checkpoint.snapshot(self.model, self.optimizer)
-                self.good_step = self.step
-                try:
-                    self.optimizer.step()
-                except RuntimeError as exc:   # e.g. lr · gradient overflowing float32
-                    raise self._diverged("nan", f"the optimizer's update failed ({exc})", cfg
-                                         ) from exc
-                if not self._weights_finite():
-                    raise self._diverged("nan", "the update made the weights non-finite", cfg)
-                self.step += 1
-                seconds = time.perf_counter() - t0     # the step itself, not the evaluation
-                self.losses.append(value)
-                self.nfe_forward.append(int(nfe_f))
-                self.nfe_backward.append(int(nfe_b))
-                self.step_seconds.append(seconds)
-                last = self.step - start == steps
-                if self.step % eval_every == 0 or last or self.step - start == 1:
-                    self.last_metric = self._evaluate_safely()
-            elapsed = time.perf_counter() - t_start
-            yield Progress(
-                step=self.step, total=start + steps, loss=value,
-                metrics={"loss": value, "nfe_forward": float(nfe_f),
-                         "nfe_backward": float(nfe_b), "seconds": elapsed,
-                         "steps_per_s": (self.step - start) / max(elapsed, 1e-9),
-                         "step_seconds": seconds, self.metric_name: self.last_metric},
-                history=np.asarray(self.losses, np.float32)
-                if self.step % eval_every == 0 or last else np.zeros(0, np.float32))
+        "step_seconds" and the task's metric (re-evaluated every ``eval_every`` steps of
+        the session, at the first step and at the end, the last value otherwise);
+        ``history`` (the loss curve) every ``eval_every`` steps and at the end."""
+        return super().train(steps, every=eval_every)
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        """One step under the lock: solve, backpropagate, check, update, record; the
+        metric at the first step of a call, every ``run.every`` steps and at the last."""
+        t0 = time.perf_counter()
+        cfg = replace(self.solver)
+        value, nfe_f, nfe_b = self._solve_and_backpropagate(cfg)
+        # 3. these weights gave a finite loss and gradient: a rollback point when one is due
+        self._mark_good()
+        try:
+            self.optimizer.step()
+        except RuntimeError as exc:   # e.g. lr · gradient overflowing float32
+            raise self._diverged(f"the optimizer's update failed ({exc})", "nan", cfg) from exc
+        if not finite(self.model.parameters()):
+            raise self._diverged("the update made the weights non-finite", "nan", cfg)
+        self.step += 1
+        seconds = time.perf_counter() - t0     # the step itself, not the evaluation
+        self.losses.append(value)
+        self.nfe_forward.append(int(nfe_f))
+        self.nfe_backward.append(int(nfe_b))
+        self.step_seconds.append(seconds)
+        if (run.every and self.step % run.every == 0) or run.last or run.index == 1:
+            self.last_metric = self._evaluate_safely()
+        return StepOutcome(value, {"loss": value, "nfe_forward": float(nfe_f),
+                                   "nfe_backward": float(nfe_b), "step_seconds": seconds,
+                                   self.metric_name: self.last_metric})
+
+    def _solve_and_backpropagate(self, cfg: SolverConfig) -> tuple[float, int, int]:
+        """The loss of the next batch and its gradients, checked: (loss, NFE forward, NFE
+        backward). A solver that gives up, or anything non-finite, rolls back and raises."""
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        dyn = self.dynamics
+        self.model.train()
+        dyn.reset_counts()
+        backward = False
+        try:
+            # 1. forward solve and loss
+            loss = self._loss(self._next_batch(), cfg)
+            nfe_f = dyn.nfe
+            value = self._check_loss(loss)
+            # 2. backward (direct: through every solver stage; adjoint: a solve
+            #    backwards in time, capped like the forward one)
+            dyn.start_solve()
+            backward = True
+            self._checked_backward(loss, params, clip=self.clip_grad)
+            nfe_b = dyn.nfe_backward
+        except NFELimitExceeded as exc:
+            raise self._diverged("backward" if backward else "forward", "nfe", cfg) from exc
+        except AssertionError as exc:
+            msg = str(exc)
+            if "underflow in dt" in msg and not finite(self.model.parameters()):
+                raise self._diverged("the weights became non-finite", "nan", cfg) from exc
+            if "underflow in dt" in msg:
+                raise self._diverged(msg.split("\n")[0], "underflow", cfg) from exc
+            if "non-finite values in state" in msg:
+                raise self._diverged("the ODE state became non-finite", "nan", cfg) from exc
+            raise
+        return value, nfe_f, nfe_b
 
     # -- diagnostics ---------------------------------------------------------------------------
     def vector_field(self, extent: tuple[float, float, float, float] | None = None, n: int = 21,
