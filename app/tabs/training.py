@@ -37,10 +37,6 @@ from models.errors import ArchScopeError
 from viz.theme import error_style
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("TrainingTab", text)
-
-
 class TrainingTab(BaseTab):
     """A ``BaseTab`` with training jobs (see the module docstring)."""
 
@@ -137,8 +133,9 @@ class TrainingTab(BaseTab):
     def update_buttons(self) -> None:
         """Word and enable the Train button, and the status line."""
         steps = self.trained_steps()
-        self.train_button.setText(_tr("Stop") if self.running() == "train" else (
-            _tr("Resume training") if steps else _tr("Train")))
+        tr = QCoreApplication.translate          # literal strings, for lupdate
+        self.train_button.setText(tr("TrainingTab", "Stop") if self.running() == "train" else (
+            tr("TrainingTab", "Resume training") if steps else tr("TrainingTab", "Train")))
         self.train_button.setEnabled(self.torch_ready)
         self.status.setText(self.status_text())
 
