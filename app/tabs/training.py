@@ -133,9 +133,13 @@ class TrainingTab(BaseTab):
     def update_buttons(self) -> None:
         """Word and enable the Train button, and the status line."""
         steps = self.trained_steps()
-        tr = QCoreApplication.translate          # literal strings, for lupdate
-        self.train_button.setText(tr("TrainingTab", "Stop") if self.running() == "train" else (
-            tr("TrainingTab", "Resume training") if steps else tr("TrainingTab", "Train")))
+        if self.running() == "train":
+            text = QCoreApplication.translate("TrainingTab", "Stop")
+        elif steps:
+            text = QCoreApplication.translate("TrainingTab", "Resume training")
+        else:
+            text = QCoreApplication.translate("TrainingTab", "Train")
+        self.train_button.setText(text)
         self.train_button.setEnabled(self.torch_ready)
         self.status.setText(self.status_text())
 
