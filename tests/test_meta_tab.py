@@ -42,14 +42,14 @@ def _stop(qtbot, tab) -> None:
 
 
 def test_every_method_adapts_to_the_task_and_the_slider_scrubs_the_steps(qtbot, tab):
-    trace, task = tab.result["adapt"], tab.result["task"]
+    trace, task = tab.result.adapt, tab.result.task
     k = tab.params()["k"]
     assert trace.methods == METHODS
-    assert trace.predictions.shape == (4, ADAPT_STEPS + 1, len(task["x_grid"]))
-    np.testing.assert_allclose(trace.x_support, task["x_support"])
+    assert trace.predictions.shape == (4, ADAPT_STEPS + 1, len(task.x_grid))
+    np.testing.assert_allclose(trace.x_support, task.x_support)
     assert len(tab.adapt_plot.layer_points("support")) == k
     truth = tab.adapt_plot.lines["truth"].getData()[1]
-    np.testing.assert_allclose(truth[:len(task["y_grid"])], task["y_grid"], atol=1e-5)
+    np.testing.assert_allclose(truth[:len(task.y_grid)], task.y_grid, atol=1e-5)
     shown = tab.result
     for step in (0, 4, ADAPT_STEPS):
         tab.steps_slider.setValue(step)        # drawn from the trace: nothing recomputed
@@ -68,37 +68,37 @@ def test_every_method_adapts_to_the_task_and_the_slider_scrubs_the_steps(qtbot, 
 def test_drag_click_and_right_click_edit_the_support_points(qtbot, tab):
     plot = tab.adapt_plot
     tab.apply_state({"support": [[-3.0, 1.0], [0.0, -1.0], [3.0, 2.0]]})
-    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 3, timeout=10_000)
-    first = tab.result["adapt"].predictions.copy()
+    qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == 3, timeout=10_000)
+    first = tab.result.adapt.predictions.copy()
     # drag point 1 from (0, -1) to (1, 2): every method re-adapts to the moved point
     start, end = _at(plot, 0.0, -1.0), _at(plot, 1.0, 2.0)
     qtbot.mousePress(plot.viewport(), Qt.MouseButton.LeftButton, pos=start)
     for f in np.linspace(0.1, 1.0, 6):
         qtbot.mouseMove(plot.viewport(), start + (end - start) * f)
     qtbot.mouseRelease(plot.viewport(), Qt.MouseButton.LeftButton, pos=end)
-    qtbot.waitUntil(lambda: abs(tab.result["adapt"].x_support[1] - 1.0) < 0.1, timeout=10_000)
-    assert tab.result["adapt"].y_support[1] == pytest.approx(2.0, abs=0.15)
-    assert not np.allclose(tab.result["adapt"].predictions[:, 1:], first[:, 1:])
-    np.testing.assert_allclose(tab.result["adapt"].predictions[:, 0], first[:, 0], atol=1e-6)
+    qtbot.waitUntil(lambda: abs(tab.result.adapt.x_support[1] - 1.0) < 0.1, timeout=10_000)
+    assert tab.result.adapt.y_support[1] == pytest.approx(2.0, abs=0.15)
+    assert not np.allclose(tab.result.adapt.predictions[:, 1:], first[:, 1:])
+    np.testing.assert_allclose(tab.result.adapt.predictions[:, 0], first[:, 0], atol=1e-6)
     # a click on empty space adds a point, a right-click on one removes it
     qtbot.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, pos=_at(plot, -1.0, -3.0))
-    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 4, timeout=10_000)
-    assert tab.result["adapt"].x_support[3] == pytest.approx(-1.0, abs=0.1)
+    qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == 4, timeout=10_000)
+    assert tab.result.adapt.x_support[3] == pytest.approx(-1.0, abs=0.1)
     qtbot.mouseClick(plot.viewport(), Qt.MouseButton.RightButton, pos=_at(plot, -3.0, 1.0))
-    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 3, timeout=10_000)
-    assert -3.0 not in np.round(tab.result["adapt"].x_support, 1)
+    qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == 3, timeout=10_000)
+    assert -3.0 not in np.round(tab.result.adapt.x_support, 1)
     # Reset points: the task's own K points; New task: another task
     qtbot.mouseClick(tab.reset_points_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == tab.params()["k"],
+    qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == tab.params()["k"],
                     timeout=10_000)
-    amplitude = tab.result["task"]["amplitude"]
+    amplitude = tab.result.task.amplitude
     qtbot.mouseClick(tab.new_task_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tab.result["task"]["amplitude"] != amplitude, timeout=10_000)
+    qtbot.waitUntil(lambda: tab.result.task.amplitude != amplitude, timeout=10_000)
 
 
 def test_methods_shown_and_k_follow_the_controls(qtbot, tab):
     tab.apply_state({"methods": "maml,reptile", "k": 5})
-    qtbot.waitUntil(lambda: len(tab.result["adapt"].x_support) == 5, timeout=10_000)
+    qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == 5, timeout=10_000)
     assert tab.session.k == 5
     assert tab.adapt_plot.lines["pred_maml"].isVisible()
     assert not tab.adapt_plot.lines["pred_pretrained"].isVisible()
@@ -138,17 +138,21 @@ def test_training_applies_options_mid_run_stops_and_reevaluates(qtbot, tab):
 def test_a_diverging_run_says_so_and_keeps_the_last_good_weights(qtbot, tab, monkeypatch):
     monkeypatch.setattr(tab.ctx, "report_error", lambda *a: None)
     tab.toggle_training()
-    qtbot.waitUntil(lambda: tab.session.step >= 2, timeout=60_000)
+    # past the first rollback point after the start (every snapshot_every = 10 good steps)
+    qtbot.waitUntil(lambda: tab.session.step >= tab.session.snapshot_every + 1,
+                    timeout=60_000)
     tab.apply_state({"inner_lr": 2.0, "inner_steps": 5})     # the inner loop blows up
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
     assert "diverged" in tab.error_note.text() and "restored" in tab.error_note.text()
     s = tab.session
-    # back to the weights before the last update that gave finite values (a step or so)
-    assert all(len(s.losses[m]) == s.step for m in METHODS) and s.step >= 1
+    # back to the last rollback point, at most 10 steps before the divergence
+    assert f"weights of step {s.good_step} were restored" in tab.error_note.text()
+    assert s.step == s.good_step >= s.snapshot_every
+    assert all(len(s.losses[m]) == s.step for m in METHODS)
     for p in s.params.values():
         assert all(np.isfinite(v.detach().cpu().numpy()).all() for v in p.values())
     _stop(qtbot, tab)
-    assert tab.result is not None and np.isfinite(tab.result["adapt"].predictions[:, 0]).all()
+    assert tab.result is not None and np.isfinite(tab.result.adapt.predictions[:, 0]).all()
     tab.apply_state({"inner_lr": 0.01, "inner_steps": 1})
     tab.toggle_training()                                    # trains on from the good step
     assert tab.error_note.text() == ""
@@ -180,8 +184,8 @@ def test_evaluation_has_bands_and_follows_the_amplitude_range(qtbot, tab):
 def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot, tab):
     combo = tab.proto_form.widgets["family"]
     combo.setCurrentIndex(1)                                  # rings
-    qtbot.waitUntil(lambda: tab.result["episode"].family == "rings", timeout=10_000)
-    e = tab.result["episode"]
+    qtbot.waitUntil(lambda: tab.result.episode.family == "rings", timeout=10_000)
+    e = tab.result.episode
     assert e.prototypes.shape == (5, 2) and e.regions_embedding.shape == (100, 100)
     np.testing.assert_array_equal(tab.embed_plane.image_values(), e.regions_embedding)
     assert len(tab.embed_plane.layer_points("prototypes")) == 5
@@ -189,8 +193,8 @@ def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot,
     qtbot.waitUntil(lambda: tab.proto.step >= 300, timeout=60_000)
     qtbot.mouseClick(tab.proto_train_button, Qt.MouseButton.LeftButton)
     _stop(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.result["episode"].step == tab.proto.step, timeout=10_000)
-    e = tab.result["episode"]
+    qtbot.waitUntil(lambda: tab.result.episode.step == tab.proto.step, timeout=10_000)
+    e = tab.result.episode
     assert e.accuracy > e.baseline_accuracy + 0.3             # rings: class means are useless
     assert "learned" in tab.view("proto_input").panel.readout.text()
     wrong = (e.query_pred != e.query_y).sum()
@@ -200,7 +204,7 @@ def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot,
     np.testing.assert_array_equal(tab.input_plane.image_values(), e.regions_baseline)
     seed = tab.params()["episode_seed"]
     qtbot.mouseClick(tab.new_episode_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tab.result["episode"].seed == seed + 1, timeout=10_000)
+    qtbot.waitUntil(lambda: tab.result.episode.seed == seed + 1, timeout=10_000)
 
 
 def test_apply_state_is_strict_about_keys_and_values(tab):

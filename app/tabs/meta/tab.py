@@ -1,0 +1,570 @@
+"""The meta-learning tab: MAML, first-order MAML, Reptile and a pretrained baseline
+meta-trained side by side on sinusoid regression (Finn et al. 2017) and adapted live to a
+test task whose K support points the student drags; the MSE after 0…10 adaptation steps
+over 600 test tasks with 95 % confidence bands (also out of distribution); and a
+prototypical network on 2D few-shot episodes, drawn in the input and in the embedding.
+
+Two training jobs on the ``TrainingTab`` base: "meta" (the base's Train button, worded
+"Meta-train") and "proto" (its own button). The views are drawn by ``drawing``, their
+data exported by ``data``; the background computations are ``models.meta.probe``'s.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+import numpy as np
+
+from app.jobs import ComputeRunner
+from app.tabs.base import TabContext, View
+from app.tabs.meta import data, drawing
+from app.tabs.meta.controls import (
+    ACTIONS,
+    MAX_SUPPORT,
+    TRAIN_AMP_MAX,
+    _truthy,
+    build_controls,
+    build_scrubber,
+    parse_methods,
+    parse_support,
+)
+from app.tabs.training import TrainingTab
+from models.meta.options import ADAPT_STEPS, EVAL_TASKS, METHODS
+from models.traces import Progress
+from models.traces.meta import MetaEvalTrace, MetaResult
+from viz.meta_view import AdaptPlot, ProtoPlane
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot
+
+
+class MetaTab(TrainingTab):
+    key = "meta"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.session = None                  # models.meta.MetaSession, made when torch is ready
+        self.proto = None                    # models.meta.ProtoSession
+        self.result: MetaResult | None = None    # the task, the adapted curves, the episode
+        self.eval_result: MetaEvalTrace | None = None
+        self.support: np.ndarray | None = None   # float[n, 2]; None: the task's K points
+        self._want_eval = False              # evaluate once the session exists
+        self._last_curves = 0.0
+        self._last_redraw = 0.0
+        self.evaluator = ComputeRunner(self)
+        self.evaluator.done.connect(self._on_eval)
+        self.evaluator.failed.connect(self._on_failure)
+        self.evaluator.failed.connect(lambda f: self._set_eval_busy(False))
+        self._eval_busy = False
+        # the base's Train button is the meta-training button
+        self.train_button.clicked.disconnect()
+        self.train_button.clicked.connect(self.toggle_training)
+        build_controls(self)
+        self.meta_form.changed.connect(self._meta_changed)
+        self.task_form.changed.connect(self._task_form_changed)
+        self.show_form.changed.connect(self._redraw_all)
+        self.proto_form.changed.connect(self._proto_changed)
+        self._task_key = self._current_task_key()
+        self._build_views()
+        self.retranslate()
+        self.schedule_update()
+
+    # -- views ---------------------------------------------------------------------------------
+    def _build_views(self) -> None:
+        self.adapt_plot = AdaptPlot()
+        self.adapt_plot.moved.connect(self.move_point)
+        self.adapt_plot.clicked.connect(self.add_point)
+        self.adapt_plot.removed.connect(self.remove_point)
+        host = build_scrubber(self)          # the plot with its adaptation-step scrubber
+        panel = ViewPanel(self.adapt_plot)       # exports the plot, not the scrubber
+        panel.layout().replaceWidget(self.adapt_plot, host)
+        host.layout().addWidget(self.adapt_plot, 1)
+        self.mse_plot = CurvesPlot(log_y=True)
+        self.loss_plot = CurvesPlot(log_y=True)
+        self.input_plane = ProtoPlane()
+        self.embed_plane = ProtoPlane()
+        self.add_view(View("adapt", self._adapt_title, panel, partial(data.adapt_data, self)),
+                      0, 0, 1, 2)
+        self.add_view(View("mse", lambda: self.tr("MSE vs adaptation steps ({0} test tasks, "
+                                                  "95% CI)").format(EVAL_TASKS),
+                           ViewPanel(self.mse_plot), partial(data.mse_data, self)), 0, 2)
+        self.add_view(View("loss", lambda: self.tr("Meta-training: query MSE after the "
+                                                   "inner loop"),
+                           ViewPanel(self.loss_plot), partial(data.loss_data, self)), 1, 0)
+        self.add_view(View("proto_input", self._input_title, ViewPanel(self.input_plane),
+                           partial(data.proto_input_data, self)), 1, 1)
+        self.add_view(View("proto_embedding", lambda: self.tr("Prototypical network: "
+                                                              "embedding"),
+                           ViewPanel(self.embed_plane), partial(data.proto_embedding_data,
+                                                                self)), 1, 2)
+        self.grid.setRowStretch(0, 3)
+        self.grid.setRowStretch(1, 2)
+        for c in range(3):
+            self.grid.setColumnStretch(c, 1)
+
+    def _adapt_title(self) -> str:
+        amp = self.params()["amp_max"]
+        if amp > TRAIN_AMP_MAX:
+            return self.tr("Adapting to a new task from K points (amplitudes up to {0:g}: "
+                           "out of distribution)").format(amp)
+        return self.tr("Adapting to a new task from K points")
+
+    def _input_title(self) -> str:
+        if self.proto_form.values()["input_regions"] == "baseline":
+            return self.tr("Input space: nearest class mean (baseline)")
+        return self.tr("Prototypical network: input space")
+
+    def method_labels(self) -> dict[str, str]:
+        return {"maml": self.tr("MAML"), "fomaml": self.tr("first-order MAML"),
+                "reptile": self.tr("Reptile"), "pretrained": self.tr("pretrained")}
+
+    def short_labels(self) -> dict[str, str]:
+        """For the one-line read-outs."""
+        return {"maml": "MAML", "fomaml": "FOMAML", "reptile": "Reptile",
+                "pretrained": self.tr("pretrained")}
+
+    def shown_methods(self) -> list[str]:
+        v = self.show_form.values()
+        return [m for m in METHODS if v[f"show_{m}"]]
+
+    # -- parameters ------------------------------------------------------------------------------
+    def params(self) -> dict:
+        p = {**self.meta_form.values(), **self.task_form.values(), **self.show_form.values(),
+             **self.proto_form.values()}
+        p["k"] = int(p["k"])
+        p["steps_shown"] = self.steps_slider.value()
+        return p
+
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        """Set controls from ``state``. Besides every control: ``train`` / ``train_proto``
+        (start or stop meta-training / the prototypical network), ``evaluate`` (run the
+        600-task evaluation), ``support`` (a list of [x, y] pairs, also as a JSON string;
+        empty or "task": the task's own K points), ``steps_shown`` (0 … 10), ``methods``
+        (a list or comma-separated names: which methods are shown)."""
+        from models.errors import InvalidParameterError
+
+        known = set(self.params()) | set(ACTIONS)
+        unknown = set(state) - known
+        if strict and unknown:
+            raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
+                                        f"known: {', '.join(sorted(known))}.")
+        state = dict(state)
+        problems = []
+        if "methods" in state:
+            shows, problems = parse_methods(state["methods"])
+            for key, value in shows.items():
+                state.setdefault(key, value)
+        before = self._current_task_key()
+        problems += (self.meta_form.set_values(state) + self.task_form.set_values(state)
+                     + self.show_form.set_values(state) + self.proto_form.set_values(state))
+        if "steps_shown" in state:
+            try:
+                s = int(float(state["steps_shown"]))
+                if not 0 <= s <= ADAPT_STEPS:
+                    raise ValueError
+                self.steps_slider.setValue(s)
+            except (TypeError, ValueError):
+                problems.append(f"steps_shown must be a whole number from 0 to {ADAPT_STEPS}, "
+                                f"got {state['steps_shown']}.")
+        support = None
+        if "support" in state:
+            try:
+                support = parse_support(state["support"])
+            except (TypeError, ValueError) as exc:
+                problems.append(f"support: {exc}")
+        if strict and problems:
+            raise InvalidParameterError(" ".join(problems))
+        self._sync_trail()
+        self._meta_changed()
+        if self._current_task_key() != before:
+            self._task_changed()
+        if "support" in state:
+            self.support = support
+            self._readapt()
+        self._proto_changed()
+        self._redraw_all()
+        for key, which in (("train", "meta"), ("train_proto", "proto")):
+            if key in state and _truthy(state[key]) != (self.running() == which):
+                self.toggle_job(which)
+        if "evaluate" in state and _truthy(state["evaluate"]):
+            self.evaluate()
+
+    def _current_task_key(self) -> tuple:
+        p = self.task_form.values()
+        return (p["task_seed"], self.meta_form.values()["k"], p["amp_max"])
+
+    def _session_options(self) -> dict:
+        p = self.params()
+        return {"k": p["k"], "inner_lr": p["inner_lr"], "inner_steps": p["inner_steps"],
+                "reptile_inner_steps": p["reptile_steps"], "meta_batch": p["meta_batch"],
+                "meta_lr": p["meta_lr"]}
+
+    def _meta_changed(self) -> None:
+        """K, the learning rates, the inner steps and the meta batch apply to the running
+        session from its next step (no restart)."""
+        s = self.session
+        if s is not None:
+            options = self._session_options()
+            if any(getattr(s, k) != v for k, v in options.items()):
+                try:        # waits for the step in progress (the session's lock)
+                    s.set_options(**options)
+                except Exception as exc:  # noqa: BLE001 - InvalidParameterError: shown
+                    self.error_note.setText(str(exc))
+        if self._current_task_key() != self._task_key:
+            self._task_changed()
+        else:
+            self._readapt()
+
+    def _sync_trail(self) -> None:
+        self.trail_box.blockSignals(True)
+        self.trail_box.setChecked(self.task_form.values()["trail"])
+        self.trail_box.blockSignals(False)
+
+    def _trail_toggled(self, on: bool) -> None:
+        self.task_form.set_values({"trail": on})
+        self._redraw()
+
+    def _task_form_changed(self) -> None:
+        self._sync_trail()
+        if self._current_task_key() != self._task_key:
+            self._task_changed()
+        else:
+            self._redraw()
+
+    def _task_changed(self) -> None:
+        key = self._current_task_key()
+        if key != self._task_key:
+            self._task_key = key
+            self.support = None              # a new task: its own K points
+        self._update_notes()
+        self.view("adapt").panel.set_title(self._adapt_title())
+        if self.eval_result is not None and (self.eval_result.k, self.eval_result.amp_max) != (
+                self.params()["k"], self.params()["amp_max"]):
+            self.evaluate()                  # the shown evaluation follows K and the range
+        self._readapt()
+
+    def _proto_changed(self) -> None:
+        ps = self.proto
+        if ps is not None:
+            p = self.params()
+            options = {"family": p["family"], "n_way": p["n_way"], "k_shot": p["k_shot"]}
+            if any(getattr(ps, k) != v for k, v in options.items()):
+                try:
+                    ps.set_options(**options)
+                except Exception as exc:  # noqa: BLE001 - InvalidParameterError: shown
+                    self.error_note.setText(str(exc))
+        self.view("proto_input").panel.set_title(self._input_title())
+        if self.result is not None and self.result.episode is not None:
+            drawing.draw_episode(self)       # the input regions' choice: no new episode
+        self.schedule_update()
+
+    def _readapt(self) -> None:
+        self.schedule_update()
+
+    def _update_notes(self) -> None:
+        amp = self.params()["amp_max"]
+        self.ood_note.setText(self.tr(
+            "Test amplitudes up to {0:g}, training went up to {1:g}: tasks with an amplitude "
+            "above {1:g} are out of distribution.").format(amp, TRAIN_AMP_MAX)
+            if amp > TRAIN_AMP_MAX else "")
+
+    # -- sessions ----------------------------------------------------------------------------------
+    def _make_sessions(self) -> None:
+        from models.meta import MetaSession, ProtoSession
+
+        p = self.params()
+        if self.session is None:
+            self.session = MetaSession(k=p["k"], inner_lr=p["inner_lr"],
+                                       inner_steps=p["inner_steps"], meta_batch=p["meta_batch"],
+                                       meta_lr=p["meta_lr"],
+                                       reptile_inner_steps=p["reptile_steps"],
+                                       device=self.ctx.device())
+        if self.proto is None:
+            self.proto = ProtoSession(n_way=p["n_way"], k_shot=p["k_shot"], family=p["family"],
+                                      device=self.ctx.device())
+
+    def training_sessions(self) -> list:
+        return [s for s in (self.session, self.proto) if s is not None]
+
+    def on_torch_ready(self) -> None:
+        self._make_sessions()
+        super().on_torch_ready()
+        if self._want_eval:
+            self.evaluate()
+
+    def reset_meta(self) -> None:
+        """Start meta-training over: every method back to the initial weights (seed 0)."""
+        if self.running() == "meta":
+            self.stop_jobs()
+        if not self.torch_ready:
+            return
+        self.session = None
+        self.eval_result = None
+        self.evaluator.invalidate()          # an evaluation under way is of the old weights
+        self._set_eval_busy(False)
+        self._make_sessions()
+        self.error_note.setText("")
+        drawing.draw_evaluation(self)
+        drawing.draw_losses(self)
+        self.update_buttons()
+        self.request_update()
+
+    def reset_proto(self) -> None:
+        if self.running() == "proto":
+            self.stop_jobs()
+        if not self.torch_ready:
+            return
+        self.proto = None
+        self._make_sessions()
+        self.error_note.setText("")
+        self.update_buttons()
+        self.request_update()
+
+    # -- computing -----------------------------------------------------------------------------------
+    def compute_fn(self):
+        from models.meta.probe import meta_result
+
+        if self.session is None:
+            self._make_sessions()
+        p = self.params()
+        shown = self.result
+        episode_key = (p["episode_seed"], p["n_way"], p["k_shot"], p["family"], self.proto.step,
+                       id(self.proto))
+        reuse = shown.episode if shown is not None and shown.episode_key == episode_key \
+            else None
+        return partial(meta_result, self.session, self.proto, p, self.support, episode_key,
+                       reuse)
+
+    def show_trace(self, result: MetaResult) -> None:
+        if result is None:
+            return
+        new_task = self.result is None or self.result.task_key != result.task_key
+        self.result = result
+        self._redraw()
+        if new_task:              # a y range for the task; a drag keeps the student's zoom
+            top = max(TRAIN_AMP_MAX, result.task.amplitude) + 1.0
+            self.adapt_plot.set_extent((-5.0, 5.0, -top, 1.3 * top), padding=0.02)
+        drawing.draw_losses(self)
+        drawing.draw_episode(self)
+
+    def shutdown(self) -> None:
+        self.evaluator.close()
+        super().shutdown()
+
+    def compute_now(self) -> None:
+        """Synchronously (headless export, tests), the evaluation too when asked for."""
+        from models.meta.probe import meta_evaluation
+
+        super().compute_now()
+        if self._want_eval or self._eval_busy:
+            self.evaluator.invalidate()
+            self._on_eval(meta_evaluation(self.session, self.params()))
+
+    # -- the adaptation view ---------------------------------------------------------------------
+    def _steps_moved(self, value: int) -> None:
+        self._redraw()
+
+    def _redraw(self) -> None:
+        drawing.draw_adaptation(self)
+
+    def _redraw_all(self) -> None:
+        drawing.draw_adaptation(self)
+        drawing.draw_evaluation(self)
+        drawing.draw_losses(self)
+
+    # -- the support points ----------------------------------------------------------------------
+    def _points(self) -> np.ndarray:
+        if self.support is not None:
+            return self.support.copy()
+        if self.result is not None:
+            t = self.result.adapt
+            return np.stack([t.x_support, t.y_support], 1).astype(np.float32)
+        return np.zeros((0, 2), np.float32)
+
+    def move_point(self, i: int, x: float, y: float) -> None:
+        pts = self._points()
+        if not 0 <= i < len(pts):
+            return
+        pts[i] = (np.clip(x, -5.0, 5.0), y)
+        self.support = pts
+        self.adapt_plot.set_points("support", pts, "#111111", size=11, outline="w")
+        self._readapt()
+
+    def add_point(self, x: float, y: float) -> None:
+        pts = self._points()
+        if len(pts) >= MAX_SUPPORT or not -5.0 <= x <= 5.0:
+            return
+        self.support = np.concatenate([pts, np.array([[x, y]], np.float32)])
+        self.adapt_plot.set_points("support", self.support, "#111111", size=11, outline="w")
+        self._readapt()
+
+    def remove_point(self, i: int) -> None:
+        pts = self._points()
+        if 0 <= i < len(pts):
+            self.support = np.delete(pts, i, axis=0)
+            self.adapt_plot.set_points("support", self.support, "#111111", size=11,
+                                       outline="w")
+            self._readapt()
+
+    def reset_points(self) -> None:
+        self.support = None
+        self._readapt()
+
+    def new_task(self) -> None:
+        seed = (self.task_form.values()["task_seed"] + 1) % 100000
+        self.task_form.set_values({"task_seed": seed})
+        self._task_changed()
+
+    def new_episode(self) -> None:
+        seed = (self.proto_form.values()["episode_seed"] + 1) % 100000
+        self.proto_form.set_values({"episode_seed": seed})
+        self._proto_changed()
+
+    # -- evaluation over 600 tasks ---------------------------------------------------------------
+    def evaluate(self) -> None:
+        """MSE after 0 … 10 steps over 600 test tasks, off the GUI thread."""
+        from models.meta.probe import meta_evaluation
+
+        if not self.torch_ready:
+            self._want_eval = True
+            return
+        self._make_sessions()
+        self._want_eval = False
+        p = self.params()
+        self._set_eval_busy(True)
+        self.evaluator.request(partial(meta_evaluation, self.session, p))
+
+    def _set_eval_busy(self, busy: bool) -> None:
+        self._eval_busy = busy
+        self.eval_button.setText(self.tr("Evaluating…") if busy else
+                                 self.tr("Evaluate on {0} tasks").format(EVAL_TASKS))
+
+    def _on_eval(self, trace: MetaEvalTrace) -> None:
+        # one of this session's: "Start over" drops the evaluations still under way
+        self._set_eval_busy(False)
+        self._want_eval = False
+        self.eval_result = trace
+        drawing.draw_evaluation(self)
+
+    # -- training -----------------------------------------------------------------------------------
+    def toggle_training(self) -> None:
+        self.toggle_job("meta")
+
+    def toggle_proto_training(self) -> None:
+        self.toggle_job("proto")
+
+    def make_job(self, name: str):
+        self._make_sessions()
+        session = self.session if name == "meta" else self.proto
+        return partial(session.train, 10_000_000)
+
+    def job_text(self, name: str, progress: Progress) -> str:
+        if name == "meta":
+            labels = self.short_labels()
+            parts = " · ".join(f"{labels[m]} {progress.metrics[f'loss_{m}']:.3f}"
+                               for m in METHODS if f"loss_{m}" in progress.metrics)
+            return self.tr(
+                "Meta-training: step {0} · query MSE {1} · {2:.1f} steps/s").format(
+                    progress.step, parts, progress.metrics.get("steps_per_s", float("nan")))
+        return self.tr(
+            "Prototypical network: episode {0} · loss {1:.3f} · accuracy {2:.0%} · "
+            "{3:.0f} episodes/s").format(progress.step, progress.loss,
+                                         progress.metrics.get("accuracy", float("nan")),
+                                         progress.metrics.get("steps_per_s", float("nan")))
+
+    def on_job_progress(self, name: str, progress: Progress) -> None:
+        now = time.monotonic()
+        if name == "meta" and now - self._last_curves > 0.3:
+            self._last_curves = now
+            drawing.draw_losses(self)
+        if now - self._last_redraw > 1.0:      # the adapted curves / the episode, refreshed
+            self._last_redraw = now
+            self.request_update()
+        self.update_buttons()
+
+    def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
+        drawing.draw_losses(self)
+        self.request_update()
+        if name == "meta" and not failed and self.session is not None and self.session.step:
+            self.evaluate()                   # the MSE view follows the trained weights
+
+    def update_buttons(self) -> None:
+        """Word both Train buttons ("Meta-train", "Train the embedding"), enable the
+        buttons and write both status lines."""
+        running = self.running()
+        s, ps = self.session, self.proto
+        self.train_button.setText(self.tr("Stop") if running == "meta" else (
+            self.tr("Resume meta-training") if s is not None and s.step else
+            self.tr("Meta-train")))
+        self.proto_train_button.setText(self.tr("Stop") if running == "proto" else (
+            self.tr("Resume training") if ps is not None and ps.step else
+            self.tr("Train the embedding")))
+        for b in (self.train_button, self.proto_train_button, self.reset_button,
+                  self.proto_reset_button, self.eval_button):
+            b.setEnabled(self.torch_ready)
+        self.status.setText(self.status_text())
+        self.proto_status.setText("" if ps is None or not ps.step else self.tr(
+            "{0} episodes trained").format(ps.step))
+
+    def trained_steps(self) -> int:
+        return self.session.step if self.session is not None else 0
+
+    def status_text(self) -> str:
+        s = self.session
+        return "" if s is None or not s.step else self.tr(
+            "{0} meta-steps trained (each: {1} tasks, all four methods)").format(
+                s.step, s.meta_batch)
+
+    # -- translations -----------------------------------------------------------------------------------
+    def retranslate(self) -> None:  # every text of the tab, once per language
+        self.meta_form.setTitle(self.tr("Sinusoid regression: meta-training"))
+        self.meta_form.set_texts(
+            {"k": self.tr("K (support points)"), "inner_lr": self.tr("Inner learning rate α"),
+             "inner_steps": self.tr("Inner steps (MAML, FOMAML)"),
+             "reptile_steps": self.tr("Inner steps (Reptile)"),
+             "meta_batch": self.tr("Meta batch (tasks)"),
+             "meta_lr": self.tr("Meta learning rate β")}, {})
+        self.task_form.setTitle(self.tr("Test task"))
+        self.task_form.set_texts(
+            {"amp_max": self.tr("Largest amplitude"), "task_seed": self.tr("Task seed"),
+             "trail": self.tr("Show earlier steps")}, {})
+        self.show_form.setTitle(self.tr("Methods shown"))
+        labels = self.method_labels()
+        self.show_form.set_texts({f"show_{m}": labels[m] for m in METHODS}, {})
+        self.proto_form.setTitle(self.tr("Prototypical networks"))
+        self.proto_form.set_texts(
+            {"family": self.tr("Task family"), "n_way": self.tr("N (classes)"),
+             "k_shot": self.tr("K (shots per class)"), "episode_seed": self.tr("Episode seed"),
+             "input_regions": self.tr("Input regions")},
+            {"family": [self.tr("blobs"), self.tr("rings"), self.tr("stretched blobs")],
+             "input_regions": [self.tr("learned: nearest prototype after embedding"),
+                               self.tr("baseline: nearest class mean in the input")]})
+        self.reset_button.setText(self.tr("Start over"))
+        self.reset_button.setToolTip(self.tr("Every method back to the same initial "
+                                             "weights; the training so far is dropped"))
+        self.proto_reset_button.setText(self.tr("Start over"))
+        self.new_task_button.setText(self.tr("New task"))
+        self.reset_points_button.setText(self.tr("Reset points"))
+        self.new_episode_button.setText(self.tr("New episode"))
+        self.trail_box.setText(self.tr("earlier steps"))
+        self.mouse_note.setText(self.tr("In the main view: drag a support point to move it, "
+                                        "click on empty space to add one, right-click a point "
+                                        "to remove it."))
+        self._set_eval_busy(self._eval_busy)
+        self.eval_button.setToolTip(self.tr("Each method adapts to {0} new tasks (K points "
+                                            "each) and is scored on the whole curve after "
+                                            "0 … {1} steps").format(EVAL_TASKS, ADAPT_STEPS))
+        self.adapt_plot.set_axis_labels("x", "y")
+        self.mse_plot.set_axis_labels(self.tr("adaptation steps"),
+                                      self.tr("MSE on the whole curve"))
+        self.loss_plot.set_axis_labels(self.tr("meta-step"), self.tr("query MSE"))
+        self._update_notes()
+        super().retranslate()               # the tour, the job bar and update_buttons
+        for v in self.views:
+            v.panel.set_title(v.title())
+        self._redraw_all()
+        drawing.draw_episode(self)
+
+    @property
+    def trace(self):
+        return self.result
