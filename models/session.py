@@ -90,8 +90,10 @@ class Run:
 
     @property
     def report(self) -> bool:
-        """A reporting step: every ``every`` steps of the session, and the last one."""
-        return self.last or (self.every > 0 and self.index % self.every == 0)
+        """A reporting step: every ``every`` steps of the session (counted from its
+        first step, not from this call, so a resumed run reports on the same steps),
+        and the last one of the call."""
+        return self.last or (self.every > 0 and (self.start + self.index) % self.every == 0)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
