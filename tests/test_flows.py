@@ -202,27 +202,55 @@ def _state(session):
     return {k: v.clone() for k, v in session.flow.state_dict().items()}
 
 
+def _train_recording(session, steps: int, states: dict) -> None:
+    """Train, recording the weights the session has at each step (``states[step]``)."""
+    states.setdefault(session.step, _state(session))
+    for _ in session.train(steps):
+        states[session.step] = _state(session)
+
+
 def test_nan_weights_raise_and_restore():
     session = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64)
-    list(session.train(3))
-    good = {k: v.clone() for k, v in session.good_state["model"].items()}
+    states: dict = {}
+    _train_recording(session, 12, states)
     with torch.no_grad():
         session.flow.layers[2].net[0].weight[0, 0] = math.nan
     with pytest.raises(TrainingDivergedError, match=r"layer 3 \(affine coupling.*learning rate"):
-        list(session.train(5))
+        _train_recording(session, 5, states)
     after = _state(session)
     assert all(torch.isfinite(v.float()).all() for v in after.values())
-    for k in good:
-        assert torch.equal(after[k], good[k])
-    assert session.step == session.good_step == len(session.losses)
+    # the last rollback point (taken every snapshot_every = 10 good steps): step 10
+    assert session.step == session.good_step == len(session.losses) == 10
+    for k, v in states[10].items():
+        assert torch.equal(after[k], v)
     list(session.train(2))   # and training goes on from there
 
 
 def test_huge_learning_rate_raises_and_restores():
     session = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64, lr=1e30)
+    states: dict = {}
     with pytest.raises(TrainingDivergedError, match=r"layer \d+ .*learning rate"):
-        list(session.train(50))
+        _train_recording(session, 50, states)
     after = _state(session)
     assert all(torch.isfinite(v.float()).all() for v in after.values())
-    for k, v in session.good_state["model"].items():
+    assert session.step == session.good_step == len(session.losses)
+    for k, v in states[session.good_step].items():
+        assert torch.equal(after[k], v)
+
+
+def test_one_step_rollback_names_the_step_restored():
+    session = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64)
+    session.snapshot_every = 1
+    states: dict = {}
+    _train_recording(session, 3, states)
+    with torch.no_grad():
+        session.flow.layers[0].net[0].weight[0, 0] = math.inf
+    with pytest.raises(TrainingDivergedError,
+                       match=r"at step 4; .*layer 1 \(affine coupling, its weights\)\. "
+                             r"The weights of step 2 were restored"):
+        _train_recording(session, 2, states)
+    # step 3's weights never gave a checked loss: the last ones that did are step 2's
+    assert session.step == session.good_step == 2 and len(session.losses) == 2
+    after = _state(session)
+    for k, v in states[2].items():
         assert torch.equal(after[k], v)

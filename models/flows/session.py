@@ -1,26 +1,24 @@
-"""Training a flow: ``FlowSession`` (the flow, its Adam optimiser and its data)."""
+"""Training a flow: ``FlowSession`` (the flow, its Adam optimiser and its data) on the one
+training contract of ``models.session``."""
 
 from __future__ import annotations
 
 import math
-import threading
-import time
 from collections.abc import Iterator
 
 import numpy as np
 import torch
 
-from models import checkpoint
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
+from models.session import Run, StepOutcome, TrainingSession
 from models.traces import Progress
 
 __all__ = ["FlowSession"]
 
 
-# -- training ------------------------------------------------------------------------------------
-class FlowSession:
+class FlowSession(TrainingSession):
     """A flow, its Adam optimiser and its data: ``train`` yields ``Progress`` and can stop
     (the consumer stops iterating) and resume.
 
@@ -29,11 +27,10 @@ class FlowSession:
     NLL floor (the density's differential entropy; for user points the k-NN estimate on up
     to 10,000 of them).
 
-    Divergence: before every step the current weights (and optimiser state) are the last
-    good ones once they produced a finite loss and finite gradients; they are copied then
-    (a few tens of thousands of floats). On a non-finite loss or gradient the layers are run
-    one at a time on the batch to name the first whose output is non-finite, the last good
-    weights are restored, and ``TrainingDivergedError`` is raised.
+    Divergence (``TrainingSession``'s checked step): a non-finite loss or gradient never
+    reaches the optimiser. The layers are then run one at a time on the batch to name the
+    first whose output is non-finite, the weights (and optimiser state) of the last
+    rollback point are restored, and ``TrainingDivergedError`` is raised.
     """
 
     def __init__(self, kind: str = "realnvp", data: str = "two_moons",
@@ -41,11 +38,11 @@ class FlowSession:
                  seed: int = 0, lr: float = 1e-3, batch_size: int = 256, hidden_dim: int = 64,
                  num_flows: int = 8, actnorm: bool = False, clip_grad: float | None = None,
                  ) -> None:
-        self.kind, self.device = kind, torch.device(device)
+        self.kind = kind
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.flow = build_flow(kind, hidden_dim=hidden_dim, num_flows=num_flows,
-                                   actnorm=actnorm).to(self.device)
+                                   actnorm=actnorm)
         self.optimizer = torch.optim.Adam(self.flow.parameters(), lr=lr)
         if points is not None:
             pool = np.asarray(points, np.float32)
@@ -57,29 +54,15 @@ class FlowSession:
         else:
             pool = densities.sample(data, 100_000, seed=seed + 1)
             self.data, self.entropy = data, densities.differential_entropy(data)
-        self.pool = torch.as_tensor(pool)
-        self.lr, self.batch_size, self.clip_grad, self.step = lr, batch_size, clip_grad, 0
-        self.losses: list[float] = []
+        self.pool = torch.as_tensor(pool)       # stays on the CPU; batches are moved
+        self.batch_size, self.clip_grad = batch_size, clip_grad
         self.gen = torch.Generator().manual_seed(seed)
-        self.lock = threading.Lock()
-        self.good_step = 0
-        self.good_state = self._snapshot()
+        self._x: torch.Tensor | None = None     # the batch of the step that runs
+        self._where = ""                        # the first bad layer of a divergence
+        self._init_session(device, lr=lr)
 
-    def _snapshot(self) -> dict:
-        return checkpoint.snapshot(self.flow, self.optimizer)
-
-    def _restore(self) -> None:
-        checkpoint.restore(self.flow, self.optimizer, self.good_state)
-        self.step = self.good_step
-        del self.losses[self.good_step:]
-
-    def to(self, device: str | torch.device) -> FlowSession:
-        dev = torch.device(device)
-        with self.lock:
-            self.flow.to(dev)
-            checkpoint.move_optimizer_state(self.optimizer, dev)
-            self.device = dev
-        return self
+    def _pairs(self) -> list[tuple[torch.nn.Module, torch.optim.Optimizer]]:
+        return [(self.flow, self.optimizer)]
 
     def batch(self) -> torch.Tensor:
         idx = torch.randint(0, len(self.pool), (self.batch_size,), generator=self.gen)
@@ -98,47 +81,28 @@ class FlowSession:
             x = y
         return "no single layer (the loss or its gradient overflowed)"
 
-    def _diverged(self, x: torch.Tensor, what: str) -> TrainingDivergedError:
-        where, step = self.first_bad_layer(x), self.step + 1
-        self._restore()
-        return TrainingDivergedError(
-            f"Training diverged: {what} at step {step}; the first non-finite output "
-            f"came from {where}. The weights of step {self.good_step} were restored. Try a "
-            f"smaller learning rate (now {self.lr:g}), gradient clipping, or more tightly "
-            "bounded scales.")
+    def _diverged(self, what: str) -> TrainingDivergedError:
+        # the layer is named before the rollback: after it the weights are finite again
+        self._where = self.first_bad_layer(self._x)
+        return super()._diverged(what)
+
+    def _divergence_message(self, what: str, step: int) -> str:
+        return (f"Training diverged: {what} at step {step}; the first non-finite output "
+                f"came from {self._where}. The weights of step {self.good_step} were "
+                f"restored. Try a smaller learning rate (now {self.lr:g}), gradient "
+                "clipping, or more tightly bounded scales.")
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        # in the step's lock: a display computed meanwhile switches to eval mode under the
+        # same lock, so it never sees (or causes) a half-switched flow
+        self.flow.train()
+        self._x = x = self.batch()
+        # 1. loss: mean negative log-likelihood, nats per point; 2. its gradient (clipped if
+        # asked), both checked; 3. the Adam step
+        value = self.checked_step(-self.flow.log_prob(x).mean(), clip=self.clip_grad)
+        return StepOutcome(value, {"nll": value, "entropy": self.entropy})
 
     def train(self, steps: int, eval_every: int = 50) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each (the whole NLL
         curve every ``eval_every`` steps and at the end)."""
-        t0, start = time.perf_counter(), self.step
-        params = list(self.flow.parameters())
-        for _ in range(steps):
-            with self.lock:
-                # in the step's lock: a display computed meanwhile switches to eval mode
-                # under the same lock, so it never sees (or causes) a half-switched flow
-                self.flow.train()
-                x = self.batch()
-                # 1. loss: mean negative log-likelihood, nats per point
-                loss = -self.flow.log_prob(x).mean()
-                value = loss.detach().item()
-                if not math.isfinite(value):
-                    raise self._diverged(x, f"the loss became {value}")
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                # 2. gradient norm (clipped if asked): non-finite if any gradient is
-                norm = torch.nn.utils.clip_grad_norm_(params, self.clip_grad or math.inf)
-                if not torch.isfinite(norm):
-                    raise self._diverged(x, "a gradient became non-finite")
-                # 3. these weights gave a finite loss and gradient: they are the good ones
-                self.good_state, self.good_step = self._snapshot(), self.step
-                self.optimizer.step()
-                self.step += 1
-            self.losses.append(value)
-            last = self.step - start == steps
-            elapsed = time.perf_counter() - t0
-            yield Progress(step=self.step, total=start + steps, loss=value,
-                           metrics={"nll": value, "entropy": self.entropy,
-                                    "seconds": elapsed,
-                                    "steps_per_s": (self.step - start) / max(elapsed, 1e-9)},
-                           history=np.asarray(self.losses, np.float32)
-                           if self.step % eval_every == 0 or last else np.zeros(0, np.float32))
+        return super().train(steps, every=eval_every)
