@@ -9,7 +9,8 @@ from functools import partial
 import numpy as np
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from app.tabs.base import BaseTab, TabContext, View, ViewData
+from app.tabs.base import TabContext, View, ViewData
+from app.tabs.training import TrainingTab
 from models.efficient_attention.options import (
     APPROX_METHODS,
     FEATURE_KINDS,
@@ -81,7 +82,10 @@ PARTS = {"mask": {p.key for p in PATTERN_PARAMS} | {"seed"},   # random / BigBir
          "theory": {p.key for p in COST_PARAMS}}
 
 
-class EfficientTab(BaseTab):
+class EfficientTab(TrainingTab):
+    """Its one job, "measure", times each method (no training: the Train button and the
+    status line of ``TrainingTab`` stay out of the layout; its error note is shown)."""
+
     key = "efficient"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -100,7 +104,7 @@ class EfficientTab(BaseTab):
             label.setStyleSheet(error_style())
         self.measure_button = QPushButton()
         self.measure_button.setObjectName("MeasureButton")
-        self.measure_button.clicked.connect(self.toggle_measure)
+        self.measure_button.clicked.connect(lambda: self.toggle_job("measure"))
         self.cost_note = QLabel()
         self.cost_note.setWordWrap(True)
         lay = self.controls_layout
@@ -112,12 +116,11 @@ class EfficientTab(BaseTab):
         lay.addWidget(self.cost_form)
         lay.addWidget(self.measure_button)
         lay.addWidget(self.cost_note)
+        lay.addWidget(self.error_note)
         lay.addStretch(1)
         for form in (self.pattern_form, self.approx_form, self.cost_form):
             form.changed.connect(self._on_change)
         self._build_views()
-        self.jobs.progressed.connect(self._on_progress)
-        self.jobs.stopped.connect(lambda _done: self._update_buttons())
         self._on_change()
         self.retranslate()
 
@@ -195,7 +198,7 @@ class EfficientTab(BaseTab):
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
         if state.get("measure") and not self.jobs.is_running():
-            self.toggle_measure()
+            self.toggle_job("measure")
         self._on_change()
 
     @staticmethod
@@ -364,31 +367,31 @@ class EfficientTab(BaseTab):
             plot.set_curves(xs, ys, labels, symbols=["o"] * len(xs))
 
     # -- cost job ("measure") ------------------------------------------------------------
-    def toggle_measure(self) -> None:
-        if self.jobs.is_running():
-            self.jobs.stop()
-            return
-        if not self.torch_ready:
-            return
+    def make_job(self, name: str):
+        if name != "measure":             # the tab's one job
+            return None
         from models.efficient_attention import measure_costs
 
         p = self.params()
         ns = tuple(2 ** i for i in range(8, int(np.log2(int(p["max_n"]))) + 1))
         self.cost = None
         self._cost_params = self._cost_key(p)
-        self.jobs.start(partial(measure_costs, ns, p["cost_d"], p["cost_w"], p["cost_m"],
-                                p["cost_k"], device=self.ctx.device(),
-                                time_budget_s=p["time_budget"],
-                                memory_budget_bytes=p["memory_budget_mb"] * 2 ** 20))
-        self._update_buttons()
+        return partial(measure_costs, ns, p["cost_d"], p["cost_w"], p["cost_m"],
+                       p["cost_k"], device=self.ctx.device(), time_budget_s=p["time_budget"],
+                       memory_budget_bytes=p["memory_budget_mb"] * 2 ** 20)
 
-    def _on_progress(self, progress: Progress) -> None:
+    def job_text(self, name: str, progress: Progress) -> str:
+        return progress.message
+
+    def job_fraction(self, name: str, progress: Progress) -> float:
+        return progress.step / max(1, progress.total)
+
+    def on_job_progress(self, name: str, progress: Progress) -> None:
         from models.efficient_attention import measured_crossover, xformers_status
 
         if progress.trace is not None:
             self.cost = progress.trace
             self._draw_cost()
-        self.job_bar.show_progress(progress.step / max(1, progress.total), progress.message)
         t = self.cost
         if t is None:
             return
@@ -400,14 +403,14 @@ class EfficientTab(BaseTab):
             note += " " + self.tr("xformers is left out: {0}.").format(why)
         self.cost_note.setText(note)
 
-    def _update_buttons(self) -> None:
-        self.measure_button.setText(self.tr("Stop") if self.jobs.is_running()
+    def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
+        """Nothing to recompute: the cost plots followed every report of the job."""
+
+    def update_buttons(self) -> None:
+        super().update_buttons()
+        self.measure_button.setText(self.tr("Stop") if self.running() == "measure"
                                     else self.tr("Measure time and memory"))
         self.measure_button.setEnabled(self.torch_ready)
-
-    def on_torch_ready(self) -> None:
-        super().on_torch_ready()
-        self._update_buttons()
 
     # -- hover ---------------------------------------------------------------------------
     def _hover_pattern(self, tile: int, row: int, col: int, value: float) -> None:
@@ -551,7 +554,6 @@ class EfficientTab(BaseTab):
                 (self.time_plot, (self.tr("sequence length N"), self.tr("seconds per call"))),
                 (self.memory_plot, (self.tr("sequence length N"), self.tr("peak bytes")))):
             plot.set_axis_labels(x, y)
-        self._update_buttons()
         super().retranslate()
         if self.result is not None:
             self.show_trace(self.result)
