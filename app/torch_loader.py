@@ -28,7 +28,8 @@ def load_torch() -> dict:
     import torch.optim
 
     torch.optim.Adam([torch.zeros(1, requires_grad=True)])  # pulls in torch._dynamo now
-    import models.positional  # noqa: F401
+    import models.transformer.model  # noqa: F401
+    import models.transformer.positional_probe  # noqa: F401
     from models.devices import available_devices, versions
 
     return {"versions": versions(), "devices": available_devices()}

@@ -85,8 +85,13 @@ def main() -> int:
     app, win, tab = _window()
     import torch
 
-    from models.seq2seq import ModelConfig, Seq2SeqSession, TaskConfig
-    from models.transformer_view import format_sequence, random_sequence
+    from models.transformer import (
+        ModelConfig,
+        Seq2SeqSession,
+        TaskConfig,
+        format_sequence,
+        random_sequence,
+    )
     from viz.attention import HeadGrid, TileMosaic
 
     torch.set_num_threads(args.threads)

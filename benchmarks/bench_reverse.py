@@ -25,7 +25,7 @@ def main() -> int:
     parser.add_argument("--decay", type=int, default=1500)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    from models.seq2seq import (
+    from models.transformer import (
         EOS,
         ModelConfig,
         Seq2SeqSession,

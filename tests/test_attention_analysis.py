@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.attention_analysis import attention_rollout, head_average
+from models.transformer import attention_rollout, head_average
 
 
 def _random_attention(layers, heads, n, seed=0):

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from models.forward_steps import stack_steps
-from models.transformer import Transformer
+from models.transformer import Transformer, stack_steps
 
 torch.manual_seed(0)
 

@@ -23,14 +23,16 @@ import torch
 
 from models.devices import available_devices, resolve_device
 from models.errors import DeviceUnavailableError, InvalidParameterError, TrainingDivergedError
-from models.positional import (
+from models.traces import OffsetFitTrace, PEGrid, Progress
+from models.transformer import (
     MAX_SIMILARITY_POSITIONS,
+    PositionalEncoding,
     compute_pe_grid,
     fit_offset_map,
+    relative_position_matrix,
+    sinusoidal_table,
     token_embeddings,
 )
-from models.traces import OffsetFitTrace, PEGrid, Progress
-from models.transformer import PositionalEncoding, relative_position_matrix, sinusoidal_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

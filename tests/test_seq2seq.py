@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from models.errors import InvalidParameterError, TrainingDivergedError
-from models.seq2seq import (
+from models.transformer import (
     ARCHITECTURES,
     BOS,
     EOS,
@@ -196,7 +196,7 @@ def test_decoder_only_decoding_equals_one_token_at_a_time_by_hand():
 
 @pytest.mark.parametrize("alphabet", ["characters", "words"])
 def test_text_tokenizers_round_trip_and_refuse_unknown_tokens(alphabet):
-    from models.transformer_view import format_sequence, parse_sequence, random_sequence
+    from models.transformer import format_sequence, parse_sequence, random_sequence
 
     cfg = TaskConfig.for_alphabet("reverse", alphabet)
     text = "Hello, world!" if alphabet == "characters" else "The cat sees a bird"
@@ -213,7 +213,7 @@ def test_text_tokenizers_round_trip_and_refuse_unknown_tokens(alphabet):
 
 
 def test_a_mask_toggle_reuses_the_decoded_output_until_the_weights_change(monkeypatch):
-    import models.transformer_view as view
+    import models.transformer.probe as view
 
     session = Seq2SeqSession(TaskConfig("copy", 5, 2, 4), SMALL)
     calls = []

@@ -203,7 +203,7 @@ def test_step_panel_hover_says_keep_for_kept_pairs(qtbot, tab):
 
 
 def test_reopened_model_keeps_its_history_and_optimiser(qtbot, tab, tmp_path):
-    from models.seq2seq import Seq2SeqSession
+    from models.transformer import Seq2SeqSession
 
     session = tab.session()
     list(session.train(30, eval_every=10))

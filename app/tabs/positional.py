@@ -317,7 +317,7 @@ class PositionalTab(BaseTab):
         self._redraw_fit()
 
     def compute_fn(self):
-        from models.positional import compute_pe_grid  # torch is loaded by now
+        from models.transformer import compute_pe_grid  # torch is loaded by now
 
         p = self.params()
         dims, problems = parse_dims(p["dims"], p["d_model"])
@@ -410,7 +410,7 @@ class PositionalTab(BaseTab):
             return
         if not self.torch_ready:
             return
-        from models.positional import fit_offset_map
+        from models.transformer import fit_offset_map
 
         p = self.params()
         if p["offset"] < 1 or p["max_len"] < 2:

@@ -275,7 +275,7 @@ class TransformerTab(BaseTab):
 
     def session(self):
         """The model of the current task (made on first use, on the chosen device)."""
-        from models.seq2seq import ModelConfig, Seq2SeqSession, TaskConfig
+        from models.transformer import ModelConfig, Seq2SeqSession, TaskConfig
 
         key = self.current_key()
         if key not in self.sessions:
@@ -300,7 +300,7 @@ class TransformerTab(BaseTab):
 
     def _tokenizer_changed(self, *_):
         """Another tokenizer: an example input it can read replaces one it cannot."""
-        from models.transformer_view import format_sequence, parse_sequence, random_sequence
+        from models.transformer import format_sequence, parse_sequence, random_sequence
 
         task = self.session().task
         try:
@@ -364,7 +364,7 @@ class TransformerTab(BaseTab):
         self.schedule_update()
 
     def compute_fn(self):
-        from models.transformer_view import parse_sequence
+        from models.transformer import parse_sequence
 
         session = self._sync_ranges()
         p = self.params()
@@ -384,7 +384,7 @@ class TransformerTab(BaseTab):
         """Fit the controls to the current model: the attention kinds it has (an
         encoder-only model has no decoder), its layers and heads, its lengths.
         Returns the model's session."""
-        from models.transformer_view import kinds_of, layers_and_heads
+        from models.transformer import kinds_of, layers_and_heads
 
         session = self.session()
         cfg = session.task
@@ -451,7 +451,7 @@ class TransformerTab(BaseTab):
     def overview_columns(self, t: TransformerTrace) -> tuple[np.ndarray, list[str], int]:
         """Thumbnails: each layer's heads, its head average and, for self-attention, the
         rollout up to that layer. Returns (float[layers·cols, q, k], titles, cols)."""
-        from models.attention_analysis import attention_rollout, head_average
+        from models.transformer import attention_rollout, head_average
 
         w = t.weights
         layers, heads = w.shape[:2]
@@ -648,7 +648,7 @@ class TransformerTab(BaseTab):
 
     def _job_trace(self, session) -> TransformerTrace | None:
         """Runs in the job's thread: reads only the snapshot of the controls."""
-        from models.transformer_view import parse_sequence
+        from models.transformer import parse_sequence
 
         p = self._job_params
         if p is None or (p["architecture"], p["tokenizer"], p["task"]) != session_key(session):
@@ -725,7 +725,7 @@ class TransformerTab(BaseTab):
         return self.tr("ArchScope models (*.pt)")
 
     def open_file(self, path: str) -> None:
-        from models.seq2seq import Seq2SeqSession
+        from models.transformer import Seq2SeqSession
 
         self.jobs.stop()
         session = Seq2SeqSession.load(path, device=self.ctx.device())
@@ -817,7 +817,7 @@ class TransformerTab(BaseTab):
         self.generated.setValue(1 if value == 0 or value >= total else value + 1)
 
     def generate(self) -> None:
-        from models.transformer_view import format_sequence, random_sequence
+        from models.transformer import format_sequence, random_sequence
 
         self._seed += 1
         task = self.session().task
@@ -872,7 +872,7 @@ def session_key(session) -> tuple[str, str, str]:
 def _trace_for(session, p: dict, symbols: list[int]) -> TransformerTrace:
     """The trace of ``symbols`` with the controls ``p`` (layer / head / padding clamped to
     the session's model and task), under the session's lock. Any thread."""
-    from models.transformer_view import compute_transformer_trace, layers_and_heads
+    from models.transformer import compute_transformer_trace, layers_and_heads
 
     n_layers, heads = layers_and_heads(session.model, p["kind"])
     with session.lock:

@@ -1,10 +1,9 @@
-"""Everything the Transformer tab asks of a model for one input sequence.
+"""Everything the Transformer tab asks of a model, off the GUI thread.
 
-``parse_sequence`` turns typed text into symbols (or a clear error);
 ``compute_transformer_trace`` decodes greedily, runs the model once more with the
 chosen masks to collect every head's attention, and walks the chosen layer step by
-step (``models.forward_steps``), which also gives one head's mask / raw scores /
-masked scores / softmax from its own Q and K.
+step (``models.transformer.forward_steps``), which also gives one head's mask / raw
+scores / masked scores / softmax from its own Q and K.
 """
 
 from __future__ import annotations
@@ -13,78 +12,13 @@ import torch
 from torch import nn
 
 from models.errors import InvalidParameterError
-from models.forward_steps import stack_steps
-from models.seq2seq import BOS, EOS, PAD, SAMPLES, TaskConfig, decode_output, target_of
 from models.traces import TransformerTrace
-from models.transformer import (
-    DecoderOnly,
-    EncoderOnly,
-    MultiHeadAttention,
-    Transformer,
-    eval_mode,
-)
-
-KINDS = ("encoder", "decoder", "cross")
-
-
-def parse_sequence(text: str, task: TaskConfig) -> list[int]:
-    """Typed text → symbols, with the task's tokenizer: digits ("3 1 4 1 5", or "31415"
-    when every symbol is one digit), characters (lower-cased) or words. Anything the
-    model cannot take raises ``InvalidParameterError`` with a sentence for the panel."""
-    text = text.strip()
-    if not text:
-        raise InvalidParameterError("The input is empty: type something or press "
-                                    "Generate.")
-    if task.alphabet == "characters":
-        known = task.symbols()
-        unknown = sorted({c for c in text.lower() if c not in known})
-        if unknown:
-            raise InvalidParameterError(
-                f"This model's characters are a–z, space and . , ! ? ' -; it has no token "
-                f"for {', '.join(repr(c) for c in unknown[:5])}.")
-        symbols = [known.index(c) for c in text.lower()]
-    elif task.alphabet == "words":
-        known = task.symbols()
-        words = text.lower().replace(",", " ").replace(".", " ").split()
-        unknown = [w for w in dict.fromkeys(words) if w not in known]
-        if unknown:
-            raise InvalidParameterError(
-                f"{', '.join(repr(w) for w in unknown[:5])} is not in this model's "
-                f"vocabulary of {len(known)} words (e.g. {', '.join(known[10:16])}); "
-                "press Generate for an example.")
-        symbols = [known.index(w) for w in words]
-    else:
-        parts = text.replace(",", " ").split()
-        if len(parts) == 1 and task.vocab <= 10 and len(parts[0]) > 1:
-            parts = list(parts[0])
-        symbols = []
-        for p in parts:
-            if not (p.isascii() and p.isdecimal()) or int(p) >= task.vocab:
-                raise InvalidParameterError(
-                    f"'{p}' is not a symbol of this task: use numbers 0 to {task.vocab - 1}.")
-            symbols.append(int(p))
-    if len(symbols) > task.max_len:
-        raise InvalidParameterError(
-            f"The input has {len(symbols)} tokens; this model takes at most {task.max_len}.")
-    return symbols
-
-
-def format_sequence(symbols: list[int], task: TaskConfig) -> str:
-    """Symbols → the text a person would type for them (the inverse of parse)."""
-    names = task.symbols()
-    sep = "" if task.alphabet == "characters" else " "
-    return sep.join(names[s] for s in symbols)
-
-
-def random_sequence(task: TaskConfig, seed: int) -> list[int]:
-    """A random input: random digits, or one of the example texts for a text model."""
-    gen = torch.Generator().manual_seed(seed)
-    if task.alphabet in SAMPLES:
-        fits = [t for t in SAMPLES[task.alphabet] if len(parse_sequence(t, task))
-                <= task.max_len]
-        return parse_sequence(fits[int(torch.randint(len(fits), (1,), generator=gen))], task)
-    n = int(torch.randint(task.min_len, task.max_len + 1, (1,), generator=gen))
-    return torch.randint(0, task.vocab, (n,), generator=gen).tolist()
+from models.transformer.attention import MultiHeadAttention
+from models.transformer.forward_steps import stack_steps
+from models.transformer.model import DecoderOnly, EncoderOnly, Transformer, eval_mode
+from models.transformer.options import BOS, EOS, KINDS, PAD
+from models.transformer.seq2seq import decode_output
+from models.transformer.tasks import TaskConfig, target_of
 
 
 def kinds_of(model: nn.Module) -> tuple[str, ...]:
@@ -242,3 +176,4 @@ def _steps(model: Transformer, src, tgt, src_mask, tgt_mask, kind: str, layer: i
                        labels=tgt_names, memory=states["memory"], memory_mask=src_mask,
                        layer_input=states["decoder"][layer],
                        memory_labels=src_names, final_linear=model.final_linear, **common)
+

@@ -17,11 +17,11 @@ import torch
 
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.traces import OffsetFitTrace, PEGrid, Progress
-from models.transformer import PositionalEncoding, relative_position_matrix
+from models.transformer.options import EMBEDDING_INITS
+from models.transformer.positional import PositionalEncoding, relative_position_matrix
 
 #: Largest similarity matrix computed; longer tables are sampled at an even stride.
 MAX_SIMILARITY_POSITIONS = 1024
-EMBEDDING_INITS = ("normal", "scaled")
 DEFAULT_SENTENCE = "the cat sat on the mat"
 
 

@@ -22,7 +22,8 @@ import torch
 from torch import nn
 
 from models.traces import AttentionPanels, ForwardStep, ForwardSteps
-from models.transformer import DecoderLayer, EncoderLayer, MultiHeadAttention
+from models.transformer.attention import MultiHeadAttention
+from models.transformer.layers import DecoderLayer, EncoderLayer
 
 
 def _np(t: torch.Tensor) -> np.ndarray:
