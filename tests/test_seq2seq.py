@@ -104,6 +104,48 @@ def test_non_finite_loss_pauses_with_typed_error():
         list(session.train(5))
 
 
+def _weights(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def test_a_divergence_goes_back_to_the_last_rollback_point_with_its_records():
+    session = Seq2SeqSession(TaskConfig("copy", 5, 2, 4), SMALL, batch_size=16)
+    weights = {0: _weights(session.model)}
+    for p in session.train(25, eval_every=10):
+        weights[p.step] = _weights(session.model)
+    assert [s for s, _ in session.accuracy_history] == [10, 20, 25]
+    session.output_cache["decoded"] = [3, 2]
+    with torch.no_grad():
+        session.model.final_linear.weight.fill_(float("nan"))
+    with pytest.raises(TrainingDivergedError, match="learning rate") as info:
+        list(session.train(5))
+    good = session.good_step
+    assert 0 < good < 25 and session.step == good
+    assert f"at step 26. The weights of step {good} were restored" in str(info.value)
+    for name, value in session.model.state_dict().items():   # the weights of that step
+        assert torch.equal(value, weights[good][name]), name
+    assert len(session.losses) == len(session.token_accuracy) == good
+    assert [s for s, _ in session.accuracy_history] == [s for s in (10, 20) if s <= good]
+    assert session.output_cache == {}
+    more = list(session.train(3, eval_every=10))             # and trains on from there
+    assert [p.step for p in more] == [good + 1, good + 2, good + 3]
+    assert all(torch.isfinite(torch.tensor(p.loss)) for p in more)
+
+
+def test_a_reopened_model_rolls_back_to_its_own_weights(tmp_path):
+    session = Seq2SeqSession(TaskConfig("copy", 5, 2, 4), SMALL, batch_size=16)
+    list(session.train(12, eval_every=5))
+    session.save(tmp_path / "m.pt")
+    again = Seq2SeqSession.load(tmp_path / "m.pt")
+    saved = _weights(again.model)
+    with torch.no_grad():
+        again.model.final_linear.weight.fill_(float("nan"))
+    with pytest.raises(TrainingDivergedError, match="weights of step 12 were restored"):
+        list(again.train(3))
+    assert again.step == 12 and len(again.losses) == len(again.token_accuracy) == 12
+    assert all(torch.equal(v, saved[k]) for k, v in again.model.state_dict().items())
+
+
 @pytest.mark.parametrize(("arch", "alphabet"), [("encoder-decoder", "digits"),
                                                ("encoder-only", "characters"),
                                                ("decoder-only", "words")])

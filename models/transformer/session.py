@@ -1,18 +1,23 @@
-"""Training the course's ``Transformer`` (or a one-stack model) live on a synthetic task."""
+"""Training the course's ``Transformer`` (or a one-stack model) live on a synthetic task.
+
+``Seq2SeqSession`` is a ``TrainingSession``: its lock, checked steps with rollback to the
+last rollback point, ``to(device)`` and the ``train`` generator are the base's. What is
+its own: the warm-up (and optional decay) schedule, gradient clipping to 1.0, the token
+accuracy of each batch, the held-out sequence accuracy (decoded outside the step's
+lock), the early stop at ``target_accuracy``, the decoded-output cache of the Transformer
+tab, and saving and reopening a model.
+"""
 
 from __future__ import annotations
 
-import math
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import asdict
 
-import numpy as np
 import torch
 from torch import nn
 
-from models.errors import InvalidParameterError, TrainingDivergedError
+from models.errors import InvalidParameterError
+from models.session import Run, StepOutcome, TrainingSession
 from models.traces import Progress
 from models.transformer.options import PAD
 from models.transformer.seq2seq import ModelConfig, sequence_accuracy, training_loss
@@ -22,49 +27,54 @@ from models.transformer.tasks import TaskConfig, make_batch
 _TASK, _MODEL = TaskConfig(), ModelConfig()
 
 
-class Seq2SeqSession:
+class Seq2SeqSession(TrainingSession):
     """A model, its optimiser and its step count: ``train`` can stop and resume.
 
     ``train`` is a generator of ``Progress``; stopping means no longer iterating, and
     calling it again resumes where the last run stopped.
     """
 
+    #: the whole loss curve goes into a ``Progress`` every this many steps only: copying
+    #: it every step grows quadratically over a long run
+    history_every = 50
+
     def __init__(self, task: TaskConfig = _TASK, model: ModelConfig = _MODEL,
                  device: str | torch.device = "cpu", seed: int = 0, lr: float = 1e-3,
                  batch_size: int = 64, held_out: int = 256, warmup: int = 100,
                  decay_steps: int | None = None) -> None:
-        self.task, self.model_config, self.device = task, model, torch.device(device)
+        self.task, self.model_config = task, model
         with torch.random.fork_rng(devices=[]):   # seeded, without touching global RNG
             torch.manual_seed(seed)
-            self.model = model.build(task).to(self.device)
+            self.model = model.build(task)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, betas=(0.9, 0.98))
-        self.lr, self.batch_size, self.step = lr, batch_size, 0
+        self._init_session(device, lr=lr)         # the lock, the step count, a rollback point
+        self.batch_size = batch_size
         self.warmup, self.decay_steps = warmup, decay_steps
-        self.losses: list[float] = []
         self.gen = torch.Generator().manual_seed(seed)
         src, _, out = make_batch(task, held_out, torch.Generator().manual_seed(seed + 10_000))
         self.held_out = (src.to(self.device), out.to(self.device))
         self.loss_fn = nn.CrossEntropyLoss(ignore_index=PAD)
-        #: held by a training step and by anyone else running the model (the GUI's
-        #: trace of the current input), so a forward never sees half-updated weights
-        self.lock = threading.Lock()
         self.accuracy_history: list[tuple[int, float]] = []
         self.token_accuracy: list[float] = []
         #: decoded outputs of the current weights (emptied by every training step)
         self.output_cache: dict = {}
+        self._target: float | None = None
+        self._eval_every, self._eval_from = 100, 0.0
+        self._seq_acc = float("nan")
 
-    def to(self, device: str | torch.device) -> Seq2SeqSession:
-        """Move the model, the optimiser's state and the held-out set to ``device``."""
-        dev = torch.device(device)
-        with self.lock:
-            self.model.to(dev)
-            for state in self.optimizer.state.values():
-                for k, v in state.items():
-                    if torch.is_tensor(v) and v.dim() > 0:
-                        state[k] = v.to(dev)
-            self.held_out = tuple(t.to(dev) for t in self.held_out)
-            self.device = dev
-        return self
+    # -- the base's hooks ------------------------------------------------------------------
+    def _records(self) -> list[list]:
+        return [self.losses, self.token_accuracy]
+
+    def _move_data(self, device: torch.device) -> None:
+        self.held_out = tuple(t.to(device) for t in self.held_out)
+
+    def _after_restore(self) -> None:
+        """Evaluations of steps that were undone go, and so do outputs decoded with the
+        weights that diverged."""
+        self.accuracy_history[:] = [(s, a) for s, a in self.accuracy_history
+                                    if s <= self.good_step]
+        self.output_cache.clear()
 
     def _lr_at(self, step: int) -> float:
         """Linear warm-up, then constant, or a linear decay to 5% over ``decay_steps``."""
@@ -73,6 +83,7 @@ class Seq2SeqSession:
             lr *= max(0.05, 1.0 - max(0, step - self.warmup) / self.decay_steps)
         return lr
 
+    # -- training --------------------------------------------------------------------------
     def train(self, steps: int, eval_every: int = 100, target_accuracy: float | None = None,
               eval_from_token_accuracy: float = 0.0) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each.
@@ -82,49 +93,36 @@ class Seq2SeqSession:
         token accuracy is below ``eval_from_token_accuracy`` (no sequence can be right
         yet). Stops early once ``target_accuracy`` is reached.
         """
+        self._target, self._eval_from = target_accuracy, eval_from_token_accuracy
+        self._eval_every, self._seq_acc = eval_every, float("nan")
         self.model.train()
-        t0, start = time.perf_counter(), self.step
-        seq_acc = float("nan")
-        for _ in range(steps):
-            with self.lock:   # one whole step: a stopped and a resumed run never interleave
-                self.step += 1
-                src, tgt_in, tgt_out = (t.to(self.device) for t in
-                                        make_batch(self.task, self.batch_size, self.gen))
-                for group in self.optimizer.param_groups:
-                    group["lr"] = self._lr_at(self.step)
-                self.model.train()
-                loss, logits, target = training_loss(self.model, self.loss_fn, src, tgt_in,
-                                                     tgt_out)
-                value = loss.detach().item()
-                if not math.isfinite(value):
-                    raise TrainingDivergedError(
-                        f"The loss became {value} at step {self.step}; try a smaller "
-                        "learning rate.")
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-                self.optimizer.step()
-                self.output_cache.clear()
-            self.losses.append(value)
-            keep = target != PAD
-            token_acc = float(((logits.argmax(-1) == target) & keep).sum() / keep.sum())
-            self.token_accuracy.append(token_acc)
-            last = self.step - start == steps
-            if (self.step % eval_every == 0 and token_acc >= eval_from_token_accuracy) or last:
-                with self.lock:
-                    seq_acc = sequence_accuracy(self.model, *self.held_out)
-                self.accuracy_history.append((self.step, seq_acc))
-            elapsed = time.perf_counter() - t0
-            yield Progress(step=self.step, total=start + steps, loss=value,
-                           metrics={"token_accuracy": token_acc, "sequence_accuracy": seq_acc,
-                                    "seconds": elapsed,
-                                    "steps_per_s": (self.step - start) / max(elapsed, 1e-9)},
-                           # the whole curve every 50 steps only: copying it every step
-                           # grows quadratically over a long run
-                           history=np.asarray(self.losses, np.float32)
-                           if self.step % 50 == 0 or last else np.zeros(0, np.float32))
-            if target_accuracy is not None and seq_acc >= target_accuracy:
-                return
+        yield from super().train(steps, every=self.history_every)
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        """One whole step under the lock: a stopped and a resumed run never interleave."""
+        src, tgt_in, tgt_out = (t.to(self.device) for t in
+                                make_batch(self.task, self.batch_size, self.gen))
+        for group in self.optimizer.param_groups:
+            group["lr"] = self._lr_at(self.step + 1)
+        self.model.train()
+        loss, logits, target = training_loss(self.model, self.loss_fn, src, tgt_in, tgt_out)
+        value = self.checked_step(loss, clip=1.0)
+        self.output_cache.clear()
+        keep = target != PAD
+        token_acc = float(((logits.argmax(-1) == target) & keep).sum() / keep.sum())
+        self.token_accuracy.append(token_acc)
+        return StepOutcome(value, {"token_accuracy": token_acc})
+
+    def _after_step(self, outcome: StepOutcome, run: Run) -> None:
+        """The held-out evaluation, outside the step's lock (it takes the lock itself), and
+        the early stop once ``target_accuracy`` is reached."""
+        token_acc = outcome.metrics["token_accuracy"]
+        if (self.step % self._eval_every == 0 and token_acc >= self._eval_from) or run.last:
+            with self.lock:
+                self._seq_acc = sequence_accuracy(self.model, *self.held_out)
+            self.accuracy_history.append((self.step, self._seq_acc))
+        outcome.metrics["sequence_accuracy"] = self._seq_acc
+        outcome.stop = self._target is not None and self._seq_acc >= self._target
 
     # -- saving and reopening -----------------------------------------------------------------
     def save(self, path) -> None:
@@ -168,4 +166,6 @@ class Seq2SeqSession:
         except (TypeError, KeyError, ValueError, RuntimeError) as exc:
             raise InvalidParameterError(
                 f"{path} is an ArchScope model file this version cannot use: {exc}") from exc
+        # the reopened weights are the rollback point (not the fresh ones built above)
+        session.good_step, session.good_state = session.step, session._snapshot()
         return session
