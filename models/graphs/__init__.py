@@ -1,54 +1,54 @@
-"""Graphs for the message-passing tab: safe loading, built-in graphs, layouts and export;
-GCN, GraphSAGE and GAT with message passing made visible; training sessions."""
+"""Graphs for the message-passing tab: safe loading (``readers``, one module per file
+format), the graph document (``document``, its labels and features in ``features``),
+built-in graphs (``builtins``), layouts, export; GCN, GraphSAGE and GAT (``layers``) with
+message passing made visible (``inspection``), trained in ``sessions``."""
 
-from models.devices import device_for
-from models.errors import GraphLoadError
-from models.graphs.baseline import compare_models, nearest_train_baseline
-from models.graphs.builtins import BUILTIN_GRAPHS, builtin_graph, karate_club
-from models.graphs.document import MAX_EDGES, MAX_NODES, GraphDocument
-from models.graphs.export import save_graph
-from models.graphs.features import DEGREE_BUCKETS, IDENTITY_FEATURES_UP_TO, MAX_LABEL_CLASSES
-from models.graphs.inspection import (
-    AGGREGATIONS,
-    align_edge_values,
-    batch_trace,
-    gat_attention,
-    gcn_coefficients,
-    message_passing,
-    receptive_field,
-    sage_sample,
-)
-from models.graphs.layers import (
-    GAT,
-    GCN,
-    MODEL_KINDS,
-    POOLINGS,
-    GraphClassifier,
-    GraphSAGE,
-    build_model,
-)
-from models.graphs.layouts import FRONTIER_MAX_HOPS, KAMADA_KAWAI_MAX_NODES, LAYOUTS, layout
-from models.graphs.metrics import roc_auc, roc_curve
-from models.graphs.motifs import motif_graphs
-from models.graphs.readers import MAX_FILE_BYTES, SUPPORTED_FORMATS, load_graph
-from models.graphs.sessions import (
-    GraphClassificationSession,
-    LinkPredictionSession,
-    NodeClassificationSession,
-    split_nodes,
-)
+from models.face import lazy_face
 
-__all__ = [
+__getattr__, __dir__, __all__ = lazy_face(__name__, {
     # documents: loading, built-in graphs, layouts, export
-    "BUILTIN_GRAPHS", "DEGREE_BUCKETS", "FRONTIER_MAX_HOPS", "IDENTITY_FEATURES_UP_TO",
-    "KAMADA_KAWAI_MAX_NODES", "LAYOUTS", "MAX_EDGES", "MAX_FILE_BYTES", "MAX_LABEL_CLASSES",
-    "MAX_NODES", "SUPPORTED_FORMATS", "GraphDocument", "GraphLoadError", "builtin_graph",
-    "karate_club", "layout", "load_graph", "save_graph",
+    "GraphDocument": "document",
+    "MAX_NODES": "document",
+    "MAX_EDGES": "document",
+    "MAX_LABEL_CLASSES": "features",
+    "IDENTITY_FEATURES_UP_TO": "features",
+    "DEGREE_BUCKETS": "features",
+    "load_graph": "readers.load",
+    "MAX_FILE_BYTES": "readers.load",
+    "SUPPORTED_FORMATS": "readers.load",
+    "GraphLoadError": "readers.load",        # models.errors.GraphLoadError, raised there
+    "BUILTIN_GRAPHS": "builtins",
+    "builtin_graph": "builtins",
+    "karate_club": "builtins",
+    "LAYOUTS": "layouts",
+    "KAMADA_KAWAI_MAX_NODES": "layouts",
+    "FRONTIER_MAX_HOPS": "layouts",
+    "layout": "layouts",
+    "save_graph": "export",
     # GNNs, message passing made visible, sessions
-    "AGGREGATIONS", "GAT", "GCN", "MODEL_KINDS", "POOLINGS", "GraphClassificationSession",
-    "GraphClassifier", "GraphSAGE", "LinkPredictionSession", "NodeClassificationSession",
-    "align_edge_values", "batch_trace", "build_model", "compare_models", "device_for",
-    "gat_attention", "gcn_coefficients", "message_passing", "motif_graphs",
-    "nearest_train_baseline", "receptive_field", "roc_auc", "roc_curve", "sage_sample",
-    "split_nodes",
-]
+    "MODEL_KINDS": "layers",
+    "POOLINGS": "layers",
+    "GCN": "layers",
+    "GraphSAGE": "layers",
+    "GAT": "layers",
+    "build_model": "layers",
+    "GraphClassifier": "layers",
+    "AGGREGATIONS": "inspection",
+    "receptive_field": "inspection",
+    "gcn_coefficients": "inspection",
+    "gat_attention": "inspection",
+    "sage_sample": "inspection",
+    "message_passing": "inspection",
+    "align_edge_values": "inspection",
+    "batch_trace": "inspection",
+    "motif_graphs": "motifs",
+    "split_nodes": "sessions",
+    "NodeClassificationSession": "sessions",
+    "GraphClassificationSession": "sessions",
+    "LinkPredictionSession": "sessions",
+    "device_for": "sessions",                # models.devices.device_for, as models.gnn had it
+    "nearest_train_baseline": "baseline",
+    "compare_models": "baseline",
+    "roc_auc": "metrics",
+    "roc_curve": "metrics",
+})
