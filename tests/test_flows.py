@@ -254,3 +254,26 @@ def test_one_step_rollback_names_the_step_restored():
     after = _state(session)
     for k, v in states[2].items():
         assert torch.equal(after[k], v)
+
+
+def test_flow_result_is_one_frozen_trace_and_keeps_the_training_mode():
+    from models.flows.probe import flow_result
+    from models.traces import FlowResult
+
+    session = flows.FlowSession("realnvp", num_flows=2, hidden_dim=8, batch_size=32)
+    list(session.train(2))
+    assert session.flow.training
+    p = {"density": "two_moons", "points": 300, "seed": 1, "direction": "forward",
+         "grid": True}
+    r = flow_result(session, p, None)
+    assert isinstance(r, FlowResult) and session.flow.training
+    assert r.trace.points.shape == (3, 300, 2) and r.grid.shape[:1] == (3,)
+    assert r.density.density.shape == (96, 96) and r.entropy == session.entropy
+    assert not r.grid.flags.writeable
+    custom = np.random.default_rng(0).normal(size=(50, 2)).astype(np.float32)
+    inv = flow_result(session, {**p, "density": "custom", "direction": "inverse",
+                                "grid": False}, custom)
+    assert inv.trace.direction == "inverse" and inv.grid is None
+    assert inv.trace.points.shape == (3, 300, 2)   # n latent draws, whatever the data
+    np.testing.assert_allclose(r.trace.points[0],
+                               flows.densities.sample("two_moons", 300, seed=1))

@@ -23,4 +23,5 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "grid_lines": "flow",
     "density_grid": "flow",
     "FlowSession": "session",
+    "flow_result": "probe",
 })

@@ -14,7 +14,7 @@ from models.traces.efficient import (
     EfficientTrace,
     MaskTrace,
 )
-from models.traces.flows import FlowDensity, FlowTrace
+from models.traces.flows import FlowDensity, FlowResult, FlowTrace
 from models.traces.graphs import (
     BatchTrace,
     EdgeValues,
@@ -52,7 +52,8 @@ from models.traces.transformer import (
 __all__ = [
     "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AttentionMaps",
     "AttentionPanels", "TransformerTrace", "ForwardStep", "ForwardSteps", "MaskTrace",
-    "ApproxTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "EdgeValues",
+    "ApproxTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity",
+    "FlowResult", "EdgeValues",
     "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace", "GraphClassTrace",
     "LinkTrace", "VectorField", "SolverSteps", "SpiralTrace", "ClassifierTrace", "CNFTrace",
     "AdjointComparison", "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",

@@ -10,7 +10,7 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["FlowTrace", "FlowDensity"]
+__all__ = ["FlowTrace", "FlowDensity", "FlowResult"]
 
 
 @trace
@@ -55,3 +55,21 @@ class FlowDensity:
     extent: tuple[float, float, float, float]
     samples: np.ndarray
     mass: float
+
+
+@trace
+class FlowResult:
+    """What the normalizing-flow tab shows at once: points pushed through every layer,
+    the deformed grid through the same layers (``None`` when the grid is off), the
+    learned density with samples, and the NLL floor of the data (``entropy``, NaN when
+    unknown).
+
+    Shapes:
+        grid: float32[L+1, m, 2] (NaN rows break the polylines);
+        see ``FlowTrace`` and ``FlowDensity`` for ``trace`` and ``density``
+    """
+
+    trace: FlowTrace
+    grid: np.ndarray | None
+    density: FlowDensity
+    entropy: float
