@@ -19,7 +19,7 @@ def tab(qtbot, window) -> FlowsTab:
 
 
 def test_points_move_through_every_layer_with_the_masked_coordinate_fixed(qtbot, tab):
-    trace = tab.result["trace"]
+    trace = tab.result.trace
     assert trace.points.shape == (9, 2000, 2) and trace.direction == "forward"
     # between layer outputs the view interpolates; at integers it shows the outputs
     tab.slider.setValue(300)
@@ -73,8 +73,8 @@ def test_a_diverging_run_stops_names_a_layer_and_keeps_good_weights(qtbot, tab, 
 
 def test_inverse_direction_samples_from_the_latent(qtbot, tab):
     tab.apply_state({"direction": "inverse"})
-    qtbot.waitUntil(lambda: tab.result["trace"].direction == "inverse", timeout=20_000)
-    z = tab.result["trace"].points[0]
+    qtbot.waitUntil(lambda: tab.result.trace.direction == "inverse", timeout=20_000)
+    z = tab.result.trace.points[0]
     assert abs(float(z.mean())) < 0.2 and 0.8 < float(z.std()) < 1.2
     assert "latent" in tab.view("flow").panel.title.text()
 
@@ -110,7 +110,7 @@ def test_every_tour_step_applies(qtbot, tab):
 
 def test_animation_exports_as_numbered_png_frames(tab, tmp_path):
     paths = tab.export_frames(str(tmp_path), per_layer=2, width=400)
-    layers = tab.result["trace"].points.shape[0] - 1
+    layers = tab.result.trace.points.shape[0] - 1
     assert len(paths) == 2 * layers + 1
     assert all(p.endswith(f"flow_{i:04d}.png") for i, p in enumerate(paths))
     assert all((tmp_path / f"flow_{i:04d}.png").read_bytes()[:4] == b"\x89PNG"
@@ -174,7 +174,7 @@ def test_the_same_file_name_with_new_points_is_a_new_model(qtbot, tab, tmp_path)
     tab.open_file(str(path))
     assert tab._session_key() != first
     qtbot.waitUntil(lambda: tab.result is not None and
-                    tab.result["trace"].points[0].mean() > 5, timeout=20_000)
+                    tab.result.trace.points[0].mean() > 5, timeout=20_000)
 
 
 def test_switching_to_an_untrained_model_clears_the_nll_readout(qtbot, tab):
@@ -185,3 +185,13 @@ def test_switching_to_an_untrained_model_clears_the_nll_readout(qtbot, tab):
     assert "step 5" in tab.view("nll").panel.readout.text()
     tab.apply_state({"model": "nice"})
     qtbot.waitUntil(lambda: tab.view("nll").panel.readout.text().strip() == "", timeout=20_000)
+
+
+def test_form_changes_reach_the_session_there_is(qtbot, tab):
+    s = tab.session()
+    tab.apply_state({"lr": 0.002, "batch": 128, "clip": 5.0})
+    assert tab.session() is s                     # the same model, tuned
+    assert s.lr == 0.002 and [g["lr"] for g in s.optimizer.param_groups] == [0.002]
+    assert s.batch_size == 128 and s.clip_grad == 5.0
+    tab.apply_state({"clip": 0.0})
+    assert s.clip_grad is None

@@ -12,17 +12,17 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
-from app.tabs.base import BaseTab, TabContext, View, ViewData
-from models.traces import Progress
+from app.tabs.base import TabContext, View, ViewData
+from app.tabs.training import TrainingTab
+from models.flows import options
+from models.traces import FlowResult, Progress
 from viz.controls import Param, ParamForm
 from viz.flow_view import DensityPlot, FlowView
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
-from viz.theme import error_style
 
-DENSITIES = ("two_moons", "circles", "8gaussians", "checkerboard", "two_spirals", "pinwheel",
-             "rings", "swiss_roll", "custom")
-MODELS = ("realnvp", "nice", "maf", "iaf")
+DENSITIES = (*options.DENSITIES, options.CUSTOM)
+MODELS = options.FLOW_KINDS
 MODEL_PARAMS = (
     Param("density", "choice", "two_moons", choices=DENSITIES),
     Param("model", "choice", "realnvp", choices=MODELS),
@@ -44,7 +44,7 @@ VIEW_PARAMS = (
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
 
 
-class FlowsTab(BaseTab):
+class FlowsTab(TrainingTab):
     key = "flows"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -53,23 +53,15 @@ class FlowsTab(BaseTab):
         self.custom_points: np.ndarray | None = None
         self.custom_name = ""
         self._custom_id = 0                   # counts the point sets loaded or drawn
-        self.result: dict | None = None
+        self.result: FlowResult | None = None
         self._last_redraw = 0.0
+        self._running_key: tuple = ()         # the session the training job trains
+        self._running_model = ""
         self.model_form = ParamForm(MODEL_PARAMS)
         self.view_form = ParamForm(VIEW_PARAMS)
-        self.train_button = QPushButton()
-        self.train_button.setObjectName("TrainButton")
-        self.train_button.clicked.connect(self.toggle_training)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.error_note = QLabel()
-        self.error_note.setWordWrap(True)
-        self.error_note.setStyleSheet(error_style())
         lay = self.controls_layout
         lay.addWidget(self.model_form)
-        lay.addWidget(self.train_button)
-        lay.addWidget(self.status)
-        lay.addWidget(self.error_note)
+        self.add_training_controls(lay)
         lay.addWidget(self.view_form)
         lay.addStretch(1)
         self.model_form.changed.connect(self._model_changed)
@@ -79,9 +71,6 @@ class FlowsTab(BaseTab):
         self.timer = QTimer(self)
         self.timer.setInterval(33)                 # about 30 frames a second
         self.timer.timeout.connect(self._tick)
-        self.jobs.progressed.connect(self._on_progress)
-        self.jobs.stopped.connect(self._on_job_stopped)
-        self.jobs.failed.connect(lambda f: self.error_note.setText(str(f.error)))
         self.retranslate()
         self.schedule_update()
 
@@ -159,8 +148,8 @@ class FlowsTab(BaseTab):
             self.slider.setValue(int(float(state["position"]) * 100))
         if "play" in state:
             self.play_button.setChecked(str(state["play"]).lower() in ("1", "true", "yes"))
-        if state.get("train") and not self.jobs.is_running():
-            self.toggle_training()
+        if state.get("train") and not self.running():
+            self.toggle_job("train")
         self._model_changed()
 
     def _view_changed(self) -> None:
@@ -171,21 +160,20 @@ class FlowsTab(BaseTab):
             self.schedule_update()
 
     def _model_changed(self) -> None:
-        if self.params()["density"] == "custom" and self.custom_points is None:
+        if self.params()["density"] == options.CUSTOM and self.custom_points is None:
             self.model_form.set_values({"density": "two_moons"})
             self.error_note.setText(self.tr("“Your points” needs points first: open a file "
                                             "(File → Open…) or draw them."))
-        if self.jobs.is_running() and self._session_key() != self._running_key:
-            self.jobs.stop()
+        if self.running() == "train" and self._session_key() != self._running_key:
+            self.stop_jobs()
         session = self.sessions.get(self._session_key())
         if session is not None:               # learning rate etc. apply to the model there is
             p = self.params()
-            with session.lock:                # between two training steps
-                session.lr, session.batch_size = p["lr"], p["batch"]
+            session.set_lr(p["lr"])           # takes the lock: between two training steps
+            with session.lock:
+                session.batch_size = p["batch"]
                 session.clip_grad = p["clip"] or None
-                for group in session.optimizer.param_groups:
-                    group["lr"] = p["lr"]
-        self._update_buttons()
+        self.update_buttons()
         self.schedule_update()
 
     def _session_key(self) -> tuple:
@@ -193,7 +181,7 @@ class FlowsTab(BaseTab):
         # custom data: one model per loaded / drawn point set (not per file name: the same
         # name opened again may hold other points)
         return tuple(p[k] for k in MODEL_KEY) + ((self._custom_id,) if p["density"] ==
-                                                  "custom" else ())
+                                                  options.CUSTOM else ())
 
     def session(self):
         from models.flows import FlowSession
@@ -201,7 +189,7 @@ class FlowsTab(BaseTab):
         key = self._session_key()
         if key not in self.sessions:
             p = self.params()
-            custom = p["density"] == "custom"
+            custom = p["density"] == options.CUSTOM
             self.sessions[key] = FlowSession(
                 p["model"], data="two_moons" if custom else p["density"],
                 points=self.custom_points if custom else None, device=self.ctx.device(),
@@ -209,35 +197,33 @@ class FlowsTab(BaseTab):
                 num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None)
         return self.sessions[key]
 
-    def on_device_changed(self, name: str) -> None:
-        if self.jobs.is_running():
-            self.jobs.stop()
-        for s in self.sessions.values():
-            s.to(name)
-        super().on_device_changed(name)
+    def training_sessions(self):
+        return self.sessions.values()
 
     # -- computing ---------------------------------------------------------------------------
     def compute_fn(self):
-        session = self.session()
-        return partial(_flow_result, session, self.params(), self.custom_points)
+        from models.flows.probe import flow_result
 
-    def show_trace(self, result: dict) -> None:
+        session = self.session()
+        return partial(flow_result, session, self.params(), self.custom_points)
+
+    def show_trace(self, result: FlowResult) -> None:
         if result is None:
             return
         self.result = result
-        trace = result["trace"]
-        self.flow_view.set_trace(trace, result["grid"])
+        trace = result.trace
+        self.flow_view.set_trace(trace, result.grid)
         self.flow_view.fit_middle()
         layers = trace.points.shape[0] - 1
         self.slider.blockSignals(True)
         self.slider.setRange(0, 100 * layers)
         self.slider.blockSignals(False)
         self._slider_moved(self.slider.value())
-        d = result["density"]
+        d = result.density
         self.density_plot.set_density(d.density, d.extent, d.samples[:1000])
         self.logdet_plot.set_bars([str(i + 1) for i in range(layers)], trace.logdet[None],
                                   [self.tr("mean log|det J|")])
-        self._redraw_nll(result["entropy"])
+        self._redraw_nll(result.entropy)
         for v in self.views:
             v.panel.set_title(v.title())
         forward = trace.direction == "forward"
@@ -397,46 +383,30 @@ class FlowsTab(BaseTab):
             self.ctx.report_error(exc, None)
 
     # -- training ----------------------------------------------------------------------------------
-    def toggle_training(self) -> None:
-        if self.jobs.is_running():
-            self.jobs.stop()
-            return
-        if not self.torch_ready:
-            return
-        self.error_note.setText("")
+    def make_job(self, name: str):
         session = self.session()
         self._running_key = self._session_key()
         self._running_model = self.model_form.widgets["model"].currentText()
-        self.jobs.start(partial(session.train, 1_000_000))
-        self._update_buttons()
+        return partial(session.train, 1_000_000)
 
-    def _on_progress(self, progress: Progress) -> None:
-        self.job_bar.show_progress(0, self.tr(
-            "Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s").format(
-                self._running_model, progress.step, progress.loss,
-                progress.metrics.get("steps_per_s", float("nan"))))
+    def job_text(self, name: str, progress: Progress) -> str:
+        return self.tr("Training {0}: step {1} · NLL {2:.3f} nats · {3:.0f} steps/s").format(
+            self._running_model, progress.step, progress.loss,
+            progress.metrics.get("steps_per_s", float("nan")))
+
+    def on_job_progress(self, name: str, progress: Progress) -> None:
         now = time.monotonic()
         if now - self._last_redraw > 1.0:          # the density and the samples, refreshed
             self._last_redraw = now
             self.request_update()
 
-    def _on_job_stopped(self, _completed: bool) -> None:
-        self._update_buttons()
-        self.request_update()
-
-    def _update_buttons(self) -> None:
-        running = self.jobs.is_running()
+    def trained_steps(self) -> int:
         session = self.sessions.get(self._session_key())
-        self.train_button.setText(self.tr("Stop") if running else (
-            self.tr("Resume training") if session is not None and session.step
-            else self.tr("Train")))
-        self.train_button.setEnabled(self.torch_ready)
-        self.status.setText("" if session is None or not session.step else self.tr(
-            "{0} steps trained").format(session.step))
+        return 0 if session is None else session.step
 
-    def on_torch_ready(self) -> None:
-        super().on_torch_ready()
-        self._update_buttons()
+    def status_text(self) -> str:
+        steps = self.trained_steps()
+        return self.tr("{0} steps trained").format(steps) if steps else ""
 
     # -- points drawn on the canvas ----------------------------------------------------------------
     def set_drawing(self, on: bool) -> None:
@@ -444,7 +414,7 @@ class FlowsTab(BaseTab):
         sprays a few points. Switching drawing off makes them the training data (at
         least 50 points), as a file of points would be."""
         if on:
-            self.jobs.stop()
+            self.stop_jobs()
             self._drawn = []
             self.flow_view.show_data(np.zeros((0, 2), np.float32))
         self.flow_view.set_drawing(on)
@@ -461,7 +431,7 @@ class FlowsTab(BaseTab):
         self.error_note.setText("")
         self.custom_points, self.custom_name = points.astype(np.float32), self.tr("drawn")
         self._custom_id += 1
-        self.model_form.set_values({"density": "custom"})
+        self.model_form.set_values({"density": options.CUSTOM})
         self._model_changed()
 
     def add_drawn_point(self, x: float, y: float) -> None:
@@ -479,13 +449,13 @@ class FlowsTab(BaseTab):
     def open_file(self, path: str) -> None:
         from pathlib import Path
 
-        from models.densities import load_points_csv
+        from models.flows.densities import load_points_csv
 
         points = load_points_csv(path)        # InvalidParameterError names the line
-        self.jobs.stop()
+        self.stop_jobs()
         self.custom_points, self.custom_name = points, Path(path).name
         self._custom_id += 1
-        self.model_form.set_values({"density": "custom"})
+        self.model_form.set_values({"density": options.CUSTOM})
         self._model_changed()
         self.ctx.status(self.tr("Opened {0}: {1} points.").format(Path(path).name,
                                                                   len(points)))
@@ -495,7 +465,7 @@ class FlowsTab(BaseTab):
         r = self.result
         if r is None:
             return None
-        t = r["trace"]
+        t = r.trace
         pts = self.flow_view.points_at(self.flow_view.t)
         return ViewData("points", {"points": pts, "all_layers": t.points.reshape(-1, 2)},
                         {"direction": t.direction, "position": self.flow_view.t,
@@ -506,7 +476,7 @@ class FlowsTab(BaseTab):
         r = self.result
         if r is None:
             return None
-        d = r["density"]
+        d = r.density
         return ViewData("density", {"density": d.density, "samples": d.samples},
                         {"extent": list(d.extent), "mass": d.mass},
                         row_labels=None, col_labels=None)
@@ -524,7 +494,7 @@ class FlowsTab(BaseTab):
         r = self.result
         if r is None:
             return None
-        t = r["trace"]
+        t = r.trace
         return ViewData("logdet", {"logdet": t.logdet, "logdet_points": t.logdet_points},
                         {"layers": list(t.layer_names), "direction": t.direction},
                         row_labels=list(t.layer_names), col_labels=["mean log|det J|"])
@@ -561,7 +531,6 @@ class FlowsTab(BaseTab):
         self.frames_button.setToolTip(self.tr("The animation as an animated GIF or WebP, or "
                                               "as numbered PNG frames; 8 frames per layer"))
         self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
-        self._update_buttons()
         super().retranslate()
         if self.result is not None:
             self.show_trace(self.result)
@@ -572,35 +541,3 @@ class FlowsTab(BaseTab):
     def trace(self):
         return self.result
 
-
-def _flow_result(session, p: dict, custom: np.ndarray | None) -> dict:
-    """The trace of ``p["points"]`` points through the flow, the grid through the same
-    layers, and the density on a grid around the data. Any thread (under the lock)."""
-    import torch
-
-    from models import densities
-    from models.flows import density_grid, grid_lines
-    from models.transformer import eval_mode
-
-    rng = np.random.default_rng(p["seed"])
-    n = p["points"]
-    if p["density"] == "custom" and custom is not None:
-        data = custom[rng.choice(len(custom), size=min(n, len(custom)), replace=False)]
-    else:
-        data = densities.sample(p["density"], n, seed=p["seed"])
-    lo, hi = np.percentile(data, [0.5, 99.5], axis=0)
-    pad = 0.25 * (hi - lo) + 1e-3
-    extent = (float(lo[0] - pad[0]), float(hi[0] + pad[0]),
-              float(lo[1] - pad[1]), float(hi[1] + pad[1]))
-    with session.lock, eval_mode(session.flow):
-        flow = session.flow
-        if p["direction"] == "forward":
-            trace = flow.trace(data)
-            lines = grid_lines(extent, 11, 60)
-        else:
-            gen = torch.Generator().manual_seed(p["seed"])
-            trace = flow.trace_inverse(torch.randn(n, 2, generator=gen))
-            lines = grid_lines((-3, 3, -3, 3), 11, 60)
-        grid = flow.grid_trace(lines, p["direction"]) if p["grid"] else None
-        density = density_grid(flow, extent, resolution=96, n_samples=1000, seed=p["seed"])
-    return {"trace": trace, "grid": grid, "density": density, "entropy": session.entropy}
