@@ -111,7 +111,7 @@ def test_training_updates_curves_and_attention_then_resumes(qtbot, tab):
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
     steps = tab.sessions[("encoder-decoder", "digits", "reverse")].step
     assert tab.train_button.text() == "Resume training"
-    assert f"{steps} steps" in tab.model_status.text()
+    assert f"{steps} steps" in tab.status.text()
     losses = tab.sessions[("encoder-decoder", "digits", "reverse")].losses
     assert sum(losses[-10:]) / 10 < sum(losses[:10]) / 10
     qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
@@ -216,7 +216,7 @@ def test_reopened_model_keeps_its_history_and_optimiser(qtbot, tab, tmp_path):
         "state"].keys()
     tab.sessions.clear()
     tab.open_file(path)
-    assert "30 steps" in tab.model_status.text()
+    assert "30 steps" in tab.status.text()
 
 
 def test_unicode_digits_are_refused_cleanly(qtbot, tab):

@@ -1,0 +1,212 @@
+"""The Transformer tab's widgets: the four boxes of controls and the five views.
+
+Each function builds one part on the tab and wires it to the tab's methods; texts are set
+by ``TransformerTab.retranslate`` (the view titles here translate in the tab's context).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+)
+
+from app.tabs.base import View
+from app.tabs.transformer import data
+from models.transformer.options import ALPHABETS, ARCHITECTURES
+from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
+from viz.panel import ViewPanel
+from viz.plots import CurvesPlot
+from viz.theme import error_style, muted_style
+
+if TYPE_CHECKING:
+    from app.tabs.transformer.tab import TransformerTab
+
+
+def build_controls(tab: TransformerTab, step: str) -> None:
+    """The controls column, top to bottom; ``step`` is the step-through's first step."""
+    lay = tab.controls_layout
+    lay.addWidget(_model_box(tab))
+    lay.addWidget(_input_box(tab))
+    lay.addWidget(_attention_box(tab))
+    lay.addWidget(_steps_box(tab))
+    tab._step_key = step
+    tab.step_combo.activated.connect(tab._step_chosen)
+    lay.addStretch(1)
+    for combo in (tab.task, tab.kind, tab.architecture, tab.tokenizer):
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(12)
+
+    tab.task.currentIndexChanged.connect(tab._task_changed)
+    tab.architecture.currentIndexChanged.connect(tab._task_changed)
+    tab.tokenizer.currentIndexChanged.connect(tab._tokenizer_changed)
+    tab.sequence.editingFinished.connect(tab.schedule_update)
+    for w in (tab.pad_to, tab.layer, tab.head, tab.generated):
+        w.valueChanged.connect(tab.schedule_update)
+    tab.kind.currentIndexChanged.connect(tab._kind_changed)
+    tab.padding.toggled.connect(tab.schedule_update)
+    tab.look_ahead.toggled.connect(tab.schedule_update)
+
+
+def _model_box(tab: TransformerTab) -> QGroupBox:
+    """Architecture, tokens and task; Train (the base's button) and Save; the status line
+    and the error note of the training base."""
+    tab.box_model = QGroupBox()
+    col = QVBoxLayout(tab.box_model)
+    tab.architecture = QComboBox()
+    tab.architecture.setObjectName("ArchitectureCombo")
+    tab.architecture.addItems([""] * len(ARCHITECTURES))
+    tab.tokenizer = QComboBox()
+    tab.tokenizer.setObjectName("TokenizerCombo")
+    tab.tokenizer.addItems([""] * len(ALPHABETS))
+    tab.task = QComboBox()
+    tab.task.addItems(["", "", "", ""])
+    tab.architecture_label, tab.tokenizer_label, tab.task_label = (QLabel(), QLabel(),
+                                                                   QLabel())
+    model_form = QFormLayout()
+    model_form.addRow(tab.architecture_label, tab.architecture)
+    model_form.addRow(tab.tokenizer_label, tab.tokenizer)
+    model_form.addRow(tab.task_label, tab.task)
+    col.addLayout(model_form)
+    tab.save_button = QPushButton()
+    tab.save_button.clicked.connect(tab.save_dialog)
+    buttons = QHBoxLayout()
+    buttons.addWidget(tab.train_button, 1)
+    buttons.addWidget(tab.save_button)
+    col.addLayout(buttons)
+    col.addWidget(tab.status)
+    col.addWidget(tab.error_note)
+    return tab.box_model
+
+
+def _input_box(tab: TransformerTab) -> QGroupBox:
+    """The sequence (typed or generated), the padding, the decoding step, the output."""
+    tab.box_input = QGroupBox()
+    form = QFormLayout(tab.box_input)
+    tab.sequence = QLineEdit()
+    tab.sequence.setObjectName("SequenceEdit")
+    tab.generate_button = QPushButton()
+    tab.generate_button.clicked.connect(tab.generate)
+    seq_row = QHBoxLayout()
+    seq_row.addWidget(tab.sequence, 1)
+    seq_row.addWidget(tab.generate_button)
+    tab.pad_to = QSpinBox()
+    tab.pad_to.setRange(1, 12)
+    tab.sequence_label, tab.pad_label = QLabel(), QLabel()
+    form.addRow(tab.sequence_label, seq_row)
+    form.addRow(tab.pad_label, tab.pad_to)
+    tab.generated = QSpinBox()          # 0 = the whole output at once
+    tab.generated.setObjectName("GeneratedSpin")
+    tab.generated.setRange(0, 13)
+    tab.next_token_button = QPushButton()
+    tab.next_token_button.setObjectName("NextTokenButton")
+    tab.next_token_button.clicked.connect(tab.next_token)
+    gen_row = QHBoxLayout()
+    gen_row.addWidget(tab.generated, 1)
+    gen_row.addWidget(tab.next_token_button)
+    tab.generated_label = QLabel()
+    form.addRow(tab.generated_label, gen_row)
+    tab.output_label = QLabel()
+    tab.output_label.setWordWrap(True)
+    tab.output_label.setTextFormat(Qt.TextFormat.RichText)
+    form.addRow(tab.output_label)
+    tab.token_key = QLabel()
+    tab.token_key.setStyleSheet(muted_style())
+    form.addRow(tab.token_key)
+    tab.input_note = QLabel()
+    tab.input_note.setWordWrap(True)
+    tab.input_note.setStyleSheet(error_style())
+    form.addRow(tab.input_note)
+    return tab.box_input
+
+
+def _attention_box(tab: TransformerTab) -> QGroupBox:
+    """Attention kind, layer, head and the two mask switches."""
+    tab.box_attn = QGroupBox()
+    form = QFormLayout(tab.box_attn)
+    tab.kind = QComboBox()
+    tab.kind.addItems(["", "", ""])
+    tab.layer = QSpinBox()
+    tab.head = QSpinBox()
+    tab.padding = QCheckBox()
+    tab.look_ahead = QCheckBox()
+    tab.kind_label, tab.layer_label, tab.head_label = QLabel(), QLabel(), QLabel()
+    form.addRow(tab.kind_label, tab.kind)
+    form.addRow(tab.layer_label, tab.layer)
+    form.addRow(tab.head_label, tab.head)
+    form.addRow(tab.padding)
+    form.addRow(tab.look_ahead)
+    tab.mask_note = QLabel()
+    tab.mask_note.setWordWrap(True)
+    form.addRow(tab.mask_note)
+    return tab.box_attn
+
+
+def _steps_box(tab: TransformerTab) -> QGroupBox:
+    """The step-through's ◀ step ▶ row and its note."""
+    tab.box_steps = QGroupBox()
+    col = QVBoxLayout(tab.box_steps)
+    tab.step_combo = QComboBox()
+    tab.step_combo.setObjectName("StepCombo")
+    tab.step_combo.setSizeAdjustPolicy(
+        QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    tab.step_combo.setMinimumContentsLength(16)
+    tab.step_combo.setMaxVisibleItems(40)
+    tab.prev_step, tab.next_step = QPushButton("◀"), QPushButton("▶")
+    for button, delta in ((tab.prev_step, -1), (tab.next_step, 1)):
+        button.setFixedWidth(34)
+        button.clicked.connect(partial(tab.move_step, delta))
+    row = QHBoxLayout()
+    row.addWidget(tab.prev_step)
+    row.addWidget(tab.step_combo, 1)
+    row.addWidget(tab.next_step)
+    col.addLayout(row)
+    tab.step_note = QLabel()
+    tab.step_note.setWordWrap(True)
+    tab.step_note.setStyleSheet(muted_style())
+    col.addWidget(tab.step_note)
+    return tab.box_steps
+
+
+def build_views(tab: TransformerTab) -> None:
+    """Every head of a layer, one head step by step, the overview of all layers and
+    heads, the forward pass step by step, and the training curves."""
+    tab.heads_view = HeadGrid()
+    tab.overview_view = TileMosaic()
+    tab.panels_view = PanelRow()
+    tab.train_plot = CurvesPlot(log_y=True)
+    tab.step_view = StepView()
+    tab.add_view(View("heads", tab._heads_title, ViewPanel(tab.heads_view),
+                      partial(data.heads, tab)), 0, 0, 1, 2)   # overview goes at (0, 2)
+    tab.add_view(View("head_steps", tab._steps_title, ViewPanel(tab.panels_view),
+                      partial(data.head_steps, tab)), 1, 0)
+    tab.add_view(View("overview", lambda: QCoreApplication.translate(
+        "TransformerTab", "All layers × heads, head average, rollout"),
+        ViewPanel(tab.overview_view), partial(data.overview, tab)), 0, 2)
+    tab.add_view(View("forward", tab._forward_title, ViewPanel(tab.step_view),
+                      partial(data.forward, tab)), 1, 1)
+    tab.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
+                      ViewPanel(tab.train_plot), partial(data.training, tab)), 1, 2)
+    tab.grid.setRowStretch(0, 1)
+    tab.grid.setRowStretch(1, 1)
+    tab.grid.setColumnStretch(0, 3)
+    tab.grid.setColumnStretch(1, 3)
+    tab.grid.setColumnStretch(2, 2)
+    tab.overview_view.headClicked.connect(tab._overview_clicked)
+    tab.overview_view.hovered.connect(tab._hover_overview)
+    tab.heads_view.hovered.connect(tab._hover_heads)
+    tab.heads_view.headClicked.connect(tab.head.setValue)
+    tab.panels_view.hovered.connect(tab._hover_steps)
+    tab.step_view.hovered.connect(tab._hover_forward)

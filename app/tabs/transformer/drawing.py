@@ -1,0 +1,153 @@
+"""Drawing the Transformer tab: a trace into its views, the overview mosaic, the
+step-through, and the training curves. Strings translate in the tab's context
+("TransformerTab"), as they did when these were the tab's methods."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication
+
+from app.tabs.transformer.steps import step_title
+from models.traces import TransformerTrace
+from models.transformer.analysis import attention_rollout, head_average
+
+if TYPE_CHECKING:
+    from app.tabs.transformer.tab import TransformerTab
+
+
+def show_trace(tab: TransformerTab, t: TransformerTrace) -> None:
+    """Every view from one trace: the heads of its layer, the overview, the chosen head's
+    panels, the step-through, the output line and the training curves."""
+    tab.trace = t
+    titles = [QCoreApplication.translate("TransformerTab", "head {0}").format(h)
+              for h in range(t.weights.shape[1])]
+    tab.heads_view.set_heads(t.weights[t.layer], t.q_tokens, t.k_tokens, titles,
+                             selected=t.head)
+    draw_overview(tab, t)
+    p = t.panels
+    tab.panels_view.set_panels(
+        p.mask, p.raw, p.masked, p.softmax, t.q_tokens, t.k_tokens,
+        [QCoreApplication.translate("TransformerTab", "mask (grey = blocked)"),
+         QCoreApplication.translate("TransformerTab", "raw scores QKᵀ/√d_k"),
+         QCoreApplication.translate("TransformerTab", "masked scores"),
+         QCoreApplication.translate("TransformerTab", "softmax")])
+    draw_forward(tab, t)
+    for key in ("heads", "head_steps", "forward"):
+        tab.view(key).panel.set_title(tab.view(key).title())
+    ok = "✓" if t.correct else "✗"
+    colour = "#2a7" if t.correct else "#c33"
+    tab.output_label.setText(
+        QCoreApplication.translate("TransformerTab", "model output: {0}").format(
+            f"<span style='font-family:monospace'>{' '.join(t.predicted)}</span> "
+            f"<b style='color:{colour}'>{ok}</b>"))
+    n_full = int(p.fully_masked.sum())
+    tab.mask_note.setText(QCoreApplication.translate(
+        "TransformerTab", "{0} rows of this head have every key blocked (their "
+        "weights are set to 0).").format(n_full) if n_full else "")
+    redraw_training(tab)
+
+
+def overview_columns(t: TransformerTrace) -> tuple[np.ndarray, list[str], int]:
+    """Thumbnails: each layer's heads, its head average and, for self-attention, the
+    rollout up to that layer. Returns (float[layers·cols, q, k], titles, cols)."""
+    w = t.weights
+    layers, heads = w.shape[:2]
+    extra = [head_average(w)]
+    names = [QCoreApplication.translate("TransformerTab", "avg")]
+    if t.kind != "cross":
+        extra.append(attention_rollout(w))
+        names.append(QCoreApplication.translate("TransformerTab", "rollout"))
+    cols = heads + len(extra)
+    tiles, titles = [], []
+    for layer in range(layers):
+        for h in range(heads):
+            tiles.append(w[layer, h])
+            titles.append(f"L{layer} H{h}")
+        for arr, name in zip(extra, names, strict=True):
+            tiles.append(arr[layer])
+            titles.append(f"L{layer} {name}")
+    return np.stack(tiles), titles, cols
+
+
+def draw_overview(tab: TransformerTab, t: TransformerTrace) -> None:
+    """The mosaic of ``overview_columns``, the shown head selected."""
+    tiles, titles, cols = overview_columns(t)
+    heads = t.weights.shape[1]
+    selected = t.layer * cols + t.head
+    headers = [title.split(" ", 1)[1] for title in titles[:cols]]
+    if t.kind != "cross":     # a short header: thumbnails are narrow
+        headers[-1] = QCoreApplication.translate("TransformerTab", "roll.")
+    tab.overview_view.set_tiles(tiles, cols, headers,
+                                [f"L{i}" for i in range(len(tiles) // cols)], selected)
+    tab._overview_cols, tab._overview_heads = cols, heads
+    tab._overview_titles = titles
+
+
+def draw_forward(tab: TransformerTab, t: TransformerTrace) -> None:
+    """The step-through at the chosen step (the same sub-step when the stack changes)."""
+    steps = t.steps
+    if steps is None:
+        return
+    keys = steps.keys()
+    if tab._step_key not in keys:      # e.g. a cross-attention step, now on the encoder
+        sub = tab._step_key.partition(".")[2]
+        tab._step_key = next((k for k in keys if k.partition(".")[2] == sub), keys[0])
+    index = keys.index(tab._step_key)
+    tab.step_combo.blockSignals(True)
+    if [tab.step_combo.itemData(i) for i in range(tab.step_combo.count())] != list(keys):
+        tab.step_combo.clear()
+        for i, key in enumerate(keys):
+            tab.step_combo.addItem(f"{i + 1}. {step_title(key, steps.stack)}", key)
+    else:
+        for i, key in enumerate(keys):
+            tab.step_combo.setItemText(i, f"{i + 1}. {step_title(key, steps.stack)}")
+    tab.step_combo.setCurrentIndex(index)
+    tab.step_combo.blockSignals(False)
+    step = steps.steps[index]
+    shape = " × ".join(map(str, step.shape))
+    tab.step_view.set_step(step, f"{index + 1}. {step_title(step.key, steps.stack)}<br>"
+                                 f"{step.dims}<br>= ({shape})",
+                           step_axis_label(step))
+    tab.prev_step.setEnabled(index > 0)
+    tab.next_step.setEnabled(index < len(keys) - 1)
+    tab.step_note.setText(QCoreApplication.translate(
+        "TransformerTab", "Rows are the tokens of batch item 0; per-head steps show head "
+        "{0}. Hover a cell for its value.").format(steps.head))
+    tab.view("forward").panel.set_title(tab._forward_title())
+
+
+def step_axis_label(step) -> str:
+    if step.kind == "ids":
+        return QCoreApplication.translate("TransformerTab", "position")
+    if step.col_labels:
+        return QCoreApplication.translate("TransformerTab", "key")
+    return QCoreApplication.translate("TransformerTab", "feature")
+
+
+def redraw_training(tab: TransformerTab) -> None:
+    """The shown model's loss, token error and held-out sequence error, and the status."""
+    session = tab.current_session()
+    if session is None or not session.step:
+        tab.train_plot.set_curves([], [], [])
+        tab.train_plot.set_hint(QCoreApplication.translate(
+            "TransformerTab", "Press “Train” to train this model live."))
+        tab.status.setText(tab.status_text())
+        return
+    tab.train_plot.set_hint("")
+    losses = np.asarray(session.losses, np.float32)
+    steps = np.arange(1, len(losses) + 1, dtype=np.float32)
+    acc = session.accuracy_history
+    xs = np.array([s for s, _ in acc], np.float32)
+    err = np.array([max(1e-3, 1.0 - a) for _, a in acc], np.float32)
+    tok_err = np.maximum(1.0 - np.asarray(session.token_accuracy, np.float32), 1e-3)
+    tok_steps = np.arange(1, len(tok_err) + 1, dtype=np.float32)
+    tab.train_plot.set_curves(
+        [steps, tok_steps, xs], [np.maximum(losses, 1e-6), tok_err, err],
+        [QCoreApplication.translate("TransformerTab", "training loss"),
+         QCoreApplication.translate("TransformerTab", "token error (training batch)"),
+         QCoreApplication.translate("TransformerTab", "held-out sequence error")],
+        symbols=[None, None, "o"])
+    tab.status.setText(tab.status_text())
+
