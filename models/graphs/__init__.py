@@ -1,11 +1,16 @@
 """Graphs for the message-passing tab: safe loading (``readers``, one module per file
 format), the graph document (``document``, its labels and features in ``features``),
 built-in graphs (``builtins``), layouts, export; GCN, GraphSAGE and GAT (``layers``) with
-message passing made visible (``inspection``), trained in ``sessions``."""
+message passing made visible (``inspection``), trained in ``sessions``; the option
+names the tab shares in the torch-free ``options``."""
 
 from models.face import lazy_face
 
 __getattr__, __dir__, __all__ = lazy_face(__name__, {
+    # option names shared with the tab (torch-free)
+    "DATASETS": "options",
+    "SAGE_AGGREGATORS": "options",
+    "LINK_FEATURES": "options",
     # documents: loading, built-in graphs, layouts, export
     "GraphDocument": "document",
     "MAX_NODES": "document",
@@ -17,23 +22,23 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "MAX_FILE_BYTES": "readers.load",
     "SUPPORTED_FORMATS": "readers.load",
     "GraphLoadError": "readers.load",        # models.errors.GraphLoadError, raised there
-    "BUILTIN_GRAPHS": "builtins",
+    "BUILTIN_GRAPHS": "options",
     "builtin_graph": "builtins",
     "karate_club": "builtins",
-    "LAYOUTS": "layouts",
+    "LAYOUTS": "options",
     "KAMADA_KAWAI_MAX_NODES": "layouts",
     "FRONTIER_MAX_HOPS": "layouts",
     "layout": "layouts",
     "save_graph": "export",
     # GNNs, message passing made visible, sessions
-    "MODEL_KINDS": "layers",
-    "POOLINGS": "layers",
+    "MODEL_KINDS": "options",
+    "POOLINGS": "options",
     "GCN": "layers",
     "GraphSAGE": "layers",
     "GAT": "layers",
     "build_model": "layers",
     "GraphClassifier": "layers",
-    "AGGREGATIONS": "inspection",
+    "AGGREGATIONS": "options",
     "receptive_field": "inspection",
     "gcn_coefficients": "inspection",
     "gat_attention": "inspection",

@@ -13,17 +13,7 @@ from torch_geometric.data import Data
 
 from models.errors import InvalidParameterError
 from models.graphs.document import GraphDocument, _build, _RawGraph
-
-BUILTIN_GRAPHS: dict[str, str] = {
-    "karate": "Zachary's karate club",
-    "les_miserables": "Les Misérables co-appearances",
-    "florentine": "Florentine families",
-    "davis": "Davis southern women (bipartite)",
-    "sbm": "Stochastic block model (4 blocks)",
-    "ba_house": "Barabási–Albert graph with house motifs (BA-Shapes)",
-    "grid": "2D grid",
-    "geometric": "Random geometric graph",
-}
+from models.graphs.options import BUILTIN_GRAPHS
 
 
 def builtin_graph(key: str, seed: int = 0, **params) -> GraphDocument:

@@ -19,9 +19,8 @@ from torch_geometric.utils import to_dense_adj
 
 from models.errors import InvalidParameterError
 from models.graphs.layers import _GNN, GAT, GCN, GraphSAGE, _as_edge_index, _np
+from models.graphs.options import AGGREGATIONS
 from models.traces import BatchTrace, EdgeValues, MessageTrace, SampleTrace
-
-AGGREGATIONS = ("model", "sum", "mean", "max")
 
 
 # -- graph search -------------------------------------------------------------------------------

@@ -38,9 +38,7 @@ from torch_geometric.nn import (
 )
 
 from models.errors import InvalidParameterError
-
-MODEL_KINDS = ("gcn", "sage", "gat")
-POOLINGS = ("mean", "max", "sum")
+from models.graphs.options import MODEL_KINDS, POOLINGS, SAGE_AGGREGATORS
 
 
 # -- small helpers ------------------------------------------------------------------------------
@@ -177,7 +175,7 @@ class GraphSAGE(_GNN):
                  num_layers: int = 2, dropout: float = 0.5, aggr: str = "mean") -> None:
         super().__init__(dropout)
         out_dim = _check_dims(in_dim, hidden_dim, out_dim, num_layers)
-        if aggr not in ("mean", "max", "sum"):
+        if aggr not in SAGE_AGGREGATORS:
             raise InvalidParameterError(f"GraphSAGE aggregates with mean, max or sum, not {aggr!r}.")
         self.aggr = aggr
         dims = [in_dim] + [hidden_dim] * (num_layers - 1) + [out_dim]

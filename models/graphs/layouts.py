@@ -11,8 +11,7 @@ import torch
 
 from models.errors import InvalidParameterError
 from models.graphs.document import GraphDocument
-
-LAYOUTS: tuple[str, ...] = ("spring", "kamada_kawai", "spectral", "circular", "shell", "data")
+from models.graphs.options import LAYOUTS
 
 KAMADA_KAWAI_MAX_NODES = 2000
 
