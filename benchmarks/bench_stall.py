@@ -84,7 +84,7 @@ def main() -> int:
             run_until(lambda: False, 0.5)   # let the new trace paint before measuring
             start = [0.0]
             phase(name, lambda s=start: (s.__setitem__(0, time.perf_counter()),
-                                         tab.toggle_fit()),
+                                         tab.toggle_job("train")),
                   lambda s=start: time.perf_counter() - s[0] > 4.0, 10)
             steps = len(tab.fit_history)
             tab.jobs.stop()

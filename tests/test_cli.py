@@ -112,7 +112,7 @@ def show(self):
         tab.d_model.setValue(512)
         tab.max_len.setValue(2048)
         tab.request_update()
-        tab.toggle_fit()
+        tab.toggle_job("train")
         def close():
             assert tab.jobs.is_running(), "the job should still be training"
             print("CLOSING", time.monotonic(), flush=True)

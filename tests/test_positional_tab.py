@@ -163,8 +163,8 @@ def test_changing_parameters_stops_learning_and_drops_the_old_fit(qtbot, tab):
 def test_restarting_learning_never_mixes_two_runs(qtbot, tab):
     qtbot.mouseClick(tab.learn_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(tab.fit_history) > 50, timeout=30_000)
-    tab.toggle_fit()          # stop
-    tab.toggle_fit()          # and start again at once
+    tab.toggle_job("train")   # stop
+    tab.toggle_job("train")   # and start again at once
     qtbot.waitUntil(lambda: len(tab.fit_errors) >= 5, timeout=30_000)
     steps = [s for s, _ in tab.fit_errors]
     assert steps == sorted(steps) and len(tab.fit_history) == steps[-1]

@@ -14,12 +14,13 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
 )
 
-from app.tabs.base import BaseTab, TabContext, View, ViewData
+from app.tabs.base import TabContext, View, ViewData
+from app.tabs.training import TrainingTab
 from models.traces import OffsetFitTrace, PEGrid, Progress
+from models.transformer.options import EMBEDDING_INITS
 from viz.controls import SliderField
 from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
@@ -66,7 +67,10 @@ def parse_dims(text: str, d_model: int, limit: int = 12) -> tuple[list[int], lis
     return dims[:limit], problems
 
 
-class PositionalTab(BaseTab):
+class PositionalTab(TrainingTab):
+    """The explorer; its one job ("train", started by the Learn button, which is the
+    training base's Train button) learns M_k by gradient descent."""
+
     key = "positional"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -77,8 +81,6 @@ class PositionalTab(BaseTab):
         self.fit_errors: list[tuple[int, float]] = []
         self._build_controls()
         self._build_views()
-        self.jobs.progressed.connect(self._on_fit_progress)
-        self.jobs.stopped.connect(self._on_fit_stopped)
         self.restore_state()
         self.retranslate()
 
@@ -111,15 +113,15 @@ class PositionalTab(BaseTab):
         self.offset = SliderField(0, DEFAULTS["max_len"] - 1, DEFAULTS["offset"])
         self.relative_mode = QComboBox()
         self.relative_mode.addItems(["", "", ""])
-        self.learn_button = QPushButton()
+        self.learn_button = self.train_button     # the base starts and stops the job
         self.learn_button.setObjectName("LearnButton")
-        self.learn_button.clicked.connect(self.toggle_fit)
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         col.addWidget(self.offset)
         col.addWidget(self.relative_mode)
         col.addWidget(self.error_label)
         col.addWidget(self.learn_button)
+        col.addWidget(self.error_note)
         lay.addWidget(self.box_relative)
 
         self.box_embed = QGroupBox()
@@ -194,7 +196,6 @@ class PositionalTab(BaseTab):
         self.init_label.setText(self.tr("Initialisation"))
         self.init.setItemText(0, self.tr("N(0, 1) (nn.Embedding default)"))
         self.init.setItemText(1, self.tr("N(0, 1/d_model) (typical when tied to the output layer)"))
-        self._update_learn_button()
         self.pe_plot.set_axis_labels(self.tr("dimension j"), self.tr("position"))
         self.curve_plot.set_axis_labels(self.tr("position"), self.tr("PE value"))
         self.sim_plot.set_axis_labels(self.tr("position"), self.tr("position"))
@@ -217,13 +218,10 @@ class PositionalTab(BaseTab):
             return self.tr("W − M_k (k = {0})").format(self.fit.offset if self.fit else k)
         return self.tr("Relative-position map M_k, k = {0}").format(k)
 
-    def on_torch_ready(self) -> None:
-        super().on_torch_ready()
-        self._update_learn_button()
-
-    def _update_learn_button(self) -> None:
-        self.learn_button.setEnabled(self.torch_ready)
-        self.learn_button.setText(self.tr("Stop learning") if self.jobs.is_running()
+    def update_buttons(self) -> None:
+        """The Learn button says what it does (the base words it for training)."""
+        super().update_buttons()
+        self.learn_button.setText(self.tr("Stop learning") if self.running()
                                   else self.tr("Learn M_k by gradient descent"))
 
     # -- parameters --------------------------------------------------------------------
@@ -231,7 +229,7 @@ class PositionalTab(BaseTab):
         return {"d_model": int(self.d_model.value()), "max_len": int(self.max_len.value()),
                 "base": float(self.base.value()), "offset": int(self.offset.value()),
                 "dims": self.dims.text(), "sentence": self.sentence.text(),
-                "init": ("normal", "scaled")[max(0, self.init.currentIndex())],
+                "init": EMBEDDING_INITS[max(0, self.init.currentIndex())],
                 "relative_mode": RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
@@ -250,10 +248,10 @@ class PositionalTab(BaseTab):
             self.dims.setText(str(state["dims"]))
         if "sentence" in state:
             self.sentence.setText(str(state["sentence"]))
-        if state.get("init") in ("normal", "scaled"):
-            self.init.setCurrentIndex(("normal", "scaled").index(state["init"]))
-        if state.get("learn") and not self.jobs.is_running():
-            self.toggle_fit()
+        if state.get("init") in EMBEDDING_INITS:
+            self.init.setCurrentIndex(EMBEDDING_INITS.index(state["init"]))
+        if state.get("learn") and not self.running():
+            self.toggle_job("train")
         if state.get("relative_mode") in RELATIVE_MODES:
             self.relative_mode.setCurrentIndex(RELATIVE_MODES.index(state["relative_mode"]))
         self.schedule_update()
@@ -282,7 +280,7 @@ class PositionalTab(BaseTab):
                     problem = field.problem(value)
                 if problem:
                     raise InvalidParameterError(f"{key} = {state[key]} {problem}.")
-        if "init" in state and state["init"] not in ("normal", "scaled"):
+        if "init" in state and state["init"] not in EMBEDDING_INITS:
             raise InvalidParameterError("init must be 'normal' or 'scaled'.")
         if "relative_mode" in state and state["relative_mode"] not in RELATIVE_MODES:
             raise InvalidParameterError(f"relative_mode must be one of {RELATIVE_MODES}.")
@@ -300,8 +298,7 @@ class PositionalTab(BaseTab):
         self.ctx.settings.set_tab_state(self.key, self.params())
 
     def _params_changed(self, *_):
-        if self.jobs.is_running():
-            self.jobs.stop()
+        if self.stop_jobs():
             self.ctx.status(self.tr("Learning stopped: the encoding parameters changed."))
         if self.fit is not None and not self.fit.matches(*self._fit_key()):
             self._clear_fit()   # a W learned for other parameters would mislead
@@ -365,7 +362,7 @@ class PositionalTab(BaseTab):
             self.rel_plot.set_matrix(diff, levels=(-lim, lim))
         else:
             self.rel_plot.set_matrix(t.offset_matrix, levels=(-1.0, 1.0))
-            if mode != "analytic" and not self.jobs.is_running():
+            if mode != "analytic" and not self.running():
                 self.ctx.status(self.tr("Nothing learned yet for these parameters: press "
                                    "“Learn M_k by gradient descent”."))
         self.view("relative").panel.set_title(self._relative_title())
@@ -403,36 +400,39 @@ class PositionalTab(BaseTab):
             self.view("curves").panel.set_readout(
                 self.tr("pos {0} → {1}").format(pos, values))
 
-    # -- the learning job ----------------------------------------------------------------------
-    def toggle_fit(self) -> None:
-        if self.jobs.is_running():
-            self.jobs.stop()
-            return
-        if not self.torch_ready:
-            return
+    # -- the learning job (run by the TrainingTab base) -----------------------------------------
+    def make_job(self, name: str):
+        """Learn M_k from scratch for the shown parameters (None: nothing to learn)."""
         from models.transformer import fit_offset_map
 
         p = self.params()
         if p["offset"] < 1 or p["max_len"] < 2:
             self.ctx.status(self.tr("Nothing to learn for k = 0: M_0 is the identity. Choose an offset k ≥ 1."))
-            return
+            return None
         offset = min(p["offset"], p["max_len"] - 1)
         self._clear_fit()
-        self.jobs.start(partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
-                                base=p["base"], offset=offset, steps=2000, lr=3e-2,
-                                device=self.ctx.device(), max_report_share=0.2))
-        self._update_learn_button()
+        return partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
+                       base=p["base"], offset=offset, steps=2000, lr=3e-2,
+                       device=self.ctx.device(), max_report_share=0.2)
 
-    def _on_fit_progress(self, progress: Progress) -> None:
+    def job_text(self, name: str, progress: Progress) -> str:
+        return self.tr("Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s"
+        ).format(progress.step, progress.total, progress.loss,
+                 progress.metrics["max_prediction_error"], progress.metrics["steps_per_s"])
+
+    def job_fraction(self, name: str, progress: Progress) -> float:
+        return progress.fraction
+
+    def on_job_progress(self, name: str, progress: Progress) -> None:
         self.fit = progress.trace
         self.fit_history = progress.history
         self.fit_errors.append((progress.step, progress.metrics["max_prediction_error"]))
         self._redraw_fit()
-        self.job_bar.show_progress(progress.fraction, self.tr("Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s"
-        ).format(progress.step, progress.total, progress.loss,
-                 progress.metrics["max_prediction_error"], progress.metrics["steps_per_s"]))
         if RELATIVE_MODES[self.relative_mode.currentIndex()] != "analytic":
             self._show_relative()
+
+    def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
+        """Nothing to recompute: the fit is drawn as it arrives, the encoding is unchanged."""
 
     def _redraw_fit(self) -> None:
         h = self.fit_history
@@ -455,9 +455,6 @@ class PositionalTab(BaseTab):
             self.view("fit").panel.set_readout(
                 self.tr("step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
                     len(h), float(h[-1]), self.fit.max_abs_difference))
-
-    def _on_fit_stopped(self, completed: bool) -> None:
-        self._update_learn_button()
 
     # -- export data -----------------------------------------------------------------------
     def _meta(self) -> dict:
