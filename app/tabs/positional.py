@@ -85,6 +85,7 @@ class PositionalTab(TrainingTab):
         self.retranslate()
 
     # -- construction ----------------------------------------------------------------
+    # long: the four boxes of controls top to bottom, as they appear
     def _build_controls(self) -> None:
         lay = self.controls_layout
         self.box_encoding = QGroupBox()

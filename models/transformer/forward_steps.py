@@ -106,6 +106,7 @@ def _mask_dims(mask: torch.Tensor) -> str:
     return "(" + ", ".join(names) + ")"
 
 
+# long: the numbered steps of one layer in order, as the course text walks them
 @torch.no_grad()
 def stack_steps(*, stack: str, embedding: nn.Embedding, positional_encoding: nn.Module,
                 layers: Sequence[nn.Module], tokens: torch.Tensor, mask: torch.Tensor | None,

@@ -105,6 +105,7 @@ def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.
             token_sum=_numpy(summed), token_rms=_numpy(rms), tokens_dropped=dropped)
 
 
+# long: one training loop read top to bottom, set-up, step and report together
 def fit_offset_map(d_model: int = 64, max_len: int = 256, base: float = 10000.0,
                    offset: int = 4, steps: int = 1500, lr: float = 3e-3, batch: int = 256,
                    device: str | torch.device = "cpu", seed: int = 0,

@@ -45,6 +45,7 @@ def layers_and_heads(model: nn.Module, kind: str) -> tuple[int, int]:
                              if isinstance(m, MultiHeadAttention))
 
 
+# long: mostly its docstring; the checks, the cached decoding and the dispatch
 def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[int],
                               pad_to: int, kind: str = "cross", layer: int = 0,
                               head: int = 0, use_padding_mask: bool = True,
