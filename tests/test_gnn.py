@@ -261,14 +261,29 @@ def test_aligned_pca_keeps_orientation():
 
 
 def test_divergence_restores_last_good_weights(karate):
-    # weights are "good" once they gave a finite loss and gradients (as in FlowSession):
-    # after 5 clean epochs that is the state after epoch 4 (epoch 5's is not yet tested)
+    # weights are "good" once they gave a finite loss and gradients (as in FlowSession);
+    # every 10 good epochs they become the rollback point: after 15 clean epochs that is
+    # the state after epoch 10
     s = gnn.NodeClassificationSession(karate, "gcn", seed=0)
+    states = [{k: v.clone() for k, v in s.model.state_dict().items()}]
+    for _ in s.train(15):
+        states.append({k: v.clone() for k, v in s.model.state_dict().items()})
+    s.data.x[3, 3] = float("nan")
+    assert torch.isfinite(karate.x).all()        # the session works on its own copy
+    with pytest.raises(TrainingDivergedError, match="NaN") as info:
+        for _ in s.train(5):
+            pass
+    assert "epoch 16" in str(info.value) and "epoch 10 were restored" in str(info.value)
+    assert s.epoch == s.good_epoch == 10 and len(s.losses) == 10
+    assert all(torch.equal(states[10][k], v) for k, v in s.model.state_dict().items())
+    # a rollback point every epoch: back exactly one step (epoch 5's weights are not yet
+    # tested, so the state after epoch 4 comes back)
+    s = gnn.NodeClassificationSession(karate, "gcn", seed=0)
+    s.snapshot_every = 1
     states = []
     for _ in s.train(5):
         states.append({k: v.clone() for k, v in s.model.state_dict().items()})
     s.data.x[3, 3] = float("nan")
-    assert torch.isfinite(karate.x).all()        # the session works on its own copy
     with pytest.raises(TrainingDivergedError, match="NaN") as info:
         for _ in s.train(5):
             pass
@@ -280,6 +295,51 @@ def test_divergence_restores_last_good_weights(karate):
         for _ in huge.train(50):
             pass
     assert all(torch.isfinite(p).all() for p in huge.model.parameters())
+
+
+def test_graph_classification_rolls_back_to_a_good_epoch():
+    # several optimizer steps per epoch; the weights after a whole good epoch are the
+    # rollback point (every epoch here), and a bad mini-batch mid-epoch brings them back
+    gs = gnn.motif_graphs(40, seed=0)
+    s = gnn.GraphClassificationSession(gs, seed=0, batch_size=8)
+    s.snapshot_every = 1
+    states = [{k: v.clone() for k, v in s.model.state_dict().items()}]
+    for _ in s.train(3):
+        states.append({k: v.clone() for k, v in s.model.state_dict().items()})
+    assert s.good_epoch == 3
+    s._train_graphs[-1].x[0, 0] = float("nan")
+    with pytest.raises(TrainingDivergedError, match="loss became nan") as info:
+        for _ in s.train(2):
+            pass
+    assert "epoch 4" in str(info.value) and "epoch 3 were restored" in str(info.value)
+    assert s.epoch == 3 and len(s.losses) == 3
+    assert all(torch.equal(states[3][k], v) for k, v in s.model.state_dict().items())
+
+
+def test_link_prediction_rollback_keeps_the_best_epoch_within_reach(karate):
+    # 5 good epochs, no rollback point since the first: the best-validation weights (of
+    # epochs 1 to 5) are undone with them, so the session reports its restored weights
+    s = gnn.LinkPredictionSession(karate, seed=0)
+    for _ in s.train(5):
+        pass
+    assert s.good_epoch == 0 and s.best_epoch >= 1
+    s.x[0, 0] = float("nan")
+    with pytest.raises(TrainingDivergedError, match="epoch 6"):
+        for _ in s.train(3):
+            pass
+    assert s.epoch == s.best_epoch == 0 and s.best_state is None
+    assert s.evaluate().epoch == 0 and s._message() == "Link predictor: untrained weights."
+    # a rollback point every epoch: the best epoch is never past the restored one
+    s = gnn.LinkPredictionSession(karate, seed=0)
+    s.snapshot_every = 1
+    for _ in s.train(3):
+        pass
+    s.x[0, 0] = float("nan")
+    with pytest.raises(TrainingDivergedError, match="epoch 2 were restored"):
+        for _ in s.train(3):
+            pass
+    assert s.epoch == 2 and 1 <= s.best_epoch <= 2 and s.evaluate().epoch == s.best_epoch
+    assert "of 2 epochs" in s._message()
 
 
 def test_nearest_train_baseline_on_a_path():

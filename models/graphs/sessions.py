@@ -1,8 +1,10 @@
 """Training sessions: node classification, graph classification and link prediction.
 
-Sessions follow ``FlowSession``: a ``lock`` held for every step, ``train()`` a generator
-yielding ``Progress``, the last good weights restored on divergence
-(``TrainingDivergedError``). Every trace handed to the GUI is a frozen dataclass of
+Each is a ``models.session.TrainingSession`` counted in epochs: the lock held for every
+step, ``train()`` a generator yielding ``Progress``, checked steps, rollback points and the
+weights of the last one restored on divergence (``TrainingDivergedError``) are the base's;
+``_Epochs`` adds what the three share (the epoch names, the data hint in a divergence
+message, ``epochs_per_s``). Every trace handed to the GUI is a frozen dataclass of
 ``models.traces`` holding numpy arrays.
 """
 
@@ -10,9 +12,8 @@ from __future__ import annotations
 
 import copy
 import math
-import threading
-import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -22,81 +23,64 @@ from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
 from torch_geometric.utils import negative_sampling
 
-from models import checkpoint
 from models.devices import device_for
-from models.errors import InvalidParameterError, TrainingDivergedError
+from models.errors import InvalidParameterError
 from models.graphs.features import _is_identity, _structural_features
 from models.graphs.inspection import _AlignedPCA
 from models.graphs.layers import GCN, GraphClassifier, _np, build_model
 from models.graphs.metrics import _accuracy, roc_auc, roc_curve
+from models.graphs.options import LINK_FEATURES
+from models.session import Run, StepOutcome, TrainingSession, finite
 from models.traces import GraphClassTrace, LinkTrace, NodeTrainTrace, Progress
+
+__all__ = ["split_nodes", "NodeClassificationSession", "GraphClassificationSession",
+           "LinkPredictionSession", "device_for"]
 
 
 # -- training sessions: what they share ----------------------------------------------------------
-class _Session:
-    """Model, Adam optimiser, lock, epoch counter and last-good-weights snapshot."""
+class _Epochs:
+    """Mixed into a ``TrainingSession`` whose step is an epoch: ``epoch``/``good_epoch``
+    name the base's ``step``/``good_step``, a divergence message carries ``_hint()`` (what
+    is wrong with the data, if anything), and every ``Progress`` has ``epochs_per_s`` and
+    ``_message()``."""
 
-    model: nn.Module
-    optimizer: torch.optim.Optimizer
+    unit = "epoch"
+    #: the metrics of the last evaluation (NaN before the first), repeated in every
+    #: ``Progress.metrics`` between evaluations
+    _last_acc: dict[str, float]
 
-    def _init_common(self, device, seed: int, lr: float) -> None:
-        self.device = device_for(device)
-        self.seed, self.lr, self.epoch = seed, lr, 0
-        self.losses: list[float] = []
-        self.lock = threading.Lock()
-        self.good_epoch = 0
-        self.good_state = self._snapshot()
-        #: the metrics of the last evaluation (NaN before the first), repeated in every
-        #: ``Progress.metrics`` between evaluations
-        self._last_acc: dict[str, float] = {}
+    @property
+    def epoch(self) -> int:
+        """Epochs trained (the base's ``step``)."""
+        return self.step
 
-    def _snapshot(self) -> dict:
-        return checkpoint.snapshot(self.model, self.optimizer)
-
-    def _restore(self) -> None:
-        checkpoint.restore(self.model, self.optimizer, self.good_state)
-        self.epoch = self.good_epoch
-        del self.losses[self.good_epoch:]
-
-    def _move_data(self, dev: torch.device) -> None:
-        raise NotImplementedError
-
-    def to(self, device: str | torch.device):
-        dev = device_for(device)
-        with self.lock:
-            self.model.to(dev)
-            checkpoint.move_optimizer_state(self.optimizer, dev)
-            self._move_data(dev)
-            self.device = dev
-        return self
+    @property
+    def good_epoch(self) -> int:
+        """The epoch of the rollback point (the base's ``good_step``)."""
+        return self.good_step
 
     def _hint(self) -> str:
         return ""
 
-    def _diverged(self, what: str) -> TrainingDivergedError:
-        epoch = self.epoch + 1
-        self._restore()
-        return TrainingDivergedError(
-            f"Training diverged: {what} at epoch {epoch}. The weights of epoch "
-            f"{self.good_epoch} were restored. {self._hint()}Try a smaller learning rate "
-            f"(now {self.lr:g}).")
+    def _message(self) -> str:
+        return ""
 
-    def _checked_step(self, loss: torch.Tensor) -> float:
-        """Backward and optimiser step, unless the loss or a gradient is non-finite (then
-        restore the last good weights and raise). Call with ``self.lock`` held."""
-        value = loss.detach().item()
-        if not math.isfinite(value):
-            raise self._diverged(f"the loss became {value}")
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(list(self.model.parameters()), math.inf)
-        if not torch.isfinite(norm):
-            raise self._diverged("a gradient became non-finite")
-        self.good_state, self.good_epoch = self._snapshot(), self.epoch
-        self.optimizer.step()
-        self.epoch += 1
-        self.losses.append(value)
-        return value
+    def _divergence_message(self, what: str, step: int) -> str:
+        return (f"Training diverged: {what} at {self.unit} {step}. The weights of {self.unit} "
+                f"{self.good_step} were restored. {self._hint()}Try a smaller learning rate "
+                f"(now {self.lr:g}).")
+
+    def _outcome(self, value: float, trace, **extra: float) -> StepOutcome:
+        """The step's outcome: the loss, the last evaluation's metrics (this step's when
+        ``trace`` is one) and ``extra``."""
+        if trace is not None:
+            self._last_acc = {k: getattr(trace, k) for k in self._last_acc}
+        return StepOutcome(value, {"loss": value, **self._last_acc, **extra}, trace)
+
+    def _progress(self, outcome: StepOutcome, run: Run) -> Progress:
+        p = super()._progress(outcome, run)
+        return replace(p, metrics={**p.metrics, "epochs_per_s": p.metrics["steps_per_s"]},
+                       message=self._message())
 
 
 # -- node classification ------------------------------------------------------------------------
@@ -133,7 +117,7 @@ def _masks(split, n: int) -> tuple[torch.Tensor, ...]:
     return out
 
 
-class NodeClassificationSession(_Session):
+class NodeClassificationSession(_Epochs, TrainingSession):
     """Semi-supervised node classification with a GCN, GraphSAGE or GAT (full batch, Adam,
     cross-entropy on the training nodes only).
 
@@ -145,9 +129,9 @@ class NodeClassificationSession(_Session):
     ``dropout=None`` likewise (0.5; GAT 0.6). ``seed`` fixes the split, the initial weights
     and the dropout masks.
 
-    Divergence: before every step the weights that gave a finite loss and finite gradients
-    are copied; on a non-finite loss or gradient they are restored and
-    ``TrainingDivergedError`` names the epoch and what to change.
+    Divergence: the weights that gave a finite loss and finite gradients become a rollback
+    point every ``snapshot_every`` epochs; on a non-finite loss or gradient the last one is
+    restored and ``TrainingDivergedError`` names the epoch and what to change.
     """
 
     def __init__(self, data: Data, kind: str = "gcn", device: str | torch.device = "cpu",
@@ -178,7 +162,8 @@ class NodeClassificationSession(_Session):
                                           weight_decay=weight_decay)
         self.gen = torch.Generator().manual_seed(seed)
         self._pca = _AlignedPCA()
-        self._init_common(dev, seed, lr)
+        self.seed = seed
+        self._init_session(dev, lr)
         self._last_acc = dict.fromkeys(("train_acc", "val_acc", "test_acc"), math.nan)
 
     def _move_data(self, dev: torch.device) -> None:
@@ -202,31 +187,24 @@ class NodeClassificationSession(_Session):
     def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
         """Train ``epochs`` more epochs; yield ``Progress`` after each, with a
         ``NodeTrainTrace`` every ``report_every`` epochs and at the last."""
+        return super().train(epochs, every=report_every)
+
+    def _before_train(self, steps: int) -> None:
         if not bool(self.train_mask.any()):
             raise InvalidParameterError(
                 "This graph has no labelled node to train on: choose a label attribute "
                 "(Attributes → Label) or a graph with labels.")
-        t0, start = time.perf_counter(), self.epoch
-        for k in range(1, epochs + 1):
-            with self.lock:
-                self.model.train()
-                with torch.random.fork_rng(devices=[]):
-                    self._dropout_seed()
-                    # 1. forward on the whole graph, loss on the training nodes only
-                    logits = self._forward()[0]
-                    loss = F.cross_entropy(logits[self.train_mask],
-                                           self.data.y[self.train_mask])
-                    # 2. checked step (restores and raises on divergence)
-                    value = self._checked_step(loss)
-                trace = self._trace(value) if (k % report_every == 0 or k == epochs) else None
-            elapsed = time.perf_counter() - t0
-            if trace is not None:
-                self._last_acc = {"train_acc": trace.train_acc, "val_acc": trace.val_acc,
-                                  "test_acc": trace.test_acc}
-            metrics = {"loss": value, **self._last_acc,
-                       "epochs_per_s": k / max(elapsed, 1e-9)}
-            yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
-                           history=np.asarray(self.losses, np.float32), trace=trace)
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        self.model.train()
+        with torch.random.fork_rng(devices=[]):
+            self._dropout_seed()
+            # 1. forward on the whole graph, loss on the training nodes only
+            logits = self._forward()[0]
+            loss = F.cross_entropy(logits[self.train_mask], self.data.y[self.train_mask])
+            # 2. checked step (restores and raises on divergence)
+            value = self.checked_step(loss)
+        return self._outcome(value, self._trace(value) if run.report else None)
 
     @torch.no_grad()
     def _trace(self, loss: float) -> NodeTrainTrace:
@@ -257,11 +235,13 @@ class NodeClassificationSession(_Session):
 
 
 # -- graph classification -----------------------------------------------------------------------
-class GraphClassificationSession(_Session):
+class GraphClassificationSession(_Epochs, TrainingSession):
     """Graph classification on a list of ``Data`` (each ``y`` one label): a seeded 80/20
     train/test split, mini-batches of ``batch_size`` graphs collated by PyG's
     ``DataLoader``, a ``GraphClassifier`` trained with Adam. Same ``lock``/divergence
-    behaviour as ``NodeClassificationSession``."""
+    behaviour as ``NodeClassificationSession``; an epoch is several optimizer steps (one
+    per mini-batch), each checked, and its weights become a rollback point once the whole
+    epoch went well."""
 
     def __init__(self, graphs: Sequence[Data], pooling: str = "mean",
                  device: str | torch.device = "cpu", seed: int = 0, hidden_dim: int = 32,
@@ -288,7 +268,10 @@ class GraphClassificationSession(_Session):
         self.gen = torch.Generator().manual_seed(seed)
         self._all = Batch.from_data_list(self.graphs).to(dev)
         self._pca = _AlignedPCA()
-        self._init_common(dev, seed, lr)
+        self._train_graphs = [g for g, m in zip(self.graphs, self.train_mask.tolist(),
+                                                strict=True) if m]
+        self.seed = seed
+        self._init_session(dev, lr)
         self._last_acc = dict.fromkeys(("train_acc", "test_acc"), math.nan)
 
     def _move_data(self, dev: torch.device) -> None:
@@ -297,40 +280,27 @@ class GraphClassificationSession(_Session):
     def train(self, epochs: int, report_every: int = 1) -> Iterator[Progress]:
         """Train ``epochs`` more epochs (each one pass over the training graphs), yielding
         ``Progress`` with a ``GraphClassTrace`` every ``report_every`` epochs and at the last."""
-        train_graphs = [g for g, m in zip(self.graphs, self.train_mask.tolist(), strict=True) if m]
-        t0, start = time.perf_counter(), self.epoch
-        for k in range(1, epochs + 1):
-            loader = DataLoader(train_graphs, batch_size=self.batch_size, shuffle=True,
-                                generator=self.gen)
-            with self.lock:
-                self.model.train()
-                total, count = 0.0, 0
-                for b in loader:
-                    b = b.to(self.device)
-                    loss = F.cross_entropy(self.model(b.x, b.edge_index, b.batch), b.y)
-                    value = loss.detach().item()
-                    if not math.isfinite(value):
-                        raise self._diverged(f"the loss became {value}")
-                    self.optimizer.zero_grad(set_to_none=True)
-                    loss.backward()
-                    norm = torch.nn.utils.clip_grad_norm_(list(self.model.parameters()),
-                                                          math.inf)
-                    if not torch.isfinite(norm):
-                        raise self._diverged("a gradient became non-finite")
-                    self.optimizer.step()
-                    total, count = total + value * b.num_graphs, count + b.num_graphs
-                value = total / max(count, 1)
-                self.good_state, self.good_epoch = self._snapshot(), self.epoch + 1
-                self.epoch += 1
-                self.losses.append(value)
-                trace = self._trace(value) if (k % report_every == 0 or k == epochs) else None
-            elapsed = time.perf_counter() - t0
-            if trace is not None:
-                self._last_acc = {"train_acc": trace.train_acc, "test_acc": trace.test_acc}
-            metrics = {"loss": value, **self._last_acc,
-                       "epochs_per_s": k / max(elapsed, 1e-9)}
-            yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
-                           history=np.asarray(self.losses, np.float32), trace=trace)
+        return super().train(epochs, every=report_every)
+
+    def _train_step(self, run: Run) -> StepOutcome:
+        loader = DataLoader(self._train_graphs, batch_size=self.batch_size, shuffle=True,
+                            generator=self.gen)
+        self.model.train()
+        total, count = 0.0, 0
+        for b in loader:
+            b = b.to(self.device)
+            loss = F.cross_entropy(self.model(b.x, b.edge_index, b.batch), b.y)
+            # a checked optimizer step per mini-batch (restores and raises on divergence)
+            value = self._check_loss(loss)
+            self._checked_backward(loss)
+            self.optimizer.step()
+            total, count = total + value * b.num_graphs, count + b.num_graphs
+        value = total / max(count, 1)
+        self.step += 1
+        self.losses.append(value)
+        if finite(self.model.parameters()):  # the weights after a whole good epoch
+            self._mark_good(at=self.step)
+        return self._outcome(value, self._trace(value) if run.report else None)
 
     @torch.no_grad()
     def _trace(self, loss: float) -> GraphClassTrace:
@@ -353,10 +323,7 @@ class GraphClassificationSession(_Session):
 
 
 # -- link prediction ----------------------------------------------------------------------------
-_LINK_FEATURES = ("auto", "x", "structural", "both")
-
-
-class LinkPredictionSession(_Session):
+class LinkPredictionSession(_Epochs, TrainingSession):
     """Link prediction: a seeded split of the undirected edges into train / val / test
     (both directions of a pair stay together), a ``GCN`` encoder on the training edges only,
     and a dot-product decoder ``score(u, v) = sigmoid(z_u · z_v)``.
@@ -383,7 +350,8 @@ class LinkPredictionSession(_Session):
       the trace's ``epoch`` and ``loss`` are those of the best-validation epoch, not the
       last one (``Progress.message`` says which). Training itself continues for all the
       epochs asked, unless ``patience`` epochs pass without a better validation AUC.
-      The test set is never used for any choice.
+      The test set is never used for any choice. A rollback after a divergence that
+      undoes the best epoch makes the restored weights the best so far.
     """
 
     def __init__(self, data: Data, device: str | torch.device = "cpu", seed: int = 0,
@@ -392,9 +360,9 @@ class LinkPredictionSession(_Session):
                  top_k: int = 20, dropout: float = 0.5, weight_decay: float = 5e-4,
                  min_held_out: int = 10, features: str = "auto", num_spectral: int = 8,
                  patience: int | None = None) -> None:
-        if features not in _LINK_FEATURES:
+        if features not in LINK_FEATURES:
             raise InvalidParameterError(
-                f"features must be one of {', '.join(_LINK_FEATURES)}, not {features!r}.")
+                f"features must be one of {', '.join(LINK_FEATURES)}, not {features!r}.")
         dev = device_for(device)
         n = int(data.num_nodes)
         self.num_nodes, self.top_k, self.patience = n, top_k, patience
@@ -439,13 +407,14 @@ class LinkPredictionSession(_Session):
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr,
                                           weight_decay=weight_decay)
         self.gen = torch.Generator().manual_seed(seed)
-        self._init_common(dev, seed, lr)
-        self._last_acc = dict.fromkeys(("val_auc", "test_auc"), math.nan)
+        self.seed = seed
         #: the best validation AUC so far, its epoch, that epoch's training loss and the
         #: model weights then (None before the first epoch)
         self.best_val_auc, self.best_epoch, self.best_loss = -math.inf, 0, math.nan
         self.best_state: dict | None = None
         self._eval_model = copy.deepcopy(self.model)
+        self._init_session(dev, lr)
+        self._last_acc = dict.fromkeys(("val_auc", "test_auc"), math.nan)
 
     def _non_edges(self, k: int, existing: set, rng: np.random.Generator) -> torch.Tensor:
         n, out, seen = self.num_nodes, [], set()
@@ -494,45 +463,48 @@ class LinkPredictionSession(_Session):
         epochs and at the last. The trace, ``metrics["val_auc"]`` / ``["test_auc"]`` are
         those of the best-validation weights (``metrics["best_epoch"]``); ``loss`` is the
         current training loss."""
-        t0, start = time.perf_counter(), self.epoch
+        return super().train(epochs, every=report_every)
+
+    def _train_step(self, run: Run) -> StepOutcome:
         pos = self.train_pos.to(self.device)
-        for k in range(1, epochs + 1):
-            with self.lock:
-                self.model.train()
-                with torch.random.fork_rng(devices=[]):
-                    torch.manual_seed(int(torch.randint(0, 2 ** 31 - 1, (1,),
-                                                        generator=self.gen)))
-                    # 1. fresh negatives: pairs that are not training edges
-                    neg = negative_sampling(self.train_edge_index, self.num_nodes,
-                                            num_neg_samples=len(pos)).T
-                    # 2. encode on the training graph (dropout on), score both kinds
-                    z = self.encode()
-                    logits = torch.cat([self.decode(z, pos), self.decode(z, neg)])
-                    target = torch.cat([torch.ones(len(pos)), torch.zeros(len(neg))]
-                                       ).to(logits.device)
-                    # 3. binary cross-entropy, checked step
-                    loss = F.binary_cross_entropy_with_logits(logits, target)
-                    value = self._checked_step(loss)
-                # 4. model selection on the validation AUC: keep the best weights
-                val = self._val_auc()
-                if val > self.best_val_auc:
-                    self.best_val_auc, self.best_epoch, self.best_loss = val, self.epoch, value
-                    self.best_state = {n: t.detach().clone()
-                                       for n, t in self.model.state_dict().items()}
-                stop = (self.patience is not None
-                        and self.epoch - self.best_epoch >= self.patience)
-                last = k == epochs or stop
-                trace = self._trace(value) if (k % report_every == 0 or last) else None
-            elapsed = time.perf_counter() - t0
-            if trace is not None:
-                self._last_acc = {"val_auc": trace.val_auc, "test_auc": trace.test_auc}
-            metrics = {"loss": value, **self._last_acc, "best_epoch": float(self.best_epoch),
-                       "epochs_per_s": k / max(elapsed, 1e-9)}
-            yield Progress(step=self.epoch, total=start + epochs, loss=value, metrics=metrics,
-                           history=np.asarray(self.losses, np.float32), trace=trace,
-                           message=self._message())
-            if stop:
-                return
+        self.model.train()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(torch.randint(0, 2 ** 31 - 1, (1,), generator=self.gen)))
+            # 1. fresh negatives: pairs that are not training edges
+            neg = negative_sampling(self.train_edge_index, self.num_nodes,
+                                    num_neg_samples=len(pos)).T
+            # 2. encode on the training graph (dropout on), score both kinds
+            z = self.encode()
+            logits = torch.cat([self.decode(z, pos), self.decode(z, neg)])
+            target = torch.cat([torch.ones(len(pos)), torch.zeros(len(neg))]).to(logits.device)
+            # 3. binary cross-entropy, checked step
+            loss = F.binary_cross_entropy_with_logits(logits, target)
+            value = self.checked_step(loss)
+        # 4. model selection on the validation AUC: keep the best weights
+        val = self._val_auc()
+        if val > self.best_val_auc:
+            self._keep_best(val, value)
+        stop = self.patience is not None and self.epoch - self.best_epoch >= self.patience
+        trace = self._trace(value) if run.report or stop else None
+        out = self._outcome(value, trace, best_epoch=float(self.best_epoch))
+        out.stop = stop
+        return out
+
+    def _keep_best(self, val_auc: float, loss: float) -> None:
+        """The current weights are the best so far (validation AUC ``val_auc``)."""
+        self.best_val_auc, self.best_epoch, self.best_loss = val_auc, self.epoch, loss
+        self.best_state = {n: t.detach().clone() for n, t in self.model.state_dict().items()}
+
+    def _after_restore(self) -> None:
+        """A rollback that undid the best epoch: the restored weights become the best
+        (the weights of an earlier, maybe better, epoch are not kept), so reports and
+        patience never point past the session's epoch."""
+        if self.best_epoch > self.epoch:
+            if self.epoch == 0:
+                self.best_val_auc, self.best_epoch, self.best_loss = -math.inf, 0, math.nan
+                self.best_state = None
+            else:
+                self._keep_best(self._val_auc(), self.losses[-1])
 
     @torch.no_grad()
     def _top_non_edges(self, z: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
