@@ -16,6 +16,7 @@ from torch import nn
 from models.devices import device_for
 from models.errors import InvalidParameterError
 from models.ode.dynamics import ODEFunc, _seeded
+from models.ode.options import CLASSIFY_DATA
 from models.ode.sessions import ODESession
 from models.ode.solver import SolverConfig, odesolve
 from models.traces import ClassifierTrace
@@ -33,7 +34,7 @@ def make_classification(name: str = "moons", n: int = 2000, seed: int = 0,
     * "circles": the outer circle of radius 1 is class 0, the inner of radius 0.5 class 1,
       angles uniform; noise std 0.05 by default.
     """
-    if name not in ("moons", "circles"):
+    if name not in CLASSIFY_DATA:
         raise InvalidParameterError(f"Unknown data '{name}' (choose moons or circles).")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise InvalidParameterError(f"n must be a whole number ≥ 2, got {n!r}.")

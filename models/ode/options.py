@@ -6,7 +6,10 @@ loading torch: ``import models.ode.options`` runs the package's lazy face only.
 
 from __future__ import annotations
 
-__all__ = ["SOLVERS", "ADAPTIVE", "TASKS", "EVALS_PER_STEP", "CLASSIFY_DATA", "DENSITIES"]
+from models.flows.options import DENSITIES as _FLOW_DENSITIES
+
+__all__ = ["SOLVERS", "ADAPTIVE", "TASKS", "EVALS_PER_STEP", "CLASSIFY_DATA", "DENSITIES",
+           "SPIRAL_STARTS", "FIELD_GRID", "CNF_PATHS", "CNF_PATH_TIMES"]
 
 SOLVERS = ("dopri5", "bosh3", "rk4", "midpoint", "euler")
 ADAPTIVE = ("dopri5", "bosh3")
@@ -16,7 +19,13 @@ TASKS = ("spiral", "classify", "cnf")
 EVALS_PER_STEP = {"dopri5": 6, "bosh3": 3, "rk4": 4, "midpoint": 2, "euler": 1}
 #: the two-class data of ``make_classification``
 CLASSIFY_DATA = ("moons", "circles")
-#: the densities the CNF fits (those of ``models.flows.densities``; the flow tab adds the
+#: the densities the CNF fits: those of ``models.flows.densities`` (the flow tab adds the
 #: user's own points, which the CNF task does not offer)
-DENSITIES = ("two_moons", "circles", "8gaussians", "checkerboard", "two_spirals", "pinwheel",
-             "rings", "swiss_roll")
+DENSITIES = _FLOW_DENSITIES
+
+# -- what the tab shows (``models.ode.probe`` computes it) -------------------------------------
+#: start points of the spiral's extra trajectories (the first is the true y0)
+SPIRAL_STARTS = ((2.0, 0.0), (-2.0, 0.0), (0.0, 1.6), (0.0, -1.6), (1.0, 1.0), (-1.0, -1.0))
+FIELD_GRID = 19              # arrows per side of the vector field
+CNF_PATHS = 600              # samples animated from the base to the data
+CNF_PATH_TIMES = 41

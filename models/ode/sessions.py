@@ -188,7 +188,7 @@ class ODESession(TrainingSession):
         self.nfe_forward.append(int(nfe_f))
         self.nfe_backward.append(int(nfe_b))
         self.step_seconds.append(seconds)
-        if (run.every and self.step % run.every == 0) or run.last or run.index == 1:
+        if run.report or run.index == 1:       # every run.every steps of the session, the last
             self.last_metric = self._evaluate_safely()
         return StepOutcome(value, {"loss": value, "nfe_forward": float(nfe_f),
                                    "nfe_backward": float(nfe_b), "step_seconds": seconds,

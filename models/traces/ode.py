@@ -13,7 +13,7 @@ import numpy as np
 from models.traces.base import trace
 
 __all__ = ["VectorField", "SolverSteps", "SpiralTrace", "ClassifierTrace", "CNFTrace",
-           "AdjointComparison"]
+           "AdjointComparison", "FieldFrames", "UserPaths", "ODEResult"]
 
 
 @trace
@@ -186,3 +186,85 @@ class AdjointComparison:
     method: str = ""
     rtol: float = float("nan")
     atol: float = float("nan")
+
+
+@trace
+class FieldFrames:
+    """The dynamics f(t, ·) on one g × g grid of the plane at each of ``times`` (a single
+    time when f does not depend on t), for the animation along t.
+
+    ``x``, ``y`` are the grid points, row by row from y_min upwards (a ``VectorField``'s
+    ``x``, ``y`` flattened); ``u[k]``, ``v[k]`` are f's components at ``times[k]``.
+
+    Shapes:
+        times: float32[T]; x, y: float32[g·g]; u, v: float32[T, g·g]
+    """
+
+    times: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+
+
+@trace
+class UserPaths:
+    """Trajectories of the current model from the user's own start points (state
+    coordinates at the animation's start), for the model ``key`` of task ``task``.
+
+    ``paths[i]`` runs along ``times`` (ascending; for the CNF the start is at the last
+    time, the base). ``error`` is the first line of a solve that failed within the
+    solver settings (then ``paths`` is empty).
+
+    Shapes:
+        paths: float32[n, T, 2]; times: float32[T]
+    """
+
+    key: tuple
+    task: str
+    starts: tuple
+    paths: np.ndarray
+    times: np.ndarray
+    error: str = ""
+
+
+@trace
+class ODEResult:
+    """Everything the neural-ODE tab draws for one model (``key``) at training step
+    ``step``: the task's trace, trajectories on a time grid, the vector field at those
+    times, the solver's steps in one solve and the user's own trajectories.
+
+    ``interval`` is the time axis (t0, t1) the slider runs over. ``trace`` is the task's
+    ``SpiralTrace``, ``ClassifierTrace`` or ``CNFTrace``; it is None, with
+    ``display_error`` saying why, when the model cannot be solved within the solver
+    settings (the NFE cap, an underflow in dt): the field needs no solve and is there.
+    ``steps`` is None, with ``steps_error``, when the diagnostic solve failed.
+    ``extent`` is the plane's (x_min, x_max, y_min, y_max), ``task_extent`` the task
+    view's; ``extent_key`` changes when the extent should be set anew. ``true`` is the
+    true spiral (spiral only), ``labels`` the classes of the paths' start points and
+    ``augment`` the classifier's extra dimensions (classify only). ``user_error`` is
+    ``user.error``, or that of a later solve of the user's paths.
+
+    Shapes:
+        paths: float32[n, T, 2]; times: float32[T]; true: float32[m, 2]; labels: int64[n]
+    """
+
+    task: str
+    key: tuple
+    step: int
+    interval: tuple[float, float]
+    trace: object | None
+    steps: SolverSteps | None
+    paths: np.ndarray
+    times: np.ndarray
+    fields: FieldFrames
+    extent: tuple[float, float, float, float]
+    task_extent: tuple[float, float, float, float]
+    extent_key: tuple
+    user: UserPaths | None = None
+    true: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
+    labels: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    augment: int = 0
+    steps_error: str = ""
+    display_error: str = ""
+    user_error: str = ""
