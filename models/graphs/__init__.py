@@ -1,8 +1,9 @@
 """Graphs for the message-passing tab: safe loading (``readers``, one module per file
 format), the graph document (``document``, its labels and features in ``features``),
 built-in graphs (``builtins``), layouts, export; GCN, GraphSAGE and GAT (``layers``) with
-message passing made visible (``inspection``), trained in ``sessions``; the option
-names the tab shares in the torch-free ``options``."""
+message passing made visible (``inspection``), trained in ``sessions``; the tab's
+background computations in ``probe``, the option names it shares in the torch-free
+``options``."""
 
 from models.face import lazy_face
 
@@ -56,4 +57,8 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "compare_models": "baseline",
     "roc_auc": "metrics",
     "roc_curve": "metrics",
+    # the tab's background computations
+    "graph_result": "probe",
+    "model_comparison": "probe",
+    "save_with_results": "probe",
 })

@@ -11,7 +11,7 @@ import numpy as np
 from models.traces.base import trace
 
 __all__ = ["EdgeValues", "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace",
-           "GraphClassTrace", "LinkTrace"]
+           "GraphClassTrace", "LinkTrace", "ModelComparison", "GraphResult"]
 
 
 @trace
@@ -227,3 +227,51 @@ class LinkTrace:
     test_scores: np.ndarray
     top_pairs: np.ndarray
     top_scores: np.ndarray
+
+
+@trace
+class ModelComparison:
+    """Test accuracy of each model trained on one split (and of the nearest-labelled-node
+    baseline), as far as the comparison has come: ``kinds`` in the order they were added.
+
+    Shapes:
+        test_acc: float32[len(kinds)], the median over the seeds compared.
+    """
+
+    kinds: tuple[str, ...]
+    test_acc: np.ndarray
+
+    def as_dict(self) -> dict[str, float]:
+        """{kind: test accuracy}, in ``kinds`` order."""
+        return {k: float(a) for k, a in zip(self.kinds, self.test_acc, strict=True)}
+
+
+@trace
+class GraphResult:
+    """Everything the graph tab draws, computed off the GUI thread at once: the graph and
+    its layout, the node classifier's state, and what the views ask for (``None`` when a
+    view does not need it now).
+
+    ``doc`` is the graph document drawn (``models.graphs.GraphDocument``: node ids, labels,
+    attributes, edges), passed through as it is; ``layout_key`` says which graph, layout
+    and seed ``pos`` belongs to (the tab keeps positions per key); ``layout_error`` is set
+    when the chosen layout was refused and the spring layout drawn instead; ``name`` is the
+    graph's name as shown in the title.
+
+    Shapes:
+        pos: float32[n, 2], the node positions.
+    """
+
+    doc: object
+    layout_key: tuple
+    pos: np.ndarray
+    node: NodeTrainTrace
+    name: str = ""
+    layout_error: str = ""
+    message: MessageTrace | None = None      # messages into the selected node
+    gat: EdgeValues | None = None            # GAT attention of the shown layer
+    gcn: EdgeValues | None = None            # GCN coefficients, when the edges show them
+    sample: SampleTrace | None = None        # GraphSAGE sampling around the selected node
+    batch: BatchTrace | None = None          # a mini-batch of the motif graphs
+    graphs: GraphClassTrace | None = None    # the graph classifier, once trained
+    link: LinkTrace | None = None            # the link predictor, once trained

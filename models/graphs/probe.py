@@ -1,0 +1,110 @@
+"""The graph tab's background computations, each returning one frozen trace.
+
+They run in a worker thread while training may run in another: the sessions' own methods
+take their locks, and reading a session's model here holds its ``lock``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from models.errors import ArchScopeError
+from models.graphs import inspection
+from models.graphs.baseline import compare_models
+from models.graphs.document import GraphDocument
+from models.graphs.export import save_graph
+from models.graphs.layouts import layout
+from models.graphs.options import MODEL_KINDS
+from models.graphs.sessions import (
+    GraphClassificationSession,
+    LinkPredictionSession,
+    NodeClassificationSession,
+)
+from models.traces import BatchTrace, GraphResult, ModelComparison, Progress
+
+__all__ = ["graph_result", "model_comparison", "save_with_results"]
+
+
+def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession,
+                 pos: np.ndarray | None, layout_key: tuple, motif: list,
+                 batch: BatchTrace | None,
+                 graph_session: GraphClassificationSession | None,
+                 link_session: LinkPredictionSession | None, name: str = "") -> GraphResult:
+    """Everything the tab draws, computed off the GUI thread: the layout (unless ``pos``
+    is given), the node classifier's state, the messages into the selected node, GAT
+    attention, GCN coefficients and the GraphSAGE sample when shown, a batch of the motif
+    graphs (``batch`` reused when given) and the two other tasks' states."""
+    layout_error = ""
+    if pos is None:
+        try:
+            pos = layout(doc, p["layout"], seed=p["seed"])
+        except ArchScopeError as exc:         # e.g. "data" on a graph without positions
+            layout_error = str(exc)
+            pos = layout(doc, "spring", seed=p["seed"])
+    data = doc.data
+    n = data.num_nodes
+    node = p["node"] if 0 <= p["node"] < n else -1
+    parts: dict = {"node": session.evaluate()}      # takes the session's lock itself
+    with session.lock:
+        model = session.model
+        layers = len(model.convs)
+        layer = min(p["layer"], layers) - 1
+        if p["model"] == "gat":
+            parts["gat"] = inspection.gat_attention(model, data, layer)
+        if node >= 0:
+            parts["message"] = inspection.message_passing(model, data, node, layer,
+                                                          p["aggregation"])
+    if p["edges"] == "gcn":                     # the weights play no part: no lock
+        parts["gcn"] = inspection.gcn_coefficients(data.edge_index, n,
+                                                   getattr(data, "edge_weight", None))
+    if p["edges"] == "sage" and node >= 0:
+        parts["sample"] = inspection.sage_sample(data.edge_index, n, node,
+                                                 [p["sample"]] * layers, seed=p["sample_seed"])
+    parts["batch"] = batch or inspection.batch_trace(motif, list(range(p["batch_graphs"])))
+    if graph_session is not None:
+        parts["graphs"] = graph_session.evaluate()
+    if link_session is not None:
+        parts["link"] = link_session.evaluate()
+    return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,
+                       layout_error=layout_error, **parts)
+
+
+def model_comparison(data, epochs: int, seed: int, train_per_class: int,
+                     device: str) -> Iterator[Progress]:
+    """Run the comparison, reporting each model's result as it comes: a ``Progress`` per
+    model whose trace is the ``ModelComparison`` so far (with the baseline)."""
+    results: dict[str, float] = {}
+    for i, kind in enumerate(MODEL_KINDS):
+        out = compare_models(data, kinds=(kind,), epochs=epochs, seeds=(seed,),
+                             device=device, train_per_class=train_per_class)
+        results[kind] = float(np.median(out[kind]))
+        results["baseline"] = float(np.median(out["baseline"]))
+        trace = ModelComparison(kinds=tuple(results), test_acc=np.array(list(results.values()),
+                                                                        np.float32))
+        yield Progress(step=i + 1, total=len(MODEL_KINDS), loss=0.0, trace=trace,
+                       message=", ".join(f"{k} {v:.2f}" for k, v in results.items()))
+
+
+def save_with_results(result: GraphResult, path: str) -> str:
+    """Save the drawn graph with the predictions, GCN coefficients and (for a GAT)
+    attention as attributes, as GraphML or GEXF (by the extension); Gephi and Cytoscape
+    open it. Returns ``path``."""
+    doc, node = result.doc, result.node
+    node_values = {"prediction": node.predictions.astype(np.int64),
+                   "prediction_p": node.probabilities.max(axis=1),
+                   "embedding_x": node.embedding[:, 0], "embedding_y": node.embedding[:, 1],
+                   "layout_x": result.pos[:, 0], "layout_y": result.pos[:, 1]}
+    edge_values = {}
+    gcn = result.gcn or inspection.gcn_coefficients(doc.data.edge_index, doc.num_nodes,
+                                                    getattr(doc.data, "edge_weight", None))
+    for name, ev in (("gcn_coefficient", gcn), ("gat_alpha", result.gat)):
+        if ev is None:
+            continue
+        per_edge, per_node = inspection.align_edge_values(doc.data, ev)
+        edge_values[name] = per_edge
+        node_values[f"{name}_self"] = per_node
+    save_graph(doc, path, node_values=node_values, edge_values=edge_values)
+    return path
+
