@@ -28,18 +28,18 @@ def _settle(qtbot, tab, check, timeout=30_000):
 
 def test_karate_club_is_drawn_with_its_four_communities(tab):
     r = tab.result
-    assert r["doc"].data.num_nodes == 34 and len(r["doc"].edges) == 78
+    assert r.doc.data.num_nodes == 34 and len(r.doc.edges) == 78
     assert tab.canvas.node_count() == 34
-    assert set(np.unique(r["doc"].labels)) == {0, 1, 2, 3}
+    assert set(np.unique(r.doc.labels)) == {0, 1, 2, 3}
     assert "34" in tab.view("graph").panel.title.text()
 
 
 def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
     tab.canvas.nodeClicked.emit(33)
-    _settle(qtbot, tab, lambda r: r.get("message") is not None and r["message"].node == 33)
-    m = tab.result["message"]
+    _settle(qtbot, tab, lambda r: r.message is not None and r.message.node == 33)
+    m = tab.result.message
     # node 33's neighbours plus its self-loop send the messages of layer 1
-    doc = tab.result["doc"]
+    doc = tab.result.doc
     neighbours = {int(b) if int(a) == 33 else int(a) for a, b in doc.edges if 33 in (a, b)}
     assert set(m.neighbors.tolist()) == neighbours | {33}
     assert m.max_abs_difference < 1e-4
@@ -47,22 +47,22 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
     # the receptive field is highlighted on the canvas: hop 0 is the node itself
     assert m.hops[33] == 0 and (m.hops >= 0).sum() > len(neighbours)
     tab.apply_state({"aggregation": "max"})
-    _settle(qtbot, tab, lambda r: r["message"].aggregation == "max")
+    _settle(qtbot, tab, lambda r: r.message.aggregation == "max")
     assert "max" in tab.view("messages").panel.readout.text()
 
 
 def test_gcn_coefficients_and_gat_attention_reach_the_canvas(qtbot, tab):
     tab.apply_state({"edges": "gcn", "model": "gcn"})
-    _settle(qtbot, tab, lambda r: r.get("gcn") is not None)   # computed when shown
-    gcn = tab.result["gcn"]
+    _settle(qtbot, tab, lambda r: r.gcn is not None)   # computed when shown
+    gcn = tab.result.gcn
     assert gcn.edge_index.shape[1] == 2 * 78 + 34          # both directions + self-loops
     # every one of them drawn, in a few colour bins
     qtbot.waitUntil(lambda: len(np.unique(np.concatenate(tab.canvas.edge_item_edges)))
                     == 190, timeout=20_000)
     assert 1 < len(tab.canvas.edge_item_edges) <= 16
     tab.apply_state({"edges": "gat", "model": "gat", "head": "2"})
-    _settle(qtbot, tab, lambda r: r.get("gat") is not None)
-    gat = tab.result["gat"]
+    _settle(qtbot, tab, lambda r: r.gat is not None)
+    gat = tab.result.gat
     alpha = gat.values[:, 1]
     into = np.bincount(gat.edge_index[1], weights=alpha, minlength=34)
     np.testing.assert_allclose(into, 1.0, atol=1e-5)
@@ -70,10 +70,10 @@ def test_gcn_coefficients_and_gat_attention_reach_the_canvas(qtbot, tab):
 
 def test_training_switches_the_colours_to_predictions(qtbot, tab):
     tab.apply_state({"model": "gcn", "epochs": 120, "colour": "prediction"})
-    tab.toggle_training("node")
+    tab.toggle_job("node")
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
-    _settle(qtbot, tab, lambda r: r["node"].epoch == 120)
-    node = tab.result["node"]
+    _settle(qtbot, tab, lambda r: r.node.epoch == 120)
+    node = tab.result.node
     assert node.train_acc == 1.0 and node.test_acc > 0.4
     history = tab.histories[tab._session_key()]
     assert history[-1]["epoch"] == 120 and history[-1]["loss"] < history[0]["loss"]
@@ -87,8 +87,8 @@ def test_an_unlabelled_graph_is_drawn_and_training_says_what_to_do(qtbot, tab, t
     path = tmp_path / "ring.csv"
     path.write_text("source,target\n" + "\n".join(f"a{i},a{(i + 1) % 12}" for i in range(12)))
     tab.open_file(str(path))
-    _settle(qtbot, tab, lambda r: r["doc"].data.num_nodes == 12)
-    tab.toggle_training("node")
+    _settle(qtbot, tab, lambda r: r.doc.data.num_nodes == 12)
+    tab.toggle_job("node")
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
     assert "label" in str(errors[0]).lower()
@@ -98,27 +98,27 @@ def test_an_unlabelled_graph_is_drawn_and_training_says_what_to_do(qtbot, tab, t
     ("Les_Miserables.gexf", 77, 254), ("football.graphml", 115, 613), ("label.gml", 3, 2)])
 def test_gephi_files_open_with_their_counts(qtbot, tab, name, nodes, edges):
     tab.open_file(str(GEPHI / name))
-    _settle(qtbot, tab, lambda r: r["doc"].data.num_nodes == nodes)
-    assert len(tab.result["doc"].edges) == edges
+    _settle(qtbot, tab, lambda r: r.doc.data.num_nodes == nodes)
+    assert len(tab.result.doc.edges) == edges
     assert tab.canvas.node_count() == nodes
     assert name in tab.view("graph").panel.title.text()
 
 
 def test_choosing_a_label_attribute_rebuilds_the_labels(qtbot, tab):
     tab.open_file(str(GEPHI / "Les_Miserables.gexf"))
-    _settle(qtbot, tab, lambda r: r["doc"].data.num_nodes == 77)
+    _settle(qtbot, tab, lambda r: r.doc.data.num_nodes == 77)
     combo = tab.label_combo
     assert combo.findData("Modularity Class") >= 0
     combo.setCurrentIndex(combo.findData(None))                # "(none)"
-    _settle(qtbot, tab, lambda r: (r["doc"].labels < 0).all())
+    _settle(qtbot, tab, lambda r: (r.doc.labels < 0).all())
     combo.setCurrentIndex(combo.findData("Modularity Class"))
-    _settle(qtbot, tab, lambda r: len(np.unique(r["doc"].labels)) > 3)
+    _settle(qtbot, tab, lambda r: len(np.unique(r.doc.labels)) > 3)
 
 
 def test_a_broken_file_is_refused_and_the_graph_is_kept(qtbot, tab, tmp_path):
     from models.errors import GraphLoadError
 
-    before = tab.result["doc"]
+    before = tab.result.doc
     bad = tmp_path / "bomb.graphml"
     bad.write_text('<?xml version="1.0"?><!DOCTYPE g [<!ENTITY a "aaaaaaaaaa">'
                    '<!ENTITY b "&a;&a;&a;&a;&a;&a;">]><graphml>&b;</graphml>')
@@ -130,7 +130,7 @@ def test_a_broken_file_is_refused_and_the_graph_is_kept(qtbot, tab, tmp_path):
 def test_saved_graphml_reopens_in_networkx_with_predictions_and_coefficients(qtbot, tab,
                                                                             tmp_path):
     tab.apply_state({"model": "gat", "edges": "gat"})
-    _settle(qtbot, tab, lambda r: r.get("gat") is not None)
+    _settle(qtbot, tab, lambda r: r.gat is not None)
     out = tab.save_graph(str(tmp_path / "karate.graphml"))
     g = nx.read_graphml(out)
     assert g.number_of_nodes() == 34 and g.number_of_edges() == 78
@@ -148,17 +148,17 @@ def test_saved_graphml_reopens_in_networkx_with_predictions_and_coefficients(qtb
 
 def test_graph_classification_and_link_prediction_train(qtbot, tab):
     tab.apply_state({"batch_graphs": 4})
-    _settle(qtbot, tab, lambda r: len(r["batch"].ptr) == 5)
-    b = tab.result["batch"]
+    _settle(qtbot, tab, lambda r: len(r.batch.ptr) == 5)
+    b = tab.result.batch
     assert b.adjacency.shape == (b.ptr[-1], b.ptr[-1])
-    tab.toggle_training("graphs")
+    tab.toggle_job("graphs")
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=90_000)
-    _settle(qtbot, tab, lambda r: r.get("graphs") is not None)
-    assert tab.result["graphs"].test_acc > 0.8
-    tab.toggle_training("links")
+    _settle(qtbot, tab, lambda r: r.graphs is not None)
+    assert tab.result.graphs.test_acc > 0.8
+    tab.toggle_job("links")
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=90_000)
-    _settle(qtbot, tab, lambda r: r.get("link") is not None)
-    link = tab.result["link"]
+    _settle(qtbot, tab, lambda r: r.link is not None)
+    link = tab.result.link
     assert 0.0 <= link.test_auc <= 1.0 and len(link.top_pairs) > 0
     assert tab.canvas.overlay_edge_count() == min(10, len(link.top_pairs))
 
@@ -180,16 +180,16 @@ def test_every_tour_step_applies(qtbot, tab):
 
 def test_a_view_setting_does_not_stop_training_and_a_node_fits_the_new_graph(qtbot, tab):
     tab.apply_state({"epochs": 100000})
-    tab.toggle_training("node")
+    tab.toggle_job("node")
     qtbot.waitUntil(tab.jobs.is_running, timeout=10_000)
     tab.apply_state({"aggregation": "max", "batch_graphs": 2, "edges": "gcn"})
-    assert tab.jobs.is_running() and tab._running == "node"
-    tab.toggle_training("node")
+    assert tab.jobs.is_running() and tab.running() == "node"
+    tab.toggle_job("node")
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
     # the node is set after the graph, so it may exceed the old graph's size
     tab.apply_state({"dataset": "les_miserables", "node": 50})
     assert tab.params()["node"] == 50
-    _settle(qtbot, tab, lambda r: r.get("message") is not None and r["message"].node == 50)
+    _settle(qtbot, tab, lambda r: r.message is not None and r.message.node == 50)
 
 
 def test_a_label_the_graph_lacks_is_refused_and_the_graph_keeps_working(qtbot, tab):
@@ -198,4 +198,21 @@ def test_a_label_the_graph_lacks_is_refused_and_the_graph_keeps_working(qtbot, t
     with pytest.raises(InvalidParameterError):
         tab.apply_state({"label": "no such attribute"}, strict=True)
     tab.apply_state({"node": 3})
-    _settle(qtbot, tab, lambda r: r.get("message") is not None and r["message"].node == 3)
+    _settle(qtbot, tab, lambda r: r.message is not None and r.message.node == 3)
+
+
+def test_compare_button_trains_the_three_models_and_the_baseline(qtbot, tab):
+    from PySide6.QtCore import Qt
+
+    tab.apply_state({"epochs": 20})
+    qtbot.mouseClick(tab.compare_button, Qt.MouseButton.LeftButton)
+    assert tab.running() == "compare" and tab.compare_button.text() == "Stop"
+    assert tab.train_button.text() in ("Train", "Train more")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
+    c = tab.comparisons[tab._compare_key()]
+    assert set(c.kinds) == {"gcn", "sage", "gat", "baseline"}
+    assert ((c.test_acc >= 0) & (c.test_acc <= 1)).all()
+    assert tab.compare_button.text() == "Compare"
+    qtbot.waitUntil(lambda: "GraphSAGE" in tab.view("compare").panel.readout.text(),
+                    timeout=10_000)
+    assert tab.view("compare").data().arrays["accuracy"].shape == (4, 1)

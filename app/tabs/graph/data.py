@@ -1,0 +1,99 @@
+"""Export data of the graph tab's views: the arrays behind each view, from what the tab
+holds (its ``GraphResult``, the training histories and the comparisons)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from app.tabs.base import ViewData
+
+if TYPE_CHECKING:
+    from app.tabs.graph.tab import GraphTab
+
+
+def node_name(tab: GraphTab, i: int) -> str:
+    """Node ``i``'s id in the drawn graph (its index when there is none)."""
+    r = tab.result
+    if r is None or not 0 <= i < len(r.doc.node_ids):
+        return str(i)
+    return r.doc.node_ids[i]
+
+
+def graph_data(tab: GraphTab) -> ViewData | None:
+    r = tab.result
+    if r is None:
+        return None
+    doc, node = r.doc, r.node
+    table = np.column_stack([r.pos, doc.labels, node.predictions, doc.degree]
+                            ).astype(np.float32)
+    return ViewData("nodes", {"nodes": table, "edges": doc.edges},
+                    {"graph": r.name, "directed": doc.directed},
+                    row_labels=list(doc.node_ids),
+                    col_labels=["x", "y", "label", "prediction", "degree"])
+
+
+def messages_data(tab: GraphTab) -> ViewData | None:
+    m = tab.result.message if tab.result is not None else None
+    if m is None:
+        return None
+    return ViewData("messages", {"messages": m.messages, "aggregate": m.aggregate,
+                                 "update": m.update, "coefficients": m.coefficients},
+                    {"node": int(m.node), "layer": int(m.layer) + 1,
+                     "aggregation": m.aggregation},
+                    row_labels=[node_name(tab, int(j)) for j in m.neighbors])
+
+
+def embedding_data(tab: GraphTab) -> ViewData | None:
+    r = tab.result
+    if r is None:
+        return None
+    return ViewData("embedding", {"embedding": r.node.embedding},
+                    {"epoch": int(r.node.epoch)}, row_labels=list(r.doc.node_ids),
+                    col_labels=["pc1", "pc2"])
+
+
+def training_data(tab: GraphTab) -> ViewData | None:
+    history = tab.histories.get(tab._session_key())
+    if not history:
+        return None
+    cols = ["loss", "train_acc", "val_acc", "test_acc"]
+    table = np.asarray([[row[c] for c in cols] for row in history], np.float32)
+    return ViewData("history", {"history": table}, {"model": tab.params()["model"]},
+                    row_labels=[int(row["epoch"]) for row in history], col_labels=cols)
+
+
+def compare_data(tab: GraphTab) -> ViewData | None:
+    c = tab.comparisons.get(tab._compare_key())
+    if c is None:
+        return None
+    return ViewData("accuracy", {"accuracy": c.test_acc[:, None].astype(np.float32)},
+                    {}, row_labels=list(c.kinds), col_labels=["test_accuracy"])
+
+
+def batch_data(tab: GraphTab) -> ViewData | None:
+    b = tab.result.batch if tab.result is not None else None
+    if b is None:
+        return None
+    return ViewData("adjacency", {"adjacency": b.adjacency, "batch": b.batch, "ptr": b.ptr},
+                    {"graphs": int(len(b.ptr) - 1)})
+
+
+def pooled_data(tab: GraphTab) -> ViewData | None:
+    g = tab.result.graphs if tab.result is not None else None
+    if g is None:
+        return None
+    return ViewData("pooled", {"pooled": g.embedding, "predictions": g.predictions,
+                               "labels": g.labels}, {"pooling": g.pooling},
+                    col_labels=["pc1", "pc2"])
+
+
+def links_data(tab: GraphTab) -> ViewData | None:
+    link = tab.result.link if tab.result is not None else None
+    if link is None:
+        return None
+    return ViewData("roc", {"roc": link.roc, "top_pairs": link.top_pairs,
+                            "top_scores": link.top_scores},
+                    {"test_auc": link.test_auc, "val_auc": link.val_auc},
+                    col_labels=["false_positive_rate", "true_positive_rate"])

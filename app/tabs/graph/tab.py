@@ -1,0 +1,509 @@
+"""The graph tab: a graph (built in or the user's file) on a canvas, a GCN, GraphSAGE or
+GAT run on it live, message passing into one node with the real layer's numbers, GCN
+coefficients and GAT attention on the edges, node classification trained live with its
+hidden embedding, PyG's batching, graph classification with pooling, link prediction.
+
+Four jobs on the ``TrainingTab`` base: "node" (the base's Train button), "compare",
+"graphs" and "links", each with its own button. The controls are built by ``controls``,
+the views drawn by ``drawing``, their data exported by ``data``; the background
+computations are ``models.graphs.probe``'s.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from app.tabs.base import TabContext
+from app.tabs.graph import drawing
+from app.tabs.graph.controls import (
+    ACTIONS,
+    JOB_KEYS,
+    MODEL_KEY,
+    MODEL_PARAMS,
+    build_controls,
+    checked_features,
+    fill_attribute_box,
+)
+from app.tabs.training import TrainingTab
+from models.graphs.options import DATASETS
+from models.traces import Progress
+from models.traces.graphs import GraphResult, ModelComparison
+
+#: epochs of one run of the graph classifier and of the link predictor
+GRAPH_EPOCHS = 100
+LINK_EPOCHS = 200
+
+
+class GraphTab(TrainingTab):
+    key = "graph"
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.result: GraphResult | None = None
+        self.docs: dict[tuple, object] = {}          # (dataset, seed[, file id]) -> doc
+        self.file_doc = None                         # the opened file's document, as read
+        self.file_name = ""
+        self._file_id = 0
+        self.sessions: dict[tuple, object] = {}      # node classifiers
+        self.graph_sessions: dict[str, object] = {}  # pooling -> graph classifier
+        self.link_sessions: dict[tuple, object] = {}
+        self.motif = None                            # the graph-classification data set
+        self.layouts: dict[tuple, np.ndarray] = {}
+        self.histories: dict[tuple, list[dict]] = {}  # session key -> evaluations so far
+        self._running_key: tuple | None = None
+        self._shown_doc_key: tuple | None = None
+        self.comparisons: dict[tuple, ModelComparison] = {}   # comparison key -> accuracies
+        self._last_redraw = 0.0
+        build_controls(self)
+        self.graph_form.changed.connect(self._graph_changed)
+        self.model_form.changed.connect(self._model_changed)
+        self.show_form.changed.connect(self._show_changed)
+        self.task_form.changed.connect(self.schedule_update)
+        drawing.build_views(self)
+        self.retranslate()
+        self._show_changed()
+
+    @property
+    def trace(self) -> GraphResult | None:
+        return self.result
+
+    # -- parameters ----------------------------------------------------------------------------
+    def params(self) -> dict:
+        return {**self.graph_form.values(), **self.model_form.values(),
+                **self.show_form.values(), **self.task_form.values()}
+
+    def apply_state(self, state: dict, strict: bool = False) -> None:  # graph, attributes, rest
+        from models.errors import ArchScopeError, InvalidParameterError
+
+        known = set(self.params()) | set(ACTIONS)
+        unknown = set(state) - known
+        if strict and unknown:
+            raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
+                                        f"known: {', '.join(sorted(known))}.")
+        # 1. the graph first: the node spin box's range depends on it
+        graph_before = (self._doc_key(), self.graph_form.values())
+        problems = self.graph_form.set_values(state)
+        if state.get("dataset") == "file" and self.file_doc is None:
+            problems.append("dataset=file needs a graph file: File → Open… first.")
+            self.graph_form.set_values({"dataset": "karate"})
+        if (self._doc_key(), self.graph_form.values()) != graph_before:
+            self._graph_changed()
+        # 2. the attributes, checked on the graph before they are kept
+        doc = self.base_document()
+        if "label" in state or "features" in state:
+            label, features = self._attr_choice.get(self._doc_key(),
+                                                    (doc.label_attr, doc.feature_attrs))
+            label = state.get("label", label) or None
+            if "features" in state:
+                features = tuple(f for f in str(state["features"]).split(",") if f)
+            try:
+                doc.with_attributes(label, features)
+            except ArchScopeError as exc:
+                problems.append(str(exc))
+            else:
+                self._attr_choice[self._doc_key()] = (label, features)
+                fill_attribute_box(self, doc)
+        if "colour_attribute" in state:
+            index = self.colour_combo.findData(state["colour_attribute"])
+            if index < 0:
+                problems.append(f"colour_attribute: this graph has no attribute "
+                                f"'{state['colour_attribute']}'.")
+            self.colour_combo.setCurrentIndex(max(0, index))
+        # 3. the model and the view
+        model_keys = set(state) & {p.key for p in MODEL_PARAMS}
+        problems += self.model_form.set_values(state)
+        problems += self.show_form.set_values(state) + self.task_form.set_values(state)
+        if strict and problems:
+            raise InvalidParameterError(" ".join(problems))
+        if model_keys:
+            self._model_changed()
+        else:
+            self._show_changed()
+        for key, job in JOB_KEYS:
+            if state.get(key) and self.running() != job:
+                self.toggle_job(job)
+
+    def _attributes_changed(self) -> None:
+        if self._filling:
+            return
+        label = self.label_combo.currentData()
+        self._attr_choice[self._doc_key()] = (label, checked_features(self))
+        self.stop_jobs()
+        self.schedule_update()
+
+    def _graph_changed(self) -> None:
+        if self.graph_form.values()["dataset"] == "file" and self.file_doc is None:
+            self.graph_form.set_values({"dataset": "karate"})
+            self.error_note.setText(self.tr("“Your file” needs a graph file first: "
+                                            "File → Open…"))
+        self.stop_jobs()
+        try:
+            doc = self.document()
+        except Exception as exc:  # noqa: BLE001 - GraphLoadError etc.: shown, karate kept
+            self.ctx.report_error(exc, None)
+            self.graph_form.set_values({"dataset": "karate"})
+            doc = self.document()
+        fill_attribute_box(self, doc)
+        if self._doc_key() != self._shown_doc_key:        # another graph: node 0 again
+            self._shown_doc_key = self._doc_key()
+            self.show_form.set_values({"node": 0})
+        self.show_form.widgets["node"].setMaximum(doc.data.num_nodes - 1)
+        self.update_buttons()
+        self.schedule_update()
+
+    def _model_changed(self) -> None:
+        if self.running() == "node":
+            self.stop_jobs()
+        session = self.sessions.get(self._session_key())
+        if session is not None:
+            session.set_lr(self.params()["lr"])      # also named in divergence messages
+        p = self.params()
+        self.model_form.set_visible_rows(
+            {"model", "hidden", "train_per_class", "lr", "epochs"}
+            | ({"heads"} if p["model"] == "gat" else set())
+            | ({"aggr"} if p["model"] == "sage" else set()))
+        self.update_buttons()
+        self._show_changed()
+
+    def _show_changed(self) -> None:
+        p = self.params()
+        rows = {"colour", "size", "edges", "node", "layer", "aggregation"}
+        if p["edges"] == "gat" or (p["model"] == "gat"):
+            rows.add("head")
+        if p["edges"] == "sage":
+            rows |= {"sample", "sample_seed"}
+        self.show_form.set_visible_rows(rows)
+        self.colour_combo.setEnabled("attribute" in (p["colour"], p["size"]))
+        self.schedule_update()
+
+    def _node_clicked(self, index: int) -> None:
+        self.show_form.set_values({"node": index})
+        self._show_changed()
+
+    # -- documents and sessions ------------------------------------------------------------------
+    def _doc_key(self) -> tuple:
+        p = self.graph_form.values()
+        return ("file", self._file_id) if p["dataset"] == "file" else (p["dataset"], p["seed"])
+
+    def base_document(self):
+        """The graph as built or read, before the user's attribute choice."""
+        from models.graphs import builtin_graph
+
+        key = self._doc_key()
+        if key[0] == "file":
+            return self.file_doc
+        if key not in self.docs:
+            self.docs[key] = builtin_graph(key[0], seed=key[1])
+        return self.docs[key]
+
+    def document(self):
+        """The graph with the chosen label and feature attributes."""
+        doc = self.base_document()
+        choice = self._attr_choice.get(self._doc_key())
+        if choice is None or choice == (doc.label_attr, doc.feature_attrs):
+            return doc
+        cache_key = (*self._doc_key(), choice)
+        if cache_key not in self.docs:
+            self.docs[cache_key] = doc.with_attributes(*choice)
+        return self.docs[cache_key]
+
+    def _graph_key(self) -> tuple:
+        """The graph and its label / feature choice: what every model of it depends on."""
+        return self._doc_key(), self._attr_choice.get(self._doc_key())
+
+    def _session_key(self) -> tuple:
+        p = self.params()
+        return (*self._graph_key(), *(p[k] for k in MODEL_KEY))
+
+    def _compare_key(self) -> tuple:
+        """What a comparison depends on: the graph, its attributes, the split, epochs."""
+        p = self.params()
+        return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"])
+
+    def session(self):
+        from models.graphs import NodeClassificationSession
+
+        key = self._session_key()
+        if key not in self.sessions:
+            p = self.params()
+            self.sessions[key] = NodeClassificationSession(
+                self.document().data, p["model"], device=self.ctx.device(), seed=p["seed"],
+                hidden_dim=p["hidden"], lr=p["lr"], train_per_class=p["train_per_class"],
+                heads=p["heads"], aggr=p["aggr"])
+        return self.sessions[key]
+
+    def motif_graphs(self) -> list:
+        """The graph-classification data set (made once): batches and the classifier."""
+        from models.graphs import motif_graphs
+
+        if self.motif is None:
+            self.motif = motif_graphs(seed=0)
+        return self.motif
+
+    def graph_session(self):
+        from models.graphs import GraphClassificationSession
+
+        pooling = self.params()["pooling"]
+        if pooling not in self.graph_sessions:
+            self.graph_sessions[pooling] = GraphClassificationSession(
+                self.motif_graphs(), pooling=pooling, device=self.ctx.device(), seed=0)
+        return self.graph_sessions[pooling]
+
+    def link_session(self):
+        from models.graphs import LinkPredictionSession
+
+        key = self._graph_key()
+        if key not in self.link_sessions:
+            self.link_sessions[key] = LinkPredictionSession(
+                self.document().data, device=self.ctx.device(), seed=self.params()["seed"])
+        return self.link_sessions[key]
+
+    def training_sessions(self) -> list:
+        return [s for group in (self.sessions, self.graph_sessions, self.link_sessions)
+                for s in group.values()]
+
+    # -- computing -----------------------------------------------------------------------------
+    def compute_fn(self):
+        from models.errors import ArchScopeError
+        from models.graphs.probe import graph_result
+
+        p = self.params()
+        try:
+            doc = self.document()
+            session = self.session()
+        except ArchScopeError as exc:       # an attribute choice this graph refuses
+            self._attr_choice.pop(self._doc_key(), None)
+            self.ctx.report_error(exc, None)
+            return lambda: None
+        layout_key = (self._doc_key(), p["layout"], p["seed"])
+        # the batch of motif graphs changes only with their number: kept, not recollated
+        batch = self.result.batch if self.result is not None else None
+        if batch is None or len(batch.ptr) - 1 != p["batch_graphs"]:
+            batch = None
+        return partial(graph_result, doc, p, session, self.layouts.get(layout_key),
+                       layout_key, self.motif_graphs(), batch,
+                       self.graph_sessions.get(p["pooling"]),
+                       self.link_sessions.get(self._graph_key()), self._dataset_name())
+
+    def show_trace(self, result: GraphResult) -> None:
+        if result is None:
+            return
+        self.layout_note.setText(result.layout_error)
+        self.layouts[result.layout_key] = result.pos
+        previous = self.result
+        self.result = result
+        doc, pos = result.doc, result.pos
+        same_graph = previous is not None and previous.doc is doc
+        if not same_graph:
+            self.canvas.set_graph(pos, doc.edges, directed=doc.directed)
+            self.canvas.set_node_labels(list(doc.node_ids))
+        elif previous.layout_key != result.layout_key:
+            self.canvas.set_positions(pos, animate=True)
+        self.note.setText(" ".join([doc.summary() + ".", doc.features_note, *doc.warnings]))
+        drawing.draw_all(self)
+
+    # -- jobs ----------------------------------------------------------------------------------
+    def toggle_training(self) -> None:
+        self.toggle_job("node")
+
+    def make_job(self, name: str):
+        from models.errors import ArchScopeError
+
+        p = self.params()
+        try:
+            if name == "node":
+                self._running_key = self._session_key()
+                return partial(self.session().train, p["epochs"], report_every=5)
+            if name == "compare":
+                from models.graphs.probe import model_comparison
+
+                self._running_key = self._compare_key()
+                return partial(model_comparison, self.document().data, p["epochs"],
+                               p["seed"], p["train_per_class"], self.ctx.device())
+            if name == "graphs":
+                return partial(self.graph_session().train, GRAPH_EPOCHS)
+            if name == "links":
+                return partial(self.link_session().train, LINK_EPOCHS)
+        except ArchScopeError as exc:        # e.g. too few edges to hold some out
+            self.ctx.report_error(exc, None)
+            raise                            # and in the error note
+        return None
+
+    def job_text(self, name: str, progress: Progress) -> str:
+        m = progress.metrics
+        if name == "compare":
+            return self.tr("Comparing: {0}").format(progress.message)
+        if name == "node":
+            return self.tr("Training: epoch {0} · loss {1:.3f} · val {2:.2f} · test {3:.2f} "
+                           "· {4:.0f} epochs/s").format(
+                progress.step, progress.loss, m.get("val_acc", float("nan")),
+                m.get("test_acc", float("nan")), m.get("epochs_per_s", float("nan")))
+        if name == "graphs":
+            return self.tr("Graph classifier: epoch {0} · loss {1:.3f} · test {2:.2f}").format(
+                progress.step, progress.loss, m.get("test_acc", float("nan")))
+        return self.tr("Link predictor: epoch {0} · loss {1:.3f} · test AUC {2:.3f}").format(
+            progress.step, progress.loss, m.get("test_auc", float("nan")))
+
+    def job_fraction(self, name: str, progress: Progress) -> float:
+        return progress.fraction
+
+    def on_job_progress(self, name: str, progress: Progress) -> None:
+        t = progress.trace
+        if name == "compare" and isinstance(t, ModelComparison):
+            self.comparisons[self._running_key] = t
+        elif name == "node" and t is not None:
+            history = self.histories.setdefault(self._running_key, [])
+            while history and history[-1]["epoch"] >= t.epoch:   # rolled back
+                history.pop()
+            history.append({"epoch": t.epoch, "loss": t.loss, "train_acc": t.train_acc,
+                            "val_acc": t.val_acc, "test_acc": t.test_acc})
+        now = time.monotonic()
+        if now - self._last_redraw > 0.2:
+            self._last_redraw = now
+            self.request_update()
+
+    def update_buttons(self) -> None:
+        """Word the four job buttons ("Train" / "Train more", "Compare", "Train graph
+        classifier", "Train link predictor"; "Stop" on the running one), enable them and
+        write the status line."""
+        running = self.running()
+        trained = self.trained_steps()
+        self.train_button.setText(self.tr("Stop") if running == "node" else (
+            self.tr("Train more") if trained else self.tr("Train")))
+        self.compare_button.setText(self.tr("Stop") if running == "compare"
+                                    else self.tr("Compare"))
+        self.graph_button.setText(self.tr("Stop") if running == "graphs"
+                                  else self.tr("Train graph classifier"))
+        self.link_button.setText(self.tr("Stop") if running == "links"
+                                 else self.tr("Train link predictor"))
+        for button in (self.train_button, self.compare_button, self.graph_button,
+                       self.link_button):
+            button.setEnabled(self.torch_ready)
+        self.status.setText(self.status_text())
+
+    def trained_steps(self) -> int:
+        session = self.sessions.get(self._session_key())
+        return session.epoch if session is not None else 0
+
+    def status_text(self) -> str:
+        epochs = self.trained_steps()
+        return self.tr("{0} epochs trained").format(epochs) if epochs else ""
+
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        self._graph_changed()
+
+    # -- files ---------------------------------------------------------------------------------
+    def file_filter(self) -> str | None:
+        return self.tr("Graphs (*.graphml *.gexf *.gml *.net *.json *.csv *.tsv *.txt *.edges "
+                       "*.edgelist *.pt *.pth);;All files (*)")
+
+    def open_file(self, path: str) -> None:
+        from models.graphs import load_graph
+
+        doc = load_graph(path)                 # GraphLoadError names the file and line
+        self.stop_jobs()
+        self.file_doc, self.file_name = doc, Path(path).name
+        self._file_id += 1
+        layout = "data" if doc.pos is not None else "spring"
+        self.graph_form.set_values({"dataset": "file", "layout": layout})
+        self.show_form.set_values({"node": 0})
+        self._graph_changed()
+        self.ctx.status(self.tr("Opened {0}: {1}").format(self.file_name, doc.summary()))
+
+    def save_graph(self, path: str) -> str:
+        """The graph with the predictions, GCN coefficients and (for a GAT) attention as
+        attributes, as GraphML or GEXF (by the extension); Gephi and Cytoscape open it."""
+        from app.export import ExportError
+        from models.graphs.probe import save_with_results
+
+        if self.result is None:
+            raise ExportError(self.tr("There is nothing to save yet: the graph has not been "
+                                      "drawn."))
+        save_with_results(self.result, path)
+        self.ctx.status(self.tr("Saved {0}.").format(path))
+        return path
+
+    def save_graph_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save the graph with results"),
+            f"{self.ctx.settings.last_dir('export')}/graph.graphml",
+            self.tr("GraphML (*.graphml);;GEXF (*.gexf)"))
+        if not path:
+            return
+        try:
+            self.save_graph(path)
+        except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
+            self.ctx.report_error(exc, None)
+
+    # -- translations --------------------------------------------------------------------------
+    def _dataset_name(self) -> str:
+        key = self.graph_form.values()["dataset"]
+        if key == "file":
+            return self.file_name
+        return self._dataset_texts()[DATASETS.index(key)]
+
+    def _dataset_texts(self) -> list[str]:
+        return [self.tr("Zachary's karate club"), self.tr("Les Misérables"),
+                self.tr("Florentine families"), self.tr("Davis southern women"),
+                self.tr("stochastic block model"), self.tr("Barabási–Albert + house motifs"),
+                self.tr("grid"), self.tr("random geometric graph"),
+                self.tr("your file (File → Open…)")]
+
+    def retranslate(self) -> None:  # every text of the tab, once per language
+        self.graph_form.setTitle(self.tr("Graph"))
+        self.graph_form.set_texts(
+            {"dataset": self.tr("Data"), "layout": self.tr("Layout"), "seed": self.tr("Seed")},
+            {"dataset": self._dataset_texts(),
+             "layout": [self.tr("spring"), self.tr("Kamada–Kawai"), self.tr("spectral"),
+                        self.tr("circular"), self.tr("shell"), self.tr("positions in the data")]})
+        self.attr_box.setTitle(self.tr("Attributes"))
+        self.label_text.setText(self.tr("Label"))
+        self.feature_text.setText(self.tr("Features"))
+        self.colour_text.setText(self.tr("Colour attribute"))
+        self.model_form.setTitle(self.tr("Model (node classification)"))
+        self.model_form.set_texts(
+            {"model": self.tr("Model"), "hidden": self.tr("Hidden units"),
+             "heads": self.tr("Attention heads"), "aggr": self.tr("Aggregator"),
+             "train_per_class": self.tr("Labelled nodes per class"),
+             "lr": self.tr("Learning rate"), "epochs": self.tr("Epochs")},
+            {"model": ["GCN", "GraphSAGE", "GAT"], "aggr": [self.tr("mean"), self.tr("max")]})
+        self.show_form.setTitle(self.tr("Show"))
+        self.show_form.set_texts(
+            {"colour": self.tr("Colour nodes by"), "size": self.tr("Node size"),
+             "edges": self.tr("Edges show"), "node": self.tr("Selected node"),
+             "layer": self.tr("Layer"), "head": self.tr("Head"),
+             "aggregation": self.tr("Aggregation"), "sample": self.tr("Sample size per hop"),
+             "sample_seed": self.tr("Sampling seed")},
+            {"colour": [self.tr("label"), self.tr("prediction"), self.tr("right or wrong"),
+                        self.tr("degree"), self.tr("attribute")],
+             "size": [self.tr("uniform"), self.tr("degree"),
+                      self.tr("the colour attribute (numeric)")],
+             "edges": [self.tr("plain"), self.tr("weight"), self.tr("GCN coefficients"),
+                       self.tr("GAT attention"), self.tr("GraphSAGE sample")],
+             "head": [self.tr("mean over heads"), self.tr("max over heads"),
+                      *[self.tr("head {0}").format(i) for i in range(1, 9)]],
+             "aggregation": [self.tr("the layer's own"), self.tr("sum"), self.tr("mean"),
+                             self.tr("max")]})
+        self.task_form.setTitle(self.tr("Graph classification and link prediction"))
+        self.task_form.set_texts(
+            {"pooling": self.tr("Global pooling"), "batch_graphs": self.tr("Graphs in the batch"),
+             "links": self.tr("Predicted links drawn")},
+            {"pooling": [self.tr("mean"), self.tr("max"), self.tr("sum")]})
+        self.save_button.setText(self.tr("Save graph with results…"))
+        self.save_button.setToolTip(self.tr("GraphML or GEXF with predictions, GCN "
+                                            "coefficients and GAT attention as attributes"))
+        super().retranslate()               # the tour, the job bar and update_buttons
+        if self.result is not None:
+            if self.result.layout_key[0] == self._doc_key():   # its name, translated
+                self.result = replace(self.result, name=self._dataset_name())
+            self.show_trace(self.result)
+        for v in self.views:
+            v.panel.set_title(v.title())
