@@ -359,7 +359,7 @@ class LinkPredictionSession(_Epochs, TrainingSession):
                  hidden_dim: int = 32, out_dim: int = 16, lr: float = 0.01,
                  top_k: int = 20, dropout: float = 0.5, weight_decay: float = 5e-4,
                  min_held_out: int = 10, features: str = "auto", num_spectral: int = 8,
-                 patience: int | None = None) -> None:
+                 patience: int | None = None) -> None:  # edge split, negatives, features, model
         if features not in LINK_FEATURES:
             raise InvalidParameterError(
                 f"features must be one of {', '.join(LINK_FEATURES)}, not {features!r}.")
