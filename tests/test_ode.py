@@ -502,3 +502,28 @@ def test_gc_pauses_are_counted_across_users():
         assert not gc.isenabled()                 # off before: stays off
     finally:
         gc.enable()
+
+
+def test_probe_returns_one_frozen_trace_and_says_what_failed():
+    """The tab's background computation: one ODEResult (frozen arrays), and a model that
+    cannot be solved within the settings gives a note and the field, not an exception."""
+    from models.ode.options import FIELD_GRID, SPIRAL_STARTS
+    from models.ode.probe import ode_result
+    from models.traces.ode import ODEResult
+
+    session = _spiral()
+    key = ("spiral", "", 50, 0)
+    r = ode_result(session, "spiral", [(0.5, 0.5)], key)
+    assert isinstance(r, ODEResult) and isinstance(r.trace, SpiralTrace) and r.key == key
+    assert r.paths.shape == (len(SPIRAL_STARTS), len(r.times), 2)
+    assert not r.paths.flags.writeable and r.paths.dtype == np.float32
+    np.testing.assert_allclose(r.paths[:, 0], SPIRAL_STARTS, atol=1e-6)
+    assert r.fields.u.shape == (1, FIELD_GRID ** 2)           # f(y) does not depend on t
+    assert isinstance(r.steps, SolverSteps) and r.display_error == ""
+    assert r.user.paths.shape[0] == 1 and r.user_error == ""
+    np.testing.assert_allclose(r.user.paths[0, 0], [0.5, 0.5], atol=1e-6)
+    session.set_solver(max_nfe=10)
+    bad = ode_result(session, "spiral", [], key)
+    assert bad.trace is None and "more than 10 evaluations" in bad.display_error
+    assert bad.steps is None and "more than 10 evaluations" in bad.steps_error
+    assert bad.fields.u.shape == (1, FIELD_GRID ** 2) and bad.paths.shape[0] == 0

@@ -10,7 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.tabs import ode as ode_tab
-from app.tabs.ode import ODETab
+from app.tabs.ode import ODETab, drawing
+from models.traces.ode import ODEResult
+from viz.plane import class_colour
 
 
 @pytest.fixture
@@ -21,9 +23,9 @@ def tab(qtbot, window) -> ODETab:
     return t
 
 
-def _wait_result(qtbot, tab, task: str, timeout: int = 30_000) -> dict:
-    qtbot.waitUntil(lambda: tab.result is not None and tab.result["task"] == task
-                    and tab.result["key"] == tab._session_key(), timeout=timeout)
+def _wait_result(qtbot, tab, task: str, timeout: int = 30_000) -> ODEResult:
+    qtbot.waitUntil(lambda: tab.result is not None and tab.result.task == task
+                    and tab.result.key == tab._session_key(), timeout=timeout)
     return tab.result
 
 
@@ -39,7 +41,7 @@ def test_names_match_the_model_module():
 
 def test_spiral_shows_field_trajectories_fit_and_trivial_errors(qtbot, tab):
     r = _wait_result(qtbot, tab, "spiral")
-    tr = r["trace"]
+    tr = r.trace
     assert tr.true.shape == tr.fitted.shape == (1000, 2)
     assert tab.field_plot.field_arrows() == ode_tab.FIELD_GRID ** 2
     readout = tab.view("task").panel.readout.text()
@@ -48,9 +50,9 @@ def test_spiral_shows_field_trajectories_fit_and_trivial_errors(qtbot, tab):
     tab.apply_state({"t": 0.5})
     assert "t = 12.50" in tab.t_label.text()
     now = tab.field_plot.layer_points("now")
-    shown, pos = ode_tab._paths_until(r["paths"], r["times"], 12.5, False)
+    shown, pos = drawing._paths_until(r.paths, r.times, 12.5, False)
     np.testing.assert_allclose(now, pos, atol=1e-5)
-    assert shown.shape[1] < r["paths"].shape[1]          # only the part up to t
+    assert shown.shape[1] < r.paths.shape[1]          # only the part up to t
     assert "accepted" in tab.view("steps").panel.readout.text()
     assert "Compare adjoint" in tab.adjoint_plot.hint.toPlainText()
     # Play runs t to the end and stops there
@@ -107,7 +109,7 @@ def test_nfe_cap_stops_training_restores_and_says_what_to_try(qtbot, tab, monkey
     # the views keep the last good picture and say why they are not redrawn
     qtbot.waitUntil(lambda: "10 evaluations" in tab.view("field").panel.readout.text(),
                     timeout=20_000)
-    assert tab.result["trace"] is not None
+    assert tab.result.trace is not None
 
 
 def test_a_huge_learning_rate_stops_and_keeps_finite_weights(qtbot, tab, monkeypatch):
@@ -122,7 +124,7 @@ def test_a_huge_learning_rate_stops_and_keeps_finite_weights(qtbot, tab, monkeyp
     assert s.last_instability in ("nan", "underflow", "nfe")
     assert "restored" in tab.error_note.text()
     assert all(np.isfinite(p.detach().numpy()).all() for p in s.model.parameters())
-    qtbot.waitUntil(lambda: tab.result["key"] == key and tab.result["step"] == s.step,
+    qtbot.waitUntil(lambda: tab.result.key == key and tab.result.step == s.step,
                     timeout=20_000)
 
 
@@ -130,7 +132,7 @@ def test_classify_circles_with_augmentation_and_decision_regions(qtbot, tab):
     tab.apply_state({"task": "classify", "data": "circles", "augment": 1})
     r = _wait_result(qtbot, tab, "classify")
     assert tab.params()["hidden"] == 32 and tab.params()["lr"] == pytest.approx(1e-2)
-    assert r["trace"].augment == 1 and r["paths"].shape == (300, 41, 2)
+    assert r.trace.augment == 1 and r.paths.shape == (300, 41, 2)
     assert tab.model_form.widgets["augment"].isVisibleTo(tab)
     assert not tab.model_form.widgets["density"].isVisibleTo(tab)
     regions = tab.task_plot.image_values()
@@ -143,7 +145,7 @@ def test_classify_circles_with_augmentation_and_decision_regions(qtbot, tab):
     seen = {shot.pixelColor(x, y).name() for x in range(0, shot.width(), 7)
             for y in range(0, shot.height(), 7)}
     for c in (0, 1):
-        q = QColor(ode_tab.class_colour(c))
+        q = QColor(class_colour(c))
         tint = QColor(*(round(255 + (v - 255) * REGION_ALPHA / 255)
                         for v in (q.red(), q.green(), q.blue())))
         assert any(QColor(n).red() == tint.red() and abs(QColor(n).green() - tint.green()) <= 2
@@ -159,7 +161,7 @@ def test_classify_circles_with_augmentation_and_decision_regions(qtbot, tab):
 def test_cnf_samples_flow_from_the_base_and_the_density_follows_t(qtbot, tab):
     tab.apply_state({"task": "cnf", "density": "8gaussians", "t": 1.0})
     r = _wait_result(qtbot, tab, "cnf", timeout=60_000)
-    tr = r["trace"]
+    tr = r.trace
     assert tr.density.shape[0] == 9 and tr.times[0] == pytest.approx(1.0)
     at_base = tab.task_plot.image_values().copy()
     np.testing.assert_allclose(at_base, tr.density[0])           # t = 1: the base
@@ -190,12 +192,12 @@ def test_adjoint_comparison_fills_its_view(qtbot, tab):
 def test_a_click_starts_a_trajectory_and_dragging_moves_it(qtbot, tab):
     _wait_result(qtbot, tab, "spiral")
     tab.add_start(0.5, 0.5)
-    qtbot.waitUntil(lambda: tab.user_paths is not None and len(tab.user_paths["paths"]) == 1,
+    qtbot.waitUntil(lambda: tab.user_paths is not None and len(tab.user_paths.paths) == 1,
                     timeout=20_000)
-    np.testing.assert_allclose(tab.user_paths["paths"][0, 0], [0.5, 0.5], atol=1e-6)
+    np.testing.assert_allclose(tab.user_paths.paths[0, 0], [0.5, 0.5], atol=1e-6)
     tab.move_start(0, -0.5, 1.0)
     qtbot.waitUntil(lambda: tab.user_paths is not None
-                    and np.allclose(tab.user_paths["paths"][0, 0], [-0.5, 1.0]),
+                    and np.allclose(tab.user_paths.paths[0, 0], [-0.5, 1.0]),
                     timeout=20_000)
     assert len(tab.field_plot.layer_points("user_now")) == 1
     tab.clear_button.click()

@@ -1,0 +1,588 @@
+"""The neural-ODE tab: a network f(t, y) is the velocity of a state and the model's output
+is the state after an ODE solver has integrated it (continuous depth). Three tasks
+(torchdiffeq's spiral fit, a classifier of two moons or circles with optional augmented
+dimensions, and a continuous normalizing flow on a 2D density), trained live; the solver,
+its tolerances, the adjoint method and an NFE cap can be changed while training runs.
+
+Views: the learned vector field with trajectories animated along t, the task's own view
+(fit, decision regions, density p_t), the function evaluations per training step, the
+steps the solver took (accepted / rejected), the loss, and a direct-vs-adjoint
+comparison (time, memory kept for backward, NFE, gradient difference).
+
+This module holds the controls and their wiring, the jobs and the time axis; the views
+are built by ``views``, drawn by ``drawing`` and their data exported by ``data``; the
+background computations are ``models.ode.probe``'s (``gc_hold`` pauses automatic garbage
+collection while they run)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from functools import partial
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QPushButton
+
+from app.jobs import ComputeRunner
+from app.tabs.base import TabContext
+from app.tabs.ode import drawing
+from app.tabs.ode.controls import (
+    MAX_STARTS,
+    MODEL_PARAMS,
+    PLAY_SECONDS,
+    SLIDER_MAX,
+    SOLVER_PARAMS,
+    STATE_KEYS,
+    TASK_DEFAULTS,
+    _flag,
+    _parse_starts,
+)
+from app.tabs.ode.gc_hold import GCHold
+from app.tabs.ode.views import build_views
+from app.tabs.training import TrainingTab
+from models.ode.options import ADAPTIVE, TASKS
+from models.traces import Progress
+from models.traces.ode import ODEResult, UserPaths
+from viz.controls import ParamForm
+
+
+class ODETab(TrainingTab):
+    key = "ode"
+    #: (session key, step or None, solver settings or None): a change reached a session
+    settings_applied = Signal(object)
+
+    def __init__(self, ctx: TabContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.sessions: dict[tuple, object] = {}
+        #: per session: [(step, solver label)] — the solver from that step on
+        self.switches: dict[tuple, list[tuple[int, str]]] = {}
+        self.comparisons: dict[tuple, dict] = {}
+        #: the user's start points per task (state coordinates at the animation's start)
+        self.starts: dict[str, list[tuple[float, float]]] = {t: [] for t in TASKS}
+        self.user_paths: UserPaths | None = None
+        self.result: ODEResult | None = None
+        self._running_key: tuple | None = None
+        self._pending_compare = False
+        self._last_redraw = 0.0
+        self._task = "spiral"
+        self._shown_key: tuple | None = None
+        #: what was last handed to each session (solver settings, learning rate)
+        self._asked: dict[tuple, dict] = {}
+        self._settings_pool = None
+        self._settings_future = None
+        self.settings_applied.connect(self._on_settings_applied)
+        self.model_form = ParamForm(MODEL_PARAMS)
+        self.solver_form = ParamForm(SOLVER_PARAMS)
+        self.compare_button = QPushButton()
+        self.compare_button.setObjectName("CompareButton")
+        self.compare_button.clicked.connect(self.toggle_compare)
+        lay = self.controls_layout
+        lay.addWidget(self.model_form)
+        lay.addWidget(self.solver_form)
+        self.add_training_controls(lay)
+        lay.insertWidget(lay.indexOf(self.train_button) + 1, self.compare_button)
+        lay.addStretch(1)
+        self.model_form.changed.connect(self._model_changed)
+        self.solver_form.changed.connect(self._solver_changed)
+        build_views(self)
+        self.paths_runner = ComputeRunner(self)     # the user's trajectories only (drags)
+        self.paths_runner.done.connect(self._on_user_paths)
+        self.paths_runner.failed.connect(self._on_failure)
+        self.timer = QTimer(self)
+        self.timer.setInterval(33)
+        self.timer.timeout.connect(self._tick)
+        self.gc_hold = GCHold(self, lambda: (self.jobs.is_running() or self.compute.is_busy()
+                                             or self.paths_runner.is_busy()))
+        self._update_rows()
+        self.retranslate()
+        self.schedule_update()
+
+    # -- views ---------------------------------------------------------------------------------
+    def _task_title(self) -> str:
+        return {"spiral": self.tr("Spiral: the true trajectory, the noisy observations and "
+                                  "the fit"),
+                "classify": self.tr("Decision regions and held-out points"),
+                "cnf": self.tr("Density p_t and samples at t")}[self.params()["task"]]
+
+    @property
+    def trace(self) -> ODEResult | None:
+        return self.result
+
+    # -- parameters ------------------------------------------------------------------------------
+    def params(self) -> dict:
+        return {**self.model_form.values(), **self.solver_form.values()}
+
+    def solver_kwargs(self) -> dict:
+        s = self.solver_form.values()
+        return {"method": s["method"], "rtol": float(s["rtol"]), "atol": float(s["atol"]),
+                "step_size": float(s["step_size"]), "adjoint": bool(s["adjoint"]),
+                "max_nfe": int(s["max_nfe"])}
+
+    # over 60 lines: one block per state key, read and checked before any is applied
+    def apply_state(self, state: dict, strict: bool = False) -> None:
+        """Controls by key (every parameter of the two forms), and:
+
+        * ``train``: start (true) or stop (false) training;
+        * ``t``: the animation's time as a fraction 0 … 1 of the integration interval
+          (spiral [0, 25], classify and CNF [0, t1]); for the CNF t = 1 is the base
+          N(0, I) and t = 0 the data, and Play runs from 1 down to 0;
+        * ``play``: start or stop the animation;
+        * ``compare``: run the adjoint comparison;
+        * ``starts``: the start points of your own trajectories, [[x, y], …] or
+          "x,y; x,y" ("" clears them).
+        """
+        from models.errors import InvalidParameterError
+
+        known = set(self.params()) | set(STATE_KEYS)
+        unknown = set(state) - known
+        if strict and unknown:
+            raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
+                                        f"known: {', '.join(sorted(known))}.")
+        problems = []
+        if "task" in state:
+            problems += self.model_form.set_values({"task": state["task"]})
+            self._take_task_defaults(except_keys=set(state))
+        problems += self.model_form.set_values({k: v for k, v in state.items() if k != "task"})
+        problems += self.solver_form.set_values(state)
+        t = None
+        if "t" in state:
+            try:
+                t = float(state["t"])
+                if not 0.0 <= t <= 1.0:
+                    raise ValueError
+            except (TypeError, ValueError):
+                problems.append(f"t must be a fraction of the time interval from 0 to 1, "
+                                f"got {state['t']}.")
+                t = None
+        starts = None
+        if "starts" in state:
+            try:
+                starts = _parse_starts(state["starts"])
+            except ValueError as exc:
+                problems.append(str(exc))
+        if strict and problems:
+            raise InvalidParameterError(" ".join(problems))
+        if starts is not None:
+            self.starts[self.params()["task"]] = starts[-MAX_STARTS:]
+        self._model_changed()
+        self._solver_changed()
+        if t is not None:
+            self.slider.setValue(int(round(t * SLIDER_MAX)))
+        if "play" in state:
+            self.play_button.setChecked(_flag(state["play"]))
+        if "train" in state and _flag(state["train"]) != (self.running() == "train"):
+            self.toggle_training()
+        if _flag(state.get("compare", False)):
+            if self.torch_ready:
+                if self.running() != "compare":
+                    self.toggle_compare()
+            else:
+                self._pending_compare = True      # headless export: compute_now runs it
+
+    def _take_task_defaults(self, except_keys: set[str] = frozenset()) -> None:
+        task = self.model_form.values()["task"]
+        if task != self._task:
+            self._task = task
+            self.model_form.set_values({k: v for k, v in TASK_DEFAULTS[task].items()
+                                        if k not in except_keys})
+
+    def _update_rows(self) -> None:
+        task = self.model_form.values()["task"]
+        rows = {"task", "hidden", "lr"} | ({"data", "augment"} if task == "classify" else
+                                           {"density"} if task == "cnf" else set())
+        self.model_form.set_visible_rows(rows)
+        method = self.solver_form.values()["method"]
+        self.solver_form.set_visible_rows(
+            {"method", "adjoint", "max_nfe"} | ({"rtol", "atol"} if method in ADAPTIVE
+                                                else {"step_size"}))
+        self.slider.setInvertedAppearance(task == "cnf")
+
+    def _model_changed(self) -> None:
+        task_before = self._task
+        self._take_task_defaults()
+        self._update_rows()
+        if self._task != task_before:         # show the end of the new task's animation
+            self.slider.setValue(0 if self._task == "cnf" else SLIDER_MAX)
+        if (self.jobs.is_running() and self._running_key is not None
+                and self._session_key() != self._running_key):
+            self.stop_jobs()
+        if not self.jobs.is_running() and self._session_key() != self._shown_key:
+            self.job_bar.show_progress(0, "")     # the last job's line was another model's
+        self._shown_key = self._session_key()
+        key = self._session_key()
+        lr = float(self.params()["lr"])
+        if key in self.sessions and self._asked.get(key, {}).get("lr") != lr:
+            self._asked[key]["lr"] = lr
+            self._submit(key, lr=lr)            # from the next step on
+        self.user_paths = None
+        self._solver_changed()                # the form's solver, also for a model met again
+        self.update_buttons()
+        for v in self.views:
+            v.panel.set_title(v.title())
+        self.schedule_update()
+
+    def _solver_changed(self) -> None:
+        """The solver group applies to the session there is, from its next step on (no
+        restart); the NFE timeline marks the switch."""
+        from models.errors import ArchScopeError
+
+        self._update_rows()
+        key = self._session_key()
+        session = self.sessions.get(key)
+        if session is None:
+            self.schedule_update()
+            return
+        from models.ode import SolverConfig
+
+        kw = self.solver_kwargs()
+        asked = self._asked.setdefault(key, {})
+        if asked.get("solver") == kw:
+            return
+        try:
+            SolverConfig(**kw).validate()
+        except ArchScopeError as exc:          # e.g. rtol ≥ 1: the settings stay as they were
+            self.error_note.setText(str(exc))
+            return
+        asked["solver"] = kw
+        self._submit(key, solver=kw)
+
+    def _submit(self, key: tuple, solver: dict | None = None, lr: float | None = None) -> None:
+        """Hand a new solver or learning rate to a session off the GUI thread: the session
+        takes it under its lock, between two training steps, and a step of a stiff model
+        can take seconds (the GUI would freeze waiting). ``_settings_applied`` follows."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if self._settings_pool is None:
+            self._settings_pool = ThreadPoolExecutor(max_workers=1,
+                                                     thread_name_prefix="ode-settings")
+        session = self.sessions[key]
+        signal = self.settings_applied
+
+        def work() -> None:
+            step = None
+            if lr is not None:
+                session.set_lr(lr)
+            if solver is not None:
+                session.set_solver(**solver)
+                step = session.step
+            try:
+                signal.emit((key, step, solver))
+            except RuntimeError:               # the tab was closed meanwhile
+                pass
+
+        self._settings_future = self._settings_pool.submit(work)
+
+    def _on_settings_applied(self, applied: tuple) -> None:
+        key, step, solver = applied
+        if solver is not None and key in self.sessions:
+            self._mark_switch(key, step, drawing.solver_label(self.sessions[key].solver,
+                                                              short=True))
+            if key == self._session_key():
+                drawing.redraw_nfe(self)
+        if key == self._session_key():
+            self.schedule_update()
+
+    def _wait_for_settings(self, timeout: float = 60.0) -> None:
+        if self._settings_future is not None:
+            self._settings_future.result(timeout)
+
+    def _mark_switch(self, key: tuple, step: int, label: str) -> None:
+        """The solver from step ``step`` + 1 on is ``label`` (a marker on the timeline)."""
+        marks = self.switches.setdefault(key, [])
+        if marks and marks[-1][0] == step:
+            marks[-1] = (step, label)             # no step was taken with the one before
+        elif not marks or marks[-1][1] != label:
+            marks.append((step, label))
+
+    def _session_key(self) -> tuple:
+        p = self.params()
+        task = p["task"]
+        return (task, p["data"] if task == "classify" else p["density"] if task == "cnf"
+                else "", p["hidden"], p["augment"] if task == "classify" else 0)
+
+    def session(self):
+        from models.ode import ClassifierSession, CNFSession, SolverConfig, SpiralSession
+
+        key = self._session_key()
+        if key not in self.sessions:
+            p = self.params()
+            cfg = SolverConfig(**self.solver_kwargs())
+            device = self.ctx.device()
+            if p["task"] == "spiral":
+                s = SpiralSession(hidden=p["hidden"], lr=p["lr"], device=device, solver=cfg)
+            elif p["task"] == "classify":
+                s = ClassifierSession(data=p["data"], augment=p["augment"], hidden=p["hidden"],
+                                      lr=p["lr"], device=device, solver=cfg)
+            else:
+                s = CNFSession(density=p["density"], hidden=p["hidden"], lr=p["lr"],
+                               device=device, solver=cfg)
+            self.sessions[key] = s
+            self.switches[key] = [(0, drawing.solver_label(s.solver, short=True))]
+            self._asked[key] = {"lr": float(p["lr"]), "solver": self.solver_kwargs()}
+        return self.sessions[key]
+
+    def training_sessions(self):
+        return list(self.sessions.values())
+
+    # -- the garbage collector ---------------------------------------------------------------------
+    def request_update(self) -> None:
+        if self.torch_ready:
+            self.gc_hold.hold()
+        super().request_update()
+
+    def shutdown(self) -> None:
+        self.gc_hold.release()
+        self.timer.stop()
+        self.paths_runner.close()
+        if self._settings_pool is not None:
+            self._settings_pool.shutdown(wait=False)
+        super().shutdown()
+
+    # -- computing --------------------------------------------------------------------------------
+    def compute_fn(self):
+        from models.ode.probe import ode_result
+
+        session = self.session()
+        task = self.params()["task"]
+        return partial(ode_result, session, task, list(self.starts[task]),
+                       self._session_key())
+
+    def compute_now(self) -> None:
+        """Synchronously (headless export): the views, and a comparison asked for."""
+        from models.ode.probe import adjoint_comparison
+
+        self._wait_for_settings()
+        super().compute_now()
+        if self._pending_compare:
+            self._pending_compare = False
+            result = adjoint_comparison(self.session())
+            self._store_comparison(self._session_key(), result)
+            drawing.redraw_adjoint(self)
+
+    def show_trace(self, result: ODEResult) -> None:
+        if result is None or result.key != self._session_key():
+            return                       # computed for a model no longer shown
+        if result.display_error and self.result is not None and \
+                self.result.key == result.key and self.result.trace is not None:
+            # this model cannot be solved within the settings (e.g. the NFE cap): keep
+            # what was drawn, say why it is not redrawn
+            drawing.readout(self, "field", result.display_error)
+            drawing.redraw_steps(self, result)
+            return
+        self.result = result
+        self.user_paths = result.user
+        self._slider_moved(self.slider.value())
+        drawing.redraw_steps(self, result)
+        drawing.redraw_loss(self)
+        drawing.redraw_nfe(self)
+        drawing.redraw_adjoint(self)
+        for v in self.views:
+            v.panel.set_title(v.title())
+        self.update_buttons()
+
+    # -- the time axis ------------------------------------------------------------------------------
+    def t_fraction(self) -> float:
+        return self.slider.value() / SLIDER_MAX
+
+    def current_t(self) -> float:
+        r = self.result
+        if r is None:
+            return 0.0
+        t0, t1 = r.interval
+        return t0 + self.t_fraction() * (t1 - t0)
+
+    def _play(self, on: bool) -> None:
+        self.play_button.setText(self.tr("Pause") if on else self.tr("Play"))
+        if on:
+            if self._at_end():
+                self.slider.setValue(SLIDER_MAX if self._backwards() else 0)
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _backwards(self) -> bool:
+        """The CNF's samples flow from the base (t1) back to the data (0)."""
+        return self.params()["task"] == "cnf"
+
+    def _at_end(self) -> bool:
+        return self.slider.value() == (0 if self._backwards() else SLIDER_MAX)
+
+    def _tick(self) -> None:
+        step = max(1, int(round(SLIDER_MAX * self.timer.interval() / 1000 / PLAY_SECONDS)))
+        value = self.slider.value() + (-step if self._backwards() else step)
+        if value >= SLIDER_MAX or value <= 0:
+            value = min(max(value, 0), SLIDER_MAX)
+            self.slider.setValue(value)
+            self.play_button.setChecked(False)
+            return
+        self.slider.setValue(value)
+
+    def _slider_moved(self, _value: int) -> None:
+        r = self.result
+        if r is None:
+            self.t_label.setText("")
+            return
+        t = self.current_t()
+        self.t_label.setText(self.tr("t = {0:.2f} of {1:g}").format(t, r.interval[1]))
+        drawing.draw_field(self, t)
+        drawing.draw_task(self, t)
+
+    # -- start points of your own -----------------------------------------------------------------
+    def add_start(self, x: float, y: float) -> None:
+        """A click in the plane: a new start point (the oldest goes beyond MAX_STARTS)."""
+        task = self.params()["task"]
+        self.starts[task] = (self.starts[task] + [(float(x), float(y))])[-MAX_STARTS:]
+        self._request_user_paths()
+
+    def move_start(self, i: int, x: float, y: float) -> None:
+        task = self.params()["task"]
+        if 0 <= i < len(self.starts[task]):
+            self.starts[task][i] = (float(x), float(y))
+            self._request_user_paths()
+
+    def clear_starts(self) -> None:
+        self.starts[self.params()["task"]] = []
+        self.user_paths = None
+        if self.result is not None:
+            drawing.draw_field(self, self.current_t())
+
+    def _request_user_paths(self) -> None:
+        task = self.params()["task"]
+        self.user_paths = None
+        if self.result is not None:
+            drawing.draw_field(self, self.current_t())        # the start point shows at once
+        if self.torch_ready and self.starts[task]:
+            from models.ode.probe import user_paths
+
+            self.gc_hold.hold()
+            self.paths_runner.request(partial(user_paths, self.session(), task,
+                                              list(self.starts[task]), self._session_key()))
+
+    def _on_user_paths(self, u: UserPaths) -> None:
+        if u.key != self._session_key() or u.starts != tuple(self.starts[u.task]):
+            return
+        self.user_paths = u
+        if self.result is not None:
+            self.result = replace(self.result, user_error=u.error)
+            drawing.draw_field(self, self.current_t())
+
+    # -- training and the comparison ----------------------------------------------------------------
+    def toggle_compare(self) -> None:
+        self.toggle_job("compare")
+
+    def make_job(self, name: str):
+        session = self.session()
+        self._running_key = self._session_key()
+        self.gc_hold.hold()
+        if name == "train":
+            return partial(_after, self._settings_future, session.train, 1_000_000)
+        from models.ode.probe import compare_job
+
+        self.job_bar.show_progress(0, self.tr("Comparing the adjoint method with direct "
+                                              "backpropagation…"))
+        return partial(_after, self._settings_future, compare_job, session)
+
+    def _store_comparison(self, key: tuple, result) -> None:
+        session = self.sessions[key]
+        self.comparisons[key] = {"result": result, "step": session.step,
+                                 "solver": drawing.solver_label(session.solver)}
+
+    def job_text(self, name: str, progress: Progress) -> str:
+        if name == "compare":
+            return self.tr("The comparison is done.") if progress.trace is not None else ""
+        m = progress.metrics
+        return self.tr(
+            "Training: step {0} · loss {1:.4f} · NFE {2:.0f} forward, {3:.0f} backward · "
+            "{4:.1f} steps/s").format(progress.step, progress.loss,
+                                      m.get("nfe_forward", float("nan")),
+                                      m.get("nfe_backward", float("nan")),
+                                      m.get("steps_per_s", float("nan")))
+
+    def job_fraction(self, name: str, progress: Progress) -> float:
+        return 1.0 if name == "compare" else 0.0
+
+    def job_done_text(self, name: str, completed: bool, failed: bool) -> str:
+        if name == "compare" and completed and not failed:
+            return self.tr("The comparison is done.")
+        return ""
+
+    def on_job_progress(self, name: str, progress: Progress) -> None:
+        if name == "compare":
+            if progress.trace is not None and self._running_key in self.sessions:
+                self._store_comparison(self._running_key, progress.trace)
+                if self._running_key == self._session_key():
+                    drawing.redraw_adjoint(self)
+            return
+        if self._running_key == self._session_key():
+            drawing.redraw_nfe(self)            # cheap: every report
+            now = time.monotonic()
+            if now - self._last_redraw > 1.0:   # the field, the fit, the steps: once a second
+                self._last_redraw = now
+                drawing.redraw_loss(self)
+                self.request_update()
+
+    def update_buttons(self) -> None:
+        super().update_buttons()
+        self.compare_button.setText(self.tr("Stop the comparison")
+                                    if self.running() == "compare"
+                                    else self.tr("Compare adjoint on/off"))
+        self.compare_button.setEnabled(self.torch_ready)
+
+    def trained_steps(self) -> int:
+        session = self.sessions.get(self._session_key())
+        return 0 if session is None else session.step
+
+    def status_text(self) -> str:
+        steps = self.trained_steps()
+        return self.tr("{0} steps trained").format(steps) if steps else ""
+
+    # -- translations ----------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.model_form.setTitle(self.tr("Task and model"))
+        self.model_form.set_texts(
+            {"task": self.tr("Task"), "data": self.tr("Data"), "density": self.tr("Density"),
+             "hidden": self.tr("Hidden units"), "augment": self.tr("Augmented dimensions"),
+             "lr": self.tr("Learning rate")},
+            {"task": [self.tr("fit a spiral"), self.tr("classify"),
+                      self.tr("continuous normalizing flow")],
+             "data": [self.tr("two moons"), self.tr("circles")],
+             "density": [self.tr("two moons"), self.tr("circles"), self.tr("8 gaussians"),
+                         self.tr("checkerboard"), self.tr("two spirals"), self.tr("pinwheel"),
+                         self.tr("rings"), self.tr("swiss roll")]})
+        self.solver_form.setTitle(self.tr("Solver"))
+        self.solver_form.set_texts(
+            {"method": self.tr("Method"), "rtol": self.tr("rtol"), "atol": self.tr("atol"),
+             "step_size": self.tr("Step size"), "adjoint": self.tr("Adjoint method"),
+             "max_nfe": self.tr("NFE cap per solve")},
+            {"method": [self.tr("dopri5 (adaptive, order 5)"),
+                        self.tr("bosh3 (adaptive, order 3)"), self.tr("rk4 (fixed step)"),
+                        self.tr("midpoint (fixed step)"), self.tr("euler (fixed step)")]})
+        self.solver_form.setToolTip(self.tr("Changes apply to the running training from its "
+                                            "next step on"))
+        self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
+                                 else self.tr("Play"))
+        self.clear_button.setText(self.tr("Clear start points"))
+        self.clear_button.setToolTip(self.tr("Click in the plane to start a trajectory there; "
+                                             "drag a square to move it"))
+        self.nfe_plot.set_axis_labels(self.tr("training step"), self.tr("evaluations of f"))
+        self.steps_plot.set_axis_labels(self.tr("t"), self.tr("step size |dt|"))
+        self.loss_plot.set_axis_labels(self.tr("training step"), self.tr("loss"))
+        self.loss_plot.plotItem.getAxis("left").enableAutoSIPrefix(False)
+        self.adjoint_plot.set_axis_labels("", self.tr("relative (the larger = 1)"))
+        super().retranslate()
+        if self.result is not None:
+            self.show_trace(self.result)
+        else:
+            drawing.redraw_nfe(self)
+            drawing.redraw_loss(self)
+            drawing.redraw_adjoint(self)
+        for v in self.views:
+            v.panel.set_title(v.title())
+
+
+def _after(future, make_gen, *args):
+    """``make_gen(*args)``'s items once the settings handed over before have reached the
+    session (so Train right after a new NFE cap trains with that cap)."""
+    if future is not None:
+        future.result()
+    yield from make_gen(*args)
