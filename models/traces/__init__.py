@@ -38,8 +38,11 @@ from models.traces.ode import (
     AdjointComparison,
     ClassifierTrace,
     CNFTrace,
+    FieldFrames,
+    ODEResult,
     SolverSteps,
     SpiralTrace,
+    UserPaths,
     VectorField,
 )
 from models.traces.positional import OffsetFitTrace, PEGrid
@@ -59,7 +62,8 @@ __all__ = [
     "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace", "GraphClassTrace",
     "LinkTrace", "ModelComparison", "GraphResult", "VectorField", "SolverSteps",
     "SpiralTrace", "ClassifierTrace", "CNFTrace",
-    "AdjointComparison", "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
+    "AdjointComparison", "FieldFrames", "UserPaths", "ODEResult",
+    "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
     "CostTheory", "EfficientTrace",
 ]
