@@ -34,7 +34,7 @@ def _normal_logprob(z: torch.Tensor) -> torch.Tensor:
 
 
 class CNFSession(ODESession):
-    """A continuous normalizing flow (FFJORD) on a 2D density of ``models.densities``.
+    """A continuous normalizing flow (FFJORD) on a 2D density of ``models.flows.densities``.
 
     Time runs data → base: z(0) = x, z(t1) ~ N(0, I); the state is (z, Δlogp) with
     dΔlogp/dt = −tr ∂f/∂z (exact, two autograd calls), so
