@@ -1,9 +1,5 @@
-"""Loads torch and PyG off the GUI thread, so the window paints before they are ready.
-
-The first ``torch.optim`` optimizer lazily imports ``torch._dynamo`` (about 0.9 s of
-GIL-held import); it is triggered here, at start-up, so it never freezes the GUI in
-the middle of a training job.
-"""
+"""Loads torch and PyG off the GUI thread, so the window paints before they are ready
+(``models.devices.warm_up`` does the loading; this module runs it in a thread)."""
 
 from __future__ import annotations
 
@@ -22,17 +18,9 @@ def cpu_threads_for_background() -> int:
 
 def load_torch() -> dict:
     """Import everything the tabs need; returns versions and devices (runs in a thread)."""
-    import torch
+    from models.devices import warm_up
 
-    torch.set_num_threads(cpu_threads_for_background())
-    import torch.optim
-
-    torch.optim.Adam([torch.zeros(1, requires_grad=True)])  # pulls in torch._dynamo now
-    import models.transformer.model  # noqa: F401
-    import models.transformer.positional_probe  # noqa: F401
-    from models.devices import available_devices, versions
-
-    return {"versions": versions(), "devices": available_devices()}
+    return warm_up(cpu_threads_for_background())
 
 
 class TorchLoader(QObject):

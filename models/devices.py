@@ -59,3 +59,19 @@ def versions() -> dict[str, str]:
     except Exception as exc:  # noqa: BLE001 - an optional display value
         out["torch_geometric"] = f"not importable ({exc.__class__.__name__})"
     return out
+
+
+def warm_up(num_threads: int) -> dict:
+    """Load torch and what the tabs need first, for the shell's start-up thread: cap torch's
+    threads at ``num_threads`` (the GUI keeps a core), build one Adam (the first
+    ``torch.optim`` optimizer lazily imports ``torch._dynamo``, about 0.9 s of GIL-held
+    import, which would otherwise freeze the GUI in the middle of the first training
+    job) and import the first tabs' models. Returns versions and devices."""
+    import torch.optim
+
+    torch.set_num_threads(num_threads)
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+    import models.transformer.model  # noqa: F401
+    import models.transformer.positional_probe  # noqa: F401
+
+    return {"versions": versions(), "devices": available_devices()}
