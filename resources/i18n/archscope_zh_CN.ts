@@ -12,7 +12,7 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile's title which pattern parameters matter for each pattern (the others are hidden) the arguments of models.efficient_attention.build_mask for each pattern</extracomment>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -610,18 +610,6 @@ on this device.</source>
         <translation>训练 {0}：第 {1} 步 · NLL {2:.3f} 奈特 · 每秒 {3:.0f} 步</translation>
     </message>
     <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Resume training</source>
-        <translation>继续训练</translation>
-    </message>
-    <message>
-        <source>Train</source>
-        <translation>训练</translation>
-    </message>
-    <message>
         <source>{0} steps trained</source>
         <translation>已训练 {0} 步</translation>
     </message>
@@ -794,7 +782,7 @@ on this device.</source>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
-        <extracomment>the parameters that make a different node classifier what the message view needs beyond the model</extracomment>
+        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -839,6 +827,7 @@ on this device.</source>
     </message>
     <message>
         <source>“Your file” needs a graph file first: File → Open…</source>
+        <extracomment>epochs of one run of the graph classifier and of the link predictor</extracomment>
         <translation>“你的文件”需要先打开一个图文件：文件 → 打开…</translation>
     </message>
     <message>
@@ -910,11 +899,11 @@ on this device.</source>
         <translation>特征</translation>
     </message>
     <message>
-        <source>update = the layer's output (max |Δ| {0:.1e})</source>
+        <source>update = the layer&apos;s output (max |Δ| {0:.1e})</source>
         <translation>更新 = 层的输出（最大 |Δ| {0:.1e}）</translation>
     </message>
     <message>
-        <source>{0} layer {1} aggregates with {2}; the update row is the real layer's output at this node, computed by the layer itself.</source>
+        <source>{0} layer {1} aggregates with {2}; the update row is the real layer&apos;s output at this node, computed by the layer itself.</source>
         <translation>{0} 第 {1} 层用 {2} 聚合；“更新”一行是真实层在这个节点上的输出，由层本身计算。</translation>
     </message>
     <message>
@@ -922,7 +911,7 @@ on this device.</source>
         <translation>假设：用 {0} 代替 {1}</translation>
     </message>
     <message>
-        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model's output.</source>
+        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model&apos;s output.</source>
         <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
     </message>
     <message>
@@ -1108,7 +1097,7 @@ labelled nodes; the colours follow.</source>
         <translation>GraphML (*.graphml);;GEXF (*.gexf)</translation>
     </message>
     <message>
-        <source>Zachary's karate club</source>
+        <source>Zachary&apos;s karate club</source>
         <translation>Zachary 空手道俱乐部</translation>
     </message>
     <message>
@@ -1324,7 +1313,7 @@ labelled nodes; the colours follow.</source>
         <translation>第 {0} 个头</translation>
     </message>
     <message>
-        <source>the layer's own</source>
+        <source>the layer&apos;s own</source>
         <translation>层自身的</translation>
     </message>
     <message>
@@ -1360,7 +1349,7 @@ labelled nodes; the colours follow.</source>
     <name>JobBar</name>
     <message>
         <source>Stop</source>
-        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head</extracomment>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head</extracomment>
         <translation>停止</translation>
     </message>
 </context>
@@ -1479,7 +1468,6 @@ labelled nodes; the colours follow.</source>
     <name>MetaTab</name>
     <message>
         <source>MSE vs adaptation steps ({0} test tasks, 95% CI)</source>
-        <extracomment>the order of models.meta.METHODS (the tab imports no torch before torch is loaded)</extracomment>
         <translation>MSE 随适应步数的变化（{0} 个测试任务，95% 置信区间）</translation>
     </message>
     <message>
@@ -1767,7 +1755,6 @@ on one stream of sinusoid tasks.</source>
     <name>ODETab</name>
     <message>
         <source>Vector field and trajectories</source>
-        <extracomment>the flow tab's densities (models.densities), without "your points" what a task starts with when it is chosen: hidden units and learning rate (the sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...) start points of the spiral's extra trajectories (the first is the true y0) (session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user's start points per task (state coordinates at the animation's start) what was last handed to each session (solver settings, learning rate)</extracomment>
         <translation>向量场与轨迹</translation>
     </message>
     <message>
@@ -1788,6 +1775,7 @@ on one stream of sinusoid tasks.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user&apos;s start points per task (state coordinates at the animation&apos;s start) what was last handed to each session (solver settings, learning rate)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -1932,7 +1920,7 @@ on one stream of sinusoid tasks.</source>
     </message>
     <message>
         <source>Press “Train”: the evaluations of f
-in each step's forward and backward
+in each step&apos;s forward and backward
 pass appear here.</source>
         <translation>点击“训练”：
 每一步前向和反向传播中
@@ -2061,18 +2049,6 @@ f 的求值次数会显示在这里。</translation>
     <message>
         <source>Training: step {0} · loss {1:.4f} · NFE {2:.0f} forward, {3:.0f} backward · {4:.1f} steps/s</source>
         <translation>训练：第 {0} 步 · 损失 {1:.4f} · NFE 前向 {2:.0f}，反向 {3:.0f} · 每秒 {4:.1f} 步</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Resume training</source>
-        <translation>继续训练</translation>
-    </message>
-    <message>
-        <source>Train</source>
-        <translation>训练</translation>
     </message>
     <message>
         <source>Stop the comparison</source>
@@ -2541,7 +2517,7 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <name>TransformerSteps</name>
     <message>
         <source>token ids</source>
-        <extracomment>the step-through's steps (``models.forward_steps`` keys, without the "self." / "cross." block prefix)</extracomment>
+        <extracomment>the step-through&apos;s steps (``models.transformer.forward_steps`` keys, without the &quot;self.&quot; / &quot;cross.&quot; block prefix)</extracomment>
         <translation>词元 id</translation>
     </message>
     <message>
@@ -2661,7 +2637,6 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <name>TransformerTab</name>
     <message>
         <source>All layers × heads, head average, rollout</source>
-        <extracomment>one model per (architecture, tokenizer, task): switching loses nothing</extracomment>
         <translation>所有层 × 头、头平均与注意力展开（rollout）</translation>
     </message>
     <message>
@@ -2669,11 +2644,12 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>训练</translation>
     </message>
     <message>
-        <source>Text of at most {0} characters: a–z, space and . , ! ? ' -</source>
-        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? ' -（仅限英文字母）</translation>
+        <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
+        <extracomment>one model per (architecture, tokenizer, task): switching loses nothing</extracomment>
+        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
     </message>
     <message>
-        <source>At most {0} words of the model's vocabulary: {1}</source>
+        <source>At most {0} words of the model&apos;s vocabulary: {1}</source>
         <translation>最多 {0} 个词，须来自模型的词表：{1}</translation>
     </message>
     <message>
@@ -2799,18 +2775,6 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>{0} steps trained; held-out sequences right: {1}</source>
         <translation>已训练 {0} 步；留出集序列正确率：{1}</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Resume training</source>
-        <translation>继续训练</translation>
-    </message>
-    <message>
-        <source>Train</source>
-        <translation>训练</translation>
     </message>
     <message>
         <source>ArchScope models (*.pt)</source>
