@@ -400,13 +400,8 @@ class FlowsTab(TrainingTab):
             self._last_redraw = now
             self.request_update()
 
-    def trained_steps(self) -> int:
-        session = self.sessions.get(self._session_key())
-        return 0 if session is None else session.step
-
-    def status_text(self) -> str:
-        steps = self.trained_steps()
-        return self.tr("{0} steps trained").format(steps) if steps else ""
+    def current_session(self):
+        return self.sessions.get(self._session_key())
 
     # -- points drawn on the canvas ----------------------------------------------------------------
     def set_drawing(self, on: bool) -> None:

@@ -174,9 +174,15 @@ class TrainingTab(BaseTab):
         """The sessions moved to a newly chosen device."""
         return ()
 
+    def current_session(self):
+        """The session the tab shows now (None if it has not been made yet)."""
+        return None
+
     def trained_steps(self) -> int:
         """Steps the shown session has trained (words the button "Resume training")."""
-        return 0
+        return getattr(self.current_session(), "step", 0)
 
     def status_text(self) -> str:
-        return ""
+        steps = self.trained_steps()
+        return QCoreApplication.translate("TrainingTab", "{0} steps trained").format(
+            steps) if steps else ""

@@ -610,10 +610,6 @@ on this device.</source>
         <translation>训练 {0}：第 {1} 步 · NLL {2:.3f} 奈特 · 每秒 {3:.0f} 步</translation>
     </message>
     <message>
-        <source>{0} steps trained</source>
-        <translation>已训练 {0} 步</translation>
-    </message>
-    <message>
         <source>Use these points</source>
         <translation>使用这些点</translation>
     </message>
@@ -2059,10 +2055,6 @@ f 的求值次数会显示在这里。</translation>
         <translation>比较开/关伴随法</translation>
     </message>
     <message>
-        <source>{0} steps trained</source>
-        <translation>已训练 {0} 步</translation>
-    </message>
-    <message>
         <source>Task and model</source>
         <translation>任务与模型</translation>
     </message>
@@ -2500,6 +2492,10 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
 </context>
 <context>
     <name>TrainingTab</name>
+    <message>
+        <source>{0} steps trained</source>
+        <translation>已训练 {0} 步</translation>
+    </message>
     <message>
         <source>Resume training</source>
         <translation>继续训练</translation>

@@ -386,9 +386,8 @@ class GraphTab(TrainingTab):
             button.setEnabled(self.torch_ready)
         self.status.setText(self.status_text())
 
-    def trained_steps(self) -> int:
-        session = self.sessions.get(self._session_key())
-        return session.epoch if session is not None else 0
+    def current_session(self):
+        return self.sessions.get(self._session_key())
 
     def status_text(self) -> str:
         epochs = self.trained_steps()

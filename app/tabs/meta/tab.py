@@ -506,8 +506,8 @@ class MetaTab(TrainingTab):
         self.proto_status.setText("" if ps is None or not ps.step else self.tr(
             "{0} episodes trained").format(ps.step))
 
-    def trained_steps(self) -> int:
-        return self.session.step if self.session is not None else 0
+    def current_session(self):
+        return self.session
 
     def status_text(self) -> str:
         s = self.session

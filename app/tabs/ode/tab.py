@@ -528,13 +528,8 @@ class ODETab(TrainingTab):
                                     else self.tr("Compare adjoint on/off"))
         self.compare_button.setEnabled(self.torch_ready)
 
-    def trained_steps(self) -> int:
-        session = self.sessions.get(self._session_key())
-        return 0 if session is None else session.step
-
-    def status_text(self) -> str:
-        steps = self.trained_steps()
-        return self.tr("{0} steps trained").format(steps) if steps else ""
+    def current_session(self):
+        return self.sessions.get(self._session_key())
 
     # -- translations ----------------------------------------------------------------------------------
     def retranslate(self) -> None:

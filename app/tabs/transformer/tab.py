@@ -322,10 +322,6 @@ class TransformerTab(TrainingTab):
     def training_sessions(self):
         return self.sessions.values()   # model, optimiser state and held-out set together
 
-    def trained_steps(self) -> int:
-        session = self.current_session()
-        return session.step if session is not None else 0
-
     def status_text(self) -> str:
         session = self.current_session()
         if session is None or not session.step:
