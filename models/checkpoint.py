@@ -1,6 +1,6 @@
-"""The last good weights of a training session: copied before a step, restored when the
-step diverges, and moved with the model to another device. Shared by every session
-(flows, GNNs) so their rollback behaves the same."""
+"""Rollback points of a training session: a copy of the weights and the optimizer's
+state, taken by ``models.session.TrainingSession`` every ``snapshot_every`` good steps,
+restored when a step diverges, and moved with the model to another device."""
 
 from __future__ import annotations
 
@@ -27,6 +27,19 @@ def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, state: dic
     optimizer.load_state_dict(state["optimizer"])
     for group, kept in zip(optimizer.param_groups, hyper, strict=True):
         group.update(kept)
+
+
+def move_snapshot(state: dict, device: torch.device) -> dict:
+    """A ``snapshot`` with its tensors on ``device`` (scalars such as Adam's step count
+    stay where they are, as in ``move_optimizer_state``)."""
+    def move(v):
+        return v.to(device) if torch.is_tensor(v) and v.dim() > 0 else v
+
+    opt = state["optimizer"]
+    return {"model": {k: move(v) for k, v in state["model"].items()},
+            "optimizer": {"state": {i: {k: move(v) for k, v in s.items()}
+                                    for i, s in opt["state"].items()},
+                          "param_groups": opt["param_groups"]}}
 
 
 def move_optimizer_state(optimizer: torch.optim.Optimizer, device: torch.device) -> None:

@@ -139,8 +139,9 @@ class TrainingSession:
     # -- set-up ------------------------------------------------------------------------------
     def _init_session(self, device: str | torch.device | None = None,
                       lr: float | None = None) -> None:
-        """Call at the end of a subclass's ``__init__``, once its model(s) and optimizer(s)
-        exist and sit on ``device`` (moved there if given)."""
+        """Call in a subclass's ``__init__`` once its model(s) and optimizer(s) exist (they
+        are moved to ``device`` if it is given; else ``self.device`` must be set). The
+        first rollback point is taken here."""
         if device is not None:
             self.device = device_for(device)
             for module, _ in self._pairs():
@@ -150,7 +151,7 @@ class TrainingSession:
         self.lock = threading.Lock()
         self.step = 0
         self.losses = []
-        self.snapshots_taken = 0
+        self.snapshots_taken = 0            # rollback points taken (the benchmark reads it)
         self.good_step = 0
         self.good_state = self._snapshot()
 
@@ -174,6 +175,9 @@ class TrainingSession:
             for module, optimizer in self._pairs():
                 module.to(dev)
                 checkpoint.move_optimizer_state(optimizer, dev)
+            # the rollback point follows too (it may stay unused for up to snapshot_every
+            # steps, and must not keep a copy of everything on the device left behind)
+            self.good_state = [checkpoint.move_snapshot(s, dev) for s in self.good_state]
             self._move_data(dev)
             self.device = dev
         return self
@@ -183,14 +187,19 @@ class TrainingSession:
         A later rollback keeps it."""
         lr = check_lr(lr)
         with self.lock:
-            self.lr = lr
-            for _, optimizer in self._pairs():
-                for group in optimizer.param_groups:
-                    group["lr"] = lr
+            self._apply_lr(lr)
+
+    def _apply_lr(self, lr: float) -> None:
+        """``set_lr`` with the lock already held (a subclass changing several settings
+        at once between two steps)."""
+        self.lr = lr
+        for _, optimizer in self._pairs():
+            for group in optimizer.param_groups:
+                group["lr"] = lr
 
     # -- rollback points ------------------------------------------------------------------------
     def _snapshot(self) -> list[dict]:
-        self.snapshots_taken = getattr(self, "snapshots_taken", 0) + 1
+        self.snapshots_taken += 1
         return [checkpoint.snapshot(m, o) for m, o in self._pairs()]
 
     def _mark_good(self, at: int | None = None) -> None:

@@ -150,3 +150,21 @@ def test_bad_arguments_are_refused_before_training():
     with pytest.raises(InvalidParameterError):
         s.set_lr(float("nan"))
     assert s.step == 0 and s.lr == 1e-2
+
+
+def test_a_device_move_takes_the_rollback_point_along():
+    from models import checkpoint
+
+    s = Regression()
+    list(s.train(12))                          # a rollback point with Adam moments in it
+    moved = checkpoint.move_snapshot(s.good_state[0], torch.device("cpu"))
+    assert set(moved) == {"model", "optimizer"}
+    for k, v in s.good_state[0]["model"].items():
+        assert torch.equal(moved["model"][k], v)
+    assert moved["optimizer"]["state"].keys() == s.good_state[0]["optimizer"]["state"].keys()
+    s.to("cpu")
+    assert all(t.device.type == "cpu" for t in s.good_state[0]["model"].values())
+    s.poison_at = 14
+    with pytest.raises(TrainingDivergedError, match="weights of step 10 were restored"):
+        list(s.train(5))
+    assert torch.equal(s.model.weight, s.weights_at[10])

@@ -169,10 +169,7 @@ class FlowsTab(TrainingTab):
         session = self.sessions.get(self._session_key())
         if session is not None:               # learning rate etc. apply to the model there is
             p = self.params()
-            session.set_lr(p["lr"])           # takes the lock: between two training steps
-            with session.lock:
-                session.batch_size = p["batch"]
-                session.clip_grad = p["clip"] or None
+            session.set_options(p["lr"], p["batch"], p["clip"] or None)   # between two steps
         self.update_buttons()
         self.schedule_update()
 

@@ -12,7 +12,7 @@ import torch
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
-from models.session import Run, StepOutcome, TrainingSession
+from models.session import Run, StepOutcome, TrainingSession, check_lr
 from models.traces import Progress
 
 __all__ = ["FlowSession"]
@@ -63,6 +63,14 @@ class FlowSession(TrainingSession):
 
     def _pairs(self) -> list[tuple[torch.nn.Module, torch.optim.Optimizer]]:
         return [(self.flow, self.optimizer)]
+
+    def set_options(self, lr: float, batch_size: int, clip_grad: float | None) -> None:
+        """Learning rate, batch size and gradient clipping together, from the next step on
+        (one lock: no step runs with half of them changed)."""
+        lr = check_lr(lr)
+        with self.lock:
+            self._apply_lr(lr)
+            self.batch_size, self.clip_grad = int(batch_size), clip_grad
 
     def batch(self) -> torch.Tensor:
         idx = torch.randint(0, len(self.pool), (self.batch_size,), generator=self.gen)

@@ -58,7 +58,8 @@ class Progress:
     """One report from a background job (a training loop or a long computation).
 
     Shapes:
-        history: float32[step] of the loss at every step so far (a copy).
+        history: float32[step] of the loss at every step so far (a copy), on a
+            session's reporting steps (every k steps and the last); empty on the others.
     """
 
     step: int
