@@ -61,13 +61,13 @@ class _RegressionTab(TrainingTab):
 
 @pytest.fixture
 def make_tab(qtbot):
-    errors = []
+    errors, statuses = [], []
 
     def make(session):
         ctx = TabContext(settings=Settings(), device=lambda: "cpu", language=lambda: "en",
-                         report_error=lambda e, d: errors.append(e), status=lambda s: None)
+                         report_error=lambda e, d: errors.append(e), status=statuses.append)
         tab = _RegressionTab(ctx, session)
-        tab.errors = errors
+        tab.errors, tab.statuses = errors, statuses
         qtbot.addWidget(tab)
         return tab
 
@@ -121,6 +121,7 @@ def test_device_change_stops_the_job_and_moves_the_session(qtbot, make_tab):
     tab.on_device_changed("cpu")
     qtbot.waitUntil(lambda: bool(tab.stopped), timeout=10_000)
     assert tab.session.moved_data_to is not None and tab.running() == ""
+    assert tab.statuses == ["The job was stopped: the device changed to cpu."]
     tab.on_device_changed("cuda:7")                # not on this machine: said, nothing lost
     assert "not available" in tab.error_note.text()
     assert str(tab.session.device) == "cpu" and tab.session.step > 5

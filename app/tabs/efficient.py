@@ -408,8 +408,8 @@ class EfficientTab(TrainingTab):
 
     def update_buttons(self) -> None:
         super().update_buttons()
-        self.measure_button.setText(self.tr("Stop") if self.running() == "measure"
-                                    else self.tr("Measure time and memory"))
+        self.measure_button.setText(self.job_button_text(
+            "measure", self.tr("Measure time and memory")))
         self.measure_button.setEnabled(self.torch_ready)
 
     # -- hover ---------------------------------------------------------------------------

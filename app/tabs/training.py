@@ -40,13 +40,16 @@ from viz.theme import error_style
 class TrainingTab(BaseTab):
     """A ``BaseTab`` with training jobs (see the module docstring)."""
 
+    #: the job the Train button starts and stops
+    train_job = "train"
+
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.running_job = ""              # the job that runs now ("" when none)
         self.job_failed = False            # the running job ended in a failure
         self.train_button = QPushButton()
         self.train_button.setObjectName("TrainButton")
-        self.train_button.clicked.connect(lambda: self.toggle_job("train"))
+        self.train_button.clicked.connect(self.toggle_training)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.error_note = QLabel()
@@ -97,7 +100,7 @@ class TrainingTab(BaseTab):
         self.update_buttons()
 
     def toggle_training(self) -> None:
-        self.toggle_job("train")
+        self.toggle_job(self.train_job)
 
     def _job_progressed(self, progress) -> None:
         text = self.job_text(self.running_job, progress)
@@ -118,7 +121,9 @@ class TrainingTab(BaseTab):
 
     # -- device and lifecycle ----------------------------------------------------------------
     def on_device_changed(self, name: str) -> None:
-        self.stop_jobs()
+        if self.stop_jobs():
+            self.ctx.status(QCoreApplication.translate(
+                "BaseTab", "The job was stopped: the device changed to {0}.").format(name))
         for session in self.training_sessions():
             try:
                 session.to(name)
@@ -133,7 +138,7 @@ class TrainingTab(BaseTab):
     def update_buttons(self) -> None:
         """Word and enable the Train button, and the status line."""
         steps = self.trained_steps()
-        if self.running() == "train":
+        if self.running() == self.train_job:
             text = QCoreApplication.translate("TrainingTab", "Stop")
         elif steps:
             text = QCoreApplication.translate("TrainingTab", "Resume training")
@@ -142,6 +147,12 @@ class TrainingTab(BaseTab):
         self.train_button.setText(text)
         self.train_button.setEnabled(self.torch_ready)
         self.status.setText(self.status_text())
+
+    def job_button_text(self, job: str, idle: str) -> str:
+        """"Stop" on the button of the job that runs, ``idle`` on the others."""
+        if self.running() == job:
+            return QCoreApplication.translate("TrainingTab", "Stop")
+        return idle
 
     def retranslate(self) -> None:
         super().retranslate()

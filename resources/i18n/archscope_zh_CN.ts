@@ -5,6 +5,7 @@
     <name>BaseTab</name>
     <message>
         <source>The job was stopped: the device changed to {0}.</source>
+        <extracomment>the job the Train button starts and stops</extracomment>
         <translation>任务已停止：设备已切换为 {0}。</translation>
     </message>
 </context>
@@ -162,10 +163,6 @@ on this device.</source>
     <message>
         <source>xformers is left out: {0}.</source>
         <translation>未测 xformers：{0}。</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
     </message>
     <message>
         <source>Measure time and memory</source>
@@ -1041,10 +1038,6 @@ labelled nodes; the colours follow.</source>
         <translation>链接预测器：第 {0} 轮 · 损失 {1:.3f} · 测试 AUC {2:.3f}</translation>
     </message>
     <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
         <source>Train more</source>
         <translation>继续训练</translation>
     </message>
@@ -1577,10 +1570,6 @@ on one stream of sinusoid tasks.</source>
     <message>
         <source>Prototypical network: episode {0} · loss {1:.3f} · accuracy {2:.0%} · {3:.0f} episodes/s</source>
         <translation>原型网络：第 {0} 个情景 · 损失 {1:.3f} · 准确率 {2:.0%} · 每秒 {3:.0f} 个情景</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
     </message>
     <message>
         <source>Resume meta-training</source>

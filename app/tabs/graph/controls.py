@@ -76,8 +76,6 @@ def build_controls(tab: GraphTab) -> None:
     tab.task_form = ParamForm(TASK_PARAMS)
     build_attribute_box(tab)
     # the base's Train button trains the node classifier ("node")
-    tab.train_button.clicked.disconnect()
-    tab.train_button.clicked.connect(lambda: tab.toggle_job("node"))
     tab.compare_button = QPushButton()
     tab.compare_button.setObjectName("CompareButton")
     tab.compare_button.clicked.connect(lambda: tab.toggle_job("compare"))

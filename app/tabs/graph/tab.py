@@ -40,6 +40,7 @@ LINK_EPOCHS = 200
 
 
 class GraphTab(TrainingTab):
+    train_job = "node"          # the Train button trains the node classifier
     key = "graph"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -308,9 +309,6 @@ class GraphTab(TrainingTab):
         drawing.draw_all(self)
 
     # -- jobs ----------------------------------------------------------------------------------
-    def toggle_training(self) -> None:
-        self.toggle_job("node")
-
     def make_job(self, name: str):
         from models.errors import ArchScopeError
 
@@ -371,16 +369,13 @@ class GraphTab(TrainingTab):
         """Word the four job buttons ("Train" / "Train more", "Compare", "Train graph
         classifier", "Train link predictor"; "Stop" on the running one), enable them and
         write the status line."""
-        running = self.running()
         trained = self.trained_steps()
-        self.train_button.setText(self.tr("Stop") if running == "node" else (
-            self.tr("Train more") if trained else self.tr("Train")))
-        self.compare_button.setText(self.tr("Stop") if running == "compare"
-                                    else self.tr("Compare"))
-        self.graph_button.setText(self.tr("Stop") if running == "graphs"
-                                  else self.tr("Train graph classifier"))
-        self.link_button.setText(self.tr("Stop") if running == "links"
-                                 else self.tr("Train link predictor"))
+        self.train_button.setText(self.job_button_text(
+            "node", self.tr("Train more") if trained else self.tr("Train")))
+        self.compare_button.setText(self.job_button_text("compare", self.tr("Compare")))
+        self.graph_button.setText(self.job_button_text("graphs",
+                                                       self.tr("Train graph classifier")))
+        self.link_button.setText(self.job_button_text("links", self.tr("Train link predictor")))
         for button in (self.train_button, self.compare_button, self.graph_button,
                        self.link_button):
             button.setEnabled(self.torch_ready)

@@ -39,6 +39,7 @@ from viz.plots import CurvesPlot
 
 
 class MetaTab(TrainingTab):
+    train_job = "meta"          # the Train button meta-trains; the embedding has its own
     key = "meta"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -57,8 +58,6 @@ class MetaTab(TrainingTab):
         self.evaluator.failed.connect(lambda f: self._set_eval_busy(False))
         self._eval_busy = False
         # the base's Train button is the meta-training button
-        self.train_button.clicked.disconnect()
-        self.train_button.clicked.connect(self.toggle_training)
         build_controls(self)
         self.meta_form.changed.connect(self._meta_changed)
         self.task_form.changed.connect(self._task_form_changed)
@@ -447,9 +446,6 @@ class MetaTab(TrainingTab):
         drawing.draw_evaluation(self)
 
     # -- training -----------------------------------------------------------------------------------
-    def toggle_training(self) -> None:
-        self.toggle_job("meta")
-
     def toggle_proto_training(self) -> None:
         self.toggle_job("proto")
 
@@ -491,14 +487,13 @@ class MetaTab(TrainingTab):
     def update_buttons(self) -> None:
         """Word both Train buttons ("Meta-train", "Train the embedding"), enable the
         buttons and write both status lines."""
-        running = self.running()
         s, ps = self.session, self.proto
-        self.train_button.setText(self.tr("Stop") if running == "meta" else (
+        self.train_button.setText(self.job_button_text("meta", (
             self.tr("Resume meta-training") if s is not None and s.step else
-            self.tr("Meta-train")))
-        self.proto_train_button.setText(self.tr("Stop") if running == "proto" else (
+            self.tr("Meta-train"))))
+        self.proto_train_button.setText(self.job_button_text("proto", (
             self.tr("Resume training") if ps is not None and ps.step else
-            self.tr("Train the embedding")))
+            self.tr("Train the embedding"))))
         for b in (self.train_button, self.proto_train_button, self.reset_button,
                   self.proto_reset_button, self.eval_button):
             b.setEnabled(self.torch_ready)
