@@ -2,7 +2,7 @@
 
 Automatic collection runs on whichever thread happens to allocate. Two places pause it
 while worker threads run native code that must not be interrupted by a collection on
-another thread (the CPU profiler's parser in ``models.attention_cost``; ODE solves in the
+another thread (the CPU profiler's parser in ``models.efficient_attention.cost``; ODE solves in the
 neural-ODE tab). Each pauses with ``hold()`` and ends with ``release()``; collection comes
 back when the last holder releases, and only if it was on before the first hold, so one
 user's release never switches it on under another's feet.

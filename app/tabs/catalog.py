@@ -43,7 +43,7 @@ TABS: tuple[TabSpec, ...] = (
     TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"),
             "app.tabs.efficient:EfficientTab", order=30),
     TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"),
-            "app.tabs.graph.tab:GraphTab", order=40),
+            "app.tabs.graph:GraphTab", order=40),
     TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"),
             "app.tabs.flows:FlowsTab", order=50),
     TabSpec("ode", QT_TRANSLATE_NOOP("Tabs", "Neural ODEs"),

@@ -52,7 +52,6 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "NodeClassificationSession": "sessions",
     "GraphClassificationSession": "sessions",
     "LinkPredictionSession": "sessions",
-    "device_for": "sessions",                # models.devices.device_for, as models.gnn had it
     "nearest_train_baseline": "baseline",
     "compare_models": "baseline",
     "roc_auc": "metrics",

@@ -34,7 +34,7 @@ from models.session import Run, StepOutcome, TrainingSession, finite
 from models.traces import GraphClassTrace, LinkTrace, NodeTrainTrace, Progress
 
 __all__ = ["split_nodes", "NodeClassificationSession", "GraphClassificationSession",
-           "LinkPredictionSession", "device_for"]
+           "LinkPredictionSession"]
 
 
 # -- training sessions: what they share ----------------------------------------------------------
