@@ -113,7 +113,6 @@ class _SavedBytes:
         return int(sum(storages.values()))
 
 
-
 def compare_adjoint(session, repeats: int = 3, solver: SolverConfig | None = None,
                     ) -> AdjointComparison:
     """Loss and gradient of one fixed batch from the current weights, by backpropagating

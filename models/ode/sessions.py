@@ -246,9 +246,6 @@ class ODESession(TrainingSession):
 
     def compare_adjoint(self, repeats: int = 3, solver: SolverConfig | None = None,
                         ) -> AdjointComparison:
-        """Loss and gradient of one fixed batch from the current weights, by backpropagating
-        through the solver and by the adjoint method (the current solver settings, or
-        ``solver``): median wall time of ``repeats`` forward + backward passes, the bytes
-        autograd keeps for backward, NFE each way and the gradients' difference. The
-        weights and the optimizer are not touched."""
+        """``models.ode.diagnostics.compare_adjoint`` on this session: direct against
+        adjoint backpropagation on one fixed batch (weights and optimizer untouched)."""
         return compare_adjoint(self, repeats, solver)
