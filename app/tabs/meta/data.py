@@ -62,14 +62,20 @@ def _episode_meta(e) -> dict:
             "baseline_accuracy": e.baseline_accuracy}
 
 
+def _points_table(e, support: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Rows (x, y, class, query?) of an episode's support then query points, in the input
+    or the embedding plane."""
+    labels = np.concatenate([e.support_y, e.query_y]).astype(np.float32)
+    role = np.r_[np.zeros(len(support)), np.ones(len(query))].astype(np.float32)
+    return np.concatenate([np.concatenate([support, query]), labels[:, None],
+                           role[:, None]], 1)
+
+
 def proto_input_data(tab: MetaTab) -> ViewData | None:
     e = tab.result.episode if tab.result is not None else None
     if e is None:
         return None
-    pts = np.concatenate([e.support_x, e.query_x])
-    labels = np.concatenate([e.support_y, e.query_y]).astype(np.float32)
-    role = np.r_[np.zeros(len(e.support_x)), np.ones(len(e.query_x))].astype(np.float32)
-    table = np.concatenate([pts, labels[:, None], role[:, None]], 1)
+    table = _points_table(e, e.support_x, e.query_x)
     return ViewData("points", {"points": table, "regions": e.regions_input,
                                "regions_baseline": e.regions_baseline,
                                "class_means": e.baseline_prototypes},
@@ -81,11 +87,7 @@ def proto_embedding_data(tab: MetaTab) -> ViewData | None:
     e = tab.result.episode if tab.result is not None else None
     if e is None:
         return None
-    pts = np.concatenate([e.support_emb, e.query_emb])
-    labels = np.concatenate([e.support_y, e.query_y]).astype(np.float32)
-    role = np.r_[np.zeros(len(e.support_emb)), np.ones(len(e.query_emb))].astype(
-        np.float32)
-    table = np.concatenate([pts, labels[:, None], role[:, None]], 1)
+    table = _points_table(e, e.support_emb, e.query_emb)
     return ViewData("embedded", {"embedded": table, "prototypes": e.prototypes,
                                  "regions": e.regions_embedding},
                     {**_episode_meta(e), "extent": list(e.extent_embedding)},
