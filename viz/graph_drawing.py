@@ -272,6 +272,7 @@ class GraphDrawing:
                 wanted = [self._selected]
         while len(self.label_items) < len(wanted):
             item = pg.TextItem(anchor=(0.5, 1.15), color="#222222")
+            item._archscope_data_label = True     # a node's name beside it, part of the data
             item.setZValue(30)
             self.plotItem.addItem(item)
             self.label_items.append(item)

@@ -50,6 +50,7 @@ from viz.graph_drawing import (
     to_rgb,
 )
 from viz.graph_geometry import bin_values, value_levels
+from viz.legend import keep_clear
 from viz.theme import HIGHLIGHT, LEGEND_BORDER, PALETTE
 
 NODE_BINS = 16                   # colour bins for continuous node values
@@ -143,6 +144,8 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self.legend.setParentItem(self.vb)
         self.legend.setZValue(100)
         self.legend.setVisible(False)
+        self.legend_placer = keep_clear(pi, self.legend, prefer=("top-right", "top-left",
+                                                                 "bottom-right", "bottom-left"))
         self.node_bar = self._make_bar()
         self.edge_bar = self._make_bar()
         self._bars_in_layout: list[pg.ColorBarItem] = []

@@ -22,6 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from viz.legend import keep_clear
 from viz.plots import CurvesPlot, GroupedBarsPlot, LabelledPlot, _TickLevelsAxis
 from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS
 
@@ -103,6 +104,8 @@ class StepsPlot(LabelledPlot):
         self.legend = item.addLegend(offset=(-10, -10), labelTextSize="8pt",
                                      brush=pg.mkBrush(255, 255, 255, 210),
                                      pen=pg.mkPen(LEGEND_BORDER))
+        keep_clear(item, self.legend, prefer=("bottom-right", "top-right", "bottom-left",
+                                              "top-left"))
         self.accepted = item.plot([], [], pen=pg.mkPen(SERIES_COLOURS[0], width=1),
                                   symbol="o", symbolSize=6, symbolPen=None,
                                   symbolBrush=SERIES_COLOURS[0])

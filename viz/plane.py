@@ -35,6 +35,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 
+from viz.legend import keep_clear
 from viz.plots import LabelledPlot
 from viz.theme import LEGEND_BORDER, PALETTE, SERIES_COLOURS, colormap
 
@@ -99,6 +100,8 @@ class PlanePlot(LabelledPlot):
         self.legend = (item.addLegend(offset=(10, 10), labelTextSize="8pt",
                                       brush=pg.mkBrush(255, 255, 255, 210),
                                       pen=pg.mkPen(LEGEND_BORDER)) if legend else None)
+        if self.legend is not None:       # over no point, line or image: else below
+            keep_clear(item, self.legend)
         self.lines: dict[str, pg.PlotCurveItem] = {}
         self.points: dict[str, pg.ScatterPlotItem] = {}
         self._legend_names: dict[str, str] = {}

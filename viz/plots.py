@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 
+from viz.legend import CORNERS, keep_clear
 from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS, series_pen
 
 
@@ -56,8 +57,9 @@ class CurvesPlot(LabelledPlot):
     across updates; surplus ones are removed.
     """
 
-    #: where the legend goes: the corner the curves leave free
-    LEGEND_OFFSETS = {"top-right": (-10, 10), "top-left": (10, 10), "bottom-right": (-10, -10)}
+    #: the corners the legend may take, in order of preference (``legend`` goes first)
+    LEGEND_OFFSETS = {"top-right": (-10, 10), "top-left": (10, 10), "bottom-right": (-10, -10),
+                      "bottom-left": (10, -10)}
 
     def __init__(self, parent=None, log_y: bool = False, log_x: bool = False,
                  legend: str = "top-right") -> None:
@@ -68,6 +70,9 @@ class CurvesPlot(LabelledPlot):
                                               labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
                                               pen=pg.mkPen(LEGEND_BORDER))
+        # wherever the curves leave room, or below the plot when they leave none
+        self.legend_placer = keep_clear(self.plotItem, self.legend, prefer=(
+            legend, *(c for c in CORNERS if c != legend)))
         self.plotItem.setLogMode(x=log_x, y=log_y)
         self._log = (log_x, log_y)
         for axis, log in (("bottom", log_x), ("left", log_y)):
@@ -172,6 +177,7 @@ class GroupedBarsPlot(LabelledPlot):
         self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
                                               pen=pg.mkPen(LEGEND_BORDER))
+        self.legend_placer = keep_clear(self.plotItem, self.legend)
         self._bars: list[pg.BarGraphItem] = []
         self._values = np.zeros((0, 0), np.float32)
 

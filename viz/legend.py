@@ -1,0 +1,335 @@
+"""Legends that never cover data.
+
+pyqtgraph anchors a ``LegendItem`` at a fixed corner of the view box, whatever the data
+does there: a loss curve that starts high ran under a top-right legend, a density image
+lay under every corner. ``KeepClear`` places a legend after every change of the data,
+the range or the size: in the first corner of the data area (in ``prefer`` order) whose
+rectangle holds no drawn data, else *outside* the data area, as a row of entries below
+the plot (matplotlib's ``loc="upper center", bbox_to_anchor=(0.5, -0.1)``), with room
+made for it in the plot item's layout.
+
+"What is drawn" is read from the items themselves (``drawn_geometry``): the points of
+curves (sampled every few pixels along each segment, so a line crossing a corner counts)
+and of scatters, the rectangles of bars and images, mapped to the view box's pixels
+through each item's own transform (log axes, image rectangles included).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QRectF, QTimer
+
+#: inside corners, tried in this order; (item anchor, parent anchor, offset sign)
+CORNERS = {
+    "top-right": ((1, 0), (1, 0), (-1, 1)),
+    "top-left": ((0, 0), (0, 0), (1, 1)),
+    "bottom-right": ((1, 1), (1, 1), (-1, -1)),
+    "bottom-left": ((0, 1), (0, 1), (1, -1)),
+}
+OUTSIDE = "below"
+#: spacing between a curve's samples, in pixels
+STEP_PX = 3.0
+#: at most this many samples per curve (a 4096-point curve on a 300-px plot)
+MAX_SAMPLES = 20000
+
+
+def _affine(item, target) -> np.ndarray | None:
+    """The 2x3 affine map from ``item``'s coordinates to ``target``'s (the scene's when
+    ``target`` is None), or None."""
+    if target is None:
+        transform = item.sceneTransform()
+    else:
+        transform, ok = item.itemTransform(target)
+        if not ok:
+            return None
+    return np.array([[transform.m11(), transform.m21(), transform.dx()],
+                     [transform.m12(), transform.m22(), transform.dy()]])
+
+
+def _apply(m: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.stack([m[0, 0] * x + m[0, 1] * y + m[0, 2],
+                     m[1, 0] * x + m[1, 1] * y + m[1, 2]], axis=1)
+
+
+def _densify(pts: np.ndarray, step: float) -> np.ndarray:
+    """Points every ``step`` pixels along the polyline ``pts`` (segments with a
+    non-finite end are gaps, as pyqtgraph draws them)."""
+    if len(pts) < 2:
+        return pts
+    a, b = pts[:-1], pts[1:]
+    ok = np.isfinite(a).all(1) & np.isfinite(b).all(1)
+    a, b = a[ok], b[ok]
+    if not len(a):
+        return pts[np.isfinite(pts).all(1)]
+    n = np.clip(np.ceil(np.hypot(*(b - a).T) / step).astype(np.int64), 1, 10000)
+    while n.sum() > MAX_SAMPLES and step < 1e6:
+        step *= 2
+        n = np.clip(np.ceil(np.hypot(*(b - a).T) / step).astype(np.int64), 1, 10000)
+    seg = np.repeat(np.arange(len(a)), n)
+    starts = np.cumsum(n) - n
+    t = (np.arange(n.sum()) - np.repeat(starts, n)) / np.repeat(n, n)
+    out = a[seg] + (b[seg] - a[seg]) * t[:, None]
+    return np.concatenate([out, b[-1:]])
+
+
+def drawn_geometry(items: Iterable, target) -> tuple[np.ndarray, list[QRectF]]:
+    """What ``items`` draw, in ``target``'s coordinates (an item, or None for the
+    scene's): (points float[k, 2], rectangles).
+
+    Curves give samples along their segments, scatters their spots, bars and images
+    their rectangles. Hidden items and text (annotations, hints) are not data."""
+    points: list[np.ndarray] = []
+    rects: list[QRectF] = []
+    for item in items:
+        if not item.isVisible():
+            continue
+        if isinstance(item, pg.PlotDataItem):
+            for child in (item.curve, item.scatter):
+                if child.isVisible():
+                    p, r = drawn_geometry([child], target)
+                    points.append(p)
+                    rects.extend(r)
+            continue
+        if isinstance(item, (pg.TextItem, pg.InfiniteLine, pg.LegendItem)):
+            continue
+        m = _affine(item, target)
+        if m is None:
+            continue
+        if isinstance(item, pg.PlotCurveItem):
+            x, y = item.getData()
+            if x is not None and len(x):
+                pts = _apply(m, np.asarray(x, np.float64), np.asarray(y, np.float64))
+                points.append(_densify(pts, STEP_PX) if item.opts.get("pen") is not None
+                              else pts)
+        elif isinstance(item, pg.ScatterPlotItem):
+            x, y = item.getData()
+            if x is not None and len(x):
+                points.append(_apply(m, np.asarray(x, np.float64), np.asarray(y, np.float64)))
+        elif isinstance(item, (pg.BarGraphItem, pg.ImageItem, pg.FillBetweenItem)):
+            if isinstance(item, pg.ImageItem) and item.image is None:
+                continue
+            if isinstance(item, pg.BarGraphItem):
+                for r in _bar_rects(item):
+                    rects.append(_map_rect(m, r))
+            else:
+                rects.append(_map_rect(m, item.boundingRect()))
+        else:                       # a composite (GraphItem, an arrow field ...)
+            p, r = drawn_geometry(item.childItems(), target)
+            points.append(p)
+            rects.extend(r)
+    pts = np.concatenate([p for p in points if len(p)]) if any(len(p) for p in points) \
+        else np.zeros((0, 2))
+    return pts[np.isfinite(pts).all(1)], rects
+
+
+def _map_rect(m: np.ndarray, r: QRectF) -> QRectF:
+    corners = _apply(m, np.array([r.left(), r.right()]), np.array([r.top(), r.bottom()]))
+    (x0, y0), (x1, y1) = corners
+    return QRectF(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
+
+
+def _bar_rects(bar: pg.BarGraphItem) -> list[QRectF]:
+    """Each bar's rectangle in the bar item's coordinates (pyqtgraph's own rule for
+    x/x0/x1/width and y/y0/y1/height, scalars broadcast)."""
+    o = bar.opts
+
+    def arr(name):
+        v = o.get(name)
+        return None if v is None else np.asarray(v, np.float64)
+
+    height, width = arr("height"), arr("width")
+    x0, x1, x = arr("x0"), arr("x1"), arr("x")
+    y0, y1, y = arr("y0"), arr("y1"), arr("y")
+    if x0 is None:
+        x0 = x - width / 2 if x is not None and width is not None else (
+            x1 - width if x1 is not None and width is not None else None)
+    if x1 is None and x0 is not None:
+        x1 = x0 + width if width is not None else None
+    if y0 is None:
+        y0 = y - height / 2 if y is not None and height is not None else (
+            y1 - height if y1 is not None and height is not None else np.zeros(1))
+    if y1 is None:
+        y1 = y0 + height if height is not None else None
+    if x0 is None or x1 is None or y1 is None:
+        return [bar.boundingRect()]
+    x0, x1, y0, y1 = np.broadcast_arrays(x0, x1, y0, y1)
+    return [QRectF(min(a, b), min(c, d), abs(b - a), abs(d - c))
+            for a, b, c, d in zip(x0.ravel(), x1.ravel(), y0.ravel(), y1.ravel(), strict=True)
+            if np.isfinite([a, b, c, d]).all()]
+
+
+def covered(rect: QRectF, points: np.ndarray, rects: Sequence[QRectF]) -> int:
+    """How many of ``points`` and ``rects`` ``rect`` touches."""
+    n = 0
+    if len(points):
+        inside = ((points[:, 0] >= rect.left()) & (points[:, 0] <= rect.right())
+                  & (points[:, 1] >= rect.top()) & (points[:, 1] <= rect.bottom()))
+        n += int(inside.sum())
+    n += sum(1 for r in rects if r.intersects(rect) or rect.contains(r.topLeft()))
+    return n
+
+
+class KeepClear(QObject):
+    """Keeps ``legend`` off what ``plot`` draws (see the module docstring).
+
+    ``plot``: the ``PlotItem`` whose view box holds the data; ``prefer``: inside corners
+    in the order to try. Re-placed (at most once per event-loop turn) when the view's
+    range or size changes or ``schedule()`` is called; ``place()`` does it now."""
+
+    def __init__(self, plot: pg.PlotItem, legend: pg.LegendItem, margin: float = 8.0,
+                 prefer: Sequence[str] = tuple(CORNERS), parent: QObject | None = None):
+        super().__init__(parent if parent is not None else plot)
+        self.plot, self.legend, self.margin = plot, legend, margin
+        self.prefer = tuple(prefer)
+        self.where: str | None = None
+        self._base_margins = plot.layout.getContentsMargins()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.place)
+        vb = plot.vb
+        vb.sigResized.connect(self.schedule)
+        vb.sigRangeChanged.connect(self.schedule)
+        vb.sigTransformChanged.connect(self.schedule)
+        self._size = None
+        legend.geometryChanged.connect(self._on_legend_geometry)
+        legend._archscope_keep_clear = self     # noqa: SLF001 - found by the tests
+        # new data without a new range (a curve redrawn inside the same bounds) moves
+        # nothing in the view box: listen to the items themselves, and to items coming
+        self._watched: set[int] = set()
+        vb.childGroup.itemsChangedListeners.append(self)
+        self.itemsChanged()
+
+    def itemsChanged(self) -> None:  # noqa: N802 - pyqtgraph's listener API
+        for item in self.plot.vb.addedItems:
+            if id(item) in self._watched:
+                continue
+            signal = getattr(item, "sigPlotChanged", None) or getattr(
+                item, "sigImageChanged", None)
+            if signal is not None:
+                signal.connect(self.schedule)
+            self._watched.add(id(item))
+        self.schedule()
+
+    def schedule(self, *_) -> None:
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _on_legend_geometry(self) -> None:
+        # entries added, removed or renamed; a move (our own anchoring) is not a reason
+        size = (round(self.legend.width()), round(self.legend.height()))
+        if size != self._size:
+            self._size = size
+            self.schedule()
+
+    def entries(self) -> int:
+        return len(self.legend.items)
+
+    def data_geometry(self) -> tuple[np.ndarray, list[QRectF]]:
+        vb = self.plot.vb
+        return drawn_geometry(vb.addedItems, vb)
+
+    def place(self) -> str | None:
+        """Put the legend where it covers nothing; returns where it went."""
+        self._timer.stop()
+        legend, vb = self.legend, self.plot.vb
+        if not self.entries() or not legend.isVisible():
+            if self.where == OUTSIDE:      # give the room below back
+                self._go_inside(self.prefer[0])
+            return self.where
+        size = self._one_column_size()
+        area = vb.boundingRect()
+        if area.width() < 4 or area.height() < 4:
+            return self.where
+        if self.where == OUTSIDE:
+            # the view box is smaller while the legend is below it: judge the corners at
+            # the size it will have once the room below is given back
+            area = QRectF(area.x(), area.y(), area.width(),
+                          area.height() + self._room_below())
+        points, rects = self.data_geometry()
+        if self.where == OUTSIDE:
+            points, rects = self._stretch(points, rects, vb.boundingRect(), area)
+        for name in self.prefer:
+            if self._fits(name, size, area) and not covered(
+                    self._corner_rect(name, size, area), points, rects):
+                if self.where != name:
+                    self._go_inside(name)
+                return name
+        self._go_outside()
+        return OUTSIDE
+
+    # -- geometry ----------------------------------------------------------------------
+    def _one_column_size(self) -> QRectF:
+        """The legend's size as one column (the inside layout), whatever it is now."""
+        if getattr(self.legend, "columnCount", 1) == 1:
+            return self.legend.boundingRect()
+        rows = [(s.width() + lab.width() + 6, max(s.height(), lab.height()))
+                for s, lab in self.legend.items]
+        return QRectF(0, 0, max(w for w, _ in rows), sum(h for _, h in rows))
+
+    def _fits(self, name: str, size: QRectF, area: QRectF) -> bool:
+        return (size.width() + 2 * self.margin <= area.width()
+                and size.height() + 2 * self.margin <= 0.6 * area.height())
+
+    def _corner_rect(self, name: str, size: QRectF, area: QRectF) -> QRectF:
+        (ix, iy), _parent, (sx, sy) = CORNERS[name]
+        x = area.left() + self.margin if ix == 0 else area.right() - self.margin - size.width()
+        y = area.top() + self.margin if iy == 0 else area.bottom() - self.margin - size.height()
+        # a little air around the box: a point touching its border reads as covered
+        return QRectF(x - 2, y - 2, size.width() + 4, size.height() + 4)
+
+    @staticmethod
+    def _stretch(points, rects, now: QRectF, then: QRectF):
+        """Data mapped from the view box as it is to the size it will have."""
+        sy = then.height() / max(1.0, now.height())
+        if len(points):
+            points = points.copy()
+            points[:, 1] = then.top() + (points[:, 1] - now.top()) * sy
+        rects = [QRectF(r.x(), then.top() + (r.y() - now.top()) * sy, r.width(),
+                        r.height() * sy) for r in rects]
+        return points, rects
+
+    def _room_below(self) -> float:
+        return self.legend.boundingRect().height() + 4
+
+    # -- moves -------------------------------------------------------------------------
+    def _columns(self, n: int) -> None:
+        if getattr(self.legend, "columnCount", 1) != n:
+            self.legend.setColumnCount(n)
+
+    def _go_inside(self, name: str) -> None:
+        item_pos, parent_pos, (sx, sy) = CORNERS[name]
+        self.plot.layout.setContentsMargins(*self._base_margins)
+        if self.legend.parentItem() is not self.plot.vb:
+            self.legend.setParentItem(self.plot.vb)
+        self._columns(1)
+        self._size = (round(self.legend.width()), round(self.legend.height()))
+        self.legend.anchor(itemPos=item_pos, parentPos=parent_pos,
+                           offset=(sx * self.margin, sy * self.margin))
+        self.where = name
+
+    def _go_outside(self) -> None:
+        legend = self.legend
+        if legend.parentItem() is not self.plot:
+            legend.setParentItem(self.plot)
+        widths = [sample.boundingRect().width() + label.boundingRect().width() + 12
+                  for sample, label in legend.items]
+        avail = max(40.0, self.plot.vb.boundingRect().width())
+        cols = max(1, min(len(widths), int(avail // max(1.0, max(widths, default=1.0)))))
+        self._columns(cols)
+        legend.updateSize()
+        self._size = (round(legend.width()), round(legend.height()))
+        left, top, right, bottom = self._base_margins
+        self.plot.layout.setContentsMargins(left, top, right,
+                                            bottom + math.ceil(self._room_below()))
+        legend.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, -2))
+        self.where = OUTSIDE
+
+
+def keep_clear(plot: pg.PlotItem, legend: pg.LegendItem, **kwargs) -> KeepClear:
+    """Attach a ``KeepClear`` placer to ``legend`` (parented to the legend's plot)."""
+    return KeepClear(plot, legend, **kwargs)
