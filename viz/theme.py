@@ -22,6 +22,24 @@ def apply() -> None:
     """Global pyqtgraph options; call once before any view is created."""
     pg.setConfigOptions(background="w", foreground="k", antialias=True,
                         imageAxisOrder="row-major")
+    _no_auto_si_prefix()
+
+
+def _no_auto_si_prefix() -> None:
+    """No axis rescales its ticks by an SI prefix. pyqtgraph turns 0.05 … 0.15 into
+    50 … 150 and puts "(x0.001)" or "(m…)" into the axis label; a translated or
+    replaced label lost that note and the axis read a thousand times too much. Our
+    labels carry their own units, so every axis shows the plain values."""
+    init = pg.AxisItem.__init__
+    if getattr(init, "_archscope_plain", False):
+        return
+
+    def plain_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    plain_init._archscope_plain = True
+    pg.AxisItem.__init__ = plain_init
 
 
 def colormap(name: str) -> pg.ColorMap:
