@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from viz.text import FitLabel
 from viz.theme import HIGHLIGHT
 
 
@@ -17,10 +18,10 @@ class ViewPanel(QFrame):
         self.title = QLabel(self)
         self.title.setObjectName("ViewTitle")
         self.title.setStyleSheet("font-weight: 600;")
-        self.readout = QLabel(" ", self)
+        # wraps over two lines, then elides with the whole text on hover
+        self.readout = FitLabel(" ", max_lines=2, parent=self)
         self.readout.setObjectName("ViewReadout")
         self.readout.setStyleSheet("color: #444; font-family: monospace;")
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(2)
@@ -33,7 +34,7 @@ class ViewPanel(QFrame):
         self.title.setText(text)
 
     def set_readout(self, text: str) -> None:
-        self.readout.setText(text or " ")
+        self.readout.set_text(text or " ")
 
     def set_highlighted(self, on: bool) -> None:
         colour = HIGHLIGHT if on else "#d0d0d0"
