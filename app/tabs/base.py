@@ -83,6 +83,7 @@ class JobBar(QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.stop_button)
         runner.started.connect(lambda: self._set_running(True))
+        # first in line: the tab's own handler may then put a "done" line in
         runner.stopped.connect(lambda _done: self._set_running(False))
         self._set_running(False)
         self.retranslate()
@@ -92,8 +93,10 @@ class JobBar(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.stop_button.setEnabled(running)
-        if running:
-            self.bar.setValue(0)
+        # a job that ends, stops or fails leaves no half bar and no "step 515" behind
+        self.bar.setValue(0)
+        if not running:
+            self.label.clear()
 
     def show_progress(self, fraction: float, text: str) -> None:
         self.bar.setValue(int(1000 * fraction))
@@ -121,8 +124,10 @@ class BaseTab(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # sideways too: a narrow window or a long translation never cuts a control off
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(self.controls)
+        self.controls_scroll = scroll
         self.tour = TourPanel()
         self.tour.stepChanged.connect(self._on_tour_step)
         self.left = QSplitter(Qt.Orientation.Vertical)
@@ -144,6 +149,8 @@ class BaseTab(QWidget):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([390, 1100])
+        self.split = split
+        self._fitted_width = 0
         self.job_bar = JobBar(self.jobs)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
@@ -162,6 +169,22 @@ class BaseTab(QWidget):
         except TourError as exc:
             self._tour_steps = []
             QTimer.singleShot(0, lambda err=exc: ctx.report_error(err, None))
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's API
+        super().showEvent(event)
+        self.fit_controls()
+
+    def fit_controls(self) -> None:
+        """Widen the left column to what its controls ask for (their texts differ per
+        language), up to 40 % of the tab; beyond that it scrolls sideways."""
+        bar = self.controls_scroll.verticalScrollBar().sizeHint().width()
+        want = max(380, self.controls.sizeHint().width() + bar + 4)
+        want = min(want, max(380, int(0.4 * self.width())))
+        sizes = self.split.sizes()
+        if want == self._fitted_width or len(sizes) != 2 or sum(sizes) <= 0:
+            return
+        self._fitted_width = want
+        self.split.setSizes([want, max(1, sum(sizes) - want)])
 
     # -- views ---------------------------------------------------------------------
     def add_view(self, view: View, row: int, col: int, rowspan: int = 1,
@@ -278,6 +301,8 @@ class BaseTab(QWidget):
     def retranslate(self) -> None:
         self.job_bar.retranslate()
         self.retranslate_tour()
+        if self.isVisible():
+            QTimer.singleShot(0, self.fit_controls)
 
     def save_state(self) -> None:
         pass

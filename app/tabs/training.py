@@ -46,6 +46,7 @@ class TrainingTab(BaseTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.running_job = ""              # the job that runs now ("" when none)
+        self._last_done: tuple[str, bool, bool] | None = None   # for the bottom line
         self.job_failed = False            # the running job ended in a failure
         self.train_button = QPushButton()
         self.train_button.setObjectName("TrainButton")
@@ -115,6 +116,7 @@ class TrainingTab(BaseTab):
     def _job_stopped(self, completed: bool) -> None:
         name, failed = self.running_job, self.job_failed
         self.running_job, self.job_failed = "", False
+        self._last_done = (name, completed, failed)
         self.job_bar.show_progress(0.0, self.job_done_text(name, completed, failed))
         self.update_buttons()
         self.on_job_stopped(name, completed, failed)
@@ -157,6 +159,10 @@ class TrainingTab(BaseTab):
     def retranslate(self) -> None:
         super().retranslate()
         self.update_buttons()
+        # the bottom line was written in the old language: write it again in the new one
+        if not self.running_job:
+            self.job_bar.show_progress(0.0, self.job_done_text(*self._last_done)
+                                       if self._last_done else "")
 
     # -- what a tab fills in ------------------------------------------------------------------
     def make_job(self, name: str) -> Callable[[], Iterator] | None:
