@@ -202,9 +202,13 @@ class KeepClear(QObject):
         # nothing in the view box: listen to the items themselves, and to items coming
         self._watched: set[int] = set()
         vb.childGroup.itemsChangedListeners.append(self)
-        self.itemsChanged()
+        self.schedule()
 
     def itemsChanged(self) -> None:  # noqa: N802 - pyqtgraph's listener API
+        # called while an item is being added, before the view box lists it
+        self.schedule()
+
+    def _watch(self) -> None:
         for item in self.plot.vb.addedItems:
             if id(item) in self._watched:
                 continue
@@ -213,7 +217,6 @@ class KeepClear(QObject):
             if signal is not None:
                 signal.connect(self.schedule)
             self._watched.add(id(item))
-        self.schedule()
 
     def schedule(self, *_) -> None:
         if not self._timer.isActive():
@@ -236,6 +239,7 @@ class KeepClear(QObject):
     def place(self) -> str | None:
         """Put the legend where it covers nothing; returns where it went."""
         self._timer.stop()
+        self._watch()
         legend, vb = self.legend, self.plot.vb
         if not self.entries() or not legend.isVisible():
             if self.where == OUTSIDE:      # give the room below back

@@ -1,0 +1,275 @@
+"""Checks a person makes by looking at the window, written down: nothing covers data,
+no text is cut off, nothing stays English in Chinese. Each returns a list of findings
+(empty = good) so a test can print them all at once.
+
+Used by tests/test_figures.py on the real window; the geometry comes from the items
+themselves (viz.legend.drawn_geometry maps what curves, scatters, bars and images draw
+into scene coordinates).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, QSize
+from PySide6.QtGui import QFontMetrics, QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractScrollArea,
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QStyle,
+    QStyleOptionButton,
+    QStyleOptionComboBox,
+    QTabBar,
+    QWidget,
+)
+
+from viz.legend import covered, drawn_geometry
+
+# -- 1. nothing covers data ---------------------------------------------------------------
+
+
+def _legend_has_entries(legend: pg.LegendItem) -> bool:
+    return bool(getattr(legend, "items", None))
+
+
+def covering_items(scene) -> list[tuple[str, QRectF]]:
+    """Legends and annotation text in ``scene``: (a name for the message, scene rect)."""
+    out = []
+    for item in scene.items():
+        if not item.isVisible():
+            continue
+        if isinstance(item, pg.LegendItem) and _legend_has_entries(item):
+            names = ", ".join(lab.text for _s, lab in item.items)[:60]
+            out.append((f"legend [{names}]", item.sceneBoundingRect()))
+        elif isinstance(item, pg.TextItem) and item.toPlainText().strip() \
+                and not getattr(item, "_archscope_data_label", False):
+            out.append((f"text '{item.toPlainText().strip()[:40]}'", item.sceneBoundingRect()))
+    return out
+
+
+def overlaps_in_scene(scene) -> list[str]:
+    """Every legend or annotation of ``scene`` that lies over drawn data of a view box."""
+    found = []
+    boxes = [it for it in scene.items() if isinstance(it, pg.ViewBox) and it.isVisible()]
+    for name, rect in covering_items(scene):
+        for vb in boxes:
+            area = vb.sceneBoundingRect()
+            if not area.intersects(rect):
+                continue
+            points, rects = drawn_geometry(vb.addedItems, None)
+            if len(points):
+                keep = ((points[:, 0] >= area.left()) & (points[:, 0] <= area.right())
+                        & (points[:, 1] >= area.top()) & (points[:, 1] <= area.bottom()))
+                points = points[keep]
+            rects = [r.intersected(area) for r in rects if r.intersects(area)]
+            hits = covered(rect.intersected(area), points, rects)
+            if hits:
+                found.append(f"{name} covers {hits} data marks")
+    return found
+
+
+def legend_overlaps(window) -> tuple[int, list[str]]:
+    """(views checked, findings) over every registered view of every tab."""
+    checked, found = 0, []
+    for tab in window.tabs:
+        for view in tab.views:
+            checked += 1
+            scene = view.panel.graphics.scene()
+            found += [f"{tab.key}.{view.key}: {f}" for f in overlaps_in_scene(scene)]
+    return checked, found
+
+
+# -- 2. no clipped text -----------------------------------------------------------------------
+
+
+def _text_size(widget: QWidget, text: str, rich: bool, wrap_width: int | None) -> QSize:
+    if rich:
+        doc = QTextDocument()
+        doc.setDefaultFont(widget.font())
+        doc.setDocumentMargin(0)
+        doc.setHtml(text)
+        if wrap_width is not None:
+            doc.setTextWidth(wrap_width)
+            return QSize(int(doc.idealWidth()), int(doc.size().height()))
+        return QSize(int(doc.idealWidth()), int(doc.size().height()))
+    fm = QFontMetrics(widget.font())
+    lines = text.split("\n")
+    return QSize(max(fm.horizontalAdvance(line) for line in lines),
+                 fm.lineSpacing() * len(lines))
+
+
+def _label_clipped(label: QLabel) -> str | None:
+    text = QLabel.text(label)          # what shows (a FitLabel's text() is the whole text)
+    if not text.strip() or label.pixmap() is not None and not label.pixmap().isNull():
+        return None
+    if label.property("archscope_elided"):       # shows "…" and the whole text on hover
+        return None
+    rect = label.contentsRect()
+    rich = label.textFormat() == label.textFormat().RichText or (
+        label.textFormat() == label.textFormat().AutoText and bool(re.search(r"<\w", text)))
+    if label.wordWrap():
+        need = label.heightForWidth(rect.width() + 2 * label.margin()) - 2 * label.margin()
+        if need > rect.height() + 2:
+            return f"needs {need} px of height, has {rect.height()}"
+        return None
+    size = _text_size(label, text, rich, None)
+    if size.width() > rect.width() + 1:
+        return f"needs {size.width()} px, has {rect.width()}"
+    if size.height() > rect.height() + 3:
+        return f"needs {size.height()} px of height, has {rect.height()}"
+    return None
+
+
+def _button_clipped(button: QAbstractButton) -> str | None:
+    text = button.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+    if not text.strip():
+        return None
+    fm = QFontMetrics(button.font())
+    need = fm.horizontalAdvance(text)
+    style = button.style()
+    opt = QStyleOptionButton()
+    button.initStyleOption(opt)
+    if isinstance(button, (QCheckBox, QRadioButton)):
+        element = (QStyle.SubElement.SE_CheckBoxContents if isinstance(button, QCheckBox)
+                   else QStyle.SubElement.SE_RadioButtonContents)
+        has = style.subElementRect(element, opt, button).width()
+    elif isinstance(button, QPushButton):
+        has = button.width() - 2 * style.pixelMetric(QStyle.PixelMetric.PM_ButtonMargin,
+                                                     opt, button) + 4
+        if not button.icon().isNull():
+            has -= button.iconSize().width() + 4
+    else:
+        has = button.width() - 4
+    return f"needs {need} px, has {has}" if need > has + 1 else None
+
+
+def _combo_clipped(combo: QComboBox) -> str | None:
+    text = combo.currentText()
+    if not text.strip():
+        return None
+    opt = QStyleOptionComboBox()
+    combo.initStyleOption(opt)
+    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    need = QFontMetrics(combo.font()).horizontalAdvance(text)
+    return f"needs {need} px, has {field.width()}" if need > field.width() + 1 else None
+
+
+def _name(widget: QWidget, text: str) -> str:
+    owner = widget
+    while owner is not None and not hasattr(owner, "key"):
+        owner = owner.parentWidget()
+    where = getattr(owner, "key", "window")
+    return f"{where}: {type(widget).__name__} '{text[:50]}'"
+
+
+def clipped_texts(window) -> tuple[int, list[str]]:
+    """(widgets checked, findings): every visible label, button and combo box whose text
+    does not fit its geometry, and every scroll area that cuts its content sideways."""
+    checked, found = 0, []
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisibleTo(window) or not widget.isVisible():
+            continue
+        if isinstance(widget, QTabBar):
+            continue
+        problem = None
+        if isinstance(widget, QLabel):
+            problem, text = _label_clipped(widget), widget.text()
+        elif isinstance(widget, QAbstractButton):
+            problem, text = _button_clipped(widget), widget.text()
+        elif isinstance(widget, QComboBox):
+            problem, text = _combo_clipped(widget), widget.currentText()
+        elif isinstance(widget, QAbstractScrollArea) and hasattr(widget, "widget") \
+                and widget.widget() is not None:
+            inner = widget.widget()
+            if (widget.horizontalScrollBarPolicy().name == "ScrollBarAlwaysOff"
+                    and inner.minimumSizeHint().width() > widget.viewport().width() + 1):
+                problem, text = (f"content needs {inner.minimumSizeHint().width()} px, "
+                                 f"shows {widget.viewport().width()} and cannot scroll"), ""
+            else:
+                continue
+        else:
+            continue
+        checked += 1
+        if problem:
+            found.append(f"{_name(widget, text)}: {problem}")
+    return checked, found
+
+
+# -- 3. nothing stays English -------------------------------------------------------------
+
+#: words that are names, not English: models, libraries, units, symbols the course uses
+ALLOWED = {
+    "gcn", "gat", "graphsage", "sage", "gin", "pyg", "pytorch", "torch", "softmax", "relu",
+    "gelu", "tanh", "adam", "sgd", "performer", "linformer", "longformer", "bigbird", "favor",
+    "realnvp", "nice", "maf", "iaf", "maml", "fomaml", "reptile", "sdpa", "nan", "inf", "cpu",
+    "cuda", "mps", "gpu", "png", "svg", "pdf", "csv", "npy", "json", "graphml", "gexf", "gml",
+    "pajek", "roc", "auc", "pca", "nll", "mse", "nfe", "ode", "odes", "rk", "dopri", "euler",
+    "rtol", "atol", "jvp", "cnf", "ffjord", "bos", "eos", "pad", "unk", "sbm", "karate", "cora",
+    "qkv", "mha", "attn", "mask", "api", "apis", "nn", "fn", "sinusoidal", "argmax", "logits",
+    "layernorm", "xavier", "seed", "transformer", "bert", "minilm", "gpt", "id", "ids", "url",
+    "avg", "max", "min", "std", "log", "det", "exp", "sin", "cos", "dmon", "pos", "rope",
+    "dim", "w_q", "w_k", "w_v", "w_o", "d_k", "d_model", "k_len", "q_len", "num_heads",
+    "batch", "heads", "tsv", "xml", "zip", "ms", "ok", "mb", "gb", "kb", "flops", "ngram",
+    "tokenizer", "digits", "dopri5", "rk4", "adjoint", "jacobian", "hutchinson",
+    # names of people, graphs, datasets, layers and arguments the course writes as they are
+    "zachary", "davis", "kamada", "kawai", "barab", "albert", "erd", "nyi", "watts", "strogatz",
+    "karateclub", "actnorm", "data", "ptr", "memory", "rollout", "add", "norm", "elu", "mib",
+    "bosh", "midpoint", "embedding", "heun", "fehlberg", "dormand", "prince", "fruchterman",
+    "reingold", "spectral", "louvain", "gephi", "cytoscape", "networkx", "bertviz", "glorot",
+}
+
+
+def _words(text: str) -> list[str]:
+    """English words of ``text``: not names from ``ALLOWED``, not acronyms, not code
+    identifiers (``max_len``, ``M_k``, ``W_q``: they have an underscore or a digit)."""
+    text = re.sub(r"<[^>]+>", " ", text)            # HTML tags
+    text = re.sub(r"&\w+;", " ", text)             # entities
+    return [w for w in re.findall(r"[A-Za-z][A-Za-z_0-9]*", text)
+            if len(w) >= 3 and "_" not in w and not re.search(r"\d", w)
+            and w.lower() not in ALLOWED and not w.isupper()]
+
+
+def visible_texts(window) -> list[tuple[str, str]]:
+    """(where, text) of what the window shows: widgets' texts, combo items, group titles,
+    and the pyqtgraph text (titles, axis labels, legend entries, annotations)."""
+    out = []
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisible() or widget.property("archscope_data"):
+            continue     # a widget that lists names from the user's file shows data
+        if isinstance(widget, (QLabel, QAbstractButton)):
+            out.append((_name(widget, widget.text()), widget.text()))
+        elif isinstance(widget, QComboBox):
+            out += [(_name(widget, widget.itemText(i)), widget.itemText(i))
+                    for i in range(widget.count())]
+        elif isinstance(widget, QGroupBox):
+            out.append((_name(widget, widget.title()), widget.title()))
+        elif isinstance(widget, pg.GraphicsView):
+            for item in widget.scene().items():
+                if not item.isVisible():
+                    continue
+                if isinstance(item, pg.LabelItem):
+                    out.append((_name(widget, item.text), item.text))
+                elif isinstance(item, pg.TextItem):
+                    out.append((_name(widget, item.toPlainText()), item.toPlainText()))
+                elif isinstance(item, pg.AxisItem) and item.label.isVisible():
+                    out.append((_name(widget, item.labelString()), item.labelString()))
+    return out
+
+
+def untranslated(window) -> tuple[int, list[str]]:
+    """(texts checked, findings): visible texts with English words outside ``ALLOWED``."""
+    texts = visible_texts(window)
+    found = []
+    for where, text in texts:
+        words = _words(text)
+        if words:
+            found.append(f"{where}: {', '.join(sorted(set(words))[:6])}")
+    return len(texts), sorted(set(found))

@@ -1,0 +1,241 @@
+"""What a person sees: nothing covers data, no text is cut off, nothing stays English in
+Chinese, the bottom bar never outlives its job. The window-wide walks run over every
+registered view of every tab (tests/figure_checks.py), at 1600x1000 and 1280x800, in
+English and Simplified Chinese; the parts they rely on (legend placement, fitted
+read-outs) are tested on their own first."""
+
+from __future__ import annotations
+
+import figure_checks as fc
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QFontMetrics
+
+from viz.legend import OUTSIDE, KeepClear, covered, drawn_geometry
+from viz.plots import CurvesPlot, GroupedBarsPlot
+from viz.text import FitLabel, fit_lines
+
+SIZES = [(1600, 1000), (1280, 800)]
+
+
+def _settle(qtbot, widget, ms: int = 50) -> None:
+    """Let the legend placer (a zero-delay timer) run."""
+    qtbot.wait(ms)
+
+
+# -- legend placement ---------------------------------------------------------------------
+
+
+def _curves(qtbot, ys, names, **kw) -> CurvesPlot:
+    plot = CurvesPlot(**kw)
+    qtbot.addWidget(plot)
+    plot.resize(420, 300)
+    plot.show()
+    x = np.arange(ys.shape[1], dtype=np.float32)
+    plot.set_curves(x, ys, names)
+    _settle(qtbot, plot)
+    return plot
+
+
+def _overlap(plot) -> list[str]:
+    return fc.overlaps_in_scene(plot.scene())
+
+
+def test_legend_takes_a_free_corner_when_the_preferred_one_holds_data(qtbot):
+    x = np.arange(200, dtype=np.float32)
+    falling = 10 * np.exp(-x / 30)           # fills the top-left, leaves the top-right
+    rising = np.linspace(0, 10, 200)         # fills the top-right, leaves the top-left
+    plot = _curves(qtbot, np.stack([rising, rising * 0.95]), ["a", "b"],
+                   legend="top-right")
+    assert plot.legend_placer.where == "top-left"
+    assert _overlap(plot) == []
+    plot.set_curves(x, np.stack([falling, falling * 0.9]), ["a", "b"])
+    _settle(qtbot, plot)
+    assert plot.legend_placer.where == "top-right"
+    assert _overlap(plot) == []
+
+
+def test_legend_moves_below_the_plot_when_every_corner_holds_data_and_comes_back(qtbot):
+    x = np.arange(400, dtype=np.float32)
+    waves = np.stack([np.sin(x / 6), np.cos(x / 5)]) * 3 + 4
+    plot = _curves(qtbot, waves, ["sin", "cos"])
+    placer = plot.legend_placer
+    assert placer.where == OUTSIDE
+    vb_rect = plot.plotItem.vb.sceneBoundingRect()
+    legend_rect = plot.legend.sceneBoundingRect()
+    assert legend_rect.top() >= vb_rect.bottom(), "the legend is below the data area"
+    assert plot.plotItem.sceneBoundingRect().contains(legend_rect), "and inside the figure"
+    assert plot.legend.columnCount == 2, "as one row of entries when they fit"
+    assert _overlap(plot) == []
+    plot.set_curves(x, np.stack([x * 0.01, x * 0.012]), ["up", "up more"])   # room above
+    _settle(qtbot, plot)
+    assert placer.where in ("top-left", "bottom-right")
+    assert plot.legend.columnCount == 1
+    assert _overlap(plot) == []
+
+
+def test_legend_follows_new_data_inside_the_same_range(qtbot):
+    """Data redrawn without a change of range still moves the legend."""
+    x = np.arange(100, dtype=np.float32)
+    plot = _curves(qtbot, np.stack([np.linspace(0, 1, 100)]), ["line"], legend="top-right")
+    plot.plotItem.disableAutoRange()
+    before = plot.legend_placer.where
+    plot.set_curves(x, np.stack([np.linspace(1, 0, 100)]), ["line"])
+    plot.plotItem.disableAutoRange()
+    _settle(qtbot, plot)
+    assert before == "top-left" and plot.legend_placer.where == "top-right"
+    assert _overlap(plot) == []
+
+
+def test_bars_and_images_count_as_data(qtbot):
+    bars = GroupedBarsPlot()
+    qtbot.addWidget(bars)
+    bars.resize(400, 300)
+    bars.show()
+    bars.set_bars(list("abcdef"), np.full((2, 6), 5.0), ["x", "y"])   # bars fill the plot
+    _settle(qtbot, bars)
+    assert bars.legend_placer.where == OUTSIDE
+    assert _overlap(bars) == []
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(300, 300)
+    plot.show()
+    image = pg.ImageItem(np.random.default_rng(0).random((20, 20)).astype(np.float32))
+    plot.addItem(image)
+    plot.plotItem.vb.autoRange(padding=0)
+    _settle(qtbot, plot)
+    points, rects = drawn_geometry(plot.plotItem.vb.addedItems, None)
+    assert len(rects) == 1 and rects[0].width() > 100
+    assert covered(rects[0].adjusted(5, 5, -5, -5), points, rects) == 1
+
+
+def test_drawn_geometry_samples_along_segments():
+    """A long segment between two far points still covers the corner it crosses."""
+    curve = pg.PlotCurveItem(np.array([0.0, 100.0]), np.array([0.0, 100.0]))
+    points, _ = drawn_geometry([curve], curve)
+    assert len(points) > 30
+    assert np.allclose(points[:, 0], points[:, 1])
+
+
+def test_an_unmanaged_legend_over_data_is_found(qtbot):
+    """The window-wide walk can fail: a plain pyqtgraph legend over a curve is reported."""
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(300, 200)
+    plot.show()
+    legend = plot.addLegend(offset=(10, 10))
+    plot.plot(np.linspace(0, 1, 50), np.full(50, 0.85), name="flat near the top")
+    plot.plot(np.linspace(0, 1, 50), np.full(50, 0.0), name="flat at the bottom")
+    plot.plotItem.vb.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.02)
+    _settle(qtbot, plot)
+    assert legend.isVisible()
+    assert fc.overlaps_in_scene(plot.scene()), "the top-left legend lies on the top line"
+    KeepClear(plot.plotItem, legend).place()
+    assert fc.overlaps_in_scene(plot.scene()) == []
+
+
+# -- read-outs that fit ----------------------------------------------------------------------
+
+
+def test_fit_label_wraps_then_elides_and_keeps_the_whole_text(qtbot):
+    label = FitLabel(max_lines=2)
+    qtbot.addWidget(label)
+    label.resize(200, 40)
+    label.show()
+    text = " ".join(f"word{i}" for i in range(60))
+    label.set_text(text)
+    shown = label.__class__.__mro__[1].text(label)
+    fm = QFontMetrics(label.font())
+    lines = shown.split("\n")
+    assert len(lines) == 2
+    assert all(fm.horizontalAdvance(line) <= label.contentsRect().width() for line in lines)
+    assert lines[-1].endswith("…")
+    assert label.text() == text and label.toolTip() == text
+    assert label.height() >= 2 * fm.lineSpacing()
+    label.set_text("short")
+    assert label.toolTip() == "" and not label.property("archscope_elided")
+
+
+def test_fit_lines_breaks_at_spaces(qapp):
+    from PySide6.QtGui import QFont
+
+    fm = QFontMetrics(QFont())
+    lines, cut = fit_lines("a b c", fm, 10_000, 2)
+    assert lines == ["a b c"] and not cut
+    width = max(fm.horizontalAdvance("alpha beta"), fm.horizontalAdvance("gamma delta"))
+    lines, cut = fit_lines("alpha beta gamma delta", fm, width, 3)
+    assert lines == ["alpha beta", "gamma delta"] and not cut
+
+
+# -- the bottom bar ------------------------------------------------------------------------------
+
+
+def test_bottom_bar_resets_when_training_stops_and_speaks_the_new_language(qtbot, window):
+    tab = next(t for t in window.tabs if t.key == "transformer")
+    window.tabs_widget.setCurrentWidget(tab)
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: "step" in tab.job_bar.label.text(), timeout=60_000)
+    tab.toggle_training()                                    # Stop
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=30_000)
+    assert tab.job_bar.bar.value() == 0
+    assert "step" not in tab.job_bar.label.text()
+    done_en = tab.job_bar.label.text()
+    window.set_language("zh_CN")
+    done_zh = tab.job_bar.label.text()
+    assert not fc._words(done_zh), f"still English after the switch: {done_zh!r}"
+    assert (done_en == "") == (done_zh == "")
+
+
+# -- the whole window ------------------------------------------------------------------------
+
+
+def _walk(window, qtbot, check) -> tuple[int, list[str]]:
+    checked, found = 0, []
+    for i in range(len(window.tabs)):
+        window.tabs_widget.setCurrentIndex(i)
+        qtbot.wait(150)
+        n, f = check(window)
+        checked += n
+        found += f
+    return checked, sorted(set(found))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_nothing_covers_data_in_any_view(qtbot, window, size):
+    window.resize(*size)
+    checked, found = 0, []
+    for code in ("en", "zh_CN"):
+        window.set_language(code)
+        for i in range(len(window.tabs)):
+            window.tabs_widget.setCurrentIndex(i)
+            qtbot.wait(150)
+            tab = window.tabs[i]
+            for view in tab.views:
+                checked += 1
+                found += [f"{code} {tab.key}.{view.key}: {f}"
+                          for f in fc.overlaps_in_scene(view.panel.graphics.scene())]
+    print(f"\n{size}: {checked} views checked, {len(found)} overlaps")
+    assert checked >= 2 * 40
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_no_text_is_clipped(qtbot, window, size):
+    window.resize(*size)
+    report = []
+    for code in ("en", "zh_CN"):
+        window.set_language(code)
+        checked, found = _walk(window, qtbot, fc.clipped_texts)
+        print(f"\n{size} {code}: {checked} texts checked, {len(found)} clipped")
+        assert checked > 200
+        report += [f"{code} {f}" for f in found]
+    assert not report, "\n".join(report)
+
+
+def test_nothing_stays_english_in_chinese(qtbot, window):
+    window.set_language("zh_CN")
+    checked, found = _walk(window, qtbot, fc.untranslated)
+    print(f"\n{checked} visible texts checked, {len(found)} with English words")
+    assert checked > 300
+    assert not found, "\n".join(found)
