@@ -196,6 +196,10 @@ class KeepClear(QObject):
         vb.sigRangeChanged.connect(self.schedule)
         vb.sigTransformChanged.connect(self.schedule)
         self._size = None
+        self._placing = False
+        self._placed_for: tuple | None = None
+        self._version = 0                   # counts changes of the drawn data
+        self.where_inside: str | None = None
         legend.geometryChanged.connect(self._on_legend_geometry)
         legend._archscope_keep_clear = self     # noqa: SLF001 - found by the tests
         # new data without a new range (a curve redrawn inside the same bounds) moves
@@ -206,7 +210,7 @@ class KeepClear(QObject):
 
     def itemsChanged(self) -> None:  # noqa: N802 - pyqtgraph's listener API
         # called while an item is being added, before the view box lists it
-        self.schedule()
+        self._data_changed()
 
     def _watch(self) -> None:
         for item in self.plot.vb.addedItems:
@@ -215,11 +219,15 @@ class KeepClear(QObject):
             signal = getattr(item, "sigPlotChanged", None) or getattr(
                 item, "sigImageChanged", None)
             if signal is not None:
-                signal.connect(self.schedule)
+                signal.connect(self._data_changed)
             self._watched.add(id(item))
 
+    def _data_changed(self, *_) -> None:
+        self._version += 1
+        self.schedule()
+
     def schedule(self, *_) -> None:
-        if not self._timer.isActive():
+        if not self._placing and not self._timer.isActive():
             self._timer.start()
 
     def _on_legend_geometry(self) -> None:
@@ -237,26 +245,50 @@ class KeepClear(QObject):
         return drawn_geometry(vb.addedItems, vb)
 
     def place(self) -> str | None:
-        """Put the legend where it covers nothing; returns where it went."""
+        """Put the legend where it covers nothing; returns where it went.
+
+        The corners are judged on the view box as it is with the legend inside (the
+        room below given back and the layout settled, synchronously), so a decision
+        never depends on the legend's own last move: judged on the smaller box the
+        legend left behind, a corner looked free that was not, and it went in and
+        out at every turn of the event loop."""
         self._timer.stop()
-        self._watch()
+        if self._placing:
+            return self.where
+        self._placing = True
+        try:
+            self._watch()
+            key = self._inputs()
+            if key == self._placed_for:
+                return self.where
+            self.where = self._decide()
+            self._placed_for = self._inputs()
+            return self.where
+        finally:
+            self._placing = False
+
+    def _inputs(self) -> tuple:
+        """What a placement depends on; placing again for the same is a no-op."""
+        vb = self.plot.vb
+        return (round(self.plot.width()), round(self.plot.height()), self._version,
+                tuple(lab.text for _s, lab in self.legend.items), self.legend.isVisible(),
+                tuple(round(v, 9) for r in vb.viewRange() for v in r))
+
+    def _decide(self) -> str | None:
         legend, vb = self.legend, self.plot.vb
         if not self.entries() or not legend.isVisible():
             if self.where == OUTSIDE:      # give the room below back
                 self._go_inside(self.prefer[0])
             return self.where
-        size = self._one_column_size()
+        if self.where == OUTSIDE:
+            self._go_inside(self.where_inside or self.prefer[0])
+        self.plot.layout.activate()
+        vb.prepareForPaint()               # the range and the matrix of this size, now
+        size = legend.boundingRect()
         area = vb.boundingRect()
         if area.width() < 4 or area.height() < 4:
             return self.where
-        if self.where == OUTSIDE:
-            # the view box is smaller while the legend is below it: judge the corners at
-            # the size it will have once the room below is given back
-            area = QRectF(area.x(), area.y(), area.width(),
-                          area.height() + self._room_below())
         points, rects = self.data_geometry()
-        if self.where == OUTSIDE:
-            points, rects = self._stretch(points, rects, vb.boundingRect(), area)
         for name in self.prefer:
             if self._fits(name, size, area) and not covered(
                     self._corner_rect(name, size, area), points, rects):
@@ -264,17 +296,11 @@ class KeepClear(QObject):
                     self._go_inside(name)
                 return name
         self._go_outside()
+        self.plot.layout.activate()
+        vb.prepareForPaint()
         return OUTSIDE
 
     # -- geometry ----------------------------------------------------------------------
-    def _one_column_size(self) -> QRectF:
-        """The legend's size as one column (the inside layout), whatever it is now."""
-        if getattr(self.legend, "columnCount", 1) == 1:
-            return self.legend.boundingRect()
-        rows = [(s.width() + lab.width() + 6, max(s.height(), lab.height()))
-                for s, lab in self.legend.items]
-        return QRectF(0, 0, max(w for w, _ in rows), sum(h for _, h in rows))
-
     def _fits(self, name: str, size: QRectF, area: QRectF) -> bool:
         return (size.width() + 2 * self.margin <= area.width()
                 and size.height() + 2 * self.margin <= 0.6 * area.height())
@@ -285,17 +311,6 @@ class KeepClear(QObject):
         y = area.top() + self.margin if iy == 0 else area.bottom() - self.margin - size.height()
         # a little air around the box: a point touching its border reads as covered
         return QRectF(x - 2, y - 2, size.width() + 4, size.height() + 4)
-
-    @staticmethod
-    def _stretch(points, rects, now: QRectF, then: QRectF):
-        """Data mapped from the view box as it is to the size it will have."""
-        sy = then.height() / max(1.0, now.height())
-        if len(points):
-            points = points.copy()
-            points[:, 1] = then.top() + (points[:, 1] - now.top()) * sy
-        rects = [QRectF(r.x(), then.top() + (r.y() - now.top()) * sy, r.width(),
-                        r.height() * sy) for r in rects]
-        return points, rects
 
     def _room_below(self) -> float:
         return self.legend.boundingRect().height() + 4
@@ -314,7 +329,7 @@ class KeepClear(QObject):
         self._size = (round(self.legend.width()), round(self.legend.height()))
         self.legend.anchor(itemPos=item_pos, parentPos=parent_pos,
                            offset=(sx * self.margin, sy * self.margin))
-        self.where = name
+        self.where = self.where_inside = name
 
     def _go_outside(self) -> None:
         legend = self.legend
