@@ -273,3 +273,27 @@ def untranslated(window) -> tuple[int, list[str]]:
         if words:
             found.append(f"{where}: {', '.join(sorted(set(words))[:6])}")
     return len(texts), sorted(set(found))
+
+
+# -- 4. no empty view ---------------------------------------------------------------------------
+
+
+def drawn_marks(scene) -> int:
+    """How many points and rectangles of data the view boxes of ``scene`` draw (text,
+    legends and hints are not data)."""
+    total = 0
+    for vb in (it for it in scene.items() if isinstance(it, pg.ViewBox) and it.isVisible()):
+        points, rects = drawn_geometry(vb.addedItems, None)
+        total += len(points) + len(rects)
+    return total
+
+
+def empty_views(window) -> tuple[int, list[str]]:
+    """(views checked, findings): views whose plots draw nothing at all."""
+    checked, found = 0, []
+    for tab in window.tabs:
+        for view in tab.views:
+            checked += 1
+            if drawn_marks(view.panel.graphics.scene()) == 0:
+                found.append(f"{tab.key}.{view.key}: nothing drawn")
+    return checked, found

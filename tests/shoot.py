@@ -45,15 +45,18 @@ def main(out: Path) -> int:
         if not window.torch_is_ready:
             print("torch did not load", file=sys.stderr)
             return 1
-        for code in LANGUAGES:
-            window.set_language(code)
-            for i, spec in enumerate(window.specs):
-                window.tabs_widget.setCurrentIndex(i)
-                pump(0.6)
-                shot = window.screen().grabWindow(window.winId())
-                path = out / f"{spec.key}_{code}.png"
-                shot.save(str(path))
-                print(path)
+        # the size the tests use, then a small laptop's: <tab>_<lang>[_1280x800].png
+        for size, suffix in (((1500, 940), ""), ((1280, 800), "_1280x800")):
+            window.resize(*size)
+            for code in LANGUAGES:
+                window.set_language(code)
+                for i, spec in enumerate(window.specs):
+                    window.tabs_widget.setCurrentIndex(i)
+                    pump(0.6)
+                    shot = window.screen().grabWindow(window.winId())
+                    path = out / f"{spec.key}_{code}{suffix}.png"
+                    shot.save(str(path))
+                    print(path)
         window.close()
         window.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -239,3 +239,12 @@ def test_nothing_stays_english_in_chinese(qtbot, window):
     print(f"\n{checked} visible texts checked, {len(found)} with English words")
     assert checked > 300
     assert not found, "\n".join(found)
+
+
+def test_every_view_draws_something_on_first_open(window):
+    """No empty axis box: each view shows data, the untrained state, or a measurement
+    made at start (a hint alone is not content)."""
+    checked, found = fc.empty_views(window)
+    print(f"\n{checked} views checked, {len(found)} empty")
+    assert checked >= 40
+    assert not found, "\n".join(found)
