@@ -1,12 +1,26 @@
-"""Render a view to PNG, SVG or PDF, with text kept as text in the vector formats.
+"""Render a view to PNG, SVG or PDF: the same figure in all three, as in the window.
 
-pyqtgraph 0.14.0's own SVGExporter cannot parse the paths Qt writes today (they end
-in `` Z``; pyqtgraph issues #3485 / #3495), so vector output goes through Qt:
-``QSvgGenerator`` (its resolution set to the view's logical DPI, or the data shifts
-against the axes) and ``QPdfWriter``. pyqtgraph's export mode is switched on for the
-scene's items while painting, so scatter symbols stay vector paths. PDF stores images
-as JPEG, so small heatmaps are upsampled (nearest neighbour) for the export to keep
-each cell crisp.
+A view's figure is its panel's title above the pyqtgraph scene (axes, axis labels,
+token labels, legend, colour bar), at the sizes the window shows them. The scene is
+painted once per format with pyqtgraph's export mode on (scatter symbols stay vector
+paths):
+
+* SVG: ``QSvgGenerator`` (SVG 1.1, so clipping is kept: a curve past the axis range
+  does not spill over the axes), then :func:`viz.svg_post.fix_svg` makes it render
+  the same in Qt, Chromium and librsvg (cosmetic strokes baked, images pixelated,
+  portable font names);
+* PNG: that same SVG rasterised by Qt at the asked-for size, so a PNG is the SVG
+  enlarged: text, legends (which ignore the view's transformations) and line widths
+  keep their proportions. Painting the scene into a scaled QImage instead drew legend
+  text at screen size (8 px beside 30-px node labels at 2x) and 1-px lines;
+* PDF: ``QPdfWriter`` at the view's logical DPI (fonts embedded by Qt).
+
+Heatmaps: an ``ImageItem`` of at most :data:`MAX_VECTOR_CELLS` cells is drawn as one
+filled rectangle per run of equal cells in a row (vector, crisp at any zoom, no
+interpolation in any viewer); a larger image stays an image, pixelated in SVG and
+upsampled nearest-neighbour in PDF (PDF viewers smooth images and Qt stores them as
+JPEG). A whole tab (not a view) is painted with ``QWidget.render``; its PNG at a
+device pixel ratio, so its text scales with it.
 
 This module writes to the path it is given; the caller makes the write atomic.
 """
@@ -14,105 +28,295 @@ This module writes to the path it is given; the caller makes the write atomic.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QMarginsF, QPoint, QRect, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
-from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QGraphicsView, QWidget
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QMarginsF,
+    QPoint,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    QSizeF,
+    Qt,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontInfo,
+    QFontMetricsF,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPainterPath,
+    QPdfWriter,
+    QTextDocument,
+    QTransform,
+)
+from PySide6.QtGui import Qt as QtGui_Qt
+from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QStyleOptionGraphicsItem, QWidget
+
+from viz.panel import ViewPanel
+from viz.svg_post import fix_svg
 
 FORMATS = ("png", "svg", "pdf")
-#: Heatmaps smaller than this on their long side are upsampled for PDF export.
+#: Images with more cells than this (about 128 x 128) stay images in SVG and PDF.
+MAX_VECTOR_CELLS = 128 * 128
+#: Images larger than MAX_VECTOR_CELLS but shorter than this are upsampled for PDF.
 PDF_MIN_IMAGE_SIDE = 1200
+#: Left/right margin of the title band, as the panel's layout has it.
+TITLE_MARGIN = 4
 
 
 class FigureError(RuntimeError):
     """The figure could not be rendered (unknown format, Qt refused to write)."""
 
 
+class _Figure:
+    """What gets painted: an optional title band, then the graphics (or a whole widget)."""
+
+    def __init__(self, widget: QWidget) -> None:
+        self.heading = ""
+        self.font = QFont()
+        if isinstance(widget, ViewPanel):
+            label = widget.title
+            label.ensurePolished()
+            self.heading = _plain(label.text())
+            self.font = QFont(label.font())
+            widget = widget.graphics
+        self.widget = widget
+        self.scene_view = widget if isinstance(widget, QGraphicsView) else None
+        size = widget.size()
+        self.width, self.body_height = size.width(), size.height()
+        if self.width < 2 or self.body_height < 2:
+            raise FigureError("The view has no size yet; show it before exporting.")
+        self.band = 0.0
+        if self.heading:
+            metrics = QFontMetricsF(self.font)
+            text = metrics.boundingRect(self._heading_rect(1e6), self._heading_flags(),
+                                        self.heading)
+            self.band = float(np.ceil(text.height() + 6))
+        self.dpi = max(1, widget.logicalDpiX())
+
+    def size(self) -> QSize:
+        return QSize(self.width, self.body_height + int(self.band))
+
+    def _heading_rect(self, height: float) -> QRectF:
+        return QRectF(TITLE_MARGIN, 3, self.width - 2 * TITLE_MARGIN, height)
+
+    @staticmethod
+    def _heading_flags() -> int:
+        return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+                   | Qt.TextFlag.TextWordWrap)
+
+    def paint(self, painter: QPainter, vector_cells: bool, upsample: bool) -> None:
+        """Paint the whole figure in logical pixels (0, 0, width, height)."""
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+        full = QRectF(0, 0, self.width, self.body_height + self.band)
+        painter.fillRect(full, self._background())
+        if self.heading:
+            painter.save()
+            painter.setFont(self.font)
+            painter.setPen(QColor("#000000"))
+            painter.drawText(self._heading_rect(self.band), self._heading_flags(), self.heading)
+            painter.restore()
+        body = QRectF(0, self.band, self.width, self.body_height)
+        if self.scene_view is None:
+            painter.save()
+            painter.translate(0, self.band)
+            self.widget.render(painter, QPoint(0, 0))
+            painter.restore()
+            return
+        view = self.scene_view
+        scene = view.scene()
+        source = view.mapToScene(view.viewport().rect()).boundingRect()
+        opts = {"antialias": True, "background": QColor("white"), "painter": painter}
+        with ExitStack() as stack:
+            stack.enter_context(_export_mode(scene, opts))
+            if vector_cells:
+                stack.enter_context(_vector_cells(scene, view))
+            if upsample:
+                stack.enter_context(_upsampled_images(scene))
+            paint_scene(painter, scene, source, body.topLeft())
+
+    def _background(self) -> QColor:
+        view = self.scene_view
+        if view is not None and view.backgroundBrush().style() != Qt.BrushStyle.NoBrush:
+            return view.backgroundBrush().color()
+        return QColor("white")
+
+
 def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
            title: str = "ArchScope figure", scale: float | None = None) -> QSize:
     """Render ``widget`` to ``path`` as ``fmt``; returns the output size in pixels.
 
-    A pyqtgraph ``GraphicsView`` is rendered from its scene with export mode on;
-    any other widget (a whole tab) is rendered with ``QWidget.render``.
-    ``width`` sets the PNG width in pixels, or ``scale`` a multiple of the on-screen
-    size (default 2); the height keeps the aspect ratio;
-    vector formats use the on-screen size, which fixes the font-to-plot proportions.
+    ``widget`` is a ``ViewPanel`` (its title above its graphics), a pyqtgraph view, or
+    any widget (a whole tab). ``width`` sets the PNG width in pixels, or ``scale`` a
+    multiple of the on-screen size (default 2); the height keeps the aspect ratio.
+    SVG and PDF have the on-screen size, which fixes the font-to-plot proportions.
     """
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise FigureError(f"Unknown figure format '{fmt}' (choose png, svg or pdf).")
-    logical = widget.size()
-    if logical.width() < 2 or logical.height() < 2:
-        raise FigureError("The view has no size yet; show it before exporting.")
-    dpi = max(1, widget.logicalDpiX())
+    fig = _Figure(widget)
+    logical = fig.size()
     if fmt == "png":
         out_w = int(width) if width else round(logical.width() * (scale or 2.0))
         if not 16 <= out_w <= 20000:
             raise FigureError(f"The PNG width must be between 16 and 20000 pixels, got {out_w}.")
-        scale = out_w / logical.width()
-        out = QSize(out_w, max(1, round(logical.height() * scale)))
-        image = QImage(out, QImage.Format.Format_ARGB32)
-        image.fill(QColor("white"))
-        # the screen's DPI, not DPI x scale: the painter is scaled already, and text that
-        # is drawn straight onto the device in points (axis tick labels) would grow with
-        # the device's DPI a second time (the labels came out scale² larger)
-        image.setDotsPerMeterX(round(dpi / 0.0254))
-        image.setDotsPerMeterY(round(dpi / 0.0254))
-        _paint(widget, image, QRectF(0, 0, out.width(), out.height()), scale, upsample=False)
+        factor = out_w / logical.width()
+        out = QSize(out_w, max(1, round(logical.height() * factor)))
+        image = _png(fig, out, factor)
         if not image.save(path, "PNG"):
             raise FigureError(f"Qt could not write the PNG file {path}.")
         return out
     if fmt == "svg":
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(logical)
-        gen.setViewBox(QRect(0, 0, logical.width(), logical.height()))
-        gen.setResolution(dpi)
-        gen.setTitle(title)
-        gen.setDescription("Exported from ArchScope")
-        _paint(widget, gen, QRectF(0, 0, logical.width(), logical.height()), 1.0,
-               upsample=False)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(svg_text(fig, title))
         return logical
     writer = QPdfWriter(path)
     writer.setTitle(title)
     writer.setCreator("ArchScope")
-    writer.setResolution(dpi)
-    points = QSizeF(logical.width() * 72.0 / dpi, logical.height() * 72.0 / dpi)
+    writer.setResolution(fig.dpi)
+    points = QSizeF(logical.width() * 72.0 / fig.dpi, logical.height() * 72.0 / fig.dpi)
     writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize.Unit.Point, "figure"),
                                      QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
-    _paint(widget, writer, QRectF(0, 0, logical.width(), logical.height()), 1.0, upsample=True)
+    _paint_on(writer, lambda p: fig.paint(p, vector_cells=True, upsample=True))
     return logical
 
 
-def _paint(widget: QWidget, device, target: QRectF, scale: float, upsample: bool) -> None:
+def svg_text(fig: _Figure, title: str) -> str:
+    """The figure as portable SVG text (see the module docstring)."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    gen = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)
+    gen.setOutputDevice(buffer)
+    size = fig.size()
+    gen.setSize(size)
+    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    # the view's logical DPI, or the data shifts against the axes
+    gen.setResolution(fig.dpi)
+    gen.setTitle(title)
+    gen.setDescription("Exported from ArchScope")
+    _paint_on(gen, lambda p: fig.paint(p, vector_cells=True, upsample=False))
+    buffer.close()
+    return fix_svg(bytes(buffer.data()).decode("utf-8"), _portable_family)
+
+
+def _png(fig: _Figure, out: QSize, factor: float) -> QImage:
+    image = QImage(out, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    if fig.scene_view is not None:
+        renderer = QSvgRenderer(QByteArray(svg_text(fig, "").encode("utf-8")))
+        if not renderer.isValid():
+            raise FigureError("Qt could not read back the figure it drew.")
+
+        def draw(painter: QPainter) -> None:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+            renderer.render(painter, QRectF(0, 0, out.width(), out.height()))
+
+        _paint_on(image, draw)
+    else:
+        # a whole tab: paint at a device pixel ratio, so text and widgets scale together
+        image.setDevicePixelRatio(factor)
+        _paint_on(image, lambda p: fig.paint(p, vector_cells=False, upsample=False))
+        image.setDevicePixelRatio(1.0)
+    # the screen's DPI: the PNG is the view enlarged, not the view printed smaller
+    image.setDotsPerMeterX(round(fig.dpi / 0.0254))
+    image.setDotsPerMeterY(round(fig.dpi / 0.0254))
+    return image
+
+
+def _paint_on(device, paint: Callable[[QPainter], None]) -> None:
     painter = QPainter()
     if not painter.begin(device):
         raise FigureError("Qt could not open the output for painting.")
     try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
-        if isinstance(widget, QGraphicsView):
-            painter.fillRect(target, widget.backgroundBrush().color()
-                             if widget.backgroundBrush().style() != Qt.BrushStyle.NoBrush
-                             else QColor("white"))
-            scene = widget.scene()
-            opts = {"antialias": True, "background": QColor("white"), "painter": painter,
-                    "resolutionScale": scale}
-            with _export_mode(scene, opts), _upsampled_images(scene, upsample):
-                scene.render(painter, target, widget.mapToScene(widget.viewport().rect())
-                             .boundingRect(), Qt.AspectRatioMode.IgnoreAspectRatio)
-        else:
-            painter.scale(target.width() / widget.width(), target.height() / widget.height())
-            widget.render(painter, QPoint(0, 0))
+        paint(painter)
     finally:
         painter.end()
 
 
+def _plain(text: str) -> str:
+    if QtGui_Qt.mightBeRichText(text):   # QtGui's part of the Qt namespace
+        doc = QTextDocument()
+        doc.setHtml(text)
+        return doc.toPlainText()
+    return text
+
+
+def _portable_family(family: str) -> str:
+    """Qt's family name (often a generic "Sans Serif") as a CSS list that Chromium and
+    librsvg resolve to the font Qt used."""
+    resolved = QFontInfo(QFont(family)).family()
+    names = [resolved] if resolved else []
+    if family not in names and family.lower() not in ("sans serif", "sans"):
+        names.append(family)
+    return ", ".join([f"'{n}'" if " " in n else n for n in names] + ["sans-serif"])
+
+
+# -- painting a scene item by item -----------------------------------------------------------------
+def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF) -> None:
+    """Paint the items of ``scene`` in ``source`` with ``source.topLeft()`` at ``origin``,
+    one by one in stacking order, each under its own clip set afresh.
+
+    ``QGraphicsScene.render`` nests save/restore around clips, and ``QSvgGenerator``
+    (SVG 1.1, Qt 6.11) tags the groups after a restore with the wrong clip path: axis
+    lines came out clipped to the legend's box and vanished in librsvg. Here a clip is
+    set only outside a save, and replaced, never restored."""
+    base = QTransform.fromTranslate(origin.x() - source.x(), origin.y() - source.y())
+    option = QStyleOptionGraphicsItem()
+    for item in scene.items(Qt.SortOrder.AscendingOrder):
+        if (not item.isVisible() or item.effectiveOpacity() <= 0.0
+                or item.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents):
+            continue
+        clip = _clip_of(item)
+        painter.setWorldTransform(base)
+        if clip is None:
+            painter.setClipping(False)
+        else:
+            painter.setClipPath(clip)
+        painter.save()
+        if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
+            painter.setWorldTransform(item.deviceTransform(base))
+        else:
+            painter.setWorldTransform(item.sceneTransform() * base)
+        painter.setOpacity(item.effectiveOpacity())
+        option.exposedRect = item.boundingRect()
+        item.paint(painter, option, None)
+        painter.restore()
+    painter.setClipping(False)
+
+
+def _clip_of(item: QGraphicsItem) -> QPainterPath | None:
+    """The clip (scene coordinates) that the scene applies to ``item``: the shapes of
+    the ancestors that clip their children, and the item's own when it clips itself."""
+    clip: QPainterPath | None = None
+    flags = QGraphicsItem.GraphicsItemFlag
+    holders = [item] if item.flags() & flags.ItemClipsToShape else []
+    parent = item.parentItem()
+    while parent is not None:
+        if parent.flags() & flags.ItemClipsChildrenToShape:
+            holders.append(parent)
+        parent = parent.parentItem()
+    for holder in holders:
+        shape = holder.sceneTransform().map(holder.shape())
+        clip = shape if clip is None else clip.intersected(shape)
+    return clip
+
+
+# -- scene items during an export ----------------------------------------------------------------
 @contextmanager
 def _export_mode(scene, opts: dict) -> Iterator[None]:
     items = [it for it in scene.items() if hasattr(it, "setExportMode")]
@@ -125,24 +329,119 @@ def _export_mode(scene, opts: dict) -> Iterator[None]:
             it.setExportMode(False, opts)
 
 
+class _CellsItem(QGraphicsItem):
+    """Paints an ``ImageItem``'s rendered colours as filled rectangles, one per run of
+    equal cells in a row, in the image item's place."""
+
+    def __init__(self, runs: list[tuple[QRectF, QColor]], bounds: QRectF) -> None:
+        super().__init__()
+        self.runs = runs
+        self.bounds = bounds
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return self.bounds
+
+    def paint(self, painter: QPainter, *args) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        for rect, colour in self.runs:
+            painter.fillRect(rect, colour)
+
+
+def cell_runs(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
+              overlap: tuple[float, float] = (0.0, 0.0)) -> list[tuple[QRectF, QColor]]:
+    """Rectangles for an image of ``rgba[row, col] = (r, g, b, a)`` (uint8), one per run
+    of equal colours in a row; transparent cells are left out. An opaque run reaches
+    ``overlap`` (x, y) into its right and lower neighbours, which are drawn after it,
+    so antialiased edges leave no hairline seams between cells."""
+    rows, cols = rgba.shape[:2]
+    packed = rgba.astype(np.uint32)
+    key = (packed[..., 0] << 24) | (packed[..., 1] << 16) | (packed[..., 2] << 8) | packed[..., 3]
+    out: list[tuple[QRectF, QColor]] = []
+    for r in range(rows):
+        line = key[r]
+        starts = np.flatnonzero(np.r_[True, line[1:] != line[:-1]])
+        ends = np.r_[starts[1:], cols]
+        for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+            red, green, blue, alpha = (int(v) for v in rgba[r, s])
+            if alpha == 0:
+                continue
+            w, h = (e - s) * cell_w, cell_h
+            if alpha == 255:
+                w += overlap[0] if e < cols else 0.0
+                h += overlap[1] if r < rows - 1 else 0.0
+            out.append((QRectF(s * cell_w, r * cell_h, w, h), QColor(red, green, blue, alpha)))
+    return out
+
+
+def _rgba(image: QImage) -> np.ndarray:
+    image = image.convertToFormat(QImage.Format.Format_RGBA8888)
+    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
+    rows = buf.reshape(image.height(), image.bytesPerLine())
+    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)
+
+
 @contextmanager
-def _upsampled_images(scene, enabled: bool) -> Iterator[None]:
-    saved: list[tuple[pg.ImageItem, np.ndarray, QRectF, Callable]] = []
-    if enabled:
-        for it in scene.items():
-            if not isinstance(it, pg.ImageItem) or it.image is None:
-                continue
-            img = it.image
-            side = max(img.shape[0], img.shape[1])
-            factor = int(np.ceil(PDF_MIN_IMAGE_SIDE / max(1, side)))
-            if factor <= 1:
-                continue
-            rect = it.mapRectToParent(it.boundingRect())
-            levels = it.getLevels()
-            big = np.repeat(np.repeat(img, factor, axis=0), factor, axis=1)
-            it.setImage(big, autoLevels=False, levels=levels)
-            it.setRect(rect)
-            saved.append((it, img, rect, levels))
+def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
+    """Swap every small, visible ``ImageItem`` for a ``_CellsItem`` while painting."""
+    swapped: list[tuple[pg.ImageItem, float, _CellsItem]] = []
+    for it in scene.items():
+        if (not isinstance(it, pg.ImageItem) or it.image is None or not it.isVisible()
+                or it.effectiveOpacity() <= 0):
+            continue
+        it.render()                    # the QImage the item would draw, LUT and levels applied
+        qimage = it.qimage
+        if qimage is None or qimage.isNull():
+            continue
+        if qimage.width() * qimage.height() > MAX_VECTOR_CELLS:
+            continue
+        width, height = it.width(), it.height()
+        cell_w, cell_h = width / qimage.width(), height / qimage.height()
+        # half a screen pixel of overlap, in the item's units
+        on_screen = view.mapFromScene(it.mapToScene(QRectF(0, 0, cell_w, cell_h))
+                                      ).boundingRect()
+        overlap = (0.5 * cell_w / max(on_screen.width(), 1.0),
+                   0.5 * cell_h / max(on_screen.height(), 1.0))
+        cells = _CellsItem(cell_runs(_rgba(qimage), cell_w, cell_h, overlap),
+                           QRectF(0, 0, width, height))
+        parent = it.parentItem()
+        if parent is not None:
+            cells.setParentItem(parent)
+            cells.setTransform(it.itemTransform(parent)[0])
+        else:
+            scene.addItem(cells)
+            cells.setTransform(it.sceneTransform())
+        cells.setZValue(it.zValue())
+        cells.setOpacity(it.opacity())
+        cells.stackBefore(it)
+        swapped.append((it, it.opacity(), cells))
+        it.setOpacity(0.0)
+    try:
+        yield
+    finally:
+        for it, opacity, cells in swapped:
+            it.setOpacity(opacity)
+            scene.removeItem(cells)
+
+
+@contextmanager
+def _upsampled_images(scene) -> Iterator[None]:
+    """Large images only (small ones are vector cells): nearest-neighbour upsampling,
+    so a PDF viewer's smoothing and Qt's JPEG do not blur the cells."""
+    saved: list[tuple[pg.ImageItem, np.ndarray, QRectF, object]] = []
+    for it in scene.items():
+        if not isinstance(it, pg.ImageItem) or it.image is None or it.opacity() <= 0:
+            continue
+        img = it.image
+        side = max(img.shape[0], img.shape[1])
+        factor = int(np.ceil(PDF_MIN_IMAGE_SIDE / max(1, side)))
+        if factor <= 1:
+            continue
+        rect = it.mapRectToParent(it.boundingRect())
+        levels = it.getLevels()
+        big = np.repeat(np.repeat(img, factor, axis=0), factor, axis=1)
+        it.setImage(big, autoLevels=False, levels=levels)
+        it.setRect(rect)
+        saved.append((it, img, rect, levels))
     try:
         yield
     finally:
