@@ -188,10 +188,19 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--device", default="cpu", help="cpu, cuda:N or mps")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a tab parameter, e.g. --set d_model=256 (repeatable)")
+    parser.add_argument("--train", type=int, default=None, metavar="STEPS",
+                        help="train the tab's model STEPS steps (epochs on the graph tab) "
+                             "before exporting, as the Train button would")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of --train: torch's generators and the tab's own seed "
+                             "option where it has one (default 0)")
     args = parser.parse_args(argv)
     if not args.list and (not args.view or not args.out):
         parser.error("give a VIEW and --out FILE, or --list")
+    if args.train is not None and args.train < 1:
+        parser.error(f"--train needs a number of steps of at least 1, got {args.train}")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    _quiet_platform_warnings()
     app = _application()
     from app import export
     from app.i18n import LANGUAGES, Translations
@@ -231,6 +240,8 @@ def export_main(argv: list[str]) -> int:
             window.resize(1600, 1000)
             window.show()
             tab.apply_state(state, strict=True)
+            if args.train is not None:
+                _train_headless(tab, args.train, args.seed, tab_seed="seed" not in state)
             tab.compute_now()
             for _ in range(3):
                 app.processEvents()
@@ -243,7 +254,7 @@ def export_main(argv: list[str]) -> int:
             else:
                 parser.error("the whole tab exports as a figure only (.png, .svg, .pdf)")
             print(written)
-            _dispose(window)   # inside the temporary settings folder's lifetime
+            _dispose_headless(window)   # inside the temporary settings folder's lifetime
             window = None
             return 0
     except export.ExportError as exc:
@@ -255,7 +266,87 @@ def export_main(argv: list[str]) -> int:
         sys.stderr.write(f"archscope export: {describe(exc)}\n")
         return 1
     finally:
-        _dispose(window)
+        _dispose_headless(window)
+
+
+def _dispose_headless(window) -> None:
+    """Stop the tabs' jobs and let one-shot computations (a trace started by a changed
+    setting) end before the window goes: closing gives them 1.5 s, which a loaded
+    machine can exceed, and a worker reporting to a deleted tab prints tracebacks."""
+    if window is None:
+        return
+    from app.jobs import wait_for_workers
+
+    for tab in window.tabs:
+        tab.shutdown()
+    wait_for_workers(120.0)
+    _dispose(window)
+
+
+#: Qt messages a headless export does not print: the offscreen platform plugin says this
+#: whenever a window with a minimum size is shown; it is not about the figure.
+QUIET_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+def _quiet_platform_warnings() -> None:
+    """Drop :data:`QUIET_MESSAGES` from Qt's log; every other message is printed as Qt
+    prints it (or handed to the handler installed before)."""
+    from PySide6.QtCore import qFormatLogMessage, qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if message in QUIET_MESSAGES:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(qFormatLogMessage(mode, context, message) + "\n")
+
+    previous = qInstallMessageHandler(handler)
+
+
+def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
+    """Train ``tab``'s model ``steps`` steps on this thread, seeded, as its Train button
+    would (same job, same session), then let the tab draw the trained model.
+
+    ``tab_seed``: also set the tab's own "seed" option to ``seed`` (when it has one and
+    the command line did not set it with --set)."""
+    from app import export
+    from app.tabs.training import TrainingTab
+    from models.devices import manual_seed
+
+    if not isinstance(tab, TrainingTab):
+        raise export.ExportError(f"The tab '{tab.key}' has no model to train; "
+                                 "export it without --train.")
+    if tab_seed and "seed" in tab.params():
+        tab.apply_state({"seed": seed}, strict=True)
+    import numpy as np
+
+    np.random.seed(seed % 2**32)
+    manual_seed(seed)
+    name = tab.train_job
+    make = tab.make_job(name)
+    if make is None:
+        raise export.ExportError(f"The tab '{tab.key}' has nothing to train with these "
+                                 "settings; export it without --train.")
+    session = tab.current_session()
+    start = getattr(session, "step", 0) if session is not None else 0
+    last = None
+    tab.running_job = name
+    jobs = make()
+    try:
+        for progress in jobs:
+            last = progress
+            if getattr(progress, "step", start) - start >= steps:
+                break
+    finally:
+        jobs.close()
+        tab.running_job = ""
+    if last is not None:
+        tab.on_job_progress(name, last)
+    tab.on_job_stopped(name, True, False)
+    tab.update_buttons()
 
 
 def run(argv: list[str] | None = None) -> int:

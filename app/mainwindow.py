@@ -363,7 +363,8 @@ class MainWindow(QMainWindow):
                       width: int | None = None, scale: float | None = None) -> str:
         """Export a view ('' = the whole tab) to ``path``; returns the written path."""
         fmt = export.format_of(path, figure.FORMATS)
-        widget = tab.view(view_key).panel.graphics if view_key else tab
+        # a view's panel: its title above its graphics, as in the window
+        widget = tab.view(view_key).panel if view_key else tab
         title = f"ArchScope — {tab.key}.{view_key or 'tab'}"
         written = export.atomic_write(
             path, lambda tmp: figure.render(widget, tmp, fmt, width=width, title=title,

@@ -75,3 +75,10 @@ def warm_up(num_threads: int) -> dict:
     import models.transformer.positional_probe  # noqa: F401
 
     return {"versions": versions(), "devices": available_devices()}
+
+
+def manual_seed(seed: int) -> None:
+    """Seed torch's global generators (CPU and every CUDA device), so a headless run
+    that trains (``archscope export VIEW --train STEPS --seed S``) repeats itself;
+    sessions seed their own weights and batches besides."""
+    torch.manual_seed(int(seed))
