@@ -157,15 +157,20 @@ def test_fit_label_wraps_then_elides_and_keeps_the_whole_text(qtbot):
     assert label.toolTip() == "" and not label.property("archscope_elided")
 
 
-def test_fit_lines_breaks_at_spaces(qapp):
+def test_fit_lines_breaks_at_spaces_and_between_chinese_characters(qapp):
     from PySide6.QtGui import QFont
 
-    fm = QFontMetrics(QFont())
-    lines, cut = fit_lines("a b c", fm, 10_000, 2)
+    font = QFont()
+    fm = QFontMetrics(font)
+    lines, cut = fit_lines("a b c", font, 10_000, 2)
     assert lines == ["a b c"] and not cut
     width = max(fm.horizontalAdvance("alpha beta"), fm.horizontalAdvance("gamma delta"))
-    lines, cut = fit_lines("alpha beta gamma delta", fm, width, 3)
+    lines, cut = fit_lines("alpha beta gamma delta", font, width, 3)
     assert lines == ["alpha beta", "gamma delta"] and not cut
+    # Chinese has no spaces: it breaks between characters, it is not elided as one word
+    text = "精确注意力与线性注意力的输出相对误差随随机特征数的变化"
+    lines, cut = fit_lines(text, font, fm.horizontalAdvance(text[:10]), 3)
+    assert not cut and "".join(lines) == text and len(lines) >= 3
 
 
 # -- the bottom bar ------------------------------------------------------------------------------

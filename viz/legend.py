@@ -31,6 +31,8 @@ CORNERS = {
     "bottom-left": ((0, 1), (0, 1), (1, -1)),
 }
 OUTSIDE = "below"
+#: the data area keeps at least this height when the legend goes below it (pixels)
+MIN_DATA_HEIGHT = 120
 #: spacing between a curve's samples, in pixels
 STEP_PX = 3.0
 #: at most this many samples per curve (a 4096-point curve on a 300-px plot)
@@ -337,7 +339,7 @@ class KeepClear(QObject):
             legend.setParentItem(self.plot)
         widths = [sample.boundingRect().width() + label.boundingRect().width() + 12
                   for sample, label in legend.items]
-        avail = max(40.0, self.plot.vb.boundingRect().width())
+        avail = max(40.0, self.plot.boundingRect().width() - 8)     # the figure's width
         cols = max(1, min(len(widths), int(avail // max(1.0, max(widths, default=1.0)))))
         self._columns(cols)
         legend.updateSize()
@@ -347,6 +349,19 @@ class KeepClear(QObject):
                                             bottom + math.ceil(self._room_below()))
         legend.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, -2))
         self.where = OUTSIDE
+        self._keep_data_room()
+
+    def _keep_data_room(self) -> None:
+        """A tall legend below a short plot left no room for the data: the view asks for
+        the height it needs (its grid scrolls). Only ever grown, so the placement
+        does not swing between two sizes."""
+        view = self.plot.getViewWidget()
+        if view is None:
+            return
+        axes = self.plot.height() - self.plot.vb.height() - self._room_below()
+        need = math.ceil(self._room_below() + max(0.0, axes) + MIN_DATA_HEIGHT)
+        if view.minimumHeight() < need:
+            view.setMinimumHeight(need)
 
 
 def keep_clear(plot: pg.PlotItem, legend: pg.LegendItem, **kwargs) -> KeepClear:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from viz.text import FitLabel
 from viz.theme import HIGHLIGHT
+
+#: the smallest a view's panel gets before the grid of views scrolls instead
+MIN_WIDTH, MIN_HEIGHT = 240, 250
 
 
 class ViewPanel(QFrame):
@@ -15,9 +19,14 @@ class ViewPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("ViewPanel")
         self.graphics = graphics
-        self.title = QLabel(self)
+        # a long title (or its translation) breaks over lines instead of widening the
+        # panel's grid column or being cut; the font is set, not styled, so the
+        # fitting measures the bold text that shows
+        self.title = FitLabel("", max_lines=3, parent=self)
         self.title.setObjectName("ViewTitle")
-        self.title.setStyleSheet("font-weight: 600;")
+        bold = self.title.font()
+        bold.setWeight(QFont.Weight.DemiBold)
+        self.title.setFont(bold)
         # wraps over two lines, then elides with the whole text on hover
         self.readout = FitLabel(" ", max_lines=2, parent=self)
         self.readout.setObjectName("ViewReadout")
@@ -28,10 +37,12 @@ class ViewPanel(QFrame):
         layout.addWidget(self.title)
         layout.addWidget(graphics, 1)
         layout.addWidget(self.readout)
+        # below this a plot is no use (axes and labels eat it): the views' grid scrolls
+        self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
         self.set_highlighted(False)
 
     def set_title(self, text: str) -> None:
-        self.title.setText(text)
+        self.title.set_text(text)
 
     def set_readout(self, text: str) -> None:
         self.readout.set_text(text or " ")

@@ -7,38 +7,41 @@ Used for read-outs under views, whose length depends on the data and the languag
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 
-def fit_lines(text: str, fm: QFontMetrics, width: int, max_lines: int) -> tuple[list[str], bool]:
-    """``text`` broken at spaces into lines of at most ``width`` pixels, at most
-    ``max_lines`` of them; returns (lines, whether something was elided)."""
+def _break(text: str, font: QFont, width: int) -> list[str]:
+    """``text`` broken into lines of at most ``width`` pixels the way Qt breaks text:
+    at spaces, and anywhere between CJK characters (Chinese has no spaces)."""
+    layout = QTextLayout(text, font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = []
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        lines.append(text[line.textStart(): line.textStart() + line.textLength()].rstrip())
+    layout.endLayout()
+    return lines or [""]
+
+
+def fit_lines(text: str, font: QFont, width: int, max_lines: int) -> tuple[list[str], bool]:
+    """``text`` broken into lines of at most ``width`` pixels, at most ``max_lines``
+    of them, the last one elided; returns (lines, whether something was elided)."""
     width = max(8, width)
-    lines: list[str] = []
-    for para in text.split("\n"):
-        words = para.split(" ")
-        line = ""
-        for word in words:
-            trial = f"{line} {word}" if line else word
-            if fm.horizontalAdvance(trial) <= width or not line:
-                line = trial
-            else:
-                lines.append(line)
-                line = word
-        lines.append(line)
+    fm = QFontMetrics(font)
+    lines = [line for para in text.split("\n") for line in _break(para, font, width)]
     cut = len(lines) > max_lines
     if cut:
-        rest = " ".join(lines[max_lines - 1:])
-        lines = lines[:max_lines - 1] + [rest]
+        lines = lines[:max_lines - 1] + [" ".join(lines[max_lines - 1:])]
     last = fm.elidedText(lines[-1], Qt.TextElideMode.ElideRight, width)
     cut = cut or last != lines[-1]
     lines[-1] = last
-    # a single word wider than the line: elide it too
-    for i, line in enumerate(lines[:-1]):
-        if fm.horizontalAdvance(line) > width:
-            lines[i] = fm.elidedText(line, Qt.TextElideMode.ElideRight, width)
-            cut = True
     return lines, cut
 
 
@@ -75,7 +78,7 @@ class FitLabel(QLabel):
     def _refit(self) -> None:
         fm = QFontMetrics(self.font())
         width = self.contentsRect().width() if self.width() > 20 else 10_000
-        lines, cut = fit_lines(self._full, fm, width, self.max_lines)
+        lines, cut = fit_lines(self._full, self.font(), width, self.max_lines)
         shown = "\n".join(lines)
         if shown != QLabel.text(self):
             QLabel.setText(self, shown)

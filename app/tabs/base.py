@@ -143,9 +143,15 @@ class BaseTab(QWidget):
         self.grid = QGridLayout(self.grid_host)
         self.grid.setContentsMargins(2, 2, 2, 2)
         self.grid.setSpacing(6)
+        # on a small screen the views keep a usable size and the grid scrolls
+        grid_scroll = QScrollArea()
+        grid_scroll.setWidgetResizable(True)
+        grid_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        grid_scroll.setWidget(self.grid_host)
+        self.grid_scroll = grid_scroll
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.left)
-        split.addWidget(self.grid_host)
+        split.addWidget(grid_scroll)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([390, 1100])
