@@ -25,8 +25,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.export import DATA_FORMATS, ExportError, atomic_write, format_of, write_data
-from viz.figure import FigureError, render
+from viz.figure import FigureError, cell_runs, render
 from viz.heatmap import HeatmapPlot
+from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -400,11 +401,41 @@ def test_pdf_keeps_axis_labels_as_text(view, tmp_path):
     assert Y_LABEL in text
 
 
-def test_pdf_of_a_small_heatmap_upsamples_the_image_then_restores_it(show, tmp_path):
+def test_small_heatmap_is_vector_cells_in_svg_and_pdf(show, tmp_path):
+    """6 x 5 cells: one filled rectangle per run of equal cells, no image to blur."""
     plot = _heatmap(show)
+
+    render(plot, str(tmp_path / "h.svg"), "svg")
+    render(plot, str(tmp_path / "h.pdf"), "pdf")
+
+    root = ET.parse(tmp_path / "h.svg").getroot()
+    assert not list(root.iter(SVG_NS + "image"))
+    fills = {el.get("fill") for el in root.iter() if el.get("fill", "none") not in
+             ("none", "#ffffff")}
+    # the matrix has 30 distinct values: 30 colours (some may merge in the colour map)
+    assert len(fills) >= 25, fills
+    assert b"/Subtype /Image" not in (tmp_path / "h.pdf").read_bytes()
+    assert plot.image.opacity() == 1.0          # the image item is back after the export
+
+
+def test_cell_runs_merge_equal_neighbours_and_overlap_only_inward():
+    rgba = np.zeros((2, 4, 4), np.uint8)
+    rgba[..., 3] = 255
+    rgba[0, :2, 0] = 200                       # row 0: two red cells, then two black
+    rgba[1, 3] = (0, 0, 0, 0)                  # row 1: three black, one transparent
+
+    runs = cell_runs(rgba, overlap=(0.1, 0.2))
+
+    rects = [(r.x(), r.y(), round(r.width(), 3), round(r.height(), 3)) for r, _c in runs]
+    assert rects == [(0, 0, 2.1, 1.2), (2, 0, 2.0, 1.2), (0, 1, 3.1, 1.0)]
+    assert [c.red() for _r, c in runs] == [200, 0, 0]
+
+
+def test_pdf_of_a_large_heatmap_upsamples_the_image_then_restores_it(show, tmp_path):
+    plot = show(HeatmapPlot("CET-D1"))
+    matrix = np.random.default_rng(1).normal(size=(150, 200)).astype(np.float32)
+    plot.set_matrix(matrix)
     item = plot.image
-    shape = item.image.shape
-    values = np.array(item.image, copy=True)
     rect = QRectF(item.mapRectToParent(item.boundingRect()))
     levels = tuple(item.getLevels())
     path = tmp_path / "heatmap.pdf"
@@ -412,12 +443,23 @@ def test_pdf_of_a_small_heatmap_upsamples_the_image_then_restores_it(show, tmp_p
     render(plot, str(path), "pdf")
 
     data = path.read_bytes()
-    # 6 x 5 cells drawn nearest-neighbour at 200 x 200 pixels each: 1000 wide, 1200 high
-    assert b"/Width 1000" in data and b"/Height 1200" in data
-    assert item.image.shape == shape == (6, 5)
-    np.testing.assert_array_equal(item.image, values)
+    # 150 x 200 cells (more than 128 x 128: an image) drawn 6 x 6 pixels each
+    assert b"/Width 1200" in data and b"/Height 900" in data
+    np.testing.assert_array_equal(item.image, matrix)
     assert item.mapRectToParent(item.boundingRect()) == rect
     assert tuple(item.getLevels()) == pytest.approx(levels)
+
+
+def test_large_heatmap_in_svg_is_one_pixelated_image(show, tmp_path):
+    plot = show(HeatmapPlot("CET-D1"))
+    plot.set_matrix(np.random.default_rng(1).normal(size=(150, 200)).astype(np.float32))
+
+    render(plot, str(tmp_path / "h.svg"), "svg")
+
+    images = list(ET.parse(tmp_path / "h.svg").getroot().iter(SVG_NS + "image"))
+    assert len(images) == 1
+    assert "image-rendering:pixelated" in images[0].get("style")
+    assert plot.image.image.shape == (150, 200)
 
 
 def test_png_and_svg_do_not_upsample_the_heatmap(show, tmp_path):
@@ -427,6 +469,62 @@ def test_png_and_svg_do_not_upsample_the_heatmap(show, tmp_path):
 
     assert b"/Width 1000" not in (tmp_path / "h.svg").read_bytes()
     assert plot.image.image.shape == (6, 5)
+
+
+def _ink_box(pixels: np.ndarray, region: tuple[slice, slice]) -> tuple[int, int]:
+    """Height and width of the dark pixels' bounding box inside ``region``."""
+    dark = (pixels[region] < 128).any(axis=2)
+    rows, cols = np.flatnonzero(dark.any(axis=1)), np.flatnonzero(dark.any(axis=0))
+    assert rows.size and cols.size, "nothing drawn in the region"
+    return rows[-1] - rows[0] + 1, cols[-1] - cols[0] + 1
+
+
+def test_png_legend_text_and_lines_grow_with_the_figure(show, tmp_path):
+    """Regression: at 2x the legend text stayed at screen size (8 px beside 30-px node
+    labels) and 1-px lines stayed 1 px, half as thick as in the window and the SVG."""
+    plot = pg.PlotWidget()
+    for side in ("left", "bottom"):
+        plot.hideAxis(side)
+    plot.addLegend(offset=(10, 10))
+    plot.plot([0, 1], [0, 0], pen=pg.mkPen("k"), name="a legend entry")
+    show(plot)
+    plot.setXRange(0, 1, padding=0)
+    plot.setYRange(-1, 1, padding=0)
+    QApplication.processEvents()
+    sizes = {}
+    for scale in (1.0, 3.0):
+        path = tmp_path / f"x{scale:g}.png"
+        render(plot, str(path), "png", scale=scale)
+        pixels = _rgb(path)
+        h, w = pixels.shape[:2]
+        legend = _ink_box(pixels, (slice(0, h // 4), slice(0, w // 2)))
+        # the curve: a horizontal line, right of the legend; its ink summed down a
+        # column is its thickness in pixels, whatever the antialiasing
+        column = pixels[h // 4:, int(w * 0.75)].min(axis=1).astype(float)
+        sizes[scale] = (legend, float(((255.0 - column) / 255.0).sum()))
+    (legend1, line1), (legend3, line3) = sizes[1.0], sizes[3.0]
+    assert legend3[0] == pytest.approx(3 * legend1[0], rel=0.15)
+    assert legend3[1] == pytest.approx(3 * legend1[1], rel=0.15)
+    assert 0.7 < line1 < 1.5, sizes
+    assert line3 == pytest.approx(3 * line1, rel=0.2)
+
+
+def test_a_panel_exports_with_its_title_above_the_graphics(show, tmp_path):
+    panel = show(ViewPanel(CurvesPlot()))
+    panel.graphics.set_curves(np.arange(5.0), np.ones((1, 5)), ["one"])
+    panel.set_title("Chosen dimensions over positions")
+    qt_size = panel.graphics.size()
+
+    png = render(panel, str(tmp_path / "p.png"), "png", scale=1.0)
+    render(panel, str(tmp_path / "p.svg"), "svg")
+
+    assert png.width() == qt_size.width() and png.height() > qt_size.height() + 10
+    pixels = _rgb(tmp_path / "p.png")
+    band = pixels[: png.height() - qt_size.height()]
+    assert (band < 128).any(axis=2).mean() > 0.02        # the title's ink
+    root = ET.parse(tmp_path / "p.svg").getroot()
+    texts = {"".join(t.itertext()).strip() for t in root.iter(SVG_NS + "text")}
+    assert "Chosen dimensions over positions" in texts
 
 
 def test_render_rejects_an_unknown_format(show, tmp_path):

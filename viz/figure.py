@@ -9,10 +9,12 @@ paths):
   does not spill over the axes), then :func:`viz.svg_post.fix_svg` makes it render
   the same in Qt, Chromium and librsvg (cosmetic strokes baked, images pixelated,
   portable font names);
-* PNG: that same SVG rasterised by Qt at the asked-for size, so a PNG is the SVG
-  enlarged: text, legends (which ignore the view's transformations) and line widths
-  keep their proportions. Painting the scene into a scaled QImage instead drew legend
-  text at screen size (8 px beside 30-px node labels at 2x) and 1-px lines;
+* PNG: the same painting, enlarged by the asked-for factor, cosmetic (1-px) pens
+  enlarged with it (:class:`_WidePenPainter`), so a PNG is the SVG at that size: text,
+  legends (which ignore the view's transformations) and line widths keep their
+  proportions. Painting the scene into a scaled QImage drew legend text at screen size
+  (8 px beside 30-px node labels at 2x) and 1-px lines. (Rasterising the SVG with
+  ``QSvgRenderer`` is no way round: it ignores ``clip-path``.)
 * PDF: ``QPdfWriter`` at the view's logical DPI (fonts embedded by Qt).
 
 Heatmaps: an ``ImageItem`` of at most :data:`MAX_VECTOR_CELLS` cells is drawn as one
@@ -34,7 +36,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import (
     QBuffer,
-    QByteArray,
     QIODevice,
     QMarginsF,
     QPoint,
@@ -56,12 +57,21 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPdfWriter,
+    QPen,
     QTextDocument,
     QTransform,
 )
 from PySide6.QtGui import Qt as QtGui_Qt
-from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QAbstractGraphicsShapeItem,
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPixmapItem,
+    QGraphicsView,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from viz.panel import ViewPanel
 from viz.svg_post import fix_svg
@@ -116,8 +126,11 @@ class _Figure:
         return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
                    | Qt.TextFlag.TextWordWrap)
 
-    def paint(self, painter: QPainter, vector_cells: bool, upsample: bool) -> None:
-        """Paint the whole figure in logical pixels (0, 0, width, height)."""
+    def paint(self, painter: QPainter, vector_cells: bool, upsample: bool,
+              scale: float = 1.0) -> None:
+        """Paint the whole figure in logical pixels (0, 0, width, height), enlarged by
+        ``scale``."""
+        painter.scale(scale, scale)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
@@ -139,14 +152,16 @@ class _Figure:
         view = self.scene_view
         scene = view.scene()
         source = view.mapToScene(view.viewport().rect()).boundingRect()
-        opts = {"antialias": True, "background": QColor("white"), "painter": painter}
+        # resolutionScale: scatter symbols (sized in screen pixels) grow with the figure
+        opts = {"antialias": True, "background": QColor("white"), "painter": painter,
+                "resolutionScale": scale}
         with ExitStack() as stack:
             stack.enter_context(_export_mode(scene, opts))
             if vector_cells:
                 stack.enter_context(_vector_cells(scene, view))
             if upsample:
                 stack.enter_context(_upsampled_images(scene))
-            paint_scene(painter, scene, source, body.topLeft())
+            paint_scene(painter, scene, source, body.topLeft(), scale)
 
     def _background(self) -> QColor:
         view = self.scene_view
@@ -216,17 +231,10 @@ def _png(fig: _Figure, out: QSize, factor: float) -> QImage:
     image = QImage(out, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
     if fig.scene_view is not None:
-        renderer = QSvgRenderer(QByteArray(svg_text(fig, "").encode("utf-8")))
-        if not renderer.isValid():
-            raise FigureError("Qt could not read back the figure it drew.")
-
-        def draw(painter: QPainter) -> None:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
-            renderer.render(painter, QRectF(0, 0, out.width(), out.height()))
-
-        _paint_on(image, draw)
+        # the scene enlarged, with every cosmetic (1-px) pen enlarged too, as the SVG's
+        # strokes are when it is shown at this size
+        _paint_on(image, lambda p: fig.paint(p, vector_cells=True, upsample=False,
+                                             scale=factor), _WidePenPainter(factor))
     else:
         # a whole tab: paint at a device pixel ratio, so text and widgets scale together
         image.setDevicePixelRatio(factor)
@@ -238,8 +246,9 @@ def _png(fig: _Figure, out: QSize, factor: float) -> QImage:
     return image
 
 
-def _paint_on(device, paint: Callable[[QPainter], None]) -> None:
-    painter = QPainter()
+def _paint_on(device, paint: Callable[[QPainter], None],
+              painter: QPainter | None = None) -> None:
+    painter = QPainter() if painter is None else painter
     if not painter.begin(device):
         raise FigureError("Qt could not open the output for painting.")
     try:
@@ -267,34 +276,43 @@ def _portable_family(family: str) -> str:
 
 
 # -- painting a scene item by item -----------------------------------------------------------------
-def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF) -> None:
+def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
+                scale: float = 1.0) -> None:
     """Paint the items of ``scene`` in ``source`` with ``source.topLeft()`` at ``origin``,
-    one by one in stacking order, each under its own clip set afresh.
+    enlarged by ``scale``, one by one in stacking order, each under its own clip set
+    afresh.
 
     ``QGraphicsScene.render`` nests save/restore around clips, and ``QSvgGenerator``
     (SVG 1.1, Qt 6.11) tags the groups after a restore with the wrong clip path: axis
     lines came out clipped to the legend's box and vanished in librsvg. Here a clip is
     set only outside a save, and replaced, never restored."""
     base = QTransform.fromTranslate(origin.x() - source.x(), origin.y() - source.y())
+    outer = QTransform.fromScale(scale, scale)
     option = QStyleOptionGraphicsItem()
     for item in scene.items(Qt.SortOrder.AscendingOrder):
         if (not item.isVisible() or item.effectiveOpacity() <= 0.0
                 or item.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents):
             continue
         clip = _clip_of(item)
-        painter.setWorldTransform(base)
+        painter.setWorldTransform(base * outer)
         if clip is None:
             painter.setClipping(False)
         else:
             painter.setClipPath(clip)
         painter.save()
+        # items that ignore the view's transformations (legends) keep their on-screen
+        # size in the figure, and are enlarged with it
         if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
-            painter.setWorldTransform(item.deviceTransform(base))
+            painter.setWorldTransform(item.deviceTransform(base) * outer)
         else:
-            painter.setWorldTransform(item.sceneTransform() * base)
+            painter.setWorldTransform(item.sceneTransform() * base * outer)
         painter.setOpacity(item.effectiveOpacity())
         option.exposedRect = item.boundingRect()
-        item.paint(painter, option, None)
+        with _wide_item_pen(item, painter):
+            if isinstance(item, pg.AxisItem) and getattr(painter, "factor", 1.0) != 1.0:
+                _paint_axis(item, painter)
+            else:
+                item.paint(painter, option, None)
         painter.restore()
     painter.setClipping(False)
 
@@ -314,6 +332,70 @@ def _clip_of(item: QGraphicsItem) -> QPainterPath | None:
         shape = holder.sceneTransform().map(holder.shape())
         clip = shape if clip is None else clip.intersected(shape)
     return clip
+
+
+class _WidePenPainter(QPainter):
+    """A painter whose cosmetic pens are ``factor`` times as wide.
+
+    A cosmetic pen (pyqtgraph's default) is drawn ``width`` device pixels wide whatever
+    the transformation, so a PNG at twice the view's size had lines half as thick,
+    relative to everything else, as the window and the SVG. Python items set their pens
+    through this painter's ``setPen``; Qt's own shape items are given wider pens by
+    :func:`_wide_item_pen` while they paint."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def setPen(self, pen) -> None:  # noqa: N802 - Qt's name
+        if not isinstance(pen, QPen):
+            pen = QPen(pen)
+        super().setPen(wider(pen, self.factor))
+
+    def strokePath(self, path, pen) -> None:  # noqa: N802 - Qt's name
+        super().strokePath(path, wider(QPen(pen), self.factor))
+
+
+def wider(pen: QPen, factor: float) -> QPen:
+    """``pen``, ``factor`` times as wide if it is cosmetic (width 0 counts as 1)."""
+    if factor == 1.0 or not pen.isCosmetic() or pen.style() == Qt.PenStyle.NoPen:
+        return pen
+    out = QPen(pen)
+    out.setWidthF(max(pen.widthF(), 1.0) * factor)
+    return out
+
+
+def _paint_axis(axis: pg.AxisItem, painter: QPainter) -> None:
+    """``AxisItem.paint`` without its cached QPicture, whose pens this painter cannot
+    widen (the picture is recorded by a painter of its own and replayed in C++)."""
+    if axis.style.get("tickFont"):
+        painter.setFont(axis.style["tickFont"])
+    specs = axis.generateDrawSpecs(painter)
+    if specs is not None:
+        axis.drawPicture(painter, *specs)
+
+
+@contextmanager
+def _wide_item_pen(item: QGraphicsItem, painter: QPainter) -> Iterator[None]:
+    factor = getattr(painter, "factor", 1.0)
+    if factor != 1.0 and isinstance(item, pg.GraphItem) and isinstance(item.pen, QPen):
+        # its edges are a QPicture recorded with item.pen: record them again, wider
+        pen = item.pen
+        item.pen, item.picture = wider(QPen(pen), factor), None
+        try:
+            yield
+        finally:
+            item.pen, item.picture = pen, None
+        return
+    if factor == 1.0 or not isinstance(item, (QAbstractGraphicsShapeItem, QGraphicsLineItem)):
+        yield
+        return
+    pen = QPen(item.pen())
+    item.setPen(wider(pen, factor))
+    try:
+        yield
+    finally:
+        item.setPen(pen)
 
 
 # -- scene items during an export ----------------------------------------------------------------
@@ -380,29 +462,47 @@ def _rgba(image: QImage) -> np.ndarray:
     return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)
 
 
-@contextmanager
-def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
-    """Swap every small, visible ``ImageItem`` for a ``_CellsItem`` while painting."""
-    swapped: list[tuple[pg.ImageItem, float, _CellsItem]] = []
-    for it in scene.items():
-        if (not isinstance(it, pg.ImageItem) or it.image is None or not it.isVisible()
-                or it.effectiveOpacity() <= 0):
-            continue
-        it.render()                    # the QImage the item would draw, LUT and levels applied
+def _raster_of(it: QGraphicsItem) -> tuple[QImage, QRectF] | None:
+    """The image an item draws and where (item coordinates), or None."""
+    if isinstance(it, pg.ImageItem):
+        if it.image is None:
+            return None
+        it.render()                # the QImage the item would draw, LUT and levels applied
         qimage = it.qimage
         if qimage is None or qimage.isNull():
+            return None
+        return qimage, QRectF(0, 0, it.width(), it.height())
+    if isinstance(it, QGraphicsPixmapItem) and not it.pixmap().isNull():
+        pixmap = it.pixmap()
+        dpr = pixmap.devicePixelRatio() or 1.0
+        size = QSizeF(pixmap.width() / dpr, pixmap.height() / dpr)
+        return pixmap.toImage(), QRectF(it.offset(), size)
+    return None
+
+
+@contextmanager
+def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
+    """Swap every small, visible raster (a heatmap's ``ImageItem``, a colour bar's
+    pixmap) for a ``_CellsItem`` while painting."""
+    swapped: list[tuple[QGraphicsItem, float, _CellsItem]] = []
+    for it in scene.items():
+        if not it.isVisible() or it.effectiveOpacity() <= 0:
             continue
+        raster = _raster_of(it)
+        if raster is None:
+            continue
+        qimage, target = raster
         if qimage.width() * qimage.height() > MAX_VECTOR_CELLS:
             continue
-        width, height = it.width(), it.height()
-        cell_w, cell_h = width / qimage.width(), height / qimage.height()
+        cell_w, cell_h = target.width() / qimage.width(), target.height() / qimage.height()
         # half a screen pixel of overlap, in the item's units
         on_screen = view.mapFromScene(it.mapToScene(QRectF(0, 0, cell_w, cell_h))
                                       ).boundingRect()
         overlap = (0.5 * cell_w / max(on_screen.width(), 1.0),
                    0.5 * cell_h / max(on_screen.height(), 1.0))
-        cells = _CellsItem(cell_runs(_rgba(qimage), cell_w, cell_h, overlap),
-                           QRectF(0, 0, width, height))
+        runs = [(rect.translated(target.topLeft()), colour) for rect, colour in
+                cell_runs(_rgba(qimage), cell_w, cell_h, overlap)]
+        cells = _CellsItem(runs, target)
         parent = it.parentItem()
         if parent is not None:
             cells.setParentItem(parent)
