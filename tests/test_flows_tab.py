@@ -195,3 +195,106 @@ def test_form_changes_reach_the_session_there_is(qtbot, tab):
     assert s.batch_size == 128 and s.clip_grad == 5.0
     tab.apply_state({"clip": 0.0})
     assert s.clip_grad is None
+
+
+# -- references, the target beside the learned density, labels -------------------------------
+def _pieces(xy: np.ndarray) -> list[np.ndarray]:
+    """A NaN-separated polyline cut into its pieces."""
+    cut = np.flatnonzero(~np.isfinite(xy).all(1))
+    pieces = [p[np.isfinite(p).all(1)] for p in np.split(xy, cut)]
+    return [p for p in pieces if len(p)]
+
+
+def test_the_latent_panel_draws_n01_contours_at_1_2_3_sigma(qtbot, tab):
+    view = tab.flow_view
+    panel, xy = view.reference()
+    assert panel == 2 and view.references[2].isVisible() and not view.references[0].isVisible()
+    radii = [np.hypot(p[:, 0], p[:, 1]) for p in _pieces(xy)]
+    assert len(radii) == 3
+    for r, want in zip(radii, (1.0, 2.0, 3.0), strict=True):
+        np.testing.assert_allclose(r, want, atol=1e-9)
+    labels = [t.toPlainText() for t in view.reference_labels[2] if t.isVisible()]
+    assert labels == ["1σ", "2σ", "3σ"]
+    assert "N(0, I)" in view.plots[2].titleLabel.text
+    # the whole 3σ circle is in view, whatever the points do
+    (x0, x1), (y0, y1) = view.plots[2].vb.viewRange()
+    assert x0 <= -3 and x1 >= 3 and y0 <= -3 and y1 >= 3
+    # sampling: the latent is the first panel
+    tab.apply_state({"direction": "inverse"})
+    qtbot.waitUntil(lambda: tab.result.trace.direction == "inverse", timeout=30_000)
+    assert view.reference()[0] == 0 and view.references[0].isVisible()
+    assert not view.references[2].isVisible()
+    assert not any(t.isVisible() for t in view.reference_labels[2])
+
+
+@pytest.mark.parametrize("density,kind", [("two_moons", "density"),
+                                          ("checkerboard", "density"),
+                                          ("pinwheel", "histogram")])
+def test_the_target_density_is_drawn_beside_the_learned_one(qtbot, tab, density, kind):
+    from models.flows.densities import histogram_density, sample, target_density
+    from models.flows.probe import RESOLUTION
+
+    qtbot.waitUntil(lambda: not tab.compute.is_busy(), timeout=30_000)
+    before = tab.result
+    tab.apply_state({"density": density})
+    if density != "two_moons":                   # the first open's density: no new trace
+        qtbot.waitUntil(lambda: tab.result is not before, timeout=30_000)
+    qtbot.waitUntil(lambda: not tab.compute.is_busy(), timeout=30_000)
+    assert tab.result.target_kind == kind
+    r = tab.result
+    view = tab.density_plot
+    extent = r.density.extent
+    if kind == "density":
+        np.testing.assert_allclose(view.target(), target_density(density, extent, RESOLUTION),
+                                   rtol=1e-6)
+        assert view.target().shape == r.density.density.shape
+    else:                    # no closed form: a histogram of the session's data pool
+        pool = tab.session().pool.numpy()
+        np.testing.assert_allclose(view.target(), histogram_density(pool, extent))
+        assert "histogram" in view.texts()["target"]
+    # both estimate one probability mass over the same grid
+    x0, x1, y0, y1 = extent
+    cell = (x1 - x0) * (y1 - y0) / view.target().size
+    assert float(view.target().sum() * cell) == pytest.approx(1.0, abs=0.02)
+    # the data the flow learns is what the target shows: most points where p is high
+    pts = sample(density, 500, seed=3)
+    h, w = view.target().shape
+    i = np.clip(((pts[:, 1] - y0) / (y1 - y0) * h).astype(int), 0, h - 1)
+    j = np.clip(((pts[:, 0] - x0) / (x1 - x0) * w).astype(int), 0, w - 1)
+    assert np.median(view.target()[i, j]) > 4 * view.target().mean()
+    np.testing.assert_array_equal(view.density(), r.density.density)
+    # one colour scale: both images share the colour bar's levels
+    assert [tuple(im.levels) for im in view.images] == [view.levels] * 2
+
+
+def test_density_images_fill_their_panels_without_white_bands(qtbot, window, tab):
+    import plane_checks as pc
+
+    for size in ((1500, 940), (1280, 800), (1600, 1000)):
+        window.resize(*size)
+        qtbot.wait(200)
+        for plot, image in zip(tab.density_plot.plots, tab.density_plot.images, strict=True):
+            assert pc.uncovered(plot, image) == 0.0, size
+    for shown in tab.density_plot.shown():
+        assert shown.size and np.isfinite(shown).all()
+
+
+def test_every_plane_has_axis_labels_and_the_colour_bar_says_what_it_measures(qtbot, tab):
+    assert all(x and y for x, y in tab.flow_view.axis_labels())
+    assert tab.flow_view.axis_labels()[0] == ("x₁", "x₂")
+    assert tab.flow_view.axis_labels()[2] == ("z₁", "z₂")
+    texts = tab.density_plot.texts()
+    assert all(texts.values()), texts
+    assert texts["colorbar"] == "density"
+    assert "p(x)" in texts["target"] and "p_θ(x)" in texts["learned"]
+
+
+def test_every_view_has_content_or_says_what_to_press_on_first_open(tab):
+    import plane_checks as pc
+
+    for key in ("flow", "density", "logdet"):
+        assert pc.drawn_items(tab.view(key).panel.graphics), key
+    # the NLL needs training: a hint, and no tick values on an empty range
+    assert not pc.drawn_items(tab.nll_plot)
+    assert tab.nll_plot.hint.isVisible() and "Train" in tab.nll_plot.hint.toPlainText()
+    assert not tab.nll_plot.tick_values_shown()

@@ -5,14 +5,21 @@ through the flow at a position t ∈ [0, L] (between layer outputs they are inte
 linearly, so the motion is smooth), and the latent space (after the last layer). A
 deformed grid is pushed through the same layers. Points are coloured by where they
 started, in a few colour groups (one scatter item each: one brush per item draws 10,000
-points in about 14 ms, a brush per point took twice as long).
+points in about 14 ms, a brush per point took twice as long). The latent panel carries
+the reference the flow aims at: the contours of N(0, I) at 1, 2 and 3 σ (circles of
+radius 1, 2, 3), labelled.
+
+``DensityView`` puts the target beside the learned density: the data's true density (or
+its histogram) and exp log q(x) of the flow, on one colour scale with one labelled
+colour bar, the two panels ranged on the same square (not linked: two aspect-locked
+views of unequal widths, linked, widened each other's range step after step).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 
 from models.traces import FlowTrace
 from viz.theme import colormap
@@ -20,6 +27,19 @@ from viz.theme import colormap
 #: points are coloured by their starting angle around the data's centre, in this many
 #: groups (one ScatterPlotItem each)
 COLOUR_GROUPS = 8
+#: the radii of the N(0, I) contours in the latent panel (1, 2, 3 standard deviations)
+SIGMAS = (1.0, 2.0, 3.0)
+#: the latent panel always shows at least this square (the 3 σ contour and a margin)
+LATENT_HALF = 3.3
+REFERENCE_COLOUR = "#303030"
+
+
+def sigma_circles(radii=SIGMAS, n: int = 180) -> np.ndarray:
+    """Circles of the given radii around 0 as one NaN-separated polyline, float[k, 2]."""
+    a = np.linspace(0, 2 * np.pi, n)
+    rings = [np.concatenate([np.stack([r * np.cos(a), r * np.sin(a)], 1),
+                             np.full((1, 2), np.nan)]) for r in radii]
+    return np.concatenate(rings)
 
 
 def _square(plot: pg.PlotItem) -> None:
@@ -65,6 +85,27 @@ class FlowView(pg.GraphicsLayoutWidget):
         for p, g in zip(self.plots, self.grids, strict=True):
             p.addItem(g)
             g.setZValue(-1)
+        # N(0, I) at 1, 2, 3 σ in whichever panel is the latent one (drawn under the points)
+        pen = pg.mkPen(REFERENCE_COLOUR, width=1.4, style=Qt.PenStyle.DashLine)
+        self.references: list[pg.PlotCurveItem] = []
+        self.reference_labels: list[list[pg.TextItem]] = []
+        circles = sigma_circles()
+        for p in self.plots:
+            ref = pg.PlotCurveItem(circles[:, 0], circles[:, 1], pen=pen, connect="finite")
+            ref.setZValue(5)
+            ref.setVisible(False)
+            p.addItem(ref, ignoreBounds=True)
+            self.references.append(ref)
+            labels = []
+            for r in SIGMAS:
+                text = pg.TextItem(f"{r:g}σ", anchor=(0, 1), color=REFERENCE_COLOUR,
+                                   fill=pg.mkBrush(255, 255, 255, 190))
+                text.setPos(r * np.cos(np.pi / 4), r * np.sin(np.pi / 4))
+                text.setZValue(6)
+                text.setVisible(False)
+                p.addItem(text, ignoreBounds=True)
+                labels.append(text)
+            self.reference_labels.append(labels)
         # what the current layer does, on the canvas (e.g. "x kept · y moves ↕")
         self.note = pg.TextItem(anchor=(0, 0), color="#333333",
                                 fill=pg.mkBrush(255, 255, 255, 200))
@@ -122,6 +163,26 @@ class FlowView(pg.GraphicsLayoutWidget):
         for p, text in zip(self.plots, self._titles, strict=True):
             p.setTitle(text, size="9pt")
 
+    def set_axis_labels(self, labels: list[tuple[str, str]]) -> None:
+        """(bottom, left) axis labels of the three panels, left to right."""
+        for p, (x, y) in zip(self.plots, labels, strict=True):
+            p.setLabel("bottom", x)
+            p.setLabel("left", y)
+
+    def axis_labels(self) -> list[tuple[str, str]]:
+        return [(p.getAxis("bottom").labelText, p.getAxis("left").labelText)
+                for p in self.plots]
+
+    def latent_panel(self) -> int:
+        """The panel of the latent z: the last going forward, the first going inverse."""
+        return 0 if self.trace is not None and self.trace.direction == "inverse" else 2
+
+    def reference(self) -> tuple[int, np.ndarray]:
+        """The panel showing the N(0, I) contours and their polyline (float[k, 2])."""
+        i = self.latent_panel()
+        x, y = self.references[i].getData()
+        return i, np.stack([x, y], 1)
+
     def set_trace(self, trace: FlowTrace, grid: np.ndarray | None = None) -> None:
         """``grid``: float[L+1, m, 2] polyline points (NaN rows break the lines)."""
         self.trace = trace
@@ -133,8 +194,13 @@ class FlowView(pg.GraphicsLayoutWidget):
         self._groups = [np.flatnonzero(group == g) for g in range(COLOUR_GROUPS)]
         self._draw(0, trace.points[0], grid[0] if grid is not None else None)
         self._draw(2, trace.points[-1], grid[-1] if grid is not None else None)
-        self._fit(0, trace.points[0])
-        self._fit(2, trace.points[-1])
+        latent = self.latent_panel()
+        for i in (0, 2):
+            self.references[i].setVisible(i == latent)
+            for label in self.reference_labels[i]:
+                label.setVisible(i == latent)
+            self._fit(i, trace.points[0] if i == 0 else trace.points[-1],
+                      at_least=LATENT_HALF if i == latent else 0.0)
         self.set_position(min(self.t, self.layers))
 
     @property
@@ -170,15 +236,19 @@ class FlowView(pg.GraphicsLayoutWidget):
         if self.trace is not None:
             self._fit(1, self.trace.points.reshape(-1, 2))
 
-    def _fit(self, panel: int, pts: np.ndarray) -> None:
+    def _fit(self, panel: int, pts: np.ndarray, at_least: float = 0.0) -> None:
         """Range a panel on the points (not on the grid, whose outer lines a trained
-        flow can throw far away); the extreme 0.5 % may fall outside."""
+        flow can throw far away); the extreme 0.5 % may fall outside. ``at_least``: the
+        range holds the square [−a, a]² too (the latent panel's 3 σ contour)."""
         finite = pts[np.isfinite(pts).all(1)]
         if finite.size:
             lo, hi = np.percentile(finite, [0.5, 99.5], axis=0)
             pad = 0.08 * (hi - lo) + 1e-6
-            self.plots[panel].setRange(xRange=(lo[0] - pad[0], hi[0] + pad[0]),
-                                       yRange=(lo[1] - pad[1], hi[1] + pad[1]), padding=0)
+            lo, hi = lo - pad, hi + pad
+            if at_least > 0:
+                lo, hi = np.minimum(lo, -at_least), np.maximum(hi, at_least)
+            self.plots[panel].setRange(xRange=(lo[0], hi[0]), yRange=(lo[1], hi[1]),
+                                       padding=0)
 
     def _draw(self, panel: int, pts: np.ndarray, grid: np.ndarray | None) -> None:
         for item, idx in zip(self.scatters[panel], self._groups, strict=True):
@@ -189,38 +259,91 @@ class FlowView(pg.GraphicsLayoutWidget):
             self.grids[panel].setData([], [])
 
 
-class DensityPlot(pg.PlotWidget):
-    """A 2D density as an image over its extent (y up), with points overlaid."""
+class DensityView(pg.GraphicsLayoutWidget):
+    """The target density beside the learned one, on one colour scale (one colour bar,
+    labelled), both on the same square, samples of the flow over the learned density.
+
+    ``set_densities(target, learned, extent, frame, samples)``: target float[h', w']
+    and learned float[h, w] (row 0 at y_min) both over ``extent``; the view shows the
+    square ``frame`` (the grids reach beyond it, so an aspect-locked panel that is not
+    square shows computed values, not white bands, at its sides)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        _square(self.plotItem)
-        self.plotItem.showGrid(x=False, y=False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.plotItem.addItem(self.image)
+        self.plots = [self.addPlot(row=0, col=c) for c in range(2)]
+        self.images = []
+        for p in self.plots:
+            _square(p)
+            p.showGrid(x=False, y=False)
+            image = pg.ImageItem(axisOrder="row-major")
+            image.setZValue(-10)
+            p.addItem(image)
+            self.images.append(image)
         self.colorbar = pg.ColorBarItem(colorMap=colormap("viridis"), width=12,
                                         interactive=False)
-        self.colorbar.setImageItem(self.image, insert_in=self.plotItem)
+        self.colorbar.setImageItem(self.images)
+        # room for the tick values and the label (pyqtgraph fixes 45 px: "0.15" and the
+        # label were cut at the view's edge)
+        self.colorbar.getAxis("right").setWidth(62)
+        self.addItem(self.colorbar, row=0, col=2)
         self.samples = pg.ScatterPlotItem(pxMode=True, size=3, pen=None,
                                           brush=pg.mkBrush(255, 255, 255, 150))
-        self.plotItem.addItem(self.samples)
-        self._density = np.zeros((1, 1), np.float32)
+        self.plots[1].addItem(self.samples)
+        self._target = np.zeros((0, 0), np.float32)
+        self._learned = np.zeros((0, 0), np.float32)
+        self._shown: list[np.ndarray] = [self._target, self._learned]
+        self.levels = (0.0, 1.0)
 
-    def set_density(self, density: np.ndarray, extent: tuple[float, float, float, float],
-                    samples: np.ndarray | None = None) -> None:
-        """density: float[h, w], row 0 at y_min; extent (x0, x1, y0, y1)."""
-        from PySide6.QtCore import QRectF
+    def set_texts(self, target: str, learned: str, colorbar: str, x: str, y: str) -> None:
+        """Panel titles, the colour bar's label and the axis labels of both panels."""
+        for p, title in zip(self.plots, (target, learned), strict=True):
+            p.setTitle(title, size="9pt")
+            p.setLabel("bottom", x)
+            p.setLabel("left", y)
+        self.colorbar.getAxis("right").setLabel(colorbar)
 
-        d = np.ascontiguousarray(density, dtype=np.float32)
-        finite = d[np.isfinite(d)]
-        top = float(np.percentile(finite, 99.5)) if finite.size else 1.0
-        self.image.setImage(d, autoLevels=False, levels=(0.0, top or 1.0))
-        x0, x1, y0, y1 = extent
-        self.image.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
-        self.colorbar.setLevels((0.0, top or 1.0))
+    def set_densities(self, target: np.ndarray, learned: np.ndarray,
+                      extent: tuple[float, float, float, float],
+                      frame: tuple[float, float, float, float] | None = None,
+                      samples: np.ndarray | None = None) -> None:
+        x0, x1, y0, y1 = (float(v) for v in extent)
+        self._target = np.ascontiguousarray(target, dtype=np.float32)
+        self._learned = np.ascontiguousarray(learned, dtype=np.float32)
+        finite = [a[np.isfinite(a)] for a in (self._target, self._learned)]
+        top = max((float(np.percentile(f, 99.5)) for f in finite if f.size), default=1.0)
+        top = top if top > 0 else 1.0
+        self.levels = (0.0, top)
+        self._shown = []
+        for image, values in zip(self.images, (self._target, self._learned), strict=True):
+            # exp of a log-density: +inf where it overflowed (drawn saturated), NaN where
+            # the flow is undefined (drawn as 0); pyqtgraph leaves such pixels transparent,
+            # white stripes through the image
+            shown = np.nan_to_num(values, nan=0.0, posinf=top, neginf=0.0)
+            image.setImage(shown, autoLevels=False, levels=self.levels)
+            image.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
+            self._shown.append(shown)
+        self.colorbar.setLevels(self.levels)
         self.samples.setData(pos=samples if samples is not None else np.zeros((0, 2)))
-        self.plotItem.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
-        self._density = d
+        fx0, fx1, fy0, fy1 = frame if frame is not None else (x0, x1, y0, y1)
+        for p in self.plots:
+            # no auto range: the learned panel's samples (an untrained flow throws some
+            # far out) would widen the panel past the grid
+            p.vb.disableAutoRange()
+            p.setRange(xRange=(fx0, fx1), yRange=(fy0, fy1), padding=0)
+
+    def target(self) -> np.ndarray:
+        return self._target
 
     def density(self) -> np.ndarray:
-        return self._density
+        return self._learned
+
+    def shown(self) -> list[np.ndarray]:
+        """The arrays the two images draw (non-finite values replaced)."""
+        return self._shown
+
+    def texts(self) -> dict[str, str]:
+        return {"target": self.plots[0].titleLabel.text,
+                "learned": self.plots[1].titleLabel.text,
+                "colorbar": self.colorbar.getAxis("right").labelText,
+                "x": self.plots[0].getAxis("bottom").labelText,
+                "y": self.plots[0].getAxis("left").labelText}

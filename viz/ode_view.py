@@ -48,12 +48,23 @@ def _set_hint(hint: pg.TextItem, text: str) -> None:
 
 
 class TimelinePlot(CurvesPlot):
-    """A ``CurvesPlot`` with labelled vertical markers: ``set_markers(xs, labels)``."""
+    """A ``CurvesPlot`` over training steps with labelled vertical markers
+    (``set_markers(xs, labels)``). While its hint shows (nothing trained yet), the axes
+    keep their labels and grid but no tick values: an empty 0 … 1 range numbered 0.2,
+    0.4, … read as data that was not there."""
 
     def __init__(self, parent=None, **kw) -> None:
         super().__init__(parent, **kw)
         self._markers: list[pg.InfiniteLine] = []
         self._marker_data: tuple[np.ndarray, list[str]] = (np.zeros(0), [])
+
+    def set_hint(self, text: str) -> None:
+        super().set_hint(text)
+        for name in ("bottom", "left"):
+            self.plotItem.getAxis(name).setStyle(showValues=not text)
+
+    def tick_values_shown(self) -> bool:
+        return bool(self.plotItem.getAxis("left").style["showValues"])
 
     def set_markers(self, xs: Sequence[float], labels: Sequence[str]) -> None:
         """A dashed vertical line at each x, its label near the top (reused items): right

@@ -94,6 +94,7 @@ class PlanePlot(LabelledPlot):
                                         interactive=False)
         self.colorbar.setImageItem(self.image, insert_in=item)
         self.colorbar.setVisible(False)
+        self._colorbar_label = ""
         self.field = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen("#4a4a4a", width=1))
         self.field.setZValue(-5)
         item.addItem(self.field)
@@ -112,11 +113,29 @@ class PlanePlot(LabelledPlot):
         self.scene().sigMouseClicked.connect(self._on_click)
 
     # -- the image ------------------------------------------------------------------------
+    def set_colorbar_label(self, text: str) -> None:
+        """What the colour bar measures (e.g. "density p_t(x)"), beside its values."""
+        self._colorbar_label = text
+        axis = self.colorbar.getAxis("right")
+        axis.setLabel(text)
+        # room for the values and the label (pyqtgraph fixes 45 px, labels were cut)
+        axis.setWidth(62 if text else 45)
+
+    def colorbar_label(self) -> str:
+        return self._colorbar_label
+
+    def axis_labels(self) -> tuple[str, str]:
+        """The (bottom, left) axis labels."""
+        return (self.plotItem.getAxis("bottom").labelText,
+                self.plotItem.getAxis("left").labelText)
+
     def set_image(self, values: np.ndarray, extent: tuple[float, float, float, float],
                   cmap: str = "viridis", levels: tuple[float, float] | None = None,
                   classes: bool = False) -> None:
         """A continuous image (with a colour bar; ``levels`` default: 0 … 99.5th
-        percentile) or, with ``classes``, integer regions tinted by class (−1: none)."""
+        percentile; NaN and ±inf drawn as the low and high ends, where pyqtgraph would
+        leave them transparent) or, with ``classes``, integer regions tinted by class
+        (−1: none)."""
         x0, x1, y0, y1 = (float(v) for v in extent)
         if classes:
             ids = np.asarray(values, dtype=np.int64)
@@ -140,7 +159,8 @@ class PlanePlot(LabelledPlot):
                 low = float(min(0.0, finite.min())) if finite.size else 0.0
                 levels = (low, top if top > low else low + 1.0)
             self.colorbar.setColorMap(colormap(cmap))
-            self.image.setImage(d, autoLevels=False, levels=levels)
+            shown = np.nan_to_num(d, nan=levels[0], posinf=levels[1], neginf=levels[0])
+            self.image.setImage(shown, autoLevels=False, levels=levels)
             self.colorbar.setLevels(levels)
             self.colorbar.setVisible(True)
             self._image = d

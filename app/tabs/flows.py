@@ -17,9 +17,10 @@ from app.tabs.training import TrainingTab
 from models.flows import options
 from models.traces import FlowResult, Progress
 from viz.controls import Param, ParamForm
-from viz.flow_view import DensityPlot, FlowView
+from viz.flow_view import DensityView, FlowView
+from viz.ode_view import TimelinePlot
 from viz.panel import ViewPanel
-from viz.plots import CurvesPlot, GroupedBarsPlot
+from viz.plots import GroupedBarsPlot
 
 DENSITIES = (*options.DENSITIES, options.CUSTOM)
 MODELS = options.FLOW_KINDS
@@ -104,22 +105,25 @@ class FlowsTab(TrainingTab):
         row.addWidget(self.draw_button)
         row.addWidget(self.frames_button)
         col.addLayout(row)
-        self.density_plot = DensityPlot()
-        self.nll_plot = CurvesPlot()
+        self.density_plot = DensityView()
+        self.nll_plot = TimelinePlot()
         self.logdet_plot = GroupedBarsPlot()
         panel = ViewPanel(self.flow_view)         # exports the view, not the controls
         panel.layout().replaceWidget(self.flow_view, host)
         col.insertWidget(0, self.flow_view, 1)
-        self.add_view(View("flow", self._flow_title, panel, self._data_flow), 0, 0, 1, 3)
-        self.add_view(View("density", lambda: self.tr("Learned density exp log p(x) and "
-                                                      "samples"),
-                           ViewPanel(self.density_plot), self._data_density), 1, 0)
+        self.add_view(View("flow", self._flow_title, panel, self._data_flow), 0, 0, 1, 4)
+        # two square panels side by side: the target and the learned density
+        self.add_view(View("density", lambda: self.tr("The data's density beside the learned "
+                                                      "one, and samples"),
+                           ViewPanel(self.density_plot), self._data_density), 1, 0, 1, 2)
         self.add_view(View("nll", lambda: self.tr("Training: NLL against the entropy floor"),
-                           ViewPanel(self.nll_plot), self._data_nll), 1, 1)
+                           ViewPanel(self.nll_plot), self._data_nll), 1, 2)
         self.add_view(View("logdet", lambda: self.tr("log|det J| of each layer (mean)"),
-                           ViewPanel(self.logdet_plot), self._data_logdet), 1, 2)
+                           ViewPanel(self.logdet_plot), self._data_logdet), 1, 3)
         self.grid.setRowStretch(0, 3)
         self.grid.setRowStretch(1, 2)
+        for c in range(4):
+            self.grid.setColumnStretch(c, 1)
 
     def _flow_title(self) -> str:
         p = self.params()
@@ -217,18 +221,30 @@ class FlowsTab(TrainingTab):
         self.slider.blockSignals(False)
         self._slider_moved(self.slider.value())
         d = result.density
-        self.density_plot.set_density(d.density, d.extent, d.samples[:1000])
+        self.density_plot.set_densities(result.target, d.density, d.extent, result.frame,
+                                        d.samples[:1000])
+        self._density_texts(result)
         self.logdet_plot.set_bars([str(i + 1) for i in range(layers)], trace.logdet[None],
                                   [self.tr("mean log|det J|")])
         self._redraw_nll(result.entropy)
         for v in self.views:
             v.panel.set_title(v.title())
         forward = trace.direction == "forward"
-        self.flow_view.set_titles(self.tr("data x") if forward else self.tr("latent z ~ N(0, I)"),
+        latent = self.tr("latent z (dashed: N(0, I) at 1, 2, 3σ)")
+        self.flow_view.set_titles(self.tr("data x") if forward else latent,
                                   self.tr("through the layers"),
-                                  self.tr("latent z") if forward else self.tr("samples x"))
+                                  latent if forward else self.tr("samples x"))
+        x, z, h = ("x₁", "x₂"), ("z₁", "z₂"), ("h₁", "h₂")
+        self.flow_view.set_axis_labels([x, h, z] if forward else [z, h, x])
         self.view("density").panel.set_readout(self.tr(
-            "mass on this grid: {0:.3f} (1 if the grid holds all of it)").format(d.mass))
+            "learned mass on the grid: {0:.3f} (1 if it holds all of it)").format(d.mass))
+
+    def _density_texts(self, result: FlowResult) -> None:
+        exact = result.target_kind == "density"
+        self.density_plot.set_texts(
+            self.tr("target: the data's density p(x)") if exact else
+            self.tr("target: histogram of the data"),
+            self.tr("learned: exp log p_θ(x), samples"), self.tr("density"), "x₁", "x₂")
 
     def _redraw_nll(self, entropy: float) -> None:
         session = self.sessions.get(self._session_key())
@@ -469,8 +485,10 @@ class FlowsTab(TrainingTab):
         if r is None:
             return None
         d = r.density
-        return ViewData("density", {"density": d.density, "samples": d.samples},
-                        {"extent": list(d.extent), "mass": d.mass},
+        return ViewData("density", {"density": d.density, "target": r.target,
+                                    "samples": d.samples},
+                        {"extent": list(d.extent), "frame": list(r.frame), "mass": d.mass,
+                         "target": r.target_kind},
                         row_labels=None, col_labels=None)
 
     def _data_nll(self) -> ViewData | None:

@@ -37,7 +37,7 @@ from models.errors import InvalidParameterError
 from models.flows.options import DENSITIES
 
 __all__ = ["DENSITIES", "MAX_POINTS", "sample", "differential_entropy", "knn_entropy", "mixture_entropy",
-           "load_points_csv"]
+           "target_density", "histogram_density", "load_points_csv"]
 
 #: the most points ``load_points_csv`` accepts
 MAX_POINTS = 1_000_000
@@ -234,6 +234,84 @@ def differential_entropy(name: str) -> float:
         return knn_entropy(sample(name, ENTROPY_KNN, seed=12345))
     centres, sigma = _curve_nodes(name)
     return mixture_entropy(centres, sigma, sample(name, ENTROPY_MC, seed=12345))[0]
+
+
+# -- the target density on a grid -------------------------------------------------------------
+def _cell_centres(extent: tuple[float, float, float, float], resolution: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of the cell centres of a resolution × resolution grid over ``extent``
+    (rows from y_min upwards), as ``models.flows.flow.density_grid`` lays them out."""
+    x0, x1, y0, y1 = (float(v) for v in extent)
+    dx, dy = (x1 - x0) / resolution, (y1 - y0) / resolution
+    xs = x0 + dx * (np.arange(resolution) + 0.5)
+    ys = y0 + dy * (np.arange(resolution) + 0.5)
+    return xs, ys
+
+
+def _checkerboard_density(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """``_checkerboard``'s density: 1/32 on its 8 squares of side 2, 0 elsewhere. Before
+    the final ×2, x1 ∈ [-2, 2) and x2 lies in [m − 2, m − 1) ∪ [m, m + 1) with
+    m = floor(x1) mod 2."""
+    a, c = gx / 2, gy / 2
+    m = np.mod(np.floor(a), 2)
+    rel = np.floor(c) - m
+    inside = (a >= -2) & (a < 2) & ((rel == 0) | (rel == -2))
+    return np.where(inside, 1.0 / 32.0, 0.0)
+
+
+@functools.lru_cache(maxsize=32)
+def _target_grid(name: str, extent: tuple[float, float, float, float], resolution: int
+                 ) -> np.ndarray | None:
+    xs, ys = _cell_centres(extent, resolution)
+    gy, gx = np.meshgrid(ys, xs, indexing="ij")
+    if name == "checkerboard":
+        return _checkerboard_density(gx, gy).astype(np.float32)
+    try:
+        centres, sigma = _curve_nodes(name)
+    except KeyError:
+        return None
+    pts = torch.as_tensor(np.stack([gx.ravel(), gy.ravel()], 1), dtype=torch.float32)
+    c = torch.as_tensor(centres, dtype=torch.float32)
+    norm = 1.0 / (len(centres) * 2 * math.pi * sigma ** 2)
+    out = torch.cat([torch.exp(-torch.cdist(chunk, c).square() / (2 * sigma ** 2)).sum(1)
+                     for chunk in pts.split(2048)]) * norm
+    return out.reshape(resolution, resolution).numpy().astype(np.float32)
+
+
+def target_density(name: str, extent: tuple[float, float, float, float],
+                   resolution: int) -> np.ndarray | None:
+    """The true density p(x) of ``name`` at the cell centres of a resolution × resolution
+    grid over ``extent`` = (x_min, x_max, y_min, y_max) (float32[h, w], row 0 at y_min),
+    or None where it has no closed form here (``two_spirals``, ``pinwheel``: use
+    ``histogram_density`` of a sample).
+
+    ``checkerboard`` is exact (1/32 on its squares); the curve-plus-noise densities
+    (``two_moons``, ``circles``, ``rings``, ``swiss_roll``, ``8gaussians``) are the
+    Gaussian mixtures over quadrature nodes that ``differential_entropy`` integrates,
+    so the floor and this picture are of the same density. Cached per grid.
+    """
+    if name not in DENSITIES:
+        raise InvalidParameterError(f"Unknown density '{name}' (choose {', '.join(DENSITIES)}).")
+    grid = _target_grid(name, tuple(float(v) for v in extent), int(resolution))
+    return None if grid is None else grid.copy()
+
+
+def histogram_density(points: np.ndarray, extent: tuple[float, float, float, float],
+                      bins: int | None = None) -> np.ndarray:
+    """A normalised 2D histogram of ``points`` over ``extent``: the fraction of the
+    points in each cell divided by the cell's area, so it estimates p(x) and sums (times
+    the cell area) to the fraction of points inside the extent. ``bins`` per side
+    default to about √(n / 10), between 12 and 128 (10 points a cell on average over a
+    square holding them all). Returns float32[bins, bins], row 0 at y_min."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    pts = pts[np.isfinite(pts).all(1)]
+    n = len(pts)
+    if bins is None:
+        bins = int(np.clip(round(math.sqrt(max(n, 1) / 10)), 12, 128))
+    x0, x1, y0, y1 = (float(v) for v in extent)
+    counts, _, _ = np.histogram2d(pts[:, 1], pts[:, 0], bins=bins, range=[[y0, y1], [x0, x1]])
+    area = (x1 - x0) * (y1 - y0) / bins ** 2
+    return (counts / (max(n, 1) * area)).astype(np.float32)
 
 
 # -- the user's points -----------------------------------------------------------------------------

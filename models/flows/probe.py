@@ -17,6 +17,13 @@ from models.traces import FlowResult
 
 __all__ = ["flow_result"]
 
+#: cells per side of the density grids
+RESOLUTION = 160
+#: the grid's side as a multiple of the square shown: views up to 2.2 times wider than
+#: tall, or taller than wide, are filled (at 1280 x 800 the density panels are about
+#: 190 x 100 px)
+GRID_REACH = 2.2
+
 
 def flow_result(session: FlowSession, p: dict, custom: np.ndarray | None) -> FlowResult:
     """The trace of ``p["points"]`` points through the flow, the grid through the same
@@ -27,10 +34,7 @@ def flow_result(session: FlowSession, p: dict, custom: np.ndarray | None) -> Flo
         data = custom[rng.choice(len(custom), size=min(n, len(custom)), replace=False)]
     else:
         data = densities.sample(p["density"], n, seed=p["seed"])
-    lo, hi = np.percentile(data, [0.5, 99.5], axis=0)
-    pad = 0.25 * (hi - lo) + 1e-3
-    extent = (float(lo[0] - pad[0]), float(hi[0] + pad[0]),
-              float(lo[1] - pad[1]), float(hi[1] + pad[1]))
+    frame, extent = _frame(data)
     with session.lock:
         flow = session.flow
         was_training = flow.training
@@ -39,15 +43,45 @@ def flow_result(session: FlowSession, p: dict, custom: np.ndarray | None) -> Flo
         try:
             if p["direction"] == "forward":
                 trace = flow.trace(data)
-                lines = grid_lines(extent, 11, 60)
+                lines = grid_lines(frame, 11, 60)
             else:
                 gen = torch.Generator().manual_seed(p["seed"])
                 trace = flow.trace_inverse(torch.randn(n, 2, generator=gen))
                 lines = grid_lines((-3, 3, -3, 3), 11, 60)
             grid = flow.grid_trace(lines, p["direction"]) if p["grid"] else None
-            density = density_grid(flow, extent, resolution=96, n_samples=1000,
+            density = density_grid(flow, extent, resolution=RESOLUTION, n_samples=1000,
                                    seed=p["seed"])
         finally:
             if was_training:
                 flow.train()
-    return FlowResult(trace=trace, grid=grid, density=density, entropy=session.entropy)
+    target, kind = _target(session, p["density"], custom, extent)
+    return FlowResult(trace=trace, grid=grid, density=density, entropy=session.entropy,
+                      target=target, target_kind=kind, frame=frame)
+
+
+def _frame(data: np.ndarray) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The square a density view shows (the data's 0.5 … 99.5 percentile box, padded by
+    15 % and made square), and the grid's extent: the same centre, ``GRID_REACH`` times
+    the side, so a view wider or taller than square still shows computed values (an
+    aspect-locked view used to show white bands beside a grid fitted to the data)."""
+    lo, hi = np.percentile(data, [0.5, 99.5], axis=0)
+    centre = (lo + hi) / 2
+    half = float(max(hi - lo)) * 0.5 * 1.3 + 1e-3
+    frame = (float(centre[0] - half), float(centre[0] + half),
+             float(centre[1] - half), float(centre[1] + half))
+    reach = half * GRID_REACH
+    extent = (float(centre[0] - reach), float(centre[0] + reach),
+              float(centre[1] - reach), float(centre[1] + reach))
+    return frame, extent
+
+
+def _target(session: FlowSession, name: str, custom: np.ndarray | None,
+            extent: tuple[float, ...]) -> tuple[np.ndarray, str]:
+    """The data's density on the grid where it has a closed form, else a histogram of
+    the data (the session's pool of 100,000 points, or the user's points)."""
+    if name != CUSTOM:
+        exact = densities.target_density(name, extent, RESOLUTION)
+        if exact is not None:
+            return exact, "density"
+    points = custom if name == CUSTOM and custom is not None else session.pool.numpy()
+    return densities.histogram_density(points, extent), "histogram"

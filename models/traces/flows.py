@@ -64,8 +64,16 @@ class FlowResult:
     learned density with samples, and the NLL floor of the data (``entropy``, NaN when
     unknown).
 
+    ``target`` is what the flow should learn, over the same ``density.extent``: the
+    data's true density p(x) at the grid's cell centres (``target_kind`` "density",
+    same shape as ``density.density``), or a normalised 2D histogram of the data where
+    p has no closed form or the points are the user's ("histogram", its own number of
+    cells). ``frame`` (x_min, x_max, y_min, y_max) is the square around the data a
+    density view shows; the grid reaches beyond it, so a view whose shape is not
+    square still shows computed values to its edges.
+
     Shapes:
-        grid: float32[L+1, m, 2] (NaN rows break the polylines);
+        grid: float32[L+1, m, 2] (NaN rows break the polylines); target: float32[h', w'];
         see ``FlowTrace`` and ``FlowDensity`` for ``trace`` and ``density``
     """
 
@@ -73,3 +81,6 @@ class FlowResult:
     grid: np.ndarray | None
     density: FlowDensity
     entropy: float
+    target: np.ndarray
+    target_kind: str
+    frame: tuple[float, float, float, float]
