@@ -180,7 +180,7 @@ def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
 
 def test_every_tour_step_applies(qtbot, tab):
     steps = tab.tour_steps()
-    assert 8 <= len(steps) <= 12
+    assert 8 <= len(steps) <= 13
     for i, step in enumerate(steps):
         tab.tour.go_to(i)
         highlighted = [v.key for v in tab.views if v.panel.is_highlighted()]
@@ -309,3 +309,112 @@ def test_free_text_with_characters_and_words(qtbot, tab):
     tab.generate()
     qtbot.waitUntil(lambda: tab.input_note.text() == "", timeout=5000)
     wait_trace(qtbot, tab, lambda t: " ".join(t.src_tokens).startswith(tab.sequence.text()))
+
+
+# -- figures you can teach from: fill, labels, overview, controls, tour state ------------------
+def _union(rects):
+    out = rects[0]
+    for r in rects[1:]:
+        out = out.united(r)
+    return out
+
+
+@pytest.mark.parametrize("key", ["heads", "head_steps", "forward"])
+def test_heatmaps_fill_their_panel_with_square_cells(qtbot, tab, key):
+    qtbot.wait(50)
+    graphics = tab.view(key).panel.graphics
+    images = {"heads": tab.heads_view.images, "head_steps": tab.panels_view.images,
+              "forward": [tab.step_view.image]}[key]
+    rects = [im.sceneBoundingRect() for im in images]
+    for im, r in zip(images, rects, strict=True):
+        rows, cols = im.image.shape[:2]
+        assert r.width() / cols == pytest.approx(r.height() / rows, rel=0.02)   # square
+    block = _union(rects)
+    view = graphics.viewport()
+    # scene coordinates are the view's pixels: the block of heatmaps spans at least 70 %
+    # of the side that limits it
+    assert graphics.mapToScene(view.rect()).boundingRect().contains(block)
+    cover = max(block.width() / view.width(), block.height() / view.height())
+    assert cover >= 0.7, (key, block, view.size())
+
+
+def test_every_head_names_its_tokens_on_both_axes(qtbot, tab):
+    from viz.heatmap import short_label
+
+    t = tab.trace
+    for plot in tab.heads_view.plots:
+        for name, tokens in (("left", t.q_tokens), ("bottom", t.k_tokens)):
+            axis = plot.getAxis(name)
+            shown = axis.shown_labels()
+            assert axis.isVisible() and shown and shown[0] == short_label(tokens[0])
+            assert set(shown) <= {short_label(x) for x in tokens}
+    # digits fit one per cell: every key is named
+    assert len(tab.heads_view.plots[3].getAxis("bottom").shown_labels()) == len(t.k_tokens)
+
+
+def test_long_tokens_turn_and_the_readout_names_them_whole(qtbot, tab):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtTest import QTest
+
+    tab.apply_state({"tokenizer": "words", "sequence": "the happy woman sleeps today",
+                     "kind": "encoder", "layer": 0})
+    wait_trace(qtbot, tab, lambda t: t.kind == "encoder" and "happy" in t.src_tokens)
+    qtbot.wait(50)
+    axis = tab.heads_view.plots[1].getAxis("bottom")
+    assert axis.rotated()                       # words are wider than a cell
+    assert axis.extent() > axis.label_width(["happy"])
+    plot = tab.heads_view.plots[1]
+    i = tab.trace.k_tokens.index("sleeps")
+    pt = tab.heads_view.mapFromScene(plot.vb.mapViewToScene(QPointF(i, 0)))
+    QTest.mouseMove(tab.heads_view.viewport(), pt)
+    qtbot.waitUntil(lambda: "“sleeps”" in tab.view("heads").panel.readout.text(), timeout=3000)
+
+
+def test_overview_thumbnails_are_at_least_64_pixels(qtbot, tab):
+    qtbot.wait(50)
+    view = tab.overview_view
+    for index in range(len(view.tiles())):
+        r = view.tile_rect(index)
+        assert r.width() >= 64 and r.height() >= 64, (index, r)
+    tab.kind.setCurrentIndex(0)                    # encoder: heads, average, rollout
+    wait_trace(qtbot, tab, lambda t: t.kind == "encoder")
+    axis = view.plot.getAxis("left" if view.transposed else "top")
+    headers = [text for _, text in axis._tickLevels[0]]
+    assert headers[-1] == "rollout"                # whole, not "roll."
+    # the colour bar is as tall as the mosaic, not the panel
+    assert view.colorbar.sceneBoundingRect().height() <= view.plot.sceneBoundingRect().height()
+
+
+def test_mask_switches_and_step_buttons_show_without_scrolling(qtbot, tab):
+    qtbot.wait(50)
+    for widget in (tab.look_ahead, tab.padding, tab.next_step, tab.prev_step, tab.step_combo,
+                   tab.train_button):
+        region = widget.visibleRegion().boundingRect()
+        assert region.height() == widget.height() and region.width() == widget.width(), widget
+
+
+def test_every_tour_step_declares_its_state_and_back_restores_it(qtbot, tab):
+    from app.tabs.transformer.tab import DEFAULTS
+
+    steps = tab.tour_steps()
+    for step in steps:
+        assert set(DEFAULTS) <= set(step.state), step.title["en"]
+    combine = next(i for i, s in enumerate(steps) if s.state["look_ahead"] is False)
+    tab.tour.go_to(combine)
+    wait_trace(qtbot, tab, lambda t: t.kind == "decoder" and not t.use_look_ahead_mask)
+    for _ in range(combine):
+        tab.tour.back()
+    tab.jobs.stop()
+    assert tab.tour.index() == 0
+    wait_trace(qtbot, tab, lambda t: t.kind == "cross" and t.use_look_ahead_mask
+               and t.use_padding_mask and t.layer == 1)
+    assert {k: tab.params()[k] for k in DEFAULTS} == DEFAULTS
+
+
+def test_untrained_curve_shows_the_loss_of_a_uniform_guess(qtbot, tab):
+    import math
+
+    items = tab.train_plot.plotItem.listDataItems()
+    v = tab.session().task.vocab_size
+    assert len(items) == 1
+    np.testing.assert_allclose(items[0].yData, math.log(v), rtol=1e-5)

@@ -11,17 +11,24 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from models.traces import ForwardStep
-from viz.heatmap import HeatmapPlot
-from viz.theme import HIGHLIGHT, colormap
+from viz.heatmap import HeatmapPlot, TokenAxis, token_font
+from viz.theme import HIGHLIGHT, PALETTE, colormap
 
-#: above this many tokens the axes show positions, not every token (unreadable, and
-#: drawing 512 labels per axis took most of a redraw)
-MAX_TOKEN_LABELS = 40
 #: colour of the keep-mask: blocked = dark grey, keep = light green
 MASK_COLOURS = pg.ColorMap([0.0, 1.0], [(60, 60, 60), (200, 230, 200)])
+#: one colour per head, shared by the heads grid's titles and the head view's lines
+HEAD_COLOURS = PALETTE
+TITLE_H = 20      # a one-line plot title
+GAP = 8           # between heatmaps
+BAR_W = 58        # a colour bar with its tick labels
+
+
+def head_colour(h: int) -> str:
+    return HEAD_COLOURS[h % len(HEAD_COLOURS)]
 
 
 # pyqtgraph redraws an axis from scratch after any setTicks/setStyle, and a title
@@ -48,38 +55,35 @@ def _set_title(plot: pg.PlotItem, title: str | None, **style) -> None:
             plot.layout.setRowFixedHeight(0, 15 * lines + 5)
 
 
-def _fit(plot: pg.PlotItem, shape: tuple[int, ...]) -> None:
-    """Range the view on the image when its shape changes (not on every update)."""
-    if getattr(plot, "_archscope_shape", None) != shape:
-        plot._archscope_shape = shape
-        plot.autoRange(padding=0)
+def wrap_title(title: str | None, width: float, size: str = "9pt", bold: bool = False) -> str:
+    """``title`` with line breaks (``<br>``) so that no line is wider than ``width``
+    pixels (words are not split; a title with markup is left as it is)."""
+    if not title or width <= 0 or "<" in title.replace("<br>", ""):
+        return title or ""
+    font = QFont()
+    font.setPointSizeF(float(size.rstrip("pt")))
+    font.setBold(bold)
+    fm = QFontMetricsF(font)
+    out = []
+    for line in title.split("<br>"):
+        current = ""
+        for word in line.split(" "):
+            trial = f"{current} {word}" if current else word
+            if current and fm.horizontalAdvance(trial) > width - 4:
+                out.append(current)
+                current = word
+            else:
+                current = trial
+        out.append(current)
+    return "<br>".join(out)
 
 
-def _token_ticks(plot: pg.PlotItem, q_labels: Sequence[str], k_labels: Sequence[str],
-                 show_left: bool = True, square: bool = True) -> None:
-    """Token names on the axes: every few tokens always, the rest only where they fit
-    (pyqtgraph draws a second tick level only while the text fills < 90 % of the
-    axis), so words do not print over each other; the hover read-out names every
-    cell anyway."""
-    for axis, labels, show in (("bottom", k_labels, True), ("left", q_labels, show_left)):
-        ax = plot.getAxis(axis)
-        if not show:
-            _set_ticks(ax, [[]])
-        elif len(labels) > MAX_TOKEN_LABELS:
-            _set_ticks(ax, None)      # automatic position ticks
-        else:
-            # about 16 characters' worth of labels always (a small panel holds that)
-            width = max((len(str(t)) for t in labels), default=1) + 1
-            step = max(1, -(-len(labels) * width // 16))
-            ticks = list(enumerate(labels))
-            # (a square heatmap fills only part of its left axis: stricter there)
-            _set_ticks(ax, [ticks[::step], [t for i, t in enumerate(ticks) if i % step]],
-                       0.6 if square and axis == "left" else 0.9)
+def _lines(title: str) -> int:
+    return title.count("<br>") + 1
 
 
-def _square_plot(layout: pg.GraphicsLayout, row: int, col: int) -> tuple[pg.PlotItem,
-                                                                             pg.ImageItem]:
-    plot = layout.addPlot(row=row, col=col)
+def _square_plot() -> tuple[pg.PlotItem, pg.ImageItem]:
+    plot = pg.PlotItem(axisItems={"left": TokenAxis("left"), "bottom": TokenAxis("bottom")})
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.invertY(True)
@@ -88,13 +92,167 @@ def _square_plot(layout: pg.GraphicsLayout, row: int, col: int) -> tuple[pg.Plot
     # long sequences: downsample to screen pixels before the lookup table, not after
     image = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
     plot.addItem(image)
-    for axis in ("bottom", "left"):
-        plot.getAxis(axis).setStyle(tickFont=None, tickTextOffset=2)
     return plot, image
 
 
-class HeadGrid(pg.GraphicsLayoutWidget):
+def fit_cells(width: float, height: float, n: int, q: int, k: int, left: float,
+              bottom: float, options, title: float = TITLE_H) -> tuple[int, float]:
+    """(columns, pixels per cell) that make ``n`` square-celled q × k heatmaps, each with
+    a ``title`` row, a ``left`` axis and a ``bottom`` axis, and one colour bar, as large
+    as ``width`` × ``height`` allows; ``options``: the column counts to try."""
+    best = (next(iter(options)), -1.0)
+    for cols in options:
+        rows = -(-n // cols)
+        sx = (width - BAR_W - cols * (left + 2 + GAP) - 4) / (cols * k)
+        sy = (height - rows * (title + bottom + 2) - (rows - 1) * GAP - 4) / (rows * q)
+        s = min(sx, sy)
+        if s > best[1] + 1e-9:
+            best = (cols, s)
+    return best[0], max(best[1], 1.0)
+
+
+class _SquareGrid(pg.GraphicsLayoutWidget):
+    """Heatmaps of one shape with square cells, laid out to fill the widget.
+
+    On every resize and new shape the column count and the cell size are chosen so the
+    heatmaps are as large as the widget allows; each plot is sized to its image plus
+    its axes (no blank inside the axes) and the block is centred. Every heatmap names
+    the tokens on both axes (``TokenAxis``: thinned or turned when they do not fit).
+    """
+
+    def __init__(self, n: int, col_options, parent=None) -> None:
+        super().__init__(parent)
+        self._col_options = col_options
+        self.ci.layout.setSpacing(GAP)
+        self.plots: list[pg.PlotItem] = []
+        self.images: list[pg.ImageItem] = []
+        self.bars: list[tuple[pg.ColorBarItem, int]] = []    # (bar, grid row)
+        self._shape = (1, 1)
+        self._labels: tuple[Sequence[str], Sequence[str]] = ((), ())
+        self._cols = 0
+        self._placed: tuple = ()
+        self.cell_px = 0.0
+        self._title_h = TITLE_H
+        self._titles: list[tuple[str, dict]] = []     # (title, _set_title style) per plot
+        self._ticks = True
+        self._make_plots(n)
+
+    def _make_plots(self, n: int) -> None:
+        for item in [*self.plots, *(b for b, _ in self.bars)]:
+            if item.scene() is not None:
+                self.ci.removeItem(item)
+        self.plots, self.images = [], []
+        for _ in range(n):
+            plot, image = _square_plot()
+            self.plots.append(plot)
+            self.images.append(image)
+        self._placed = ()
+
+    def _place(self, cols: int) -> None:
+        rows = -(-len(self.plots) // cols)
+        key = (cols, len(self.plots), tuple(r for _, r in self.bars))
+        if key == self._placed:
+            return
+        for item in [*self.plots, *(b for b, _ in self.bars)]:
+            if item.scene() is not None:
+                self.ci.removeItem(item)
+        for i, plot in enumerate(self.plots):
+            self.ci.addItem(plot, row=i // cols, col=i % cols)
+        for bar, row in self.bars:
+            self.ci.addItem(bar, row=min(row, rows - 1), col=cols)
+        self._placed = key
+
+    def relayout(self) -> None:
+        """Fit the heatmaps to the widget (called on resize and on new data)."""
+        w, h = self.viewport().width(), self.viewport().height()
+        if not getattr(self, "plots", None) or w < 20 or h < 20:
+            return
+        q, k = self._shape
+        q_labels, k_labels = self._labels
+        left_ax, bottom_ax = self.plots[0].getAxis("left"), self.plots[0].getAxis("bottom")
+        left_ax.set_tokens(q_labels, 1e6)
+        bottom_ax.set_tokens(k_labels, 1e6)
+        lw = left_ax.extent() if self._ticks else 0.0
+        n, th = len(self.plots), self._title_h
+        for _ in range(2):     # a title wrapped to the plot's width may need more height
+            cols, s = fit_cells(w, h, n, q, k, lw,
+                                bottom_ax.extent(False) if self._ticks else 0.0,
+                                self._col_options, th)
+            bottom_ax.set_tokens(k_labels, s)
+            if bottom_ax.rotated() and self._ticks:
+                cols, s = fit_cells(w, h, n, q, k, lw, bottom_ax.extent(True),
+                                    self._col_options, th)
+            titles = [wrap_title(t, s * k + lw, st.get("size", "9pt"), bool(st.get("bold")))
+                      for t, st in self._titles]
+            need = 15 * max((_lines(t) for t in titles), default=1) + 5
+            if need <= th:
+                break
+            th = need
+        bh = bottom_ax.extent() if self._ticks else 0.0
+        self._place(cols)
+        self._cols, self.cell_px = cols, s
+        rows = -(-n // cols)
+        pw, ph = np.floor(lw + s * k) + 2, np.floor(th + s * q + bh) + 2
+        for plot, title, (_, style) in zip(self.plots, titles, self._titles, strict=True):
+            _set_title(plot, title, **style)
+            for name in ("left", "bottom"):
+                if plot.getAxis(name).isVisible() != self._ticks:
+                    plot.showAxis(name, self._ticks)
+            plot.getAxis("left").set_tokens(q_labels, s)
+            plot.getAxis("bottom").set_tokens(k_labels, s)
+            plot.getAxis("left").setWidth(int(lw))
+            plot.getAxis("bottom").setHeight(int(bh))
+            plot.layout.setRowFixedHeight(0, th)
+            plot.setFixedWidth(pw)
+            plot.setFixedHeight(ph)
+        for bar, _ in self.bars:
+            bar.setFixedHeight(ph)
+            bar.setFixedWidth(BAR_W - GAP)
+            bar.setContentsMargins(0, th + 1, 0, bh + 1)
+        block_w = cols * (pw + GAP) + BAR_W - GAP
+        block_h = rows * ph + (rows - 1) * GAP
+        mx, my = max(0.0, (w - block_w) / 2), max(0.0, (h - block_h) / 2)
+        self.ci.setContentsMargins(mx, my, mx, my)
+        self.ci.layout.activate()
+        for plot in self.plots:
+            plot.layout.activate()
+            plot.autoRange(padding=0)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
+        super().resizeEvent(ev)
+        self.relayout()
+
+    def _set_shape(self, shape: tuple[int, int], q_labels, k_labels,
+                   titles: Sequence[tuple[str, dict]], ticks: bool = True) -> None:
+        """New data's shape, labels and (title, style) per plot: lay out again if any
+        of them changed."""
+        shape = (int(shape[0]), int(shape[1]))
+        labels = (tuple(map(str, q_labels)), tuple(map(str, k_labels)))
+        title_h = 15 * max((_lines(t) for t, _ in titles), default=1) + 5
+        if (shape, labels, tuple(titles), ticks) != (
+                self._shape, self._labels, tuple(self._titles), self._ticks) or not self._placed:
+            self._shape, self._labels, self._title_h, self._ticks = shape, labels, title_h, ticks
+            self._titles = list(titles)
+            self.relayout()
+
+    def columns(self) -> int:
+        return self._cols
+
+    def _cell_of(self, scene_pos: QPointF, shape: tuple[int, int]) -> tuple[int, int, int]:
+        for i, plot in enumerate(self.plots):
+            if plot.vb.sceneBoundingRect().contains(scene_pos):
+                p = plot.vb.mapSceneToView(scene_pos)
+                row, col = int(np.floor(p.y() + 0.5)), int(np.floor(p.x() + 0.5))
+                if 0 <= row < shape[0] and 0 <= col < shape[1]:
+                    return i, row, col
+        return -1, -1, -1
+
+
+class HeadGrid(_SquareGrid):
     """Every head of one layer as a heatmap (query rows × key columns), one colour bar.
+
+    The heads take one row, two, or a column, whichever makes them largest; each names
+    the query tokens down its left axis and the key tokens along its bottom axis.
 
     Signals:
         hovered(head, row, col, value): the cell under the mouse (head -1 outside).
@@ -105,77 +263,59 @@ class HeadGrid(pg.GraphicsLayoutWidget):
     headClicked = Signal(int)
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.grid = self.ci.addLayout(row=0, col=0)
+        super().__init__(0, [1], parent)
         self.colorbar = pg.ColorBarItem(colorMap=colormap("viridis"), width=12,
                                         interactive=False, values=(0.0, 1.0))
-        self.ci.addItem(self.colorbar, row=0, col=1)
-        self.plots: list[pg.PlotItem] = []
-        self.images: list[pg.ImageItem] = []
+        self.bars = [(self.colorbar, 0)]
         self._weights = np.zeros((0, 1, 1), np.float32)
         self._selected = -1
+        self._levels = (0.0, 1.0)
         self.scene().sigMouseMoved.connect(self._on_move)
         self.scene().sigMouseClicked.connect(self._on_click)
 
     def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
                   titles: Sequence[str], selected: int = -1, cols: int | None = None,
-                  ticks: bool = True, levels: tuple[float, float] = (0.0, 1.0)) -> None:
-        """weights: float[n, q, k], coloured over ``levels`` (attention weights: 0..1),
-        drawn in ``cols`` columns (default: one row up to 4, else two rows);
-        ``ticks=False`` for thumbnails."""
+                  ticks: bool = True, levels: tuple[float, float] = (0.0, 1.0),
+                  swatches: bool = False) -> None:
+        """weights: float[n, q, k], coloured over ``levels`` (attention weights: 0..1);
+        ``cols`` fixes the column count (default: whatever makes the heads largest);
+        ``ticks=False`` for thumbnails (no axes); ``swatches`` puts each head's colour
+        (``head_colour``, as in the head view) before its title."""
         weights = np.ascontiguousarray(weights, dtype=np.float32)
         heads = weights.shape[0]
-        cols = cols or (heads if heads <= 4 else int(np.ceil(heads / 2)))
-        if heads != len(self.plots) or cols != getattr(self, "_cols", None):
-            self._cols = cols
-            self.grid.clear()
-            self.plots, self.images = [], []
-            for h in range(heads):
-                plot, image = _square_plot(self.grid, h // cols, h % cols)
-                self.plots.append(plot)
-                self.images.append(image)
+        options = [cols] if cols else list(range(1, heads + 1))
+        if heads != len(self.plots) or options != self._col_options:
+            self._col_options = options
+            self._make_plots(heads)
             self.colorbar.setImageItem(self.images)
-        for h, (plot, image) in enumerate(zip(self.plots, self.images, strict=True)):
+        styled = []
+        for h, image in enumerate(self.images):
             image.setImage(weights[h], autoLevels=False, levels=levels)
             image.setRect(QRectF(-0.5, -0.5, weights.shape[2], weights.shape[1]))
-            if ticks:
-                _token_ticks(plot, q_labels, k_labels, show_left=h % cols == 0)
-            for axis in ("bottom", "left"):
-                if plot.getAxis(axis).isVisible() != ticks:
-                    plot.showAxis(axis, ticks)
-            _set_title(plot, titles[h], color=HIGHLIGHT if h == selected else "#222",
-                       bold=h == selected, size="9pt")
-            _fit(plot, weights.shape[1:])
-        if levels != getattr(self, "_levels", (0.0, 1.0)):
+            swatch = f"<span style='color:{head_colour(h)}'>■</span> " if swatches else ""
+            styled.append((swatch + titles[h], {"color": HIGHLIGHT if h == selected else "#222",
+                                                "bold": h == selected, "size": "9pt"}))
+        if levels != self._levels:
             self.colorbar.setLevels(levels)
             self._levels = levels
         self._weights = weights
         self._selected = selected
+        self._set_shape(weights.shape[1:], q_labels, k_labels, styled, ticks)
 
     def weights(self) -> np.ndarray:
         return self._weights
 
-    def _cell(self, scene_pos: QPointF) -> tuple[int, int, int]:
-        for h, plot in enumerate(self.plots):
-            if plot.vb.sceneBoundingRect().contains(scene_pos):
-                p = plot.vb.mapSceneToView(scene_pos)
-                row, col = int(np.floor(p.y() + 0.5)), int(np.floor(p.x() + 0.5))
-                _, q, k = self._weights.shape
-                if 0 <= row < q and 0 <= col < k:
-                    return h, row, col
-        return -1, -1, -1
-
     def _on_move(self, scene_pos: QPointF) -> None:
-        h, r, c = self._cell(scene_pos)
+        h, r, c = self._cell_of(scene_pos, self._weights.shape[1:])
         self.hovered.emit(h, r, c, float(self._weights[h, r, c]) if h >= 0 else float("nan"))
 
     def _on_click(self, event) -> None:
-        h, _, _ = self._cell(event.scenePos())
+        h, _, _ = self._cell_of(event.scenePos(), self._weights.shape[1:])
         if h >= 0:
             self.headClicked.emit(h)
 
 
-class PanelRow(pg.GraphicsLayoutWidget):
+class PanelRow(_SquareGrid):
     """One head in four steps, 2 × 2: keep-mask, raw scores / masked scores, softmax.
 
     Signals:
@@ -185,22 +325,16 @@ class PanelRow(pg.GraphicsLayoutWidget):
     hovered = Signal(int, int, int, float)
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.plots, self.images = [], []
-        for i in range(4):
-            plot, image = _square_plot(self.ci, i // 2, i % 2)
-            self.plots.append(plot)
-            self.images.append(image)
+        super().__init__(4, [2], parent)
         # blocked = dark grey, keep = light green (white would vanish into the background)
         self.images[0].setColorMap(MASK_COLOURS)
         self.score_bar = pg.ColorBarItem(colorMap=colormap("CET-D1"), width=10,
                                          interactive=False)
         self.score_bar.setImageItem([self.images[1], self.images[2]])
-        self.ci.addItem(self.score_bar, row=0, col=2)
         self.softmax_bar = pg.ColorBarItem(colorMap=colormap("viridis"), width=10,
                                            interactive=False, values=(0.0, 1.0))
         self.softmax_bar.setImageItem(self.images[3])
-        self.ci.addItem(self.softmax_bar, row=1, col=2)
+        self.bars = [(self.score_bar, 0), (self.softmax_bar, 1)]
         self._data = [np.zeros((1, 1), np.float32)] * 4
         self.scene().sigMouseMoved.connect(self._on_move)
 
@@ -210,27 +344,17 @@ class PanelRow(pg.GraphicsLayoutWidget):
         lim = lim if np.isfinite(lim) and lim > 0 else 1.0
         data = [mask.astype(np.float32), raw, masked, softmax]   # mask: 1 = keep
         levels = [(0.0, 1.0), (-lim, lim), (-lim, lim), (0.0, 1.0)]
-        for i, (plot, image, arr, lv) in enumerate(zip(self.plots, self.images, data, levels,
-                                                       strict=True)):
+        for image, arr, lv in zip(self.images, data, levels, strict=True):
             arr = np.ascontiguousarray(arr, dtype=np.float32)
             image.setImage(arr, autoLevels=False, levels=lv)
             image.setRect(QRectF(-0.5, -0.5, arr.shape[1], arr.shape[0]))
-            _token_ticks(plot, q_labels, k_labels, show_left=i % 2 == 0)
-            _set_title(plot, titles[i], size="9pt")
-            _fit(plot, arr.shape)
         self.score_bar.setLevels((-lim, lim))
         self._data = data
+        self._set_shape(softmax.shape, q_labels, k_labels, [(t, {"size": "9pt"}) for t in titles])
 
     def _on_move(self, scene_pos: QPointF) -> None:
-        for i, plot in enumerate(self.plots):
-            if plot.vb.sceneBoundingRect().contains(scene_pos):
-                p = plot.vb.mapSceneToView(scene_pos)
-                r, c = int(np.floor(p.y() + 0.5)), int(np.floor(p.x() + 0.5))
-                arr = self._data[i]
-                if 0 <= r < arr.shape[0] and 0 <= c < arr.shape[1]:
-                    self.hovered.emit(i, r, c, float(arr[r, c]))
-                    return
-        self.hovered.emit(-1, -1, -1, float("nan"))
+        i, r, c = self._cell_of(scene_pos, self._data[3].shape)
+        self.hovered.emit(i, r, c, float(self._data[i][r, c]) if i >= 0 else float("nan"))
 
 
 class StepView(HeatmapPlot):
@@ -238,13 +362,19 @@ class StepView(HeatmapPlot):
 
     Signed values are centred on 0 (blue-white-red), attention weights run 0..1
     (viridis), a mask is grey (blocked) / green (may attend). Blocked scores (-inf)
-    are drawn blank.
+    are drawn blank. A query × key step has square cells and the plot shrinks to the
+    image (no blank inside the axes); a token × feature step fills the panel.
     """
 
     def __init__(self, parent=None) -> None:
-        super().__init__("CET-D1", parent)
+        super().__init__("CET-D1", parent, axisItems={"left": TokenAxis("left"),
+                                                      "bottom": TokenAxis("bottom")})
         self._kind = "values"
         self.step: ForwardStep | None = None
+        self._square = False
+        self._margins = (0.0, 0.0, 0.0, 0.0)
+        self._title = ""
+        self.plotItem.vb.sigResized.connect(self._tighten)
 
     def set_step(self, step: ForwardStep, title: str, x_label: str) -> None:
         values = np.array(step.values, dtype=np.float32)
@@ -262,16 +392,62 @@ class StepView(HeatmapPlot):
             self.colorbar.setColorMap(cmap)
             self._kind = step.kind
         shape_changed = values.shape != self._matrix.shape
-        self.set_matrix(values, levels, auto_range=shape_changed)
         self.step = step
+        square = bool(step.col_labels)
+        if square != self._square:
+            self._square = square
+            self.plotItem.setAspectLocked(square)
+            shape_changed = True
+        self.set_matrix(values, levels, auto_range=shape_changed)
         plot = self.plotItem
-        _token_ticks(plot, step.row_labels, step.col_labels or (), square=False)
-        if not step.col_labels:
-            _set_ticks(plot.getAxis("bottom"), None)       # feature indices
         if getattr(plot, "_archscope_xlabel", None) != x_label:
             plot._archscope_xlabel = x_label
             plot.setLabel("bottom", x_label)
-        _set_title(plot, title, size="8pt")
+        self._title = title
+        self._tighten()
+
+    def _tighten(self, *_) -> None:
+        """Label the axes for the cells' size on screen; for square cells, take the
+        blank beside the image off the plot (as margins, the colour bar moves along)."""
+        if getattr(self, "step", None) is None:
+            return
+        plot = self.plotItem
+        left_ax, bottom_ax = plot.getAxis("left"), plot.getAxis("bottom")
+        rows, cols = self._matrix.shape
+        # the room the view box has with no margins: the view less the axes, the title
+        # row, the colour bar and its spacer column
+        title_h = plot.layout.rowMinimumHeight(0)
+        w = (self.viewport().width() - left_ax.width() - self.colorbar.geometry().width()
+             - 5 - 2)
+        h = self.viewport().height() - title_h - bottom_ax.height() - 2
+        new = (0.0, 0.0, 0.0, 0.0)
+        if self._square and w > 0 and h > 0:
+            aspect = cols / rows
+            if w / h > aspect:
+                ex = (w - h * aspect) / 2
+                new = (ex, 0.0, ex, 0.0)
+            else:
+                ey = (h - w / aspect) / 2
+                new = (0.0, ey, 0.0, ey)
+        cw, ch = (w - new[0] - new[2]) / max(cols, 1), (h - new[1] - new[3]) / max(rows, 1)
+        left_ax.set_tokens(self.step.row_labels, ch)
+        left_ax.setWidth(int(left_ax.extent()))
+        # the title wrapped to the plot's width (a narrow square plot clipped it)
+        _set_title(plot, wrap_title(self._title, w - new[0] - new[2], "8pt"), size="8pt")
+        if self.step.col_labels:
+            bottom_ax.set_tokens(self.step.col_labels, cw)
+            bottom_ax.setHeight(int(bottom_ax.extent()) + 18)      # + the axis label
+        else:
+            bottom_ax.set_auto()
+            bottom_ax.setHeight(None)
+        if max(abs(a - b) for a, b in zip(new, self._margins, strict=True)) > 0.5:
+            self._margins = new
+            plot.setContentsMargins(1 + new[0], 1 + new[1], 1 + new[2], 1 + new[3])
+            plot.autoRange(padding=0)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
+        super().resizeEvent(ev)
+        self._tighten()
 
 
 class TileMosaic(pg.GraphicsLayoutWidget):
@@ -280,7 +456,9 @@ class TileMosaic(pg.GraphicsLayoutWidget):
     One ``setImage`` per update whatever the number of tiles (48 separate plots took
     about 30 ms to redraw; one image takes about 1). Tiles are separated by blank
     (NaN) gaps; column headers run along the top axis, row titles down the left one;
-    the selected tile is framed.
+    the selected tile is framed. In a tall panel the mosaic is drawn transposed (the
+    given columns as rows), whichever makes the tiles larger; the plot is sized to the
+    mosaic and centred, with a colour bar as tall as the mosaic.
 
     Signals:
         hovered(index, row, col, value): tile and cell under the mouse (-1 outside)
@@ -292,6 +470,7 @@ class TileMosaic(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.ci.layout.setSpacing(GAP)
         self.plot = self.ci.addPlot(row=0, col=0)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
@@ -301,8 +480,11 @@ class TileMosaic(pg.GraphicsLayoutWidget):
         self.plot.hideAxis("bottom")
         self.plot.showAxis("top")
         for axis in ("top", "left"):
-            self.plot.getAxis(axis).setStyle(tickLength=0)
-            self.plot.getAxis(axis).setPen(None)
+            ax = self.plot.getAxis(axis)
+            ax.setStyle(tickLength=0, tickFont=token_font(), autoExpandTextSpace=False,
+                        hideOverlappingLabels=False)
+            ax.setPen(None)
+            ax.setTextPen("#222")
         self.image = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
         self.plot.addItem(self.image)
         self.frame = QGraphicsRectItem()
@@ -311,51 +493,136 @@ class TileMosaic(pg.GraphicsLayoutWidget):
         self.frame.setPen(pen)
         self.frame.setZValue(10)
         self.plot.addItem(self.frame, ignoreBounds=True)
-        self.colorbar = pg.ColorBarItem(colorMap=colormap("viridis"), width=12,
+        self.colorbar = pg.ColorBarItem(colorMap=colormap("viridis"), width=10,
                                         interactive=False, values=(0.0, 1.0))
         self.colorbar.setImageItem(self.image)
         self.ci.addItem(self.colorbar, row=0, col=1)
         self._tiles = np.zeros((0, 1, 1), np.float32)
         self._cols, self._gap = 1, 1
+        self._titles: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        self._selected = -1
+        self.transposed = False
+        self.tile_px = 0.0
         self.scene().sigMouseMoved.connect(self._on_move)
         self.scene().sigMouseClicked.connect(self._on_click)
 
     def set_tiles(self, tiles: np.ndarray, cols: int, col_titles: Sequence[str],
                   row_titles: Sequence[str], selected: int = -1) -> None:
         """tiles: float[n, q, k] in [0, 1], laid out ``cols`` to a row."""
-        tiles = np.ascontiguousarray(tiles, dtype=np.float32)
+        self._tiles = np.ascontiguousarray(tiles, dtype=np.float32)
+        _, q, k = self._tiles.shape
+        self._cols, self._gap = cols, max(1, round(0.12 * max(q, k)))
+        self._titles = (tuple(col_titles), tuple(row_titles))
+        self._selected = selected
+        self._draw(self._choose_transposed())
+
+    def _grid_shape(self, transposed: bool) -> tuple[int, int]:
+        """(rows, columns) of tiles as drawn."""
+        rows = -(-len(self._tiles) // self._cols)
+        return (self._cols, rows) if transposed else (rows, self._cols)
+
+    def _header_sizes(self, transposed: bool) -> tuple[float, float]:
+        """(left axis width, top axis height) for the headers."""
+        fm = QFontMetricsF(token_font())
+        col_titles, row_titles = self._titles
+        left = row_titles if not transposed else col_titles
+        width = max((fm.horizontalAdvance(t) for t in left), default=0.0) + 10
+        return float(np.ceil(width)), float(np.ceil(fm.height() + 6))
+
+    def _fit(self, transposed: bool) -> float:
+        """Pixels per cell when drawn ``transposed`` (or not) in this widget."""
+        _, q, k = self._tiles.shape
+        gr, gc = self._grid_shape(transposed)
+        lw, th = self._header_sizes(transposed)
+        mw, mh = gc * (k + self._gap) - self._gap, gr * (q + self._gap) - self._gap
+        w = self.viewport().width() - lw - BAR_W - 6
+        h = self.viewport().height() - th - 6
+        return max(0.1, min(w / mw, h / mh))
+
+    def _choose_transposed(self) -> bool:
+        if not len(self._tiles):
+            return False
+        return self._fit(True) > 1.15 * self._fit(False)   # keep layers as rows if close
+
+    def _draw(self, transposed: bool) -> None:
+        tiles = self._tiles
         n, q, k = tiles.shape
-        rows = -(-n // cols)
-        gap = max(1, round(0.12 * max(q, k)))
-        grid = np.full((rows * cols, q + gap, k + gap), np.nan, np.float32)
-        grid[:n, :q, :k] = tiles
-        mosaic = grid.reshape(rows, cols, q + gap, k + gap).transpose(0, 2, 1, 3).reshape(
-            rows * (q + gap), cols * (k + gap))[: rows * (q + gap) - gap, : cols * (k + gap) - gap]
+        gap = self._gap
+        self.transposed = transposed
+        gr, gc = self._grid_shape(transposed)
+        grid = np.full((gr, gc, q + gap, k + gap), np.nan, np.float32)
+        for i in range(n):
+            r, c = self._grid_pos(i)
+            grid[r, c, :q, :k] = tiles[i]
+        mosaic = grid.transpose(0, 2, 1, 3).reshape(gr * (q + gap), gc * (k + gap))[
+            : gr * (q + gap) - gap, : gc * (k + gap) - gap]
         self.image.setImage(np.ascontiguousarray(mosaic), autoLevels=False, levels=(0.0, 1.0))
         self.image.setRect(QRectF(-0.5, -0.5, mosaic.shape[1], mosaic.shape[0]))
+        col_titles, row_titles = self._titles
+        top, left = (row_titles, col_titles) if transposed else (col_titles, row_titles)
         _set_ticks(self.plot.getAxis("top"),
-                   [[(c * (k + gap) + (k - 1) / 2, t) for c, t in enumerate(col_titles)]])
+                   [[(c * (k + gap) + (k - 1) / 2, t) for c, t in enumerate(top)]])
         _set_ticks(self.plot.getAxis("left"),
-                   [[(r * (q + gap) + (q - 1) / 2, t) for r, t in enumerate(row_titles)]])
-        if 0 <= selected < n:
-            r, c = divmod(selected, cols)
+                   [[(r * (q + gap) + (q - 1) / 2, t) for r, t in enumerate(left)]])
+        if 0 <= self._selected < n:
+            r, c = self._grid_pos(self._selected)
             self.frame.setRect(QRectF(c * (k + gap) - 0.5, r * (q + gap) - 0.5, k, q))
-        self.frame.setVisible(0 <= selected < n)
-        # room on the right for the last column's header (an axis label that would
-        # overhang the axis is not drawn)
-        self.plot.setRange(xRange=(-0.5, mosaic.shape[1] - 0.5 + k / 2),
-                           yRange=(-0.5, mosaic.shape[0] - 0.5), padding=0.01)
-        self._tiles, self._cols, self._gap = tiles, cols, gap
+        self.frame.setVisible(0 <= self._selected < n)
+        self._mosaic_shape = mosaic.shape
+        self._size_plot()
+
+    def _size_plot(self) -> None:
+        """The plot as large as the mosaic at the fitted scale, centred; the colour bar
+        beside it as tall as the mosaic."""
+        if not len(self._tiles):
+            return
+        s = self._fit(self.transposed)
+        _, q, k = self._tiles.shape
+        mh, mw = self._mosaic_shape
+        lw, th = self._header_sizes(self.transposed)
+        self.plot.getAxis("left").setWidth(int(lw))
+        self.plot.getAxis("top").setHeight(int(th))
+        pw, ph = np.floor(lw + s * mw) + 2, np.floor(th + s * mh) + 2
+        self.plot.setFixedWidth(pw)
+        self.plot.setFixedHeight(ph)
+        self.colorbar.setFixedHeight(ph)
+        self.colorbar.setFixedWidth(BAR_W - GAP)
+        self.colorbar.setContentsMargins(0, th + 1, 0, 1)
+        w, h = self.viewport().width(), self.viewport().height()
+        mx, my = max(0.0, (w - pw - BAR_W) / 2), max(0.0, (h - ph) / 2)
+        self.ci.setContentsMargins(mx, my, mx, my)
+        self.ci.layout.activate()
+        self.plot.layout.activate()
+        self.plot.setRange(xRange=(-0.5, mw - 0.5), yRange=(-0.5, mh - 0.5), padding=0)
+        self.tile_px = s * min(q, k)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
+        super().resizeEvent(ev)
+        if len(getattr(self, "_tiles", ())):
+            transposed = self._choose_transposed()
+            if transposed != self.transposed:
+                self._draw(transposed)
+            else:
+                self._size_plot()
+
+    def _grid_pos(self, index: int) -> tuple[int, int]:
+        """(row, column) of tile ``index`` as drawn."""
+        r, c = divmod(index, self._cols)
+        return (c, r) if self.transposed else (r, c)
 
     def tiles(self) -> np.ndarray:
         return self._tiles
 
+    def tile_rect(self, index: int) -> QRectF:
+        """Scene rectangle of a tile (for tests and tours)."""
+        _, q, k = self._tiles.shape
+        r, c = self._grid_pos(index)
+        rect = QRectF(c * (k + self._gap) - 0.5, r * (q + self._gap) - 0.5, k, q)
+        return self.plot.vb.mapViewToScene(rect).boundingRect()
+
     def tile_centre(self, index: int) -> QPointF:
         """Scene position of a tile's centre (for tests and tours)."""
-        _, q, k = self._tiles.shape
-        r, c = divmod(index, self._cols)
-        p = QPointF(c * (k + self._gap) + (k - 1) / 2, r * (q + self._gap) + (q - 1) / 2)
-        return self.plot.vb.mapViewToScene(p)
+        return self.tile_rect(index).center()
 
     def _cell(self, scene_pos: QPointF) -> tuple[int, int, int]:
         if not self.plot.vb.sceneBoundingRect().contains(scene_pos):
@@ -367,9 +634,12 @@ class TileMosaic(pg.GraphicsLayoutWidget):
             return -1, -1, -1
         c, col = divmod(x, k + self._gap)
         r, row = divmod(y, q + self._gap)
-        index = r * self._cols + c
-        if col >= k or row >= q or c >= self._cols or index >= n:
+        gr, gc = self._grid_shape(self.transposed)
+        if col >= k or row >= q or c >= gc or r >= gr:
             return -1, -1, -1          # in a gap, or past the last tile
+        index = c * self._cols + r if self.transposed else r * self._cols + c
+        if index >= n:
+            return -1, -1, -1
         return index, row, col
 
     def _on_move(self, scene_pos: QPointF) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
 )
@@ -27,6 +28,7 @@ from app.tabs.base import View
 from app.tabs.transformer import data
 from models.transformer.options import ALPHABETS, ARCHITECTURES
 from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
+from viz.head_view import HeadView
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 from viz.theme import error_style, muted_style
@@ -38,10 +40,13 @@ if TYPE_CHECKING:
 def build_controls(tab: TransformerTab, step: str) -> None:
     """The controls column, top to bottom; ``step`` is the step-through's first step."""
     lay = tab.controls_layout
-    lay.addWidget(_model_box(tab))
-    lay.addWidget(_input_box(tab))
-    lay.addWidget(_attention_box(tab))
-    lay.addWidget(_steps_box(tab))
+    lay.setSpacing(4)
+    for box in (_model_box(tab), _input_box(tab), _attention_box(tab), _steps_box(tab)):
+        box.layout().setContentsMargins(6, 2, 6, 4)     # compact: all fits without scrolling
+        box.layout().setSpacing(3)
+        lay.addWidget(box)
+    # the controls before the tour: every control shows at 1500 × 940 without scrolling
+    tab.left.setSizes([640, 250])
     tab._step_key = step
     tab.step_combo.activated.connect(tab._step_chosen)
     lay.addStretch(1)
@@ -128,6 +133,7 @@ def _input_box(tab: TransformerTab) -> QGroupBox:
     tab.input_note = QLabel()
     tab.input_note.setWordWrap(True)
     tab.input_note.setStyleSheet(error_style())
+    tab.input_note.setVisible(False)     # shown when it has something to say
     form.addRow(tab.input_note)
     return tab.box_input
 
@@ -144,12 +150,20 @@ def _attention_box(tab: TransformerTab) -> QGroupBox:
     tab.look_ahead = QCheckBox()
     tab.kind_label, tab.layer_label, tab.head_label = QLabel(), QLabel(), QLabel()
     form.addRow(tab.kind_label, tab.kind)
-    form.addRow(tab.layer_label, tab.layer)
-    form.addRow(tab.head_label, tab.head)
-    form.addRow(tab.padding)
-    form.addRow(tab.look_ahead)
+    layer_row = QHBoxLayout()        # layer and head on one line
+    layer_row.addWidget(tab.layer, 1)
+    layer_row.addSpacing(8)
+    layer_row.addWidget(tab.head_label)
+    layer_row.addWidget(tab.head, 1)
+    form.addRow(tab.layer_label, layer_row)
+    masks = QHBoxLayout()
+    masks.addWidget(tab.padding)
+    masks.addWidget(tab.look_ahead)
+    masks.addStretch(1)
+    form.addRow(masks)
     tab.mask_note = QLabel()
     tab.mask_note.setWordWrap(True)
+    tab.mask_note.setVisible(False)      # shown when it has something to say
     form.addRow(tab.mask_note)
     return tab.box_attn
 
@@ -181,15 +195,19 @@ def _steps_box(tab: TransformerTab) -> QGroupBox:
 
 
 def build_views(tab: TransformerTab) -> None:
-    """Every head of a layer, one head step by step, the overview of all layers and
-    heads, the forward pass step by step, and the training curves."""
+    """The grid, 3 × 2: every head of a layer, the head view beside it and the overview
+    of all layers and heads on top; one head step by step, the forward pass step by step
+    and the training curves below. The heads take the widest column (four square maps,
+    2 × 2 or in a row, whichever is larger); the head view (two columns of tokens) and
+    the overview (drawn transposed when that is larger) share the rest."""
     tab.heads_view = HeadGrid()
+    tab.head_lines = HeadView()
     tab.overview_view = TileMosaic()
     tab.panels_view = PanelRow()
     tab.train_plot = CurvesPlot(log_y=True)
     tab.step_view = StepView()
     tab.add_view(View("heads", tab._heads_title, ViewPanel(tab.heads_view),
-                      partial(data.heads, tab)), 0, 0, 1, 2)   # overview goes at (0, 2)
+                      partial(data.heads, tab)), 0, 0)
     tab.add_view(View("head_steps", tab._steps_title, ViewPanel(tab.panels_view),
                       partial(data.head_steps, tab)), 1, 0)
     tab.add_view(View("overview", lambda: QCoreApplication.translate(
@@ -199,14 +217,65 @@ def build_views(tab: TransformerTab) -> None:
                       partial(data.forward, tab)), 1, 1)
     tab.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
                       ViewPanel(tab.train_plot), partial(data.training, tab)), 1, 2)
-    tab.grid.setRowStretch(0, 1)
-    tab.grid.setRowStretch(1, 1)
-    tab.grid.setColumnStretch(0, 3)
+    tab.add_view(View("head_view", tab._head_view_title, ViewPanel(tab.head_lines),
+                      partial(data.head_view, tab)), 0, 1)
+    tab._title_fitter = _TitleFitter(tab)
+    for view in tab.views:
+        # the grid shares its room by the stretch factors below, not by size hints
+        view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        tab._title_fitter.watch(view.panel.title)
+    tab.grid.setRowStretch(0, 5)
+    tab.grid.setRowStretch(1, 4)
+    tab.grid.setColumnStretch(0, 4)
     tab.grid.setColumnStretch(1, 3)
-    tab.grid.setColumnStretch(2, 2)
+    tab.grid.setColumnStretch(2, 3)
     tab.overview_view.headClicked.connect(tab._overview_clicked)
     tab.overview_view.hovered.connect(tab._hover_overview)
     tab.heads_view.hovered.connect(tab._hover_heads)
     tab.heads_view.headClicked.connect(tab.head.setValue)
+    tab.head_lines.hovered.connect(tab._hover_head_view)
+    tab.head_lines.headsToggled.connect(lambda: tab._hover_head_view(-1, -1))
     tab.panels_view.hovered.connect(tab._hover_steps)
     tab.step_view.hovered.connect(tab._hover_forward)
+
+
+class _TitleFitter(QObject):
+    """A view's title breaks onto as many lines as its panel's width needs, instead of
+    widening its grid column (a long title made its column as wide as the title) or
+    being cut. (Not QLabel's word wrap: a word-wrapped label asks for height-for-width,
+    and the grid then gave both rows the same height whatever their stretch.)"""
+
+    def watch(self, label: QLabel) -> None:
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt name
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Paint):
+            self._fit(obj)
+        return False
+
+    def _fit(self, label: QLabel) -> None:
+        text = label.text()
+        if text != label.property("wrapped"):
+            label.setProperty("raw", text)          # the tab set a new title
+        raw = label.property("raw") or ""
+        wrapped = wrap_words(raw, label.fontMetrics(), max(40, label.width() - 4))
+        if wrapped != text:
+            label.setProperty("wrapped", wrapped)
+            label.setText(wrapped)
+        else:
+            label.setProperty("wrapped", text)
+
+
+def wrap_words(text: str, fm, width: int) -> str:
+    """``text`` with line breaks so that no line is wider than ``width`` pixels."""
+    lines, current = [], ""
+    for word in text.split(" "):
+        trial = f"{current} {word}" if current else word
+        if current and fm.horizontalAdvance(trial) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    lines.append(current)
+    return "\n".join(lines)

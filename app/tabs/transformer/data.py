@@ -35,6 +35,23 @@ def heads(tab: TransformerTab) -> ViewData | None:
                     col_labels=list(t.k_tokens))
 
 
+def head_view(tab: TransformerTab) -> ViewData | None:
+    """The head view's lines: weights[head, query, key] of the shown layer (a line's
+    opacity is its weight) and the opacities as drawn (hidden heads, a hovered token)."""
+    t = tab.trace
+    if t is None:
+        return None
+    w = t.weights[t.layer]
+    rows = [f"h{h}:{q}" for h in range(w.shape[0]) for q in t.q_tokens]
+    shown = tab.head_lines.shown_heads()
+    return ViewData("weights", {"weights": w.reshape(-1, w.shape[2]),
+                                "line_alpha": tab.head_lines.line_alpha(),
+                                "heads_shown": shown.astype(np.int8)},
+                    meta(tab) | {"heads_shown": [int(h) for h in np.flatnonzero(shown)],
+                                 "queries": list(t.q_tokens), "keys": list(t.k_tokens)},
+                    row_labels=rows, col_labels=list(t.k_tokens))
+
+
 def head_steps(tab: TransformerTab) -> ViewData | None:
     t = tab.trace
     if t is None:

@@ -24,7 +24,13 @@ def show_trace(tab: TransformerTab, t: TransformerTrace) -> None:
     titles = [QCoreApplication.translate("TransformerTab", "head {0}").format(h)
               for h in range(t.weights.shape[1])]
     tab.heads_view.set_heads(t.weights[t.layer], t.q_tokens, t.k_tokens, titles,
-                             selected=t.head)
+                             selected=t.head, swatches=True)
+    tab.head_lines.set_heads(t.weights[t.layer], t.q_tokens, t.k_tokens, titles,
+                             selected=t.head, titles=(
+                                 QCoreApplication.translate("TransformerTab", "queries"),
+                                 QCoreApplication.translate("TransformerTab", "keys")))
+    if not tab.view("head_view").panel.readout.text().strip():
+        tab._hover_head_view(-1, -1)
     draw_overview(tab, t)
     p = t.panels
     tab.panels_view.set_panels(
@@ -34,7 +40,7 @@ def show_trace(tab: TransformerTab, t: TransformerTrace) -> None:
          QCoreApplication.translate("TransformerTab", "masked scores"),
          QCoreApplication.translate("TransformerTab", "softmax")])
     draw_forward(tab, t)
-    for key in ("heads", "head_steps", "forward"):
+    for key in ("heads", "head_steps", "forward", "head_view"):
         tab.view(key).panel.set_title(tab.view(key).title())
     ok = "✓" if t.correct else "✗"
     colour = "#2a7" if t.correct else "#c33"
@@ -46,6 +52,7 @@ def show_trace(tab: TransformerTab, t: TransformerTrace) -> None:
     tab.mask_note.setText(QCoreApplication.translate(
         "TransformerTab", "{0} rows of this head have every key blocked (their "
         "weights are set to 0).").format(n_full) if n_full else "")
+    tab.mask_note.setVisible(bool(n_full))
     redraw_training(tab)
 
 
@@ -77,8 +84,6 @@ def draw_overview(tab: TransformerTab, t: TransformerTrace) -> None:
     heads = t.weights.shape[1]
     selected = t.layer * cols + t.head
     headers = [title.split(" ", 1)[1] for title in titles[:cols]]
-    if t.kind != "cross":     # a short header: thumbnails are narrow
-        headers[-1] = QCoreApplication.translate("TransformerTab", "roll.")
     tab.overview_view.set_tiles(tiles, cols, headers,
                                 [f"L{i}" for i in range(len(tiles) // cols)], selected)
     tab._overview_cols, tab._overview_heads = cols, heads
@@ -107,9 +112,8 @@ def draw_forward(tab: TransformerTab, t: TransformerTrace) -> None:
     tab.step_combo.blockSignals(False)
     step = steps.steps[index]
     shape = " × ".join(map(str, step.shape))
-    tab.step_view.set_step(step, f"{index + 1}. {step_title(step.key, steps.stack)}<br>"
-                                 f"{step.dims}<br>= ({shape})",
-                           step_axis_label(step))
+    # the step's name is in the panel's title; the plot names the tensor's shape
+    tab.step_view.set_step(step, f"{step.dims} = ({shape})", step_axis_label(step))
     tab.prev_step.setEnabled(index > 0)
     tab.next_step.setEnabled(index < len(keys) - 1)
     tab.step_note.setText(QCoreApplication.translate(
@@ -130,9 +134,21 @@ def redraw_training(tab: TransformerTab) -> None:
     """The shown model's loss, token error and held-out sequence error, and the status."""
     session = tab.current_session()
     if session is None or not session.step:
-        tab.train_plot.set_curves([], [], [])
+        # the untrained state as it is: no steps yet, and the loss a model starts near,
+        # that of a uniform guess over the output tokens (cross-entropy ln V)
+        if session is not None:
+            v = session.task.vocab_size
+            tab.train_plot.set_curves(
+                [np.array([0.0, 100.0], np.float32)],
+                [np.full(2, np.log(v), np.float32)],
+                [QCoreApplication.translate(
+                    "TransformerTab", "uniform guess: loss ln {0} = {1:.2f}").format(
+                        v, np.log(v))])
+        else:
+            tab.train_plot.set_curves([], [], [])
         tab.train_plot.set_hint(QCoreApplication.translate(
-            "TransformerTab", "Press “Train” to train this model live."))
+            "TransformerTab", "Untrained: no steps yet.\nPress “Train” to train this model "
+            "live."))
         tab.status.setText(tab.status_text())
         return
     tab.train_plot.set_hint("")

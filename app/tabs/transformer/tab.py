@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
 from app.tabs.transformer import drawing
 from app.tabs.transformer.controls import build_controls, build_views
+from app.tabs.transformer.steps import step_title
 from models.traces import Progress, TransformerTrace
 from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS
 
@@ -148,6 +150,7 @@ class TransformerTab(TrainingTab):
         except Exception as exc:  # noqa: BLE001 - a typed InvalidParameterError
             self.input_note.setText(str(exc))
             symbols = None
+        self.input_note.setVisible(bool(self.input_note.text()))
         self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
@@ -246,6 +249,32 @@ class TransformerTab(TrainingTab):
             self.tr("head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
                 head, row, t.q_tokens[row], col, t.k_tokens[col], value))
 
+    def _head_view_title(self) -> str:
+        t = self.trace
+        layer = t.layer if t else self.layer.value()
+        return self.tr("Head view, layer {0}: line opacity = weight").format(layer)
+
+    def _hover_head_view(self, side: int, index: int) -> None:
+        """The hovered token in full, and where each shown head puts most weight."""
+        t = self.trace
+        panel = self.view("head_view").panel
+        if t is None:
+            return
+        if side < 0:
+            panel.set_readout(self.tr("Hover a token to keep only its lines; click a head "
+                                      "above to hide it."))
+            return
+        w = t.weights[t.layer]
+        shown = self.head_lines.shown_heads()
+        tokens, others = (t.q_tokens, t.k_tokens) if side == 0 else (t.k_tokens, t.q_tokens)
+        parts = []
+        for h in np.flatnonzero(shown):
+            row = w[h, index] if side == 0 else w[h, :, index]
+            j = int(np.argmax(row))
+            parts.append(f"h{h} → “{others[j]}” {row[j]:.2f}")
+        what = self.tr("query {0} “{1}”") if side == 0 else self.tr("key {0} “{1}”")
+        panel.set_readout(what.format(index, tokens[index]) + ": " + " · ".join(parts))
+
     def _hover_steps(self, panel: int, row: int, col: int, value: float) -> None:
         t = self.trace
         if panel < 0 or t is None:
@@ -277,8 +306,13 @@ class TransformerTab(TrainingTab):
             return self.tr("One forward pass, step by step")
         stack = (self.tr("encoder") if t.steps.stack == "encoder"
                  else self.tr("decoder"))
-        return self.tr("One forward pass, step by step: {0} layer {1}, head {2}").format(
+        title = self.tr("One forward pass, step by step: {0} layer {1}, head {2}").format(
                 stack, t.steps.layer, t.steps.head)
+        keys = t.steps.keys()
+        if self._step_key in keys:      # the step shown, as the step list names it
+            title += f" · {keys.index(self._step_key) + 1}. " + step_title(self._step_key,
+                                                                         t.steps.stack)
+        return title
 
     def _hover_forward(self, row: int, col: int, value: float) -> None:
         step = self.step_view.step

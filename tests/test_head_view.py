@@ -1,0 +1,113 @@
+"""The head view (BertViz style) of the Transformer tab: lines as opaque as the weights,
+hover to isolate a token's lines, heads as colours, export of its data and figure."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtTest import QTest
+
+from app.tabs.transformer import TransformerTab
+from viz.attention import head_colour
+from viz.head_view import KEY, QUERY, HeadView
+
+
+@pytest.fixture
+def tab(window) -> TransformerTab:
+    t = next(t for t in window.tabs if t.key == "transformer")
+    window.tabs_widget.setCurrentWidget(t)
+    return t
+
+
+def _move_to(qtbot, view: HeadView, side: int, index: int) -> None:
+    pt = view.mapFromScene(view.token_scene_pos(side, index))
+    QTest.mouseMove(view.viewport(), QPoint(pt.x() + (-4 if side == QUERY else 4), pt.y()))
+    qtbot.waitUntil(lambda: view.lines.hover == (side, index), timeout=3000)
+
+
+def test_line_opacity_is_the_weight_of_every_head_of_the_layer(tab):
+    t = tab.trace
+    view = tab.head_lines
+    assert tab.view("head_view") is not None
+    np.testing.assert_array_equal(view.weights(), t.weights[t.layer])
+    np.testing.assert_allclose(view.line_alpha(), t.weights[t.layer], atol=1e-7)
+    assert view.lines.names == tuple(f"head {h}" for h in range(t.weights.shape[1]))
+
+
+def test_hovering_a_query_keeps_only_its_lines_and_names_it(qtbot, tab):
+    t = tab.trace
+    view = tab.head_lines
+    w = t.weights[t.layer]
+    _move_to(qtbot, view, QUERY, 2)
+    alpha = view.line_alpha()
+    np.testing.assert_allclose(alpha[:, 2], w[:, 2], atol=1e-7)
+    assert not np.delete(alpha, 2, axis=1).any()            # every other query's lines gone
+    readout = tab.view("head_view").panel.readout.text()
+    assert f"“{t.q_tokens[2]}”" in readout and "h0 →" in readout
+    _move_to(qtbot, view, KEY, 4)                           # a key: the lines into it
+    alpha = view.line_alpha()
+    np.testing.assert_allclose(alpha[:, :, 4], w[:, :, 4], atol=1e-7)
+    assert not np.delete(alpha, 4, axis=2).any()
+    view.set_hover(-1, -1)
+    np.testing.assert_allclose(view.line_alpha(), w, atol=1e-7)
+
+
+def test_clicking_a_head_in_the_legend_hides_its_lines(qtbot, tab):
+    view = tab.head_lines
+    rect = view.legend_scene_rect(1)
+    pt = view.mapFromScene(rect.center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pt)
+    assert not view.shown_heads()[1] and view.shown_heads()[[0, 2, 3]].all()
+    assert not view.line_alpha()[1].any() and view.line_alpha()[0].any()
+    data = tab.view("head_view").data()
+    assert data.meta["heads_shown"] == [0, 2, 3]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pt)
+    assert view.shown_heads().all()
+
+
+def test_lines_are_drawn_in_each_heads_colour(qtbot):
+    """A head whose query 0 puts all its weight on key 2 draws one opaque line there in
+    its colour; a head with weight 0 draws nothing."""
+    view = HeadView()
+    qtbot.addWidget(view)
+    view.resize(320, 360)
+    view.show()
+    w = np.zeros((2, 3, 3), np.float32)
+    w[0, 0, 2] = 1.0
+    view.set_heads(w, ["a", "b", "c"], ["x", "y", "z"], ["head 0", "head 1"])
+    qtbot.wait(20)
+    image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    a, b = view.token_scene_pos(QUERY, 0), view.token_scene_pos(KEY, 2)
+    mid = view.mapFromScene((a + b) / 2)
+    colour = QColor(image.pixel(mid.x(), mid.y()))
+    want = QColor(head_colour(0))
+    assert max(abs(colour.red() - want.red()), abs(colour.green() - want.green()),
+               abs(colour.blue() - want.blue())) < 40
+    other = view.mapFromScene((a + view.token_scene_pos(KEY, 0)) / 2)     # q0 → k0: weight 0
+    assert QColor(image.pixel(other.x(), other.y())).lightness() > 245   # no line there
+
+
+def test_export_data_round_trip_and_figure(qtbot, window, tab, tmp_path):
+    t = tab.trace
+    out = window.export_data(tab, "head_view", str(tmp_path / "head_view.json"))
+    with open(out, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    w = t.weights[t.layer]
+    np.testing.assert_allclose(np.array(doc["arrays"]["weights"]),
+                               w.reshape(-1, w.shape[2]), atol=1e-6)
+    np.testing.assert_allclose(np.array(doc["arrays"]["line_alpha"]), w, atol=1e-6)
+    assert doc["meta"]["keys"] == list(t.k_tokens) and doc["meta"]["layer"] == t.layer
+    csv_out = window.export_data(tab, "head_view", str(tmp_path / "head_view.csv"))
+    with open(csv_out, encoding="utf-8") as fh:
+        rows = [r for r in fh if not r.startswith("#")]
+    assert len(rows) == 1 + w.shape[0] * w.shape[1]
+    png = window.export_figure(tab, "head_view", str(tmp_path / "head_view.png"))
+    image = QImage(png)
+    assert not image.isNull()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
+               for y in range(0, image.height(), 7)}
+    assert len(colours) > 20            # lines, tokens and legend, not a blank page

@@ -1,0 +1,273 @@
+"""A BertViz-style head view: the queries in a column on the left, the keys on the
+right, and a line from each query to each key whose opacity is the attention weight.
+
+Every head of a layer is drawn over the others in its own colour (``head_colour``, the
+colour the heads grid puts before each head's title); the legend along the top names
+the heads, and clicking a head there hides or shows its lines. Hovering a token keeps
+only its lines: a query's row of weights, or the column of weights into a key.
+
+Everything is painted by one ``QGraphicsWidget``, so an export (PNG, SVG, PDF) draws
+the lines as stroked paths and the tokens as text, exactly as on screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
+from PySide6.QtWidgets import QGraphicsWidget
+
+from viz.attention import head_colour
+from viz.heatmap import short_label, token_font
+
+PAD = 8           # around the drawing
+LINE_GAP = 10     # between a token's text and the ends of its lines
+MAX_ROW = 24      # the most pixels a token row takes
+MIN_ALPHA = 0.01  # lines fainter than this are not drawn
+QUERY, KEY = 0, 1
+
+
+class _Lines(QGraphicsWidget):
+    """The painted part of ``HeadView`` (geometry in its own pixels)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weights = np.zeros((0, 0, 0), np.float32)
+        self.q_labels: tuple[str, ...] = ()
+        self.k_labels: tuple[str, ...] = ()
+        self.names: tuple[str, ...] = ()
+        self.titles = ("", "")
+        self.shown = np.zeros(0, bool)
+        self.selected = -1
+        self.hover = (-1, -1)            # (QUERY or KEY, token index)
+        self.legend_rects: list[QRectF] = []
+        self._font = token_font()
+        self._font.setPointSizeF(9)
+        self._bold = QFont(self._font)
+        self._bold.setBold(True)
+
+    # -- geometry ----------------------------------------------------------------------------
+    def _legend_layout(self) -> tuple[list[QRectF], float]:
+        """The legend's entries (swatch + name) wrapped to the width; and its height."""
+        fm = QFontMetricsF(self._bold)
+        x, y, h = PAD, PAD, fm.height() + 4
+        rects = []
+        for name in self.names:
+            w = 14 + fm.horizontalAdvance(name) + 6
+            if x + w > self.size().width() - PAD and x > PAD:
+                x, y = PAD, y + h
+            rects.append(QRectF(x, y, w, h))
+            x += w + 8
+        return rects, (y + h - PAD if rects else 0.0)
+
+    def layout_rows(self) -> dict:
+        """Where everything goes: column x positions, the top of the token rows and the
+        height of one row."""
+        fm = QFontMetricsF(self._font)
+        rects, legend_h = self._legend_layout()
+        top = PAD + legend_h + 6 + fm.height() + 4          # legend, then column titles
+        n = max(len(self.q_labels), len(self.k_labels), 1)
+        row = min(MAX_ROW, max(1.0, (self.size().height() - top - PAD) / n))
+        bold = QFontMetricsF(self._bold)
+        lw = max([bold.horizontalAdvance(short_label(t)) for t in self.q_labels]
+                 + [fm.horizontalAdvance(self.titles[0])])
+        rw = max([bold.horizontalAdvance(short_label(t)) for t in self.k_labels]
+                 + [fm.horizontalAdvance(self.titles[1])])
+        width = self.size().width()
+        # the two columns close together on a wide panel: lines of about 3 × the height
+        span = min(width - 2 * PAD - lw - rw, max(160.0, 0.9 * n * row))
+        x_l = (width - span - lw - rw) / 2 + lw
+        return {"legend": rects, "top": top, "row": row, "x_l": x_l, "x_r": x_l + span,
+                "title_y": PAD + legend_h + 6, "fm": fm}
+
+    def token_pos(self, side: int, index: int) -> QPointF:
+        g = self.layout_rows()
+        y = g["top"] + (index + 0.5) * g["row"]
+        return QPointF(g["x_l"] - 2 if side == QUERY else g["x_r"] + 2, y)
+
+    def token_at(self, pos: QPointF) -> tuple[int, int]:
+        g = self.layout_rows()
+        index = int(np.floor((pos.y() - g["top"]) / g["row"]))
+        if pos.x() <= g["x_l"] + LINE_GAP / 2 and 0 <= index < len(self.q_labels):
+            return QUERY, index
+        if pos.x() >= g["x_r"] - LINE_GAP / 2 and 0 <= index < len(self.k_labels):
+            return KEY, index
+        return -1, -1
+
+    def line_alpha(self) -> np.ndarray:
+        """float[heads, q, k]: the opacity of each line as drawn (0: not drawn)."""
+        alpha = np.clip(self.weights, 0.0, 1.0) * self.shown[:, None, None]
+        side, index = self.hover
+        if side == QUERY:
+            keep = np.zeros(alpha.shape[1], bool)
+            keep[index] = True
+            alpha = alpha * keep[None, :, None]
+        elif side == KEY:
+            keep = np.zeros(alpha.shape[2], bool)
+            keep[index] = True
+            alpha = alpha * keep[None, None, :]
+        return alpha.astype(np.float32)
+
+    # -- painting ------------------------------------------------------------------------------
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt name
+        return QRectF(0, 0, self.size().width(), self.size().height())
+
+    def paint(self, p, *args) -> None:
+        if not len(self.weights):
+            return
+        p.setRenderHint(p.RenderHint.Antialiasing, True)
+        g = self.layout_rows()
+        self.legend_rects = g["legend"]
+        fm, row, top = g["fm"], g["row"], g["top"]
+        x_l, x_r = g["x_l"], g["x_r"]
+        alpha = self.line_alpha()
+        heads, q, k = alpha.shape
+        ys_q = top + (np.arange(q) + 0.5) * row
+        ys_k = top + (np.arange(k) + 0.5) * row
+        width = 2.0 if row >= 12 else 1.2
+        for h in range(heads):
+            base = QColor(head_colour(h))
+            for i, j in zip(*np.nonzero(alpha[h] >= MIN_ALPHA), strict=True):
+                colour = QColor(base)
+                colour.setAlphaF(float(alpha[h, i, j]))
+                pen = QPen(colour, width)
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+                p.setPen(pen)
+                p.drawLine(QPointF(x_l + LINE_GAP, ys_q[i]), QPointF(x_r - LINE_GAP, ys_k[j]))
+        self._paint_tokens(p, fm, row, ys_q, ys_k, x_l, x_r)
+        self._paint_legend(p)
+
+    def _paint_tokens(self, p, fm, row, ys_q, ys_k, x_l, x_r) -> None:
+        step = max(1, int(np.ceil(fm.height() * 0.9 / row)))
+        side, index = self.hover
+        p.setPen(QColor("#555"))
+        p.setFont(self._font)
+        ty = ys_q[0] - row / 2 - fm.height() - 4 if len(ys_q) else 0
+        p.drawText(QRectF(x_l - 200, ty, 200, fm.height()),
+                   int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                   self.titles[0])
+        p.drawText(QRectF(x_r, ty, 200, fm.height()),
+                   int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                   self.titles[1])
+        for this_side, labels, ys in ((QUERY, self.q_labels, ys_q), (KEY, self.k_labels, ys_k)):
+            for i, (label, y) in enumerate(zip(labels, ys, strict=False)):
+                hovered = this_side == side and i == index
+                if i % step and not hovered:
+                    continue
+                text = short_label(label)
+                rect = (QRectF(x_l - 200, y - fm.height() / 2, 200, fm.height())
+                        if this_side == QUERY else QRectF(x_r, y - fm.height() / 2, 200,
+                                                          fm.height()))
+                align = (Qt.AlignmentFlag.AlignRight if this_side == QUERY
+                         else Qt.AlignmentFlag.AlignLeft) | Qt.AlignmentFlag.AlignVCenter
+                if hovered:
+                    w = QFontMetricsF(self._bold).horizontalAdvance(text) + 6
+                    box = QRectF(x_l - w + 3 if this_side == QUERY else x_r - 3,
+                                 y - fm.height() / 2, w, fm.height())
+                    p.fillRect(box, QColor(232, 162, 0, 70))
+                p.setFont(self._bold if hovered else self._font)
+                p.setPen(QColor("#111"))
+                p.drawText(rect, int(align), text)
+
+    def _paint_legend(self, p) -> None:
+        p.setFont(self._bold)
+        for h, (name, rect) in enumerate(zip(self.names, self.legend_rects, strict=False)):
+            colour = QColor(head_colour(h))
+            swatch = QRectF(rect.left(), rect.center().y() - 5, 10, 10)
+            p.setPen(QPen(colour, 1.5))
+            if self.shown[h]:
+                p.fillRect(swatch, colour)
+            p.drawRect(swatch)
+            p.setPen(QColor("#222") if self.shown[h] else QColor("#999"))
+            p.drawText(QRectF(rect.left() + 14, rect.top(), rect.width() - 14, rect.height()),
+                       int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
+            if h == self.selected:
+                p.setPen(QPen(QColor("#e8a200"), 1.5))
+                p.drawLine(QPointF(rect.left() + 14, rect.bottom() - 1),
+                           QPointF(rect.right() - 6, rect.bottom() - 1))
+
+
+class HeadView(pg.GraphicsView):
+    """Queries left, keys right, one line per (query, key) and head; opacity = weight.
+
+    Signals:
+        hovered(side, index): the token under the mouse (side 0 = query, 1 = key;
+            -1, -1 when none).
+        headsToggled(): a head was hidden or shown from the legend.
+    """
+
+    hovered = Signal(int, int)
+    headsToggled = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, background="w")
+        self.lines = _Lines()
+        self.setCentralItem(self.lines)
+        self.scene().sigMouseMoved.connect(self._on_move)
+        self.scene().sigMouseClicked.connect(self._on_click)
+
+    def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
+                  names: Sequence[str], selected: int = -1,
+                  titles: tuple[str, str] = ("queries", "keys")) -> None:
+        """weights: float[heads, q, k] in [0, 1]; ``names`` label the heads in the
+        legend, ``titles`` the two columns. Heads hidden from the legend stay hidden
+        while the number of heads is the same."""
+        w = np.ascontiguousarray(weights, dtype=np.float32)
+        lines = self.lines
+        if len(lines.shown) != w.shape[0]:
+            lines.shown = np.ones(w.shape[0], bool)
+        if (w.shape[1], w.shape[2]) != lines.weights.shape[1:]:
+            lines.hover = (-1, -1)
+        lines.weights = w
+        lines.q_labels, lines.k_labels = tuple(map(str, q_labels)), tuple(map(str, k_labels))
+        lines.names, lines.titles, lines.selected = tuple(names), tuple(titles), selected
+        lines.update()
+
+    def weights(self) -> np.ndarray:
+        return self.lines.weights
+
+    def line_alpha(self) -> np.ndarray:
+        """float[heads, q, k]: each line's opacity as drawn (the weight, or 0 where
+        the head is hidden or another token is hovered)."""
+        return self.lines.line_alpha()
+
+    def shown_heads(self) -> np.ndarray:
+        return self.lines.shown.copy()
+
+    def set_head_shown(self, head: int, shown: bool) -> None:
+        self.lines.shown[head] = shown
+        self.lines.update()
+        self.headsToggled.emit()
+
+    def set_hover(self, side: int, index: int) -> None:
+        """Keep only the lines of one token (side QUERY or KEY), or all (-1, -1)."""
+        if (side, index) != self.lines.hover:
+            self.lines.hover = (side, index)
+            self.lines.update()
+        self.hovered.emit(side, index)
+
+    def token_scene_pos(self, side: int, index: int) -> QPointF:
+        """Scene position of a token's text (for tests and tours)."""
+        return self.lines.mapToScene(self.lines.token_pos(side, index))
+
+    def legend_scene_rect(self, head: int) -> QRectF:
+        rects, _ = self.lines._legend_layout()
+        return self.lines.mapRectToScene(rects[head])
+
+    def _on_move(self, scene_pos: QPointF) -> None:
+        side, index = self.lines.token_at(self.lines.mapFromScene(scene_pos))
+        self.set_hover(side, index)
+
+    def _on_click(self, event) -> None:
+        pos = self.lines.mapFromScene(event.scenePos())
+        rects, _ = self.lines._legend_layout()
+        for h, rect in enumerate(rects):
+            if rect.contains(pos):
+                self.set_head_shown(h, not self.lines.shown[h])
+                return
+
+    def sizeHint(self):  # noqa: N802 - Qt name
+        return QSizeF(300, 400).toSize()
