@@ -88,6 +88,63 @@ def test_export_errors_are_sentences_not_tracebacks(tmp_path):
     assert proc.returncode == 1 and "d_model" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_export_writes_nothing_on_stderr(tmp_path):
+    # the offscreen plugin's "This plugin does not support propagateSizeHints()" was
+    # printed by every export
+    out = tmp_path / "pe.svg"
+    proc = _run(["export", "positional.pe", "--out", str(out)], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout.strip() == str(out)
+
+
+def test_export_train_trains_the_tab_model_seeded_and_repeatably(tmp_path):
+    import numpy as np
+
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / f"nll_{name}.npy"
+        proc = _run(["export", "flows.nll", "--train", "30", "--seed", "3", "--out", str(out)],
+                    tmp_path, timeout=240)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        runs.append(np.load(out))
+    a, b = runs
+    assert a.shape == (30,)                        # 30 steps, not the job's 1 000 000
+    np.testing.assert_array_equal(a, b)            # seeded: the same losses twice
+    assert a[-5:].mean() < a[:5].mean() - 0.2      # and it learned
+
+
+def _mean_row_entropy(path) -> float:
+    import numpy as np
+
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    w = np.asarray(doc["arrays"]["weights"], np.float64)
+    w = w / w.sum(axis=1, keepdims=True)
+    return float(-(w * np.log(np.clip(w, 1e-12, None))).sum(axis=1).mean())
+
+
+def test_export_train_shows_a_trained_transformer_not_uniform_attention(tmp_path):
+    untrained, trained = tmp_path / "h0.json", tmp_path / "h300.json"
+    proc = _run(["export", "transformer.heads", "--out", str(untrained)], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = _run(["export", "transformer.heads", "--train", "300", "--out", str(trained)],
+                tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    before, after = _mean_row_entropy(untrained), _mean_row_entropy(trained)
+    assert after < before - 0.1, (before, after)
+
+
+def test_export_train_on_a_tab_without_training_says_so(tmp_path):
+    proc = _run(["export", "efficient.pattern", "--train", "10",
+                 "--out", str(tmp_path / "p.png")], tmp_path)
+    assert proc.returncode == 1
+    assert "nothing to train" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "p.png").exists()
+    proc = _run(["export", "positional.pe", "--train", "0", "--out", str(tmp_path / "p.png")],
+                tmp_path)
+    assert proc.returncode == 2 and "--train" in proc.stderr
+
+
 def test_no_display_gives_a_clear_message(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
