@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the real-window screenshot tests need (Xvfb, CJK fonts,
-# the xcb libraries Qt's xcb platform plugin loads, pdftotext to read exported PDFs). Where this cannot be done (not root,
+# the xcb libraries Qt's xcb platform plugin loads, pdftotext/pdffonts to read exported PDFs,
+# rsvg-convert to render exported SVGs as librsvg does). Where this cannot be done (not root,
 # no apt-get, no registry), it says so and the display tests skip with a reason.
 set -u
-pkgs="xvfb fonts-noto-cjk poppler-utils libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 libfontconfig1 libdbus-1-3"
+pkgs="xvfb fonts-noto-cjk poppler-utils librsvg2-bin libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 libfontconfig1 libdbus-1-3"
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in $pkgs; do
