@@ -111,7 +111,7 @@ def draw_forward(tab: TransformerTab, t: TransformerTrace) -> None:
     tab.step_combo.setCurrentIndex(index)
     tab.step_combo.blockSignals(False)
     step = steps.steps[index]
-    shape = " × ".join(map(str, step.shape))
+    shape = "\u00a0×\u00a0".join(map(str, step.shape))     # wraps before it, not inside
     # the step's name is in the panel's title; the plot names the tensor's shape
     tab.step_view.set_step(step, f"{step.dims} = ({shape})", step_axis_label(step))
     tab.prev_step.setEnabled(index > 0)
@@ -146,12 +146,15 @@ def redraw_training(tab: TransformerTab) -> None:
                         v, np.log(v))])
         else:
             tab.train_plot.set_curves([], [], [])
+        # losses run from about ln V down to 10⁻³: the line at the top, the hint below it
+        tab.train_plot.plotItem.setYRange(-3.0, 1.0, padding=0)
         tab.train_plot.set_hint(QCoreApplication.translate(
             "TransformerTab", "Untrained: no steps yet.\nPress “Train” to train this model "
             "live."))
         tab.status.setText(tab.status_text())
         return
     tab.train_plot.set_hint("")
+    tab.train_plot.plotItem.enableAutoRange(y=True)
     losses = np.asarray(session.losses, np.float32)
     steps = np.arange(1, len(losses) + 1, dtype=np.float32)
     acc = session.accuracy_history
