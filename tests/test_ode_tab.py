@@ -54,7 +54,10 @@ def test_spiral_shows_field_trajectories_fit_and_trivial_errors(qtbot, tab):
     np.testing.assert_allclose(now, pos, atol=1e-5)
     assert shown.shape[1] < r.paths.shape[1]          # only the part up to t
     assert "accepted" in tab.view("steps").panel.readout.text()
-    assert "Compare adjoint" in tab.adjoint_plot.hint.toPlainText()
+    # the comparison of the untrained model runs by itself, once
+    qtbot.waitUntil(lambda: r.key in tab.comparisons, timeout=30_000)
+    assert tab.comparisons[r.key]["step"] == 0 and not tab.adjoint_plot.hint.isVisible()
+    assert "step 0" in tab.view("adjoint").panel.readout.text()
     # Play runs t to the end and stops there
     tab.apply_state({"t": 0.9})
     qtbot.mouseClick(tab.play_button, Qt.MouseButton.LeftButton)
@@ -107,8 +110,13 @@ def test_nfe_cap_stops_training_restores_and_says_what_to_try(qtbot, tab, monkey
     for k, v in s.model.state_dict().items():
         assert np.array_equal(v.numpy(), before[k].numpy())
     # the views keep the last good picture and say why they are not redrawn
-    qtbot.waitUntil(lambda: "10 evaluations" in tab.view("field").panel.readout.text(),
-                    timeout=20_000)
+    # in a few words of the tab's own (the model's sentence ran past the read-out), the
+    # whole of it in the tooltip
+    readout = tab.view("field").panel.readout
+    qtbot.waitUntil(lambda: "NFE cap (10)" in readout.text(), timeout=20_000)
+    assert "10 evaluations" in readout.toolTip() and "rk4" in readout.toolTip()
+    assert len(drawing.solve_note(tab.result.display_error or
+                                  "The ODE solver needed more than 10 evaluations")[0]) < 80
     assert tab.result.trace is not None
 
 
@@ -274,3 +282,71 @@ def test_non_finite_weights_stop_training_and_the_good_ones_come_back(qtbot, tab
     assert all(np.isfinite(p.detach().numpy()).all() for p in s.model.parameters())
     assert s.step == s.good_step == s.snapshot_every
     assert tab.train_button.text() == "Resume training"
+
+
+# -- labels, units, content on first open ---------------------------------------------------------
+def test_the_loss_axis_reads_the_losses_in_chinese_too(qtbot, window, tab):
+    """Losses of 0.05 … 0.15 read 0.05 … 0.15 on the axis: pyqtgraph's automatic SI
+    prefix showed 50 … 150 with "(x0.001)" in the label, which the translation dropped."""
+    window.set_language("zh_CN")
+    try:
+        s = tab.session()
+        n = 60
+        s.losses.extend(np.linspace(0.15, 0.05, n).tolist())
+        s.nfe_forward.extend([26] * n)
+        s.nfe_backward.extend([0] * n)
+        s.step_seconds.extend([0.01] * n)
+        drawing.redraw_loss(tab)
+        qtbot.wait(100)
+        axis = tab.loss_plot.plotItem.getAxis("left")
+        lo, hi = tab.loss_plot.plotItem.vb.viewRange()[1]
+        levels = axis.tickValues(lo, hi, axis.height())
+        values = [v for _, vs in levels for v in vs if lo <= v <= hi]
+        strings = axis.tickStrings(values, axis.autoSIPrefixScale * axis.scale,
+                                   levels[0][0])
+        numbers = [float(x) for x in strings]
+        assert len(numbers) >= 3
+        assert min(numbers) >= 0.03 and max(numbers) <= 0.17, strings
+        assert axis.labelText == "损失"
+        assert "x" not in axis.labelString().replace(axis.labelText, "")   # no (x0.001)
+    finally:
+        window.set_language("en")
+
+
+def test_every_plane_has_axis_labels_and_the_density_a_labelled_colour_bar(qtbot, tab):
+    for task, state, task_axes in (("spiral", ("y₁", "y₂"), ("y₁", "y₂")),
+                                   ("classify", ("h₁", "h₂"), ("x₁", "x₂")),
+                                   ("cnf", ("z₁", "z₂"), ("x₁", "x₂"))):
+        tab.apply_state({"task": task})
+        _wait_result(qtbot, tab, task)
+        assert tab.field_plot.axis_labels() == state
+        assert tab.task_plot.axis_labels() == task_axes
+    assert tab.task_plot.colorbar.isVisible()
+    assert tab.task_plot.colorbar_label() == "density p_t(x)"
+    assert tab.task_plot.colorbar.getAxis("right").labelText == "density p_t(x)"
+    shown = tab.task_plot.image.image
+    assert shown.size and np.isfinite(shown).all()
+
+
+def test_every_view_has_content_or_says_what_to_press_on_first_open(qtbot, tab):
+    import plane_checks as pc
+
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: key in tab.comparisons, timeout=30_000)
+    for view in ("field", "task", "steps", "adjoint"):
+        assert pc.drawn_items(tab.view(view).panel.graphics), view
+    # the NFE and loss timelines need training: a hint, and no tick values on empty axes
+    for plot in (tab.nfe_plot, tab.loss_plot):
+        assert not pc.drawn_items(plot)
+        assert plot.hint.isVisible() and "Train" in plot.hint.toPlainText()
+        assert not plot.tick_values_shown()
+
+
+def test_tolerances_read_as_powers_of_ten():
+    assert [drawing.tolerance(v) for v in (1e-3, 1e-4, 2.5e-4, 0.05, 1e-7)] == [
+        "1e-3", "1e-4", "2.5e-4", "0.05", "1e-7"]
+    from models.ode import SolverConfig
+
+    cfg = SolverConfig(method="dopri5", rtol=1e-3, atol=1e-4)
+    assert drawing.solver_label(cfg) == "dopri5, rtol 1e-3, atol 1e-4"
+    assert drawing.solver_label(cfg, short=True) == "dopri5 1e-3/1e-4"

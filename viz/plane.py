@@ -115,6 +115,8 @@ class PlanePlot(LabelledPlot):
     # -- the image ------------------------------------------------------------------------
     def set_colorbar_label(self, text: str) -> None:
         """What the colour bar measures (e.g. "density p_t(x)"), beside its values."""
+        if text == self._colorbar_label:
+            return                  # a new label lays the plot out again: not every frame
         self._colorbar_label = text
         axis = self.colorbar.getAxis("right")
         axis.setLabel(text)
@@ -123,6 +125,10 @@ class PlanePlot(LabelledPlot):
 
     def colorbar_label(self) -> str:
         return self._colorbar_label
+
+    def set_axis_labels(self, x: str, y: str) -> None:
+        if (x, y) != self.axis_labels():     # a new label lays the plot out again
+            super().set_axis_labels(x, y)
 
     def axis_labels(self) -> tuple[str, str]:
         """The (bottom, left) axis labels."""

@@ -3,13 +3,21 @@ starts with, the animation's sizes, and reading ``apply_state`` values."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from PySide6.QtCore import QCoreApplication
 
 from models.ode.options import ADAPTIVE, CLASSIFY_DATA, DENSITIES, SOLVERS, TASKS
 from viz.controls import Param
 
+if TYPE_CHECKING:
+    from app.tabs.ode.tab import ODETab
+
+translate = QCoreApplication.translate
+
 __all__ = ["MODEL_PARAMS", "SOLVER_PARAMS", "TASK_DEFAULTS", "MAX_STARTS", "PLAY_SECONDS",
-           "SLIDER_MAX", "STATE_KEYS", "ADAPTIVE"]
+           "SLIDER_MAX", "STATE_KEYS", "ADAPTIVE", "retranslate_forms"]
 
 MODEL_PARAMS = (
     Param("task", "choice", "spiral", choices=TASKS),
@@ -58,3 +66,35 @@ def _parse_starts(value) -> list[tuple[float, float]]:
         raise ValueError(f"starts must be points [[x, y], …] or \"x,y; x,y\", got {value!r}."
                          ) from None
     return out
+
+
+def retranslate_forms(tab: ODETab) -> None:
+    """The two forms' titles, row labels and choice texts (in the tab's context; every
+    text a literal, so lupdate finds it)."""
+    densities = [translate("ODETab", "two moons"), translate("ODETab", "circles"),
+                 translate("ODETab", "8 gaussians"), translate("ODETab", "checkerboard"),
+                 translate("ODETab", "two spirals"), translate("ODETab", "pinwheel"),
+                 translate("ODETab", "rings"), translate("ODETab", "swiss roll")]
+    tab.model_form.setTitle(translate("ODETab", "Task and model"))
+    tab.model_form.set_texts(
+        {"task": translate("ODETab", "Task"), "data": translate("ODETab", "Data"),
+         "density": translate("ODETab", "Density"),
+         "hidden": translate("ODETab", "Hidden units"),
+         "augment": translate("ODETab", "Augmented dimensions"),
+         "lr": translate("ODETab", "Learning rate")},
+        {"task": [translate("ODETab", "fit a spiral"), translate("ODETab", "classify"),
+                  translate("ODETab", "continuous normalizing flow")],
+         "data": densities[:2], "density": densities})
+    tab.solver_form.setTitle(translate("ODETab", "Solver"))
+    tab.solver_form.set_texts(
+        {"method": translate("ODETab", "Method"), "rtol": translate("ODETab", "rtol"),
+         "atol": translate("ODETab", "atol"), "step_size": translate("ODETab", "Step size"),
+         "adjoint": translate("ODETab", "Adjoint method"),
+         "max_nfe": translate("ODETab", "NFE cap per solve")},
+        {"method": [translate("ODETab", "dopri5 (adaptive, order 5)"),
+                    translate("ODETab", "bosh3 (adaptive, order 3)"),
+                    translate("ODETab", "rk4 (fixed step)"),
+                    translate("ODETab", "midpoint (fixed step)"),
+                    translate("ODETab", "euler (fixed step)")]})
+    tab.solver_form.setToolTip(translate("ODETab", "Changes apply to the running training "
+                                         "from its next step on"))

@@ -9,6 +9,7 @@ Texts are translated in the tab's context ("ODETab"), as when these were its met
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 translate = QCoreApplication.translate
 
 USER_COLOUR = "#7b2f9e"      # their trajectories (purple: not a class colour)
+#: the plane's axes: the state's two coordinates (the spiral's y, the classifier's h, the
+#: CNF's z), symbols the same in every language
+STATE_AXES = {"spiral": ("y₁", "y₂"), "classify": ("h₁", "h₂"), "cnf": ("z₁", "z₂")}
 
 
 # -- the plane: vector field and trajectories ---------------------------------------------------
@@ -77,6 +81,8 @@ def draw_field(tab: ODETab, t: float) -> None:
                         size=9, symbol="s", z=13)
         plot.set_points("user_now", np.zeros((0, 2)))
     plot.keep_layers(layers)
+    state = STATE_AXES[task]
+    plot.set_axis_labels(*state)
     if r.extent_key != getattr(tab, "_field_extent_key", None):
         tab._field_extent_key = r.extent_key
         plot.set_extent(r.extent)
@@ -100,9 +106,9 @@ def field_readout(tab: ODETab, t: float) -> str:
         text = translate("ODETab", "t = {0:.2f} · arrows: −f(t, z), the way the samples move, "
                          "from the base (t = 1) to the data (t = 0)").format(t)
     if r.user_error:
-        text += " · " + r.user_error
+        text += " · " + solve_note(r.user_error)[0]
     if r.display_error:
-        text = r.display_error
+        text = solve_note(r.display_error)[0]
     return text
 
 
@@ -111,10 +117,11 @@ def draw_task(tab: ODETab, t: float) -> None:
     plot = tab.task_plot
     task = r.task
     tr = r.trace
+    plot.set_axis_labels(*(STATE_AXES["spiral"] if task == "spiral" else ("x₁", "x₂")))
     if tr is None:
         plot.clear_image()
         plot.keep_layers([])
-        readout(tab, "task", r.display_error)
+        readout(tab, "task", *solve_note(r.display_error))
     elif task == "spiral":
         plot.clear_image()
         plot.set_points("observed", tr.observed, colour="#8c8c8c", size=3, outline=None,
@@ -149,6 +156,7 @@ def draw_task(tab: ODETab, t: float) -> None:
     else:
         k = int(np.argmin(np.abs(tr.times - t)))
         plot.set_image(tr.density[k], tr.extent)
+        plot.set_colorbar_label(translate("ODETab", "density p_t(x)"))
         _, now = _paths_until(r.paths, r.times, t, True)
         plot.set_points("now", now, colour="#ffffff", size=3, outline=None, z=10)
         plot.keep_layers(["now"])
@@ -167,7 +175,7 @@ def redraw_steps(tab: ODETab, r: ODEResult) -> None:
         tab.steps_plot.set_steps([], [], [], [], (translate("ODETab", "accepted"), ""))
         tab.steps_plot.set_hint(translate("ODETab",
                                           "The solver could not finish this solve."))
-        readout(tab, "steps", r.steps_error)
+        readout(tab, "steps", *solve_note(r.steps_error))
         return
     tab.steps_plot.set_hint("")
     adaptive = steps.method in ADAPTIVE
@@ -200,8 +208,8 @@ def redraw_nfe(tab: ODETab) -> None:
     if session is None or not session.nfe_forward:
         tab.nfe_plot.set_curves([], [], [])
         tab.nfe_plot.set_markers([], [])
-        tab.nfe_plot.set_hint(translate("ODETab", "Press “Train”: the evaluations of f\nin "
-                                        "each step's forward and backward\npass appear here."))
+        tab.nfe_plot.set_hint(translate("ODETab", "Press “Train” to see\nthe evaluations "
+                                        "of f\nin every training step."))
         cfg = session.solver if session is not None else None
         readout(tab, "nfe", translate("ODETab", "solver: {0}").format(solver_label(cfg))
                 if cfg is not None else "")
@@ -304,14 +312,43 @@ def readout(tab: ODETab, key: str, text: str, full: str | None = None) -> None:
     panel.readout.setToolTip(full if full is not None else text)
 
 
+def tolerance(value: float) -> str:
+    """A tolerance as people write it: 0.05, 1e-3, 2.5e-4 (not 0.001000 or "0.000")."""
+    v = float(value)
+    if v == 0 or v >= 0.01:
+        return f"{v:g}"
+    mantissa, exponent = f"{v:.1e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def solve_note(message: str) -> tuple[str, str]:
+    """A solver error of ``models.ode`` as a short translated note for a read-out and a
+    full one for its tooltip: the NFE cap's message is worded here (the model's English
+    sentence ran past the read-out and stayed English in Chinese); others are named as
+    such, with the model's words in the tooltip."""
+    if not message:
+        return "", ""
+    cap = re.match(r"The ODE solver needed more than (\d+) evaluations", message)
+    if cap:
+        n = cap.group(1)
+        return (translate("ODETab", "Stopped at the NFE cap ({0}): raise it, loosen the "
+                          "tolerances or use rk4.").format(n),
+                translate("ODETab", "One solve needed more than {0} evaluations of f and was "
+                          "stopped at the cap: the dynamics are stiff or change fast for these "
+                          "tolerances. Raise the cap (NFE cap per solve), loosen the "
+                          "tolerances, or use a fixed-step solver such as rk4.").format(n))
+    return (translate("ODETab", "The solver could not finish: {0}").format(message), message)
+
+
 def solver_label(cfg, short: bool = False) -> str:
-    """"dopri5, rtol 0.001, atol 0.0001 + adjoint"; short: "dopri5 1e-03/1e-04 +adj"."""
+    """"dopri5, rtol 1e-3, atol 1e-4 + adjoint"; short: "dopri5 1e-3/1e-4 +adj"."""
     if short:
-        text = (f"{cfg.method} {cfg.rtol:.0e}/{cfg.atol:.0e}" if cfg.method in ADAPTIVE
-                else f"{cfg.method} h={cfg.step_size:g}")
+        text = (f"{cfg.method} {tolerance(cfg.rtol)}/{tolerance(cfg.atol)}"
+                if cfg.method in ADAPTIVE else f"{cfg.method} h={cfg.step_size:g}")
         return text + (translate("ODETab", " +adj") if cfg.adjoint else "")
-    text = (translate("ODETab", "{0}, rtol {1:g}, atol {2:g}").format(cfg.method, cfg.rtol,
-                                                                       cfg.atol)
+    text = (translate("ODETab", "{0}, rtol {1}, atol {2}").format(
+        cfg.method, tolerance(cfg.rtol), tolerance(cfg.atol))
             if cfg.method in ADAPTIVE else
             translate("ODETab", "{0}, step {1:g}").format(cfg.method, cfg.step_size))
     return text + (translate("ODETab", " + adjoint") if cfg.adjoint else "")

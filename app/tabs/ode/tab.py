@@ -36,6 +36,7 @@ from app.tabs.ode.controls import (
     TASK_DEFAULTS,
     _flag,
     _parse_starts,
+    retranslate_forms,
 )
 from app.tabs.ode.gc_hold import GCHold
 from app.tabs.ode.views import build_views
@@ -88,11 +89,16 @@ class ODETab(TrainingTab):
         self.paths_runner = ComputeRunner(self)     # the user's trajectories only (drags)
         self.paths_runner.done.connect(self._on_user_paths)
         self.paths_runner.failed.connect(self._on_failure)
+        # each model's adjoint comparison, run once on its own (0.2 … 0.7 s on a CPU) so
+        # the view shows the untrained model's figures, not an empty box
+        self.compare_runner = ComputeRunner(self)
+        self.compare_runner.done.connect(self._on_auto_compare)
         self.timer = QTimer(self)
         self.timer.setInterval(33)
         self.timer.timeout.connect(self._tick)
         self.gc_hold = GCHold(self, lambda: (self.jobs.is_running() or self.compute.is_busy()
-                                             or self.paths_runner.is_busy()))
+                                             or self.paths_runner.is_busy()
+                                             or self.compare_runner.is_busy()))
         self._update_rows()
         self.retranslate()
         self.schedule_update()
@@ -334,6 +340,7 @@ class ODETab(TrainingTab):
         self.gc_hold.release()
         self.timer.stop()
         self.paths_runner.close()
+        self.compare_runner.close()
         if self._settings_pool is not None:
             self._settings_pool.shutdown(wait=False)
         super().shutdown()
@@ -353,7 +360,7 @@ class ODETab(TrainingTab):
 
         self._wait_for_settings()
         super().compute_now()
-        if self._pending_compare:
+        if self._pending_compare or self._session_key() not in self.comparisons:
             self._pending_compare = False
             result = adjoint_comparison(self.session())
             self._store_comparison(self._session_key(), result)
@@ -366,7 +373,7 @@ class ODETab(TrainingTab):
                 self.result.key == result.key and self.result.trace is not None:
             # this model cannot be solved within the settings (e.g. the NFE cap): keep
             # what was drawn, say why it is not redrawn
-            drawing.readout(self, "field", result.display_error)
+            drawing.readout(self, "field", *drawing.solve_note(result.display_error))
             drawing.redraw_steps(self, result)
             return
         self.result = result
@@ -379,6 +386,28 @@ class ODETab(TrainingTab):
         for v in self.views:
             v.panel.set_title(v.title())
         self.update_buttons()
+        self._auto_compare(result)
+
+    def _auto_compare(self, result: ODEResult) -> None:
+        """The adjoint comparison of a model shown for the first time, off the GUI thread
+        (not while a job runs: training would slow both and skew the times)."""
+        key = result.key
+        if (key in self.comparisons or result.display_error or self.jobs.is_running()
+                or self.compare_runner.is_busy() or key not in self.sessions):
+            return
+        from models.ode.probe import adjoint_comparison
+
+        session = self.sessions[key]
+        self.gc_hold.hold()
+        self.compare_runner.request(lambda: (key, session.step, adjoint_comparison(session)))
+
+    def _on_auto_compare(self, done: tuple) -> None:
+        key, step, comparison = done
+        if key in self.sessions and key not in self.comparisons:
+            self.comparisons[key] = {"result": comparison, "step": step,
+                                     "solver": drawing.solver_label(self.sessions[key].solver)}
+            if key == self._session_key():
+                drawing.redraw_adjoint(self)
 
     # -- the time axis ------------------------------------------------------------------------------
     def t_fraction(self) -> float:
@@ -533,27 +562,7 @@ class ODETab(TrainingTab):
 
     # -- translations ----------------------------------------------------------------------------------
     def retranslate(self) -> None:
-        self.model_form.setTitle(self.tr("Task and model"))
-        self.model_form.set_texts(
-            {"task": self.tr("Task"), "data": self.tr("Data"), "density": self.tr("Density"),
-             "hidden": self.tr("Hidden units"), "augment": self.tr("Augmented dimensions"),
-             "lr": self.tr("Learning rate")},
-            {"task": [self.tr("fit a spiral"), self.tr("classify"),
-                      self.tr("continuous normalizing flow")],
-             "data": [self.tr("two moons"), self.tr("circles")],
-             "density": [self.tr("two moons"), self.tr("circles"), self.tr("8 gaussians"),
-                         self.tr("checkerboard"), self.tr("two spirals"), self.tr("pinwheel"),
-                         self.tr("rings"), self.tr("swiss roll")]})
-        self.solver_form.setTitle(self.tr("Solver"))
-        self.solver_form.set_texts(
-            {"method": self.tr("Method"), "rtol": self.tr("rtol"), "atol": self.tr("atol"),
-             "step_size": self.tr("Step size"), "adjoint": self.tr("Adjoint method"),
-             "max_nfe": self.tr("NFE cap per solve")},
-            {"method": [self.tr("dopri5 (adaptive, order 5)"),
-                        self.tr("bosh3 (adaptive, order 3)"), self.tr("rk4 (fixed step)"),
-                        self.tr("midpoint (fixed step)"), self.tr("euler (fixed step)")]})
-        self.solver_form.setToolTip(self.tr("Changes apply to the running training from its "
-                                            "next step on"))
+        retranslate_forms(self)
         self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
                                  else self.tr("Play"))
         self.clear_button.setText(self.tr("Clear start points"))

@@ -16,7 +16,6 @@ from app.tabs.ode.controls import SLIDER_MAX
 from viz.ode_view import LabelledBarsPlot, StepsPlot, TimelinePlot
 from viz.panel import ViewPanel
 from viz.plane import PlanePlot
-from viz.plots import CurvesPlot
 
 if TYPE_CHECKING:
     from app.tabs.ode.tab import ODETab
@@ -57,7 +56,7 @@ def build_views(tab: ODETab) -> None:
     tab.task_plot = PlanePlot()
     tab.nfe_plot = TimelinePlot(legend="top-left")
     tab.steps_plot = StepsPlot()
-    tab.loss_plot = CurvesPlot()
+    tab.loss_plot = TimelinePlot()
     tab.adjoint_plot = LabelledBarsPlot()
     tab.add_view(View("field", lambda: translate("ODETab", "Vector field and trajectories"),
                       panel, partial(data.field_data, tab)), 0, 0, 1, 2)
