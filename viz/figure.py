@@ -495,11 +495,12 @@ def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
         if qimage.width() * qimage.height() > MAX_VECTOR_CELLS:
             continue
         cell_w, cell_h = target.width() / qimage.width(), target.height() / qimage.height()
-        # half a screen pixel of overlap, in the item's units
+        # one screen pixel of overlap, in the item's units: a pixel that two cells
+        # share is then covered whole by the first (antialiased edges composited one
+        # over the other let the white through: seams between the rows)
         on_screen = view.mapFromScene(it.mapToScene(QRectF(0, 0, cell_w, cell_h))
                                       ).boundingRect()
-        overlap = (0.5 * cell_w / max(on_screen.width(), 1.0),
-                   0.5 * cell_h / max(on_screen.height(), 1.0))
+        overlap = (cell_w / max(on_screen.width(), 1.0), cell_h / max(on_screen.height(), 1.0))
         runs = [(rect.translated(target.topLeft()), colour) for rect, colour in
                 cell_runs(_rgba(qimage), cell_w, cell_h, overlap)]
         cells = _CellsItem(runs, target)
