@@ -8,8 +8,10 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
+from view_content import drawn_marks, english_words
 
 from app.tabs.graph import GraphTab
+from viz.legend import drawn_geometry
 
 GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
 
@@ -215,4 +217,70 @@ def test_compare_button_trains_the_three_models_and_the_baseline(qtbot, tab):
     assert tab.compare_button.text() == "Compare"
     qtbot.waitUntil(lambda: "GraphSAGE" in tab.view("compare").panel.readout.text(),
                     timeout=10_000)
-    assert tab.view("compare").data().arrays["accuracy"].shape == (4, 1)
+    # the bars drawn: untrained and trained accuracy of the four, as compared
+    accuracy = tab.view("compare").data().arrays["accuracy"]
+    trained = [c.as_dict()[k] for k in ("gcn", "sage", "gat", "baseline")]
+    assert accuracy.shape == (4, 2)
+    np.testing.assert_allclose(accuracy[:, 1], trained)
+    qtbot.waitUntil(lambda: len(tab.compare_plot._bars) == 2 and np.isfinite(    # redrawn
+        tab.compare_plot._bars[1].opts["height"]).all(), timeout=10_000)  # when it ends
+    bars = tab.compare_plot._bars
+    np.testing.assert_allclose(bars[1].opts["height"], trained)
+    assert all(r.height() > 0 for r in drawn_geometry([bars[1]], None)[1])
+
+
+def test_every_view_has_content_on_first_open(tab):
+    """Nothing waits for a button to show something: the untrained models are drawn."""
+    r = tab.result
+    for view in tab.views:
+        assert drawn_marks(view) > 0, view.key
+    assert r.untrained is not None and set(r.untrained.kinds) == {"gcn", "sage", "gat",
+                                                                  "baseline"}
+    bars = tab.compare_plot._bars                      # the untrained accuracies as bars
+    assert len(bars) == 1 and len(bars[0].opts["height"]) == 4
+    np.testing.assert_allclose(bars[0].opts["height"], [r.untrained.as_dict()[k] for k in (
+        "gcn", "sage", "gat", "baseline")])
+    assert r.graphs is not None and r.graphs.epoch == 0           # graph classification
+    assert tab.pooled_view.node_count() == len(r.graphs.embedding)
+    assert tab.pooled_view.plotItem.getAxis("bottom").labelText != ""
+    assert r.link is not None and r.link.epoch == 0                # link prediction
+    assert len(tab.roc_plot.curves()[0]) == 1 and len(tab.roc_plot.curves()[0][0]) > 2
+    assert tab.canvas.overlay_edge_count() == 0        # an untrained guess is not drawn
+    x, y = tab.curves_plot.curves()                    # the training curves' epoch 0
+    assert len(x) == 4 and all(len(xi) == 1 and xi[0] == 0 for xi in x)
+    assert "PC 1" in tab.embedding_view.plotItem.getAxis("bottom").labelText
+
+
+def test_going_back_in_the_tour_restores_each_step(qtbot, tab):
+    steps = tab.tour_steps()
+    tab.tour.go_to(len(steps) - 1)                     # trains the link predictor
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=90_000)
+    _settle(qtbot, tab, lambda r: r.link is not None and r.link.epoch > 0)
+    qtbot.waitUntil(lambda: tab.canvas.overlay_edge_count() > 0, timeout=10_000)
+    for i in reversed(range(len(steps) - 1)):
+        tab.tour.go_to(i)
+        params = tab.params()
+        for k, v in steps[i].state.items():
+            if k in params:
+                assert params[k] == v, (steps[i].id, k)
+        tab.compute_now()
+        qtbot.waitUntil(lambda: tab.canvas.overlay_edge_count() == 0, timeout=10_000)
+        assert tab.params()["links"] == 0, steps[i].id      # no dashed link overlay
+        if steps[i].state.get("edges") == "plain":
+            assert tab.canvas.edge_bar not in tab.canvas._bars_in_layout, steps[i].id
+        tab.jobs.stop()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+
+
+def test_nothing_stays_english_in_chinese(qtbot, window, tab):
+    window.set_language("zh_CN")
+    _settle(qtbot, tab, lambda r: True)
+    qtbot.wait(300)
+    doc = tab.result.doc
+    names = [*doc.node_attributes, *doc.label_names, "KarateClub", "GNNExplainer",
+             "BA-Shapes", "Louvain", "networkx", "Zachary"]
+    assert english_words(window, "graph", names) == []
+    assert tab.label_combo.itemText(0) != "(none)"
+    heading = tab.canvas.legend.items[0][1].text
+    assert "community" in heading and "label" not in heading
+    window.set_language("en")

@@ -384,6 +384,17 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self._max_labels = int(max_labels)
         self._request("labels")
 
+    def set_axis_labels(self, x: str | None, y: str | None) -> None:
+        """Show the bottom and left axes titled ``x`` and ``y``, for a plane whose
+        coordinates mean something (principal components); None hides them (a layout's
+        coordinates mean nothing)."""
+        for name, text in (("bottom", x), ("left", y)):
+            if text is None:
+                self.plotItem.hideAxis(name)
+            else:
+                self.plotItem.showAxis(name)
+                self.plotItem.setLabel(name, text)
+
     def set_hover_info(self, fn: Callable[[int], str] | None) -> None:
         """``fn(node) -> text`` shown in the read-out box while the node is hovered."""
         self._hover_fn = fn

@@ -12,7 +12,7 @@ import numpy as np
 
 from models.errors import ArchScopeError
 from models.graphs import inspection
-from models.graphs.baseline import compare_models
+from models.graphs.baseline import compare_models, nearest_train_baseline
 from models.graphs.document import GraphDocument
 from models.graphs.export import save_graph
 from models.graphs.layouts import layout
@@ -24,18 +24,22 @@ from models.graphs.sessions import (
 )
 from models.traces import BatchTrace, GraphResult, ModelComparison, Progress
 
-__all__ = ["graph_result", "model_comparison", "save_with_results"]
+__all__ = ["graph_result", "model_comparison", "save_with_results", "untrained_comparison"]
 
 
 def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession,
                  pos: np.ndarray | None, layout_key: tuple, motif: list,
                  batch: BatchTrace | None,
                  graph_session: GraphClassificationSession | None,
-                 link_session: LinkPredictionSession | None, name: str = "") -> GraphResult:
+                 link_session: LinkPredictionSession | None, name: str = "",
+                 untrained: ModelComparison | None = None,
+                 device: str | None = None) -> GraphResult:
     """Everything the tab draws, computed off the GUI thread: the layout (unless ``pos``
     is given), the node classifier's state, the messages into the selected node, GAT
     attention, GCN coefficients and the GraphSAGE sample when shown, a batch of the motif
-    graphs (``batch`` reused when given) and the two other tasks' states."""
+    graphs (``batch`` reused when given), the two other tasks' states and the compared
+    models before training (``untrained`` reused when given, else computed on ``device``
+    when one is given; None on a graph without labels)."""
     layout_error = ""
     if pos is None:
         try:
@@ -67,8 +71,31 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
         parts["graphs"] = graph_session.evaluate()
     if link_session is not None:
         parts["link"] = link_session.evaluate()
+    if untrained is None and device is not None and (doc.labels >= 0).any():
+        try:
+            untrained = untrained_comparison(data, p["seed"], p["train_per_class"], device)
+        except ArchScopeError:            # e.g. too few labelled nodes for a split
+            untrained = None
     return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,
-                       layout_error=layout_error, **parts)
+                       layout_error=layout_error, untrained=untrained, **parts)
+
+
+def untrained_comparison(data, seed: int, train_per_class: int,
+                         device: str) -> ModelComparison:
+    """Test accuracy of GCN, GraphSAGE and GAT as initialised (no epoch trained) on the
+    split ``model_comparison`` uses, and of the nearest-labelled-node baseline, which
+    needs no training: what the comparison starts from."""
+    acc: dict[str, float] = {}
+    session = None
+    for kind in MODEL_KINDS:
+        session = NodeClassificationSession(data, kind, device=device, seed=seed,
+                                            train_per_class=train_per_class)
+        acc[kind] = float(session.evaluate().test_acc)
+    pred = nearest_train_baseline(data, session.train_mask.cpu())
+    test = session.test_mask.cpu().numpy()
+    y = data.y.cpu().numpy()
+    acc["baseline"] = float((pred[test] == y[test]).mean()) if test.any() else float("nan")
+    return ModelComparison(kinds=tuple(acc), test_acc=np.array(list(acc.values()), np.float32))
 
 
 def model_comparison(data, epochs: int, seed: int, train_per_class: int,

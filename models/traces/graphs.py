@@ -275,3 +275,4 @@ class GraphResult:
     batch: BatchTrace | None = None          # a mini-batch of the motif graphs
     graphs: GraphClassTrace | None = None    # the graph classifier, once trained
     link: LinkTrace | None = None            # the link predictor, once trained
+    untrained: ModelComparison | None = None  # the compared models before training

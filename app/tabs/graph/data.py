@@ -56,6 +56,10 @@ def embedding_data(tab: GraphTab) -> ViewData | None:
 
 def training_data(tab: GraphTab) -> ViewData | None:
     history = tab.histories.get(tab._session_key())
+    node = tab.result.node if tab.result is not None else None
+    if not history and node is not None:        # untrained: the one point drawn
+        history = [{"epoch": node.epoch, "loss": node.loss, "train_acc": node.train_acc,
+                    "val_acc": node.val_acc, "test_acc": node.test_acc}]
     if not history:
         return None
     cols = ["loss", "train_acc", "val_acc", "test_acc"]
@@ -65,11 +69,19 @@ def training_data(tab: GraphTab) -> ViewData | None:
 
 
 def compare_data(tab: GraphTab) -> ViewData | None:
-    c = tab.comparisons.get(tab._compare_key())
-    if c is None:
+    """The bars drawn: test accuracy per model, untrained and (once compared) trained."""
+    untrained = tab.result.untrained if tab.result is not None else None
+    trained = tab.comparisons.get(tab._compare_key())
+    shown = [(name, c) for name, c in (("untrained", untrained), ("trained", trained))
+             if c is not None]
+    if not shown:
         return None
-    return ViewData("accuracy", {"accuracy": c.test_acc[:, None].astype(np.float32)},
-                    {}, row_labels=list(c.kinds), col_labels=["test_accuracy"])
+    kinds = [k for k in ("gcn", "sage", "gat", "baseline")
+             if any(k in c.kinds for _n, c in shown)]
+    table = np.array([[c.as_dict().get(k, np.nan) for _n, c in shown] for k in kinds],
+                     np.float32)
+    return ViewData("accuracy", {"accuracy": table}, {"epochs": tab.params()["epochs"]},
+                    row_labels=kinds, col_labels=[f"test_accuracy_{n}" for n, _c in shown])
 
 
 def batch_data(tab: GraphTab) -> ViewData | None:

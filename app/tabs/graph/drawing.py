@@ -13,15 +13,17 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt
 
 from app.tabs.base import View
 from app.tabs.graph import data
 from app.tabs.graph.data import node_name
-from viz.graph_view import PALETTE, GraphCanvas
+from viz.graph_view import GraphCanvas
 from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
+from viz.theme import MUTED
 
 if TYPE_CHECKING:
     from app.tabs.graph.tab import GraphTab
@@ -40,9 +42,14 @@ def build_views(tab: GraphTab) -> None:
     tab.embedding_view.set_hover_info(partial(node_info, tab))
     tab.compare_plot = GroupedBarsPlot()
     tab.batch_plot = HeatmapPlot("viridis")
-    tab.pooled_view = GraphCanvas(legend=False)      # the read-out names the colours
+    tab.pooled_view = GraphCanvas()                  # its legend names the motifs
     tab.pooled_view.set_hover_info(partial(graph_info, tab))
     tab.roc_plot = CurvesPlot(legend="bottom-right")
+    # chance, the diagonal: drawn once, dashed, without a legend entry (the legend, one
+    # entry, then fits under the diagonal instead of pushing the small plot up)
+    tab.roc_chance = pg.PlotCurveItem([0.0, 1.0], [0.0, 1.0],
+                                      pen=pg.mkPen(MUTED, width=1.2, style=Qt.PenStyle.DashLine))
+    tab.roc_plot.plotItem.addItem(tab.roc_chance)
     views = (
         ("graph", tab.canvas, data.graph_data, 0, 0, 2, 1),
         ("messages", tab.message_plot, data.messages_data, 0, 1, 1, 1),
@@ -59,7 +66,7 @@ def build_views(tab: GraphTab) -> None:
     tab.grid.setColumnStretch(0, 5)
     tab.grid.setColumnStretch(1, 3)
     tab.grid.setColumnStretch(2, 3)
-    for r, stretch in enumerate((3, 3, 2)):
+    for r, stretch in enumerate((3, 3, 3)):
         tab.grid.setRowStretch(r, stretch)
 
 
@@ -130,15 +137,19 @@ def node_colours(tab: GraphTab) -> dict:
     if p["colour"] == "attribute" and tab.colour_combo.currentData():
         name = tab.colour_combo.currentData()
         column = doc.node_attributes.get(name)
+        title = QCoreApplication.translate("GraphTab", "attribute “{0}”").format(name)
         if column is not None and column.dtype.kind == "f":
-            return {"values": column, "categorical": False, "title": name}
+            return {"values": column, "categorical": False, "title": title}
         if column is not None:
             codes, names = doc.categorical(name)
             if len(names) <= 40:
                 return {"values": codes, "categorical": True, "names": list(names),
-                        "title": name}
+                        "title": title}
+    # the attribute's name is data: quoted, under a translated heading
     return {"values": doc.labels, "categorical": True, "names": label_names(tab),
-            "title": doc.label_attr or QCoreApplication.translate("GraphTab", "label")}
+            "title": QCoreApplication.translate("GraphTab", "label “{0}”").format(
+                doc.label_attr) if doc.label_attr else
+            QCoreApplication.translate("GraphTab", "label")}
 
 
 def draw_nodes(tab: GraphTab) -> None:
@@ -199,7 +210,7 @@ def draw_edges(tab: GraphTab) -> None:  # one branch per thing the edges can sho
     else:
         tab.canvas.set_edge_values(None)
     link = r.link
-    if link is not None and p["links"]:
+    if link is not None and link.epoch > 0 and p["links"]:    # an untrained guess: not drawn
         k = min(p["links"], len(link.top_pairs))
         tab.canvas.set_overlay_edges(link.top_pairs[:k], link.top_scores[:k],
                                      title=QCoreApplication.translate(
@@ -215,21 +226,24 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
         tab.view("messages").panel.set_readout(QCoreApplication.translate(
             "GraphTab", "Click a node on the graph."))
         return
-    rows = [*m.messages, np.full(m.messages.shape[1], np.nan), m.aggregate]
+    gap = np.full(m.messages.shape[1], np.nan)
+    rows = [*m.messages, gap, m.aggregate, gap]        # a gap row each: labels apart
     width = max(len(m.aggregate), len(m.update))
-    matrix = np.full((len(rows) + 1, width), np.nan, np.float32)
+    matrix = np.full((len(rows) + 2, width), np.nan, np.float32)   # + update, a margin
     for i, row in enumerate(rows):
         matrix[i, :len(row)] = row
-    matrix[-1, :len(m.update)] = m.update
+    matrix[-2, :len(m.update)] = m.update
     bound = float(np.nanmax(np.abs(matrix))) if np.isfinite(matrix).any() else 1.0
     tab.message_plot.set_matrix(matrix, levels=(-bound, bound))
-    # every neighbour's row named where they fit (about 14 rows), else every k-th
-    step = max(1, -(-len(m.neighbors) // 14))
+    # every neighbour's row named where they fit (a label per 14 px), else every k-th
+    height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
+    fit = 14 if height < 60 else max(3, int(height // 14) - 3)
+    step = max(1, -(-len(m.neighbors) // min(14, fit)))
     labels = [(i, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
               enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
     labels += [(len(m.neighbors) + 1, QCoreApplication.translate(
                    "GraphTab", "aggregate ({0})").format(agg_name(m.aggregation))),
-               (len(m.neighbors) + 2, QCoreApplication.translate("GraphTab", "update hᵢ′"))]
+               (len(m.neighbors) + 3, QCoreApplication.translate("GraphTab", "update hᵢ′"))]
     tab.message_plot.plotItem.getAxis("left").setTicks([labels])
     tab.message_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "feature"), "")
     if m.aggregation == m.model_aggregation:
@@ -263,6 +277,10 @@ def draw_embedding(tab: GraphTab) -> None:
         else:
             tab.embedding_view.set_positions(emb)
         tab.embedding_view.set_node_colors(values, **colours)
+    var = np.asarray(node.explained_variance, np.float64)
+    tab.embedding_view.set_axis_labels(*[QCoreApplication.translate(
+        "GraphTab", "PC {0} ({1:.0%} of the variance)").format(i + 1, v)
+        for i, v in enumerate(var[:2])])
     tab.view("embedding").panel.set_readout(QCoreApplication.translate(
         "GraphTab", "epoch {0}: test accuracy {1:.2f}").format(node.epoch, node.test_acc)
         if (tab.result.doc.labels >= 0).any() else
@@ -271,41 +289,79 @@ def draw_embedding(tab: GraphTab) -> None:
 
 def draw_training(tab: GraphTab) -> None:
     history = tab.histories.get(tab._session_key())
-    if not history:
-        tab.curves_plot.set_curves([], [], [])
-        tab.curves_plot.set_hint(QCoreApplication.translate(
-            "GraphTab", "Press “Train” to fit the model on the\n"
-                        "labelled nodes; the colours follow."))
-        return
-    tab.curves_plot.set_hint("")
-    h = {k: np.asarray([row[k] for row in history], np.float32)
+    node = tab.result.node
+    untrained = not history
+    labelled = bool((tab.result.doc.labels >= 0).any())
+    if untrained:             # the model as initialised: one point per curve at its epoch
+        history = [{"epoch": node.epoch, "loss": node.loss, "train_acc": node.train_acc,
+                    "val_acc": node.val_acc, "test_acc": node.test_acc}] if labelled else []
+    h = {k: np.asarray([row[k] for row in history], np.float32).reshape(-1)
          for k in ("epoch", "loss", "train_acc", "val_acc", "test_acc")}
+    names = [QCoreApplication.translate("GraphTab", "loss"),
+             QCoreApplication.translate("GraphTab", "train accuracy"),
+             QCoreApplication.translate("GraphTab", "validation accuracy"),
+             QCoreApplication.translate("GraphTab", "test accuracy")]
     tab.curves_plot.set_curves(
-        h["epoch"], np.stack([h["loss"], h["train_acc"], h["val_acc"], h["test_acc"]]),
-        [QCoreApplication.translate("GraphTab", "loss"),
-         QCoreApplication.translate("GraphTab", "train accuracy"),
-         QCoreApplication.translate("GraphTab", "validation accuracy"),
-         QCoreApplication.translate("GraphTab", "test accuracy")])
-    tab.curves_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"), "")
+        [h["epoch"]] * 4 if history else [],
+        [h["loss"], h["train_acc"], h["val_acc"], h["test_acc"]] if history else [],
+        names if history else [], symbols=["o"] * 4 if untrained else ())
+    tab.curves_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"),
+                                    QCoreApplication.translate("GraphTab",
+                                                               "loss · accuracy"))
+    tab.curves_plot.set_hint("")
+    panel = tab.view("training").panel
+    if untrained:             # what to press under the plot, the plot keeps to the data
+        panel.set_readout(QCoreApplication.translate(
+            "GraphTab", "Untrained (epoch {0}): press “Train”.").format(node.epoch)
+            if labelled else
+            QCoreApplication.translate("GraphTab", "No labels: choose a label attribute "
+                                                   "to train."))
+        top = max(1.0, float(np.nanmax([node.loss, 1.0])) * 1.1)
+        tab.curves_plot.plotItem.setXRange(node.epoch, node.epoch + tab.params()["epochs"],
+                                           padding=0.02)
+        tab.curves_plot.plotItem.setYRange(0.0, top, padding=0.02)
+    else:
+        last = history[-1]
+        panel.set_readout(QCoreApplication.translate(
+            "GraphTab", "epoch {0}: loss {1:.3f} · test accuracy {2:.2f}").format(
+                int(last["epoch"]), last["loss"], last["test_acc"]))
 
 
 def draw_compare(tab: GraphTab) -> None:
-    comparison = tab.comparisons.get(tab._compare_key())
-    if comparison is None:
-        tab.compare_plot.set_bars([], np.zeros((1, 0)),
-                                  [QCoreApplication.translate("GraphTab", "test accuracy")])
-        tab.compare_plot.plotItem.setYRange(0, 1)
-        tab.view("compare").panel.set_readout(QCoreApplication.translate(
-            "GraphTab", "Press “Compare” to train all three on this split."))
-        return
-    c = comparison.as_dict()
+    """Test accuracy of the three models and the baseline: as initialised (computed with
+    the graph) and, once "Compare" ran on this split, after training."""
+    trained = tab.comparisons.get(tab._compare_key())
+    untrained = tab.result.untrained
     names = {"gcn": "GCN", "sage": "GraphSAGE", "gat": "GAT",
-             "baseline": QCoreApplication.translate("GraphTab", "nearest labelled node")}
-    keys = [k for k in ("gcn", "sage", "gat", "baseline") if k in c]
+             "baseline": QCoreApplication.translate("GraphTab", "baseline")}
+    keys = [k for k in ("gcn", "sage", "gat", "baseline")
+            if any(c is not None and k in c.kinds for c in (untrained, trained))]
+    series, rows = [], []
+    for comparison, name in (
+            (untrained, QCoreApplication.translate("GraphTab", "untrained")),
+            (trained, QCoreApplication.translate("GraphTab", "after {0} epochs").format(
+                tab.params()["epochs"]))):
+        if comparison is not None:
+            c = comparison.as_dict()
+            series.append(name)
+            rows.append([c.get(k, np.nan) for k in keys])
+    panel = tab.view("compare").panel
     tab.compare_plot.set_bars([names[k] for k in keys],
-                              np.array([[c[k] for k in keys]], np.float32),
-                              [QCoreApplication.translate("GraphTab", "test accuracy")])
-    tab.view("compare").panel.set_readout("  ".join(f"{names[k]} {c[k]:.2f}" for k in keys))
+                              np.array(rows, np.float32).reshape(len(rows), len(keys)),
+                              series)
+    tab.compare_plot.plotItem.setYRange(0, 1, padding=0.02)
+    tab.compare_plot.set_axis_labels("", QCoreApplication.translate("GraphTab",
+                                                                    "test accuracy"))
+    baseline = QCoreApplication.translate("GraphTab", "baseline = nearest labelled node")
+    if trained is None:
+        panel.set_readout(QCoreApplication.translate(
+            "GraphTab", "Press “Compare” to train all three on this split.") + " · "
+            + baseline if untrained is not None else QCoreApplication.translate(
+                "GraphTab", "No labels: choose a label attribute to compare."))
+        return
+    c = trained.as_dict()
+    panel.set_readout("  ".join(f"{names[k]} {c[k]:.2f}" for k in keys if k in c)
+                      + " · " + baseline)
 
 
 # -- batch, pooled embeddings, links --------------------------------------------------------------
@@ -328,11 +384,15 @@ def motif_names() -> list[str]:
 
 def draw_pooled(tab: GraphTab) -> None:
     g = tab.result.graphs
-    if g is None:
+    if g is None:            # no classifier could be set up (it is, untrained, normally)
         tab.pooled_view.set_graph(np.zeros((0, 2), np.float32), np.zeros((0, 2), np.int64))
+        tab.pooled_view.set_axis_labels(None, None)
         tab.view("pooled").panel.set_readout(QCoreApplication.translate(
             "GraphTab", "Press “Train graph classifier”: house vs cycle motifs."))
         return
+    tab.pooled_view.set_axis_labels(
+        QCoreApplication.translate("GraphTab", "PC {0}").format(1),
+        QCoreApplication.translate("GraphTab", "PC {0}").format(2))
     with tab.pooled_view.batch():
         if tab.pooled_view.node_count() != len(g.embedding):
             tab.pooled_view.set_graph(g.embedding, np.zeros((0, 2), np.int64))
@@ -341,28 +401,36 @@ def draw_pooled(tab: GraphTab) -> None:
         tab.pooled_view.set_node_colors(g.predictions, categorical=True, names=motif_names(),
                                         title=QCoreApplication.translate("GraphTab",
                                                                          "predicted motif"))
-    keys = " ".join(f"<span style='color:{PALETTE[i]}'>●</span> {name}" for i, name in
-                    enumerate(motif_names()))
-    tab.view("pooled").panel.set_readout(keys + " · " + QCoreApplication.translate(
+    state = QCoreApplication.translate("GraphTab", "untrained: press “Train graph "
+                                                   "classifier”") if g.epoch == 0 else \
+        QCoreApplication.translate("GraphTab", "epoch {0}").format(g.epoch)
+    tab.view("pooled").panel.set_readout(QCoreApplication.translate(
         "GraphTab", "{0} pooling · train accuracy {1:.2f} · test {2:.2f}").format(
-            agg_name(g.pooling), g.train_acc, g.test_acc))
+            agg_name(g.pooling), g.train_acc, g.test_acc) + " · " + state)
 
 
 def draw_links(tab: GraphTab) -> None:
     link = tab.result.link
-    if link is None:
-        tab.roc_plot.set_curves([], [], [])
-        tab.roc_plot.set_hint(QCoreApplication.translate("GraphTab",
-                                                         "Press “Train link predictor”."))
-        return
-    tab.roc_plot.set_hint("")
-    diag = np.array([0.0, 1.0], np.float32)
-    tab.roc_plot.set_curves([link.roc[:, 0], diag], [link.roc[:, 1], diag],
-                            [QCoreApplication.translate("GraphTab", "test edges, AUC {0:.3f}"
-                                                        ).format(link.test_auc),
-                             QCoreApplication.translate("GraphTab", "chance")])
     tab.roc_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "false positive rate"),
                                  QCoreApplication.translate("GraphTab", "true positive rate"))
+    panel = tab.view("links").panel
+    chance = QCoreApplication.translate("GraphTab", "Dashed: chance (AUC 0.5).")
+    if link is None:         # no predictor could be set up (too few edges, a huge graph)
+        tab.roc_plot.set_curves([], [], [])
+        panel.set_readout(QCoreApplication.translate(
+            "GraphTab", "Press “Train link predictor”.") + " " + chance)
+    else:
+        curve = (QCoreApplication.translate("GraphTab", "untrained, AUC {0:.3f}")
+                 if link.epoch == 0 else
+                 QCoreApplication.translate("GraphTab", "epoch {0}, AUC {1:.3f}"))
+        tab.roc_plot.set_curves([link.roc[:, 0]], [link.roc[:, 1]],
+                                [curve.format(link.test_auc) if link.epoch == 0 else
+                                 curve.format(link.epoch, link.test_auc)])
+        panel.set_readout((QCoreApplication.translate(
+            "GraphTab", "Press “Train link predictor”.") if link.epoch == 0 else
+            QCoreApplication.translate("GraphTab", "Held-out test edges against as many "
+                                                   "non-edges.")) + " " + chance)
+    tab.roc_plot.plotItem.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.02)
 
 
 # -- hover texts and names -------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from app.tabs.graph.controls import (
     checked_features,
     fill_attribute_box,
 )
+from app.tabs.graph.describe import describe_document
 from app.tabs.training import TrainingTab
 from models.graphs.options import DATASETS
 from models.traces import Progress
@@ -37,6 +38,8 @@ from models.traces.graphs import GraphResult, ModelComparison
 #: epochs of one run of the graph classifier and of the link predictor
 GRAPH_EPOCHS = 100
 LINK_EPOCHS = 200
+#: the link predictor is set up (untrained) on its own up to this many nodes
+AUTO_LINK_NODES = 3000
 
 
 class GraphTab(TrainingTab):
@@ -59,7 +62,9 @@ class GraphTab(TrainingTab):
         self._running_key: tuple | None = None
         self._shown_doc_key: tuple | None = None
         self.comparisons: dict[tuple, ModelComparison] = {}   # comparison key -> accuracies
+        self.untrained: dict[tuple, ModelComparison] = {}     # the same, before training
         self._last_redraw = 0.0
+        self._untrained_for: tuple = ()
         build_controls(self)
         self.graph_form.changed.connect(self._graph_changed)
         self.model_form.changed.connect(self._model_changed)
@@ -158,7 +163,9 @@ class GraphTab(TrainingTab):
         self.schedule_update()
 
     def _model_changed(self) -> None:
-        if self.running() == "node":
+        # another model stops the training; the same one given again (a tour step going
+        # back) or a new learning rate (set_lr below) does not
+        if self.running() == "node" and self._running_key != self._session_key():
             self.stop_jobs()
         session = self.sessions.get(self._session_key())
         if session is not None:
@@ -226,6 +233,11 @@ class GraphTab(TrainingTab):
         p = self.params()
         return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"])
 
+    def _untrained_key(self) -> tuple:
+        """What the models compared before training depend on: graph, attributes, split."""
+        p = self.params()
+        return (*self._graph_key(), p["seed"], p["train_per_class"])
+
     def session(self):
         from models.graphs import NodeClassificationSession
 
@@ -282,20 +294,32 @@ class GraphTab(TrainingTab):
             self.ctx.report_error(exc, None)
             return lambda: None
         layout_key = (self._doc_key(), p["layout"], p["seed"])
+        self._untrained_for = self._untrained_key()      # only the latest result arrives
+        # the other two tasks are drawn untrained until trained: sessions made now
+        graph_session, link_session = self.graph_sessions.get(p["pooling"]), None
+        try:
+            graph_session = self.graph_session()
+            link_session = self.link_sessions.get(self._graph_key())
+            if link_session is None and doc.data.num_nodes <= AUTO_LINK_NODES:
+                link_session = self.link_session()
+        except ArchScopeError:              # e.g. too few edges to hold some out
+            pass
         # the batch of motif graphs changes only with their number: kept, not recollated
         batch = self.result.batch if self.result is not None else None
         if batch is None or len(batch.ptr) - 1 != p["batch_graphs"]:
             batch = None
         return partial(graph_result, doc, p, session, self.layouts.get(layout_key),
-                       layout_key, self.motif_graphs(), batch,
-                       self.graph_sessions.get(p["pooling"]),
-                       self.link_sessions.get(self._graph_key()), self._dataset_name())
+                       layout_key, self.motif_graphs(), batch, graph_session, link_session,
+                       self._dataset_name(), untrained=self.untrained.get(self._untrained_key()),
+                       device=self.ctx.device())
 
     def show_trace(self, result: GraphResult) -> None:
         if result is None:
             return
         self.layout_note.setText(result.layout_error)
         self.layouts[result.layout_key] = result.pos
+        if result.untrained is not None:     # computed for the settings of compute_fn
+            self.untrained.setdefault(self._untrained_for, result.untrained)
         previous = self.result
         self.result = result
         doc, pos = result.doc, result.pos
@@ -305,7 +329,8 @@ class GraphTab(TrainingTab):
             self.canvas.set_node_labels(list(doc.node_ids))
         elif previous.layout_key != result.layout_key:
             self.canvas.set_positions(pos, animate=True)
-        self.note.setText(" ".join([doc.summary() + ".", doc.features_note, *doc.warnings]))
+        g = self.graph_form.values()
+        self.note.setText(describe_document(doc, g["dataset"], g["seed"]))
         drawing.draw_all(self)
 
     # -- jobs ----------------------------------------------------------------------------------
@@ -459,6 +484,8 @@ class GraphTab(TrainingTab):
              "layout": [self.tr("spring"), self.tr("Kamada–Kawai"), self.tr("spectral"),
                         self.tr("circular"), self.tr("shell"), self.tr("positions in the data")]})
         self.attr_box.setTitle(self.tr("Attributes"))
+        if self.label_combo.count():
+            self.label_combo.setItemText(0, self.tr("(none)"))
         self.label_text.setText(self.tr("Label"))
         self.feature_text.setText(self.tr("Features"))
         self.colour_text.setText(self.tr("Colour attribute"))
