@@ -3,9 +3,11 @@ three-API panel, q/k/v from the Transformer tab, and the cost measurement."""
 
 from __future__ import annotations
 
+import figure_checks
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from view_content import drawn_marks, english_words
 
 from app.tabs.efficient import EfficientTab
 
@@ -150,3 +152,51 @@ def test_every_tour_step_applies(qtbot, tab):
         assert all(tab.params()[k] == v for k, v in state.items()), step.id
         tab.compute_now()                       # every step's settings compute cleanly
         assert tab.pattern_error.text() == tab.approx_error.text() == "", step.id
+
+
+def test_every_view_has_content_on_first_open(qtbot, tab):
+    """The measured panels too: a quick measurement runs the first time the tab shows."""
+    qtbot.waitUntil(lambda: tab.cost is not None and not tab.jobs.is_running(),
+                    timeout=60_000)
+    assert tab.cost_is_quick and set(tab.cost.measured_n.tolist()) <= {256, 512, 1024}
+    assert np.isfinite(tab.cost.seconds).any()
+    for view in tab.views:
+        assert drawn_marks(view) > 0, view.key
+    assert len(tab.time_plot.curves()[1]) >= 2 and not tab.time_plot.hint.isVisible()
+    assert "Measure" in tab.view("time").panel.readout.text()
+    # the full measurement replaces it (the quick one is not shown as the full one)
+    tab.apply_state({"max_n": "1024", "time_budget": 0.2})
+    assert tab.cost is None
+    tab.toggle_job("measure")
+    assert tab.running() == "measure" and not tab.cost_is_quick
+    tab.jobs.stop()
+
+
+def test_the_tour_forward_and_back_keeps_each_step_true(qtbot, tab):
+    steps = tab.tour_steps()
+    order = [*range(len(steps)), *reversed(range(len(steps) - 1))]
+    for i in order:
+        tab.tour.go_to(i)
+        state = {k: v for k, v in steps[i].state.items() if k != "highlight"}
+        assert all(tab.params()[k] == v for k, v in state.items()), steps[i].id
+        tab.compute_now()
+        r = tab.result
+        if steps[i].state.get("highlight") == "error":      # the curves the text reads
+            assert r.approx.method == state["method"]
+            if state["method"] == "performer":
+                assert r.approx.params["kind"] == "positive", steps[i].id
+        if "blue dots" in steps[i].text.get("en", ""):       # the legend keeps off them
+            placer = tab.field_plot.legend_placer
+            placer.place()
+            assert placer.where == "below" or not figure_checks.overlaps_in_scene(
+                tab.field_plot.scene())
+        tab.jobs.stop()
+
+
+def test_nothing_stays_english_in_chinese(qtbot, window, tab):
+    window.set_language("zh_CN")
+    wait_result(qtbot, tab, lambda r: True)
+    qtbot.wait(300)
+    assert english_words(window, "efficient") == []
+    assert "course" not in tab.view("conventions").panel.readout.text()
+    window.set_language("en")

@@ -42,8 +42,14 @@ PATTERN_PARAMS = (
     Param("layers", "int", 2, 1, 16),
     Param("blocked_row", "bool", True),
 )
-#: the three APIs of the conventions panel, short enough for a tile's title
+#: the three APIs of the conventions panel, short enough for a tile's title ("course"
+#: is translated: see ``_api_short``)
 API_SHORT = ("course", "F.sdpa", "nn.MHA")
+CONVERSIONS = ("mask (1 = attend)", "attn_mask=mask (True = take part)",
+               "attn_mask=~mask (True = blocked)")
+#: the quick measurement made the first time the tab is shown: small N, short budget
+QUICK_NS = (256, 512, 1024)
+QUICK_BUDGET_S = 0.1
 #: which pattern parameters matter for each pattern (the others are hidden)
 PATTERN_USES = {
     "local": {"window"}, "dilated": {"window", "dilation"}, "strided": {"stride"},
@@ -92,6 +98,8 @@ class EfficientTab(TrainingTab):
         super().__init__(ctx, parent)
         self.result: EfficientTrace | None = None
         self.cost: CostTrace | None = None
+        self.cost_is_quick = False         # self.cost is the quick first measurement
+        self._quick_started = False
         self.pattern_form = ParamForm(PATTERN_PARAMS)
         self.approx_form = ParamForm(APPROX_PARAMS)
         self.cost_form = ParamForm(COST_PARAMS)
@@ -108,15 +116,10 @@ class EfficientTab(TrainingTab):
         self.cost_note = QLabel()
         self.cost_note.setWordWrap(True)
         lay = self.controls_layout
-        lay.addWidget(self.pattern_form)
-        lay.addWidget(self.pattern_error)
-        lay.addWidget(self.approx_form)
-        lay.addWidget(self.source_note)
-        lay.addWidget(self.approx_error)
-        lay.addWidget(self.cost_form)
-        lay.addWidget(self.measure_button)
-        lay.addWidget(self.cost_note)
-        lay.addWidget(self.error_note)
+        for widget in (self.pattern_form, self.pattern_error, self.approx_form,
+                       self.source_note, self.approx_error, self.cost_form,
+                       self.measure_button, self.cost_note, self.error_note):
+            lay.addWidget(widget)
         lay.addStretch(1)
         for form in (self.pattern_form, self.approx_form, self.cost_form):
             form.changed.connect(self._on_change)
@@ -223,6 +226,22 @@ class EfficientTab(TrainingTab):
         super().showEvent(event)
         if self.params()["source"] == "transformer":
             self.schedule_update()
+        self._quick_measure()
+
+    def on_torch_ready(self) -> None:
+        super().on_torch_ready()
+        if self.isVisible():
+            self._quick_measure()
+
+    def _quick_measure(self) -> None:
+        """First shown, nothing measured: time each method at N ≤ 1024 with a short budget
+        in the background (under a second), so the measured panels show this device's
+        numbers, not empty axes; "Measure time and memory" measures the full range."""
+        if (self._quick_started or not self.torch_ready or self.cost is not None
+                or self.jobs.is_running()):
+            return
+        self._quick_started = True
+        self.toggle_job("quick")
 
     # -- computing ------------------------------------------------------------------------
     def _source_qkv(self, p: dict):
@@ -298,12 +317,14 @@ class EfficientTab(TrainingTab):
         names.append(self.tr("pairs connected / N"))
         self.field_plot.set_curves(xs, ys, names, symbols=["o", None, None])
         titles = [f"{name}<br>" + self.tr("Δ {0:.0e}<br>NaN: {1}").format(diff, nan)
-                  for name, diff, nan in zip(API_SHORT, c.max_diff, c.nan_rows, strict=True)]
+                  for name, diff, nan in zip(self._api_short(), c.max_diff, c.nan_rows,
+                                             strict=True)]
         self.conventions_view.set_heads(c.weights, labels, labels, titles, cols=3,
                                         ticks=False)
-        self._conventions_note = "; ".join(
-            f"{name}: {conv}" for name, conv in zip(API_SHORT, c.conversions, strict=True)
-        ) + "; " + self.tr("opposite polarity: Δ {0}").format(
+        self._conventions_note = self.tr("; ").join(
+            self.tr("{0}: {1}").format(name, conv) for name, conv in
+            zip(self._api_short(), self._conversions(c), strict=True)
+        ) + self.tr("; ") + self.tr("opposite polarity: Δ {0}").format(
             " / ".join(f"{x:.2g}" for x in c.flipped_diff))
         self.view("conventions").panel.set_readout(self._conventions_note)
 
@@ -330,8 +351,8 @@ class EfficientTab(TrainingTab):
                                    symbols=["o"] * len(names))
         x_name = {"performer": self.tr("random features m"),
                   "linformer": self.tr("projected length k")}.get(a.method, self.tr("window w"))
-        self.error_plot.set_axis_labels(x_name, self.tr("relative output error"))
-        self.scale_plot.set_axis_labels(self.tr("q/k scale"), self.tr("relative output error"))
+        self.error_plot.set_axis_labels(x_name, self.tr("relative error"))
+        self.scale_plot.set_axis_labels(self.tr("q/k scale"), self.tr("relative error"))
         neg = (self.tr("{0:.1%} of the implied weights are negative").format(a.negative)
                if a.negative > 0 else "")
         self.view("matrices").panel.set_readout(neg)
@@ -353,7 +374,14 @@ class EfficientTab(TrainingTab):
             for plot in (self.time_plot, self.memory_plot):
                 plot.set_curves([], [], [])
                 plot.set_hint(self.tr("Press “Measure time and memory”\nto time each method\non this device."))
+            for key in ("time", "memory"):
+                self.view(key).panel.set_readout("")
             return
+        note = self.tr("A quick first measurement (N ≤ {0}, {1:g} s budget); press “Measure "
+                       "time and memory” for more.").format(max(QUICK_NS), QUICK_BUDGET_S) \
+            if self.cost_is_quick else self.tr("Measured on {0}.").format(t.device)
+        for key in ("time", "memory"):
+            self.view(key).panel.set_readout(note)
         xs, ts, ms, labels = [], [], [], []
         for i, name in enumerate(t.methods):
             rows = (t.measured_method == i) & np.isfinite(t.seconds)
@@ -368,20 +396,27 @@ class EfficientTab(TrainingTab):
 
     # -- cost job ("measure") ------------------------------------------------------------
     def make_job(self, name: str):
-        if name != "measure":             # the tab's one job
+        if name not in ("measure", "quick"):   # the tab's one job, and its quick first run
             return None
         from models.efficient_attention import measure_costs
 
         p = self.params()
         ns = tuple(2 ** i for i in range(8, int(np.log2(int(p["max_n"]))) + 1))
-        self.cost = None
+        budget = p["time_budget"]
+        if name == "quick":
+            ns, budget = tuple(n for n in QUICK_NS if n <= max(ns)) or ns[:1], QUICK_BUDGET_S
+        self.cost, self.cost_is_quick = None, name == "quick"
         self._cost_params = self._cost_key(p)
         return partial(measure_costs, ns, p["cost_d"], p["cost_w"], p["cost_m"],
-                       p["cost_k"], device=self.ctx.device(), time_budget_s=p["time_budget"],
+                       p["cost_k"], device=self.ctx.device(), time_budget_s=budget,
                        memory_budget_bytes=p["memory_budget_mb"] * 2 ** 20)
 
     def job_text(self, name: str, progress: Progress) -> str:
-        return progress.message
+        t = progress.trace            # worded here: the message is the model's English
+        if t is None or not len(t.measured_n):
+            return progress.message
+        return self.tr("Measuring: {0} at N = {1}").format(
+            self._method_name(t.methods[int(t.measured_method[-1])]), int(t.measured_n[-1]))
 
     def job_fraction(self, name: str, progress: Progress) -> float:
         return progress.step / max(1, progress.total)
@@ -399,7 +434,10 @@ class EfficientTab(TrainingTab):
         note = (self.tr("Measured: Performer is faster than SDPA from N = {0}.").format(cross)
                 if cross else self.tr("Measured: Performer has not beaten SDPA yet."))
         why = xformers_status(t.device)
-        if why:
+        if why:                           # the model's two reasons, worded here
+            why = {"xformers is not installed": self.tr("it is not installed"),
+                   "xformers' memory_efficient_attention needs a CUDA device": self.tr(
+                       "its memory_efficient_attention needs a CUDA device")}.get(why, why)
             note += " " + self.tr("xformers is left out: {0}.").format(why)
         self.cost_note.setText(note)
 
@@ -432,8 +470,10 @@ class EfficientTab(TrainingTab):
         if tile < 0 or c is None:
             self.view("conventions").panel.set_readout(getattr(self, "_conventions_note", ""))
             return
-        self.view("conventions").panel.set_readout(
-            f"{c.api_names[tile]} ({c.conversions[tile]}): [{row}, {col}] = {value:.4f}")
+        self.view("conventions").panel.set_readout(self.tr("{0} ({1}): [{2}, {3}] = {4:.4f}")
+                                                   .format(self._api_short()[tile],
+                                                           self._conversions(c)[tile], row,
+                                                           col, value))
 
     # -- export data -----------------------------------------------------------------------
     def _data_pattern(self) -> ViewData | None:
@@ -512,6 +552,16 @@ class EfficientTab(TrainingTab):
                 self.tr("global tokens"), self.tr("random"), self.tr("BigBird blocks"),
                 self.tr("Longformer (window + global)")]
 
+    def _api_short(self) -> list[str]:
+        """The three APIs' tile titles: the course's function, F.sdpa, nn.MHA."""
+        return [self.tr("course"), *API_SHORT[1:]]
+
+    def _conversions(self, c: ConventionTrace) -> list[str]:
+        """How each API is handed the mask (worded in English by the trace)."""
+        words = [self.tr("mask (1 = attend)"), self.tr("attn_mask=mask (True = take part)"),
+                 self.tr("attn_mask=~mask (True = blocked)")]
+        return [dict(zip(CONVERSIONS, words, strict=True)).get(x, x) for x in c.conversions]
+
     def _method_name(self, method: str) -> str:
         return {"performer": self.tr("Performer (FAVOR+)"), "linformer": self.tr("Linformer"),
                 "linear": self.tr("linear attention (elu + 1)"), "banded": self.tr("banded (local)"),
@@ -551,7 +601,7 @@ class EfficientTab(TrainingTab):
         for plot, (x, y) in (
                 (self.field_plot, (self.tr("layers ℓ"), self.tr("keys"))),
                 (self.theory_plot, (self.tr("sequence length N"), self.tr("FLOPs"))),
-                (self.time_plot, (self.tr("sequence length N"), self.tr("seconds per call"))),
+                (self.time_plot, (self.tr("sequence length N"), self.tr("s per call"))),
                 (self.memory_plot, (self.tr("sequence length N"), self.tr("peak bytes")))):
             plot.set_axis_labels(x, y)
         super().retranslate()
