@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
+from view_content import drawn_marks, english_words
 
 from app.tabs.positional import PositionalTab, parse_dims
 
@@ -218,4 +219,54 @@ def test_controls_fit_their_panel_in_both_languages(qtbot, window, tab, lang):
     viewport = tab.controls.parentWidget()
     assert tab.controls.minimumSizeHint().width() <= viewport.width(), (
         "controls are wider than the panel: they would be clipped")
+    window.set_language("en")
+
+
+def test_every_view_has_content_on_first_open(qtbot, tab):
+    """The fit panel too: W starts at 0 (step 0) and the exact M_k's error is its floor."""
+    t = tab.trace
+    for view in tab.views:
+        assert drawn_marks(view) > 0, view.key
+    xs, ys = tab.fit_plot.curves()
+    target = t.pe[t.offset:]
+    np.testing.assert_allclose(ys[0], [np.mean(target ** 2)], rtol=1e-5)   # loss of W = 0
+    np.testing.assert_allclose(ys[1], [np.abs(target).max()], rtol=1e-5)
+    np.testing.assert_allclose(ys[2], t.offset_error.max(), rtol=1e-5)
+    assert not tab.fit_plot.hint.isVisible()
+    assert "Learn" in tab.view("fit").panel.readout.text()
+
+
+def test_learning_starts_where_step_0_says(qtbot, tab):
+    tab.d_model.setValue(16)
+    wait_trace(qtbot, tab, lambda t: t.d_model == 16)
+    start = float(tab.fit_plot.curves()[1][0][0])
+    qtbot.mouseClick(tab.learn_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.fit_history) >= 20, timeout=30_000)
+    tab.jobs.stop()
+    first_loss = float(tab.fit_history[0])      # the first batch's loss, W still 0
+    assert abs(first_loss - start) < 0.15 * start
+    assert tab.fit_plot.curves()[1][0][0] == start
+
+
+def test_the_tour_forward_and_back_keeps_each_step_true(qtbot, tab):
+    steps = tab.tour_steps()
+    for i in [*range(len(steps)), *reversed(range(len(steps) - 1))]:
+        tab.tour.go_to(i)
+        p = tab.params()
+        state = {k: v for k, v in steps[i].state.items() if k not in ("highlight", "learn")}
+        for k, v in state.items():
+            if k in p:
+                assert p[k] == v, (steps[i].id, k)
+        assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
+            steps[i].state["highlight"]]
+        tab.jobs.stop()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+
+
+def test_nothing_stays_english_in_chinese(qtbot, window, tab):
+    window.tabs_widget.setCurrentWidget(tab)
+    window.set_language("zh_CN")
+    qtbot.wait(300)
+    names = [*tab.trace.tokens]
+    assert english_words(window, "positional", names) == []
     window.set_language("en")

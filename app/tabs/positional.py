@@ -31,6 +31,8 @@ DEFAULTS = {"d_model": 128, "max_len": 100, "base": 10000.0, "offset": 4,
             "dims": "2, 20, 60, 120", "sentence": "the cat sat on the mat",
             "init": "normal", "relative_mode": "analytic"}
 RELATIVE_MODES = ("analytic", "learned", "difference")
+#: Adam steps of one run of the M_k fit
+FIT_STEPS = 2000
 
 
 def parse_dims(text: str, d_model: int, limit: int = 12) -> tuple[list[int], list[str]]:
@@ -348,6 +350,8 @@ class PositionalTab(TrainingTab):
         if t.tokens_dropped:
             note += self.tr("; {0} tokens beyond max_len left out").format(t.tokens_dropped)
         self.view("embeddings").panel.set_readout(note)
+        if not len(self.fit_history):     # the fit's start and floor follow the table
+            self._redraw_fit()
 
     def _show_relative(self, *_):
         t = self.trace
@@ -413,7 +417,7 @@ class PositionalTab(TrainingTab):
         offset = min(p["offset"], p["max_len"] - 1)
         self._clear_fit()
         return partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
-                       base=p["base"], offset=offset, steps=2000, lr=3e-2,
+                       base=p["base"], offset=offset, steps=FIT_STEPS, lr=3e-2,
                        device=self.ctx.device(), max_report_share=0.2)
 
     def job_text(self, name: str, progress: Progress) -> str:
@@ -436,22 +440,34 @@ class PositionalTab(TrainingTab):
         """Nothing to recompute: the fit is drawn as it arrives, the encoding is unchanged."""
 
     def _redraw_fit(self) -> None:
-        h = self.fit_history
-        if not len(h):
+        """The fit's loss and error curves, from step 0 (W = 0, where ``fit_offset_map``
+        starts, worked out from the table) with the exact M_k's error as the floor."""
+        h, t = self.fit_history, self.trace
+        names = [self.tr("training loss (MSE)"), self.tr("max error, all positions")]
+        if t is None or not 0 < t.offset < t.max_len:
             self.fit_plot.set_curves([], [], [])
-            self.fit_plot.set_hint(self.tr("Press “Learn M_k by gradient descent”\n"
-                                      "to fit W·PE[pos] ≈ PE[pos+k] with Adam."))
             self.view("fit").panel.set_readout("")
             return
+        target = t.pe[t.offset:]                   # what W·PE[pos] should reach
+        start = (float(np.mean(target ** 2)), float(np.abs(target).max()))
+        floor = float(max(t.offset_error.max(initial=0.0), 1e-12))
+        last = float(max(FIT_STEPS, len(h)))
+        names.append(self.tr("exact M_k: max error {0:.1e}").format(floor))
+        steps = np.arange(0, len(h) + 1, dtype=np.float32)
+        err_steps = np.array([0, *(s for s, _ in self.fit_errors)], np.float32)
+        errors = np.array([start[1], *(e for _, e in self.fit_errors)], np.float32)
+        self.fit_plot.set_curves(
+            [steps, err_steps, np.array([0.0, last], np.float32)],
+            [np.maximum(np.array([start[0], *h], np.float32), 1e-12),
+             np.maximum(errors, 1e-12), np.array([floor, floor], np.float32)],
+            names, symbols=["o" if not len(h) else None, "o", None])
         self.fit_plot.set_hint("")
-        steps = np.arange(1, len(h) + 1, dtype=np.float32)
-        err_steps = np.array([s for s, _ in self.fit_errors], np.float32)
-        errors = np.array([e for _, e in self.fit_errors], np.float32)
-        self.fit_plot.set_curves([steps, err_steps],
-                                 [np.maximum(h, 1e-12), np.maximum(errors, 1e-12)],
-                                 [self.tr("training loss (MSE)"),
-                                  self.tr("max error, all positions")],
-                                 symbols=[None, "o"])
+        if not len(h):              # nothing learned: the start, the floor, what to press
+            self.fit_plot.plotItem.setXRange(0, last, padding=0.02)
+            self.view("fit").panel.set_readout(self.tr(
+                "Step 0: W = 0. Press “Learn M_k by gradient descent” to fit "
+                "W·PE[pos] ≈ PE[pos+k] with Adam."))
+            return
         if self.fit is not None:
             self.view("fit").panel.set_readout(
                 self.tr("step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
