@@ -25,7 +25,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.export import DATA_FORMATS, ExportError, atomic_write, format_of, write_data
-from viz.figure import FigureError, cell_runs, render
+from viz.figure import FigureError, render
 from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
@@ -416,19 +416,6 @@ def test_small_heatmap_is_vector_cells_in_svg_and_pdf(show, tmp_path):
     assert len(fills) >= 25, fills
     assert b"/Subtype /Image" not in (tmp_path / "h.pdf").read_bytes()
     assert plot.image.opacity() == 1.0          # the image item is back after the export
-
-
-def test_cell_runs_merge_equal_neighbours_and_overlap_only_inward():
-    rgba = np.zeros((2, 4, 4), np.uint8)
-    rgba[..., 3] = 255
-    rgba[0, :2, 0] = 200                       # row 0: two red cells, then two black
-    rgba[1, 3] = (0, 0, 0, 0)                  # row 1: three black, one transparent
-
-    runs = cell_runs(rgba, overlap=(0.1, 0.2))
-
-    rects = [(r.x(), r.y(), round(r.width(), 3), round(r.height(), 3)) for r, _c in runs]
-    assert rects == [(0, 0, 2.1, 1.2), (2, 0, 2.0, 1.2), (0, 1, 3.1, 1.0)]
-    assert [c.red() for _r, c in runs] == [200, 0, 0]
 
 
 def test_pdf_of_a_large_heatmap_upsamples_the_image_then_restores_it(show, tmp_path):

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
+from viz.figure import cell_runs
 from viz.svg_post import fix_svg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -192,3 +193,19 @@ def test_fix_svg_turns_relative_and_shape_elements_into_absolute_paths():
     ellipse = next(p for p in paths if "C" in p)
     assert ellipse.startswith("M110,50 C")           # (0.1, 0) -> (110, 50)
     assert "M100,50 L110,50 L120,50 L120,40 Z" in paths
+
+
+# -- vector heatmap cells -------------------------------------------------------------------
+
+
+def test_cell_runs_merge_equal_neighbours_and_overlap_only_inward():
+    rgba = np.zeros((2, 4, 4), np.uint8)
+    rgba[..., 3] = 255
+    rgba[0, :2, 0] = 200                       # row 0: two red cells, then two black
+    rgba[1, 3] = (0, 0, 0, 0)                  # row 1: three black, one transparent
+
+    runs = cell_runs(rgba, overlap=(0.1, 0.2))
+
+    rects = [(r.x(), r.y(), round(r.width(), 3), round(r.height(), 3)) for r, _c in runs]
+    assert rects == [(0, 0, 2.1, 1.2), (2, 0, 2.0, 1.2), (0, 1, 3.1, 1.0)]
+    assert [c.red() for _r, c in runs] == [200, 0, 0]
