@@ -28,3 +28,16 @@ class GraphLoadError(ArchScopeError, ValueError):
     The message names the file and, where known, the line (``file.csv, line 12: expected
     2 columns, got 3``).
     """
+
+
+class ModelFileError(InvalidParameterError):
+    """A saved model that cannot be opened: empty, damaged, unsafe (it could run code),
+    too large once unpacked, or with hyper-parameters outside the ranges a model is built
+    with. The message names the file and, for a hyper-parameter, the field, its value and
+    the allowed range. (An ``InvalidParameterError``, so code that caught the old error
+    for a bad model file still catches this one.)"""
+
+
+class DegenerateDataError(InvalidParameterError):
+    """Training data a model cannot fit sensibly: all points (nearly) the same, or on a
+    line, so the likelihood of a density has no upper bound."""

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from models.errors import InvalidParameterError
 from models.traces import AttentionMaps
 from models.transformer.attention import (
     combine_masks,
@@ -290,3 +291,82 @@ class DecoderOnly(_SelfAttentionStack):
             encoder_self=_NO_MAPS, decoder_self=_item(weights, i, (t, t)), cross=_NO_MAPS,
             src_mask=_NO_MASK, tgt_mask=_mask_item(mask, i, (t, t)), cross_mask=_NO_MASK,
             src_ids=_NO_IDS, tgt_ids=tokens[i].cpu().numpy().astype(np.int64))
+
+
+# -- hyper-parameters of a saved model, checked before anything is built -----------------------
+#: the range of each whole-number hyper-parameter of a model file (``ModelConfig`` and
+#: ``TaskConfig`` fields, and the training schedule's batch size and warm-up). Generous
+#: for the course (the paper's base model is 6 + 6 layers, d_model 512, 8 heads, d_ff
+#: 2048), but bounded: a file asking for 100,000 layers or sequences of 10⁹ tokens is
+#: refused before a single weight is allocated.
+HYPERPARAMETER_LIMITS: dict[str, tuple[int, int]] = {
+    "num_encoder_layers": (1, 12), "num_decoder_layers": (1, 12), "d_model": (2, 1024),
+    "num_heads": (1, 64), "d_ff": (1, 8192), "vocab": (2, 1000), "min_len": (1, 64),
+    "max_len": (1, 64), "batch_size": (1, 1024), "warmup": (0, 1_000_000),
+    "decay_steps": (0, 10_000_000), "step": (0, 100_000_000),
+}
+#: the most weights a model may have (200 MB of float32; Adam keeps two more copies)
+MAX_PARAMETERS = 50_000_000
+#: the most attention weights one training step may keep for the backward pass
+#: (batch × heads × length² × attention blocks; 1 GB of float32)
+MAX_ATTENTION_VALUES = 256_000_000
+
+
+def check_whole(field: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and math.isnan(value):
+            raise InvalidParameterError(f"{field} is NaN; it must be a whole number from {lo} "
+                                        f"to {hi}.")
+        raise InvalidParameterError(f"{field} = {value!r} is not a whole number; it must be "
+                                    f"a whole number from {lo} to {hi}.")
+    if not lo <= value <= hi:
+        raise InvalidParameterError(f"{field} = {value} is outside the allowed range {lo} "
+                                    f"to {hi}.")
+    return int(value)
+
+
+def validate_hyperparameters(model: dict, task: dict, batch_size=None) -> None:
+    """Check the hyper-parameters of a model file (the ``model`` and ``task`` dictionaries
+    of a saved ``Seq2SeqSession``, defaults filled in) before anything is built: each whole
+    number in ``HYPERPARAMETER_LIMITS`` (a float, NaN, bool or string where a whole number
+    belongs is refused), ``d_model`` even (sinusoidal encoding) and divisible by
+    ``num_heads``, ``dropout`` in [0, 1), ``min_len <= max_len``, at most
+    ``MAX_PARAMETERS`` weights and ``MAX_ATTENTION_VALUES`` attention weights per training
+    step. Raises ``InvalidParameterError`` naming the field, its value and the allowed
+    range."""
+    values = {}
+    for field in ("num_encoder_layers", "num_decoder_layers", "d_model", "num_heads", "d_ff"):
+        values[field] = check_whole(field, model.get(field), *HYPERPARAMETER_LIMITS[field])
+    for field in ("vocab", "min_len", "max_len"):
+        values[field] = check_whole(field, task.get(field), *HYPERPARAMETER_LIMITS[field])
+    d, heads = values["d_model"], values["num_heads"]
+    if d % 2:
+        raise InvalidParameterError(f"d_model = {d} is odd; the sinusoidal encoding needs an "
+                                    "even d_model.")
+    if d % heads:
+        raise InvalidParameterError(f"d_model = {d} is not divisible by num_heads = {heads}; "
+                                    f"each head gets d_model / num_heads dimensions.")
+    dropout = model.get("dropout")
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
+            not 0 <= dropout < 1:
+        raise InvalidParameterError(f"dropout = {dropout!r} is outside the allowed range "
+                                    "0 to 1 (1 excluded).")
+    if values["min_len"] > values["max_len"]:
+        raise InvalidParameterError(f"min_len = {values['min_len']} is larger than max_len = "
+                                    f"{values['max_len']}.")
+    enc, dec, ff = values["num_encoder_layers"], values["num_decoder_layers"], values["d_ff"]
+    vocab = values["vocab"] + 3                         # <pad>, <bos>, <eos>
+    weights = enc * (4 * d * d + 2 * d * ff) + dec * (8 * d * d + 2 * d * ff) + 3 * vocab * d
+    if weights > MAX_PARAMETERS:
+        raise InvalidParameterError(
+            f"the model would have about {weights:,} weights; ArchScope builds models of at "
+            f"most {MAX_PARAMETERS:,} (fewer layers, a smaller d_model or d_ff).")
+    if batch_size is not None:
+        batch = check_whole("batch_size", batch_size, *HYPERPARAMETER_LIMITS["batch_size"])
+        length = 2 * values["max_len"] + 2              # the decoder-only sequence, longest
+        values_kept = batch * heads * length * length * (enc + 2 * dec)
+        if values_kept > MAX_ATTENTION_VALUES:
+            raise InvalidParameterError(
+                f"batch_size = {batch} with these sizes keeps about {values_kept:,} attention "
+                f"weights per training step; at most {MAX_ATTENTION_VALUES:,} (a smaller "
+                "batch, fewer heads or layers, or shorter sequences).")

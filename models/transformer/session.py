@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict
+from pathlib import Path
 
 import torch
 from torch import nn
 
-from models.errors import InvalidParameterError
-from models.session import Run, StepOutcome, TrainingSession
+from models.checkpoint import load_torch_file
+from models.errors import InvalidParameterError, ModelFileError
+from models.session import Run, StepOutcome, TrainingSession, check_lr
 from models.traces import Progress
+from models.transformer.model import HYPERPARAMETER_LIMITS, check_whole, validate_hyperparameters
 from models.transformer.options import PAD
 from models.transformer.seq2seq import ModelConfig, sequence_accuracy, training_loss
 from models.transformer.tasks import TaskConfig, make_batch
@@ -141,31 +144,66 @@ class Seq2SeqSession(TrainingSession):
 
     @classmethod
     def load(cls, path, device: str | torch.device = "cpu") -> Seq2SeqSession:
-        try:
-            doc = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same to a user
-            raise InvalidParameterError(f"{path} is not a model ArchScope can open: {exc}") from exc
+        """Reopen a model that ``save`` wrote. Nothing is built before the file has passed
+        every check: torch's zip format, no zip bomb, only tensors and plain data
+        (``models.checkpoint.load_torch_file``), then every hyper-parameter in its range
+        (``validate_hyperparameters``). A refused file raises ``ModelFileError`` naming
+        the file (and the field, its value and the allowed range); nothing else changes,
+        so a caller can keep training the model it had."""
+        path = Path(path)
+        doc = load_torch_file(path, f"{path.name} is not a model ArchScope can open",
+                              ModelFileError)
         if not isinstance(doc, dict) or doc.get("format") != "archscope-seq2seq-1":
-            raise InvalidParameterError(f"{path} is not an ArchScope sequence-to-sequence model.")
+            raise ModelFileError(f"{path.name} is not an ArchScope sequence-to-sequence model.")
         try:
-            sched = doc.get("schedule", {})
-            session = cls(TaskConfig(**doc["task"]), ModelConfig(**doc["model"]), device,
-                          lr=float(sched.get("lr", 1e-3)), warmup=int(sched.get("warmup", 100)),
-                          decay_steps=int(sched.get("decay_steps", 0)) or None,
-                          batch_size=int(sched.get("batch_size", 64)))
+            task, model, sched, step = _checked_fields(doc)
+            session = cls(TaskConfig(**task), ModelConfig(**model), device, **sched)
+        except InvalidParameterError as exc:
+            raise ModelFileError(f"{path.name}: {exc}") from exc
+        try:
             session.model.load_state_dict(doc["state_dict"])
             if "optimizer" in doc:
                 session.optimizer.load_state_dict(doc["optimizer"])
                 session.to(device)
-            session.step = int(doc["step"])
+            session.step = step
             session.losses = [float(v) for v in doc.get("losses", torch.zeros(0)).tolist()]
             session.token_accuracy = [float(v) for v in
                                       doc.get("token_accuracy", torch.zeros(0)).tolist()]
             session.accuracy_history = [(int(a), float(b)) for a, b in
                                         doc.get("accuracy_history", torch.zeros(0, 2)).tolist()]
-        except (TypeError, KeyError, ValueError, RuntimeError) as exc:
-            raise InvalidParameterError(
-                f"{path} is an ArchScope model file this version cannot use: {exc}") from exc
+        except (TypeError, KeyError, ValueError, RuntimeError, AttributeError) as exc:
+            detail = " ".join(str(exc).split())[:300]
+            raise ModelFileError(
+                f"{path.name} is an ArchScope model file this version cannot use: "
+                f"{detail}") from exc
         # the reopened weights are the rollback point (not the fresh ones built above)
         session.good_step, session.good_state = session.step, session._snapshot()
         return session
+
+
+def _checked_fields(doc: dict) -> tuple[dict, dict, dict, int]:
+    """The task, model and schedule of a model file, defaults filled in, each value
+    checked against its range before anything is built (``InvalidParameterError`` names
+    the field, its value and the range)."""
+    sections = {}
+    for key, default in (("task", _TASK), ("model", _MODEL)):
+        given = doc.get(key)
+        if not isinstance(given, dict):
+            raise InvalidParameterError(f"the file has no '{key}' description.")
+        unknown = sorted(set(given) - set(asdict(default)))
+        if unknown:
+            raise InvalidParameterError(f"unknown {key} field{'s' if len(unknown) > 1 else ''}"
+                                        f" {', '.join(map(str, unknown))}.")
+        sections[key] = {**asdict(default), **given}
+    sched = doc.get("schedule", {})
+    if not isinstance(sched, dict):
+        raise InvalidParameterError("the training schedule is not a dictionary.")
+    limits = HYPERPARAMETER_LIMITS
+    options = {"lr": check_lr(sched.get("lr", 1e-3), "lr"),
+               "warmup": check_whole("warmup", sched.get("warmup", 100), *limits["warmup"]),
+               "decay_steps": check_whole("decay_steps", sched.get("decay_steps", 0),
+                                     *limits["decay_steps"]) or None,
+               "batch_size": sched.get("batch_size", 64)}
+    validate_hyperparameters(sections["model"], sections["task"], options["batch_size"])
+    step = check_whole("step", doc.get("step"), *limits["step"])
+    return sections["task"], sections["model"], options, step

@@ -3,16 +3,11 @@ read with ``torch.load(weights_only=True)`` and PyG's Data classes allowed, noth
 
 from __future__ import annotations
 
-import io
-import pickle
-import re
-import warnings
-import zipfile
-
 import numpy as np
 import torch
 from torch_geometric.data import Data
 
+from models.checkpoint import load_torch_file
 from models.errors import GraphLoadError
 from models.graphs.document import MAX_EDGES, MAX_NODES, _RawGraph
 
@@ -26,29 +21,9 @@ def _torch_allow_list() -> list:
 
 
 def _read_torch(name: str, data: bytes) -> _RawGraph:
-    """``torch.load(weights_only=True)`` with PyG's Data classes allowed; nothing else."""
-    try:
-        with torch.serialization.safe_globals(_torch_allow_list()), \
-                warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            obj = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
-    except pickle.UnpicklingError as e:
-        msg = str(e)
-        culprit = re.search(r"GLOBAL\s+([\w.]+)", msg)
-        if culprit:
-            what = f" ({culprit.group(1)})"
-            raise GraphLoadError(
-                f"{name}: refused: the file would run code or create objects that are not "
-                f"plain data{what}. Save only a torch_geometric Data or a dict of tensors.") \
-                from e
-        detail = msg.split("WeightsUnpickler error:")[-1].split("Check the documentation")[0]
-        raise GraphLoadError(f"{name}: not a readable PyTorch file "
-                             f"({detail.strip()[:200]}).") from e
-    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError, KeyError,
-            AttributeError, TypeError, IndexError, UnicodeDecodeError, OverflowError,
-            MemoryError, RecursionError) as e:
-        raise GraphLoadError(f"{name}: not a readable PyTorch file "
-                             f"({type(e).__name__}: {str(e)[:200]}).") from e
+    """``torch.load(weights_only=True)`` with PyG's Data classes allowed, nothing else,
+    after ``models.checkpoint``'s checks (torch's zip format, no zip bomb)."""
+    obj = load_torch_file(data, name, GraphLoadError, allowed=tuple(_torch_allow_list()))
     if isinstance(obj, Data):
         tensors = {k: obj[k] for k in obj.keys()}  # noqa: SIM118 (Data)
         num_nodes = obj.num_nodes if "num_nodes" in obj._store or "x" in obj._store else None
@@ -69,9 +44,16 @@ def _raw_from_tensors(name: str, tensors: dict, num_nodes) -> _RawGraph:
                              "indices.")
     ei = edge_index.long().numpy()
     n = _tensor_num_nodes(tensors, ei, num_nodes)
-    if ei.size and (ei.min() < 0 or ei.max() >= n):
-        raise GraphLoadError(f"{name}: edge_index refers to node {int(ei.max())}, but the "
-                             f"graph has {n} nodes.")
+    if ei.size and ei.min() < 0:
+        row, col = (int(a[0]) for a in np.nonzero(ei < 0))
+        raise GraphLoadError(f"{name}: edge_index refers to node {int(ei[row, col])} (column "
+                             f"{col}, {'source' if row == 0 else 'target'}); node indices "
+                             f"must be 0 to {n - 1}.")
+    if ei.size and ei.max() >= n:
+        row, col = (int(a[0]) for a in np.nonzero(ei >= n))
+        raise GraphLoadError(f"{name}: edge_index refers to node {int(ei[row, col])} (column "
+                             f"{col}, {'source' if row == 0 else 'target'}), but the graph "
+                             f"has {n} nodes (0 to {n - 1}).")
     if n > MAX_NODES or ei.shape[1] > 2 * MAX_EDGES:
         raise GraphLoadError(f"{name}: the graph is too large ({n:,} nodes, "
                              f"{ei.shape[1]:,} edges).")
@@ -109,7 +91,8 @@ def _pyg_undirected_rows(ei: np.ndarray) -> tuple[np.ndarray, bool]:
 
 def _tensor_edge_columns(raw, weight, edge_attr, keep, total) -> None:
     if isinstance(weight, torch.Tensor) and weight.shape == (total,):
-        raw.edge_attrs["weight"] = weight.float().numpy()[keep]
+        # float64: an edge weight beyond float32 is refused by name, not turned into inf
+        raw.edge_attrs["weight"] = weight.double().numpy()[keep]
     if isinstance(edge_attr, torch.Tensor) and edge_attr.shape[0] == total:
         values = edge_attr.float().reshape(total, -1).numpy()[keep]
         for c in range(values.shape[1]):
