@@ -37,6 +37,15 @@ from models.graphs.features import (
 
 MAX_NODES = 200_000
 MAX_EDGES = 2_000_000
+#: the largest float32 (models compute in float32: an edge weight beyond it is refused)
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: what happens to a graph with negative edge weights (said in its warnings)
+NEGATIVE_WEIGHT_NOTE = (
+    "GCN normalises messages by 1/sqrt(deg(u) deg(v)) with deg the sum of a node's edge "
+    "weights (plus 1 for its self-loop): a negative weight can make a degree zero or "
+    "negative, whose inverse square root is infinite or not a number, and the training "
+    "fails. So the weights are kept and shown, but the models train on the graph without "
+    "them (every edge weight 1); GraphSAGE and GAT ignore edge weights anyway.")
 
 
 @dataclass(frozen=True)
@@ -254,6 +263,7 @@ def _build(raw: _RawGraph, source: str, label_attr: str | None = "auto") -> Grap
     if n == 0:
         raise GraphLoadError(f"{raw.name}: the graph has no nodes.")
     warnings = list(raw.warnings)
+    _check_weights(raw)
     edges, keep_rows, group, collapsed = _merge_parallel(raw, warnings)
     edge_attributes = _merge_edge_columns(raw, keep_rows, group, warnings)
     node_attributes = {k: _column_from_dict(v, n) for k, v in raw.node_attrs.items()}
@@ -261,7 +271,9 @@ def _build(raw: _RawGraph, source: str, label_attr: str | None = "auto") -> Grap
     weight = edge_attributes.get("weight")
     edge_weight = None
     if weight is not None and weight.dtype.kind == "f":
-        edge_weight = np.where(np.isfinite(weight), weight, 1.0).astype(np.float32)
+        _check_merged_weights(raw, edges, weight)
+        edge_weight = weight.astype(np.float32)
+        _warn_negative_weights(raw, edges, edge_weight, warnings)
     pos = _pos_array(raw, n, warnings)
     loops = int(np.sum(edges[:, 0] == edges[:, 1])) if len(edges) else 0
     if loops:
@@ -334,6 +346,68 @@ def _merge_edge_columns(raw: _RawGraph, keep_rows, group, warnings) -> dict[str,
             if not missing.all():
                 warnings.append(f"{int(missing.sum())} edges without a weight get weight 1.")
     return out
+
+
+def _edge_names(raw: _RawGraph, edges, rows: np.ndarray, values: np.ndarray) -> str:
+    """``(a, b): 1e+308, (c, d): inf, ... and 7 more`` for the first few ``rows``."""
+    shown = [f"({raw.node_ids[edges[r][0]]}, {raw.node_ids[edges[r][1]]}): {values[r]:g}"
+             for r in rows[:5]]
+    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+    return ", ".join(shown) + more
+
+
+def _check_weights(raw: _RawGraph) -> None:
+    """Refuse edge weights that are not finite, or too large for float32 (what models
+    train in: 1e308 would become inf), naming the edges. Weights are what GCN multiplies
+    messages by; reading inf as 1.0, as ArchScope once did, changes the graph silently."""
+    values = raw.edge_attrs.get("weight")
+    if values is None:
+        return
+    if isinstance(values, np.ndarray):
+        rows, vals = np.arange(len(values)), values.astype(np.float64)
+    else:
+        if not values or not all(isinstance(v, (int, float, np.integer, np.floating))
+                                 and not isinstance(v, bool) for v in values.values()):
+            return
+        rows = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
+        vals = np.asarray([float(v) for v in values.values()], dtype=np.float64)
+    full = np.zeros(len(raw.edges), dtype=np.float64)
+    full[rows] = vals
+    bad = rows[~np.isfinite(vals)]
+    if len(bad):
+        raise GraphLoadError(
+            f"{raw.name}: {len(bad)} edge weight{'s are' if len(bad) > 1 else ' is'} not a "
+            f"finite number: {_edge_names(raw, raw.edges, bad, full)}. Give every edge a "
+            "finite weight (or none).")
+    big = rows[np.abs(vals) > FLOAT32_MAX]
+    if len(big):
+        raise GraphLoadError(
+            f"{raw.name}: {len(big)} edge weight{'s are' if len(big) > 1 else ' is'} too "
+            f"large: {_edge_names(raw, raw.edges, big, full)}. Models compute in float32, "
+            f"where the largest number is {FLOAT32_MAX:.3g}: these would become infinite. "
+            "Rescale the weights.")
+
+
+def _check_merged_weights(raw: _RawGraph, edges: np.ndarray, weight: np.ndarray) -> None:
+    """Parallel edges' weights are summed: refuse a sum beyond float32."""
+    over = np.flatnonzero(~np.isfinite(weight))
+    if len(over):
+        raise GraphLoadError(
+            f"{raw.name}: merging parallel edges sums their weights beyond float32's largest "
+            f"number ({FLOAT32_MAX:.3g}) for {len(over)} edge{'s' if len(over) > 1 else ''}: "
+            + ", ".join(f"({raw.node_ids[edges[r][0]]}, {raw.node_ids[edges[r][1]]})"
+                        for r in over[:5]) + ". Rescale the weights.")
+
+
+def _warn_negative_weights(raw: _RawGraph, edges: np.ndarray, weight: np.ndarray,
+                           warnings: list[str]) -> None:
+    """Negative weights are kept (a signed graph is data worth looking at) but not
+    trained with: see ``NEGATIVE_WEIGHT_NOTE``."""
+    negative = np.flatnonzero(weight < 0)
+    if len(negative):
+        warnings.append(
+            f"{len(negative)} edge{'s have' if len(negative) > 1 else ' has'} a negative "
+            f"weight: {_edge_names(raw, edges, negative, weight)}. {NEGATIVE_WEIGHT_NOTE}")
 
 
 def _column_from_dict(values: dict[int, object] | np.ndarray, length: int) -> np.ndarray:

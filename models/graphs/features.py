@@ -140,7 +140,8 @@ def _make_data(doc: GraphDocument, x: np.ndarray, labels: np.ndarray) -> Data:
         y=torch.from_numpy(labels.astype(np.int64)),
         num_nodes=doc.num_nodes,
     )
-    if doc.edge_weight is not None:
+    if doc.edge_weight is not None and not (doc.edge_weight < 0).any():
+        # negative weights are shown, not trained with (document.NEGATIVE_WEIGHT_NOTE)
         data.edge_weight = torch.from_numpy(doc.edge_weight[doc.edge_index_edge].copy())
     if doc.pos is not None:
         data.pos = torch.from_numpy(doc.pos.copy())

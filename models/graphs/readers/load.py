@@ -67,13 +67,58 @@ def load_graph(path: str | os.PathLike) -> GraphDocument:
             raw_bytes = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise GraphLoadError(f"{name}: cannot read the file ({e.strerror or e}).") from e
+    raw_bytes = _to_utf8(name, raw_bytes)
     kind = _sniff(path.suffix.lower(), raw_bytes)
     if kind is None:
+        wide = _utf16_without_bom(raw_bytes)
+        if wide:
+            raise GraphLoadError(
+                f"{name}: the text looks like {wide} without a byte-order mark, which "
+                "ArchScope cannot tell from binary data. Save it as UTF-8 (or as UTF-16 "
+                "with a byte-order mark).")
         raise GraphLoadError(
             f"{name}: not a graph file ArchScope can read. Supported formats: "
             f"{SUPPORTED_FORMATS}.")
     raw = _read(kind, name, raw_bytes)
     return _build(raw, source=str(path))
+
+
+#: byte-order marks of the wide Unicode encodings (UTF-32 first: its LE mark starts
+#: with UTF-16 LE's)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32", "UTF-32 LE"),
+         (b"\x00\x00\xfe\xff", "utf-32", "UTF-32 BE"),
+         (b"\xff\xfe", "utf-16", "UTF-16 LE"), (b"\xfe\xff", "utf-16", "UTF-16 BE"))
+_XML_ENCODING = re.compile(rb"^(\s*<\?xml[^>]*?encoding\s*=\s*)([\"'])[^\"']*\2")
+
+
+def _to_utf8(name: str, data: bytes) -> bytes:
+    """A text file in UTF-16 or UTF-32 with a byte-order mark (as Windows' Notepad and
+    Excel's "Unicode text" save it), re-encoded as UTF-8, which every reader expects; an
+    XML declaration's encoding is changed to match. Other files are returned as they are."""
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(codec)
+            except UnicodeDecodeError as e:
+                raise GraphLoadError(f"{name}: starts with a {label} byte-order mark but is "
+                                     f"not valid {label} text (at byte {e.start}).") from e
+            out = text.encode("utf-8")
+            return _XML_ENCODING.sub(rb"\1\2UTF-8\2", out, count=1)
+    return data
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """"UTF-16 LE" or "UTF-16 BE" when most odd (even) bytes of the start are zero, as
+    in ASCII text written in UTF-16 without a byte-order mark."""
+    head = data[:4096]
+    if len(head) < 8:
+        return None
+    even, odd = head[0::2], head[1::2]
+    if odd.count(0) > 0.7 * len(odd) and even.count(0) < 0.1 * len(even):
+        return "UTF-16 LE"
+    if even.count(0) > 0.7 * len(even) and odd.count(0) < 0.1 * len(odd):
+        return "UTF-16 BE"
+    return None
 
 
 def _sniff(ext: str, data: bytes) -> str | None:

@@ -26,7 +26,7 @@ def _read_json(name: str, data: bytes) -> _RawGraph:
     for k, node in enumerate(doc["nodes"]):
         if not isinstance(node, dict):
             raise GraphLoadError(f"{name}: node {k} is not an object.")
-        i = raw.node(_json_id(node["id"]) if has_ids else k)
+        i = raw.node(_json_id(name, node["id"], f"node {k}") if has_ids else k)
         for key, value in node.items():
             if key == "id" and has_ids:
                 continue
@@ -34,7 +34,7 @@ def _read_json(name: str, data: bytes) -> _RawGraph:
     for k, link in enumerate(links):
         if not isinstance(link, dict) or "source" not in link or "target" not in link:
             raise GraphLoadError(f"{name}: link {k} needs 'source' and 'target'.")
-        ends = [_json_id(link[end]) for end in ("source", "target")]
+        ends = [_json_id(name, link[end], f"link {k}") for end in ("source", "target")]
         for end in ends:
             if end not in raw.index:
                 raise GraphLoadError(f"{name}: link {k} refers to node {end!r}, which is "
@@ -45,9 +45,10 @@ def _read_json(name: str, data: bytes) -> _RawGraph:
     return raw
 
 
-def _json_id(value) -> str:
+def _json_id(name: str, value, where: str) -> str:
     if isinstance(value, (dict, list)):
-        raise GraphLoadError("a node id in the JSON is a list or object.")
+        raise GraphLoadError(f"{name}: {where}: a node id is a list or an object, not a "
+                             "number or a string.")
     return str(value)
 
 
