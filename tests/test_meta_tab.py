@@ -128,8 +128,9 @@ def test_training_applies_options_mid_run_stops_and_reevaluates(qtbot, tab):
     qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
     _stop(qtbot, tab)
     assert tab.train_button.text() == "Resume meta-training"
-    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)  # after the stop
-    assert tab.eval_result.step == s.step
+    # after the stop (the one of the untrained methods came at the start)
+    qtbot.waitUntil(lambda: tab.eval_result is not None and tab.eval_result.step == s.step,
+                    timeout=60_000)
     xs, ys = tab.loss_plot.curves()
     assert len(ys) == 4 and len(ys[0]) == s.step
     assert all(len(s.losses[m]) == s.step for m in METHODS)
@@ -162,7 +163,12 @@ def test_a_diverging_run_says_so_and_keeps_the_last_good_weights(qtbot, tab, mon
 
 
 def test_evaluation_has_bands_and_follows_the_amplitude_range(qtbot, tab):
-    assert "Evaluate" in tab.mse_plot.hint.toPlainText()
+    # the untrained methods are evaluated on first open: four identical starts
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
+    assert tab.eval_result.step == 0 and not tab.mse_plot.hint.isVisible()
+    np.testing.assert_allclose(tab.eval_result.mse[:, 0], tab.eval_result.mse[0, 0],
+                               rtol=1e-5)
+    assert "untrained" in tab.view("mse").panel.readout.text()
     qtbot.mouseClick(tab.eval_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
     e = tab.eval_result
@@ -186,7 +192,7 @@ def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot,
     combo.setCurrentIndex(1)                                  # rings
     qtbot.waitUntil(lambda: tab.result.episode.family == "rings", timeout=10_000)
     e = tab.result.episode
-    assert e.prototypes.shape == (5, 2) and e.regions_embedding.shape == (100, 100)
+    assert e.prototypes.shape == (5, 2) and e.regions_embedding.shape == (160, 160)
     np.testing.assert_array_equal(tab.embed_plane.image_values(), e.regions_embedding)
     assert len(tab.embed_plane.layer_points("prototypes")) == 5
     qtbot.mouseClick(tab.proto_train_button, Qt.MouseButton.LeftButton)
@@ -251,3 +257,36 @@ def test_every_view_exports_its_data_and_figure(qtbot, window, tab, tmp_path):
         assert (tmp_path / png).stat().st_size > 2000
     header = _csv_rows(tmp_path / "mse.csv")[0]
     assert header[:2] == ["row", "mse_maml"] and "ci95_pretrained" in header
+
+
+# -- the planes' labels and extent; content on first open ------------------------------------
+def test_prototype_planes_are_labelled_and_their_regions_fill_the_panel(qtbot, window, tab):
+    import plane_checks as pc
+
+    assert tab.input_plane.axis_labels() == ("x₁", "x₂")
+    assert all(tab.embed_plane.axis_labels())
+    for size in ((1500, 940), (1280, 800)):
+        window.resize(*size)
+        qtbot.wait(200)
+        for plane in (tab.input_plane, tab.embed_plane):
+            # the class regions reach every edge of the aspect-locked plane (the raster
+            # used to end at the points' box, white bands beside it)
+            assert pc.uncovered(plane.plotItem, plane.image) == 0.0, size
+            # and every point is in view
+            (x0, x1), (y0, y1) = plane.plotItem.vb.viewRange()
+            for name in ("support", "prototypes"):
+                pts = plane.layer_points(name)
+                assert ((pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0)
+                        & (pts[:, 1] <= y1)).all()
+
+
+def test_every_view_has_content_or_says_what_to_press_on_first_open(qtbot, tab):
+    import plane_checks as pc
+
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
+    for key in ("adapt", "mse", "proto_input", "proto_embedding"):
+        assert pc.drawn_items(tab.view(key).panel.graphics), key
+    # meta-training curves need training: a hint, and no tick values on empty axes
+    assert not pc.drawn_items(tab.loss_plot)
+    assert tab.loss_plot.hint.isVisible() and "Meta-train" in tab.loss_plot.hint.toPlainText()
+    assert not tab.loss_plot.tick_values_shown()

@@ -123,5 +123,16 @@ class ProtoPlane(PlanePlot):
             keep.append("prototypes")
         self.keep_layers(keep)
         x0, x1, y0, y1 = extent
-        self.set_extent(extent)
+        # the points' box, not the raster's extent: the raster reaches beyond it, so the
+        # aspect-locked plane shows regions to its edges whatever the panel's shape
+        pts = [np.asarray(a, np.float64).reshape(-1, 2) for a in
+               (support_xy, query_xy, prototypes if prototypes is not None else [])]
+        pts = np.concatenate(pts)
+        pts = pts[np.isfinite(pts).all(1)]
+        if len(pts):
+            lo, hi = pts.min(0), pts.max(0)
+            pad = np.maximum(0.12 * (hi - lo), 0.3)
+            self.set_extent((lo[0] - pad[0], hi[0] + pad[0], lo[1] - pad[1], hi[1] + pad[1]))
+        else:
+            self.set_extent(extent)
         self._extent = (float(x0), float(x1), float(y0), float(y1))

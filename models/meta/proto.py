@@ -105,11 +105,18 @@ def _sq_dist(a: Tensor, b: Tensor) -> Tensor:
     return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)
 
 
-def _extent(points: np.ndarray, margin: float = 0.15) -> tuple[float, float, float, float]:
+def _extent(points: np.ndarray, margin: float = 0.15, reach: float = 1.6
+            ) -> tuple[float, float, float, float]:
+    """The square the regions are computed over: around the points' box padded by
+    ``margin`` (at least 0.5), ``reach`` times its side. A drawn plane keeps its aspect
+    and shows the points' box; a panel wider or taller than that box then still shows
+    computed regions to its edges (a box-shaped raster left white bands beside it)."""
     lo, hi = points.min(0), points.max(0)
     pad = np.maximum((hi - lo) * margin, 0.5)
     lo, hi = lo - pad, hi + pad
-    return float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1])
+    centre, half = (lo + hi) / 2, float((hi - lo).max()) / 2 * reach
+    return (float(centre[0] - half), float(centre[0] + half), float(centre[1] - half),
+            float(centre[1] + half))
 
 
 def _grid(extent: tuple[float, float, float, float], g: int) -> np.ndarray:
@@ -220,7 +227,7 @@ class ProtoSession(TrainingSession):
         return StepOutcome(value, {"loss": value, "accuracy": acc})
 
     @torch.no_grad()
-    def episode(self, seed: int, grid: int = 100) -> ProtoTrace:
+    def episode(self, seed: int, grid: int = 160) -> ProtoTrace:
         """A fresh test episode (a pure function of ``seed`` and the options) through the
         current weights: embeddings, prototypes, both planes' decision regions on a
         ``grid × grid`` raster, the accuracy, and the input-space nearest-mean baseline."""

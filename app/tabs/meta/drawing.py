@@ -131,6 +131,8 @@ def draw_evaluation(tab: MetaTab) -> None:
             s10, e.k, e.amp_max)
     if tab.session is not None and e.step != tab.session.step:
         text += " " + QCoreApplication.translate("MetaTab", "· at step {0}").format(e.step)
+    elif e.step == 0:
+        text += " " + QCoreApplication.translate("MetaTab", "· untrained")
     panel.set_readout(text)
 
 

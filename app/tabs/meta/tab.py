@@ -34,6 +34,7 @@ from models.meta.options import ADAPT_STEPS, EVAL_TASKS, METHODS
 from models.traces import Progress
 from models.traces.meta import MetaEvalTrace, MetaResult
 from viz.meta_view import AdaptPlot, ProtoPlane
+from viz.ode_view import TimelinePlot
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
@@ -79,7 +80,7 @@ class MetaTab(TrainingTab):
         panel.layout().replaceWidget(self.adapt_plot, host)
         host.layout().addWidget(self.adapt_plot, 1)
         self.mse_plot = CurvesPlot(log_y=True)
-        self.loss_plot = CurvesPlot(log_y=True)
+        self.loss_plot = TimelinePlot(log_y=True)
         self.input_plane = ProtoPlane()
         self.embed_plane = ProtoPlane()
         self.add_view(View("adapt", self._adapt_title, panel, partial(data.adapt_data, self)),
@@ -287,6 +288,10 @@ class MetaTab(TrainingTab):
 
     def on_torch_ready(self) -> None:
         self._make_sessions()
+        if self.eval_result is None:
+            # the untrained methods' evaluation (about 2 s off the GUI thread): the view
+            # shows where every method starts, not an empty box
+            self._want_eval = True
         super().on_torch_ready()
         if self._want_eval:
             self.evaluate()
@@ -553,6 +558,8 @@ class MetaTab(TrainingTab):
         self.mse_plot.set_axis_labels(self.tr("adaptation steps"),
                                       self.tr("MSE on the whole curve"))
         self.loss_plot.set_axis_labels(self.tr("meta-step"), self.tr("query MSE"))
+        self.input_plane.set_axis_labels("x₁", "x₂")
+        self.embed_plane.set_axis_labels(self.tr("embedding f(x)₁"), self.tr("embedding f(x)₂"))
         self._update_notes()
         super().retranslate()               # the tour, the job bar and update_buttons
         for v in self.views:
