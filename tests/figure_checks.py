@@ -19,6 +19,11 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QCheckBox,
     QComboBox,
+    QGraphicsEllipseItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
+    QGraphicsRectItem,
     QGroupBox,
     QLabel,
     QPushButton,
@@ -282,9 +287,14 @@ def drawn_marks(scene) -> int:
     """How many points and rectangles of data the view boxes of ``scene`` draw (text,
     legends and hints are not data)."""
     total = 0
-    for vb in (it for it in scene.items() if isinstance(it, pg.ViewBox) and it.isVisible()):
+    boxes = [it for it in scene.items() if isinstance(it, pg.ViewBox) and it.isVisible()]
+    for vb in boxes:
         points, rects = drawn_geometry(vb.addedItems, None)
         total += len(points) + len(rects)
+    if not boxes:       # a view drawn with plain graphics items (the head view's lines)
+        total = sum(1 for it in scene.items() if it.isVisible() and isinstance(
+            it, (QGraphicsLineItem, QGraphicsPathItem, QGraphicsRectItem,
+                 QGraphicsEllipseItem, QGraphicsPolygonItem)))
     return total
 
 
