@@ -422,14 +422,18 @@ class EfficientTab(TrainingTab):
         return progress.step / max(1, progress.total)
 
     def on_job_progress(self, name: str, progress: Progress) -> None:
-        from models.efficient_attention import measured_crossover, xformers_status
-
         if progress.trace is not None:
             self.cost = progress.trace
             self._draw_cost()
+        self._write_cost_note()
+
+    def _write_cost_note(self) -> None:
+        """The measured crossover, in the tab's language (rewritten on a switch)."""
         t = self.cost
-        if t is None:
+        if t is None:                     # (and torch not needed before a measurement)
             return
+        from models.efficient_attention import measured_crossover, xformers_status
+
         cross = measured_crossover(t, "performer", "sdpa")
         note = (self.tr("Measured: Performer is faster than SDPA from N = {0}.").format(cross)
                 if cross else self.tr("Measured: Performer has not beaten SDPA yet."))
@@ -605,6 +609,7 @@ class EfficientTab(TrainingTab):
                 (self.memory_plot, (self.tr("sequence length N"), self.tr("peak bytes")))):
             plot.set_axis_labels(x, y)
         super().retranslate()
+        self._write_cost_note()
         if self.result is not None:
             self.show_trace(self.result)
         for v in self.views:
