@@ -298,3 +298,22 @@ def test_every_view_has_content_or_says_what_to_press_on_first_open(tab):
     assert not pc.drawn_items(tab.nll_plot)
     assert tab.nll_plot.hint.isVisible() and "Train" in tab.nll_plot.hint.toPlainText()
     assert not tab.nll_plot.tick_values_shown()
+
+
+def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkeypatch):
+    """Every step names the controls its screen depends on, and Back re-applies them (a
+    step that named fewer kept what a later step had set, e.g. a MAF model under the RealNVP text)."""
+    steps = tab.tour_steps()
+    for step in steps:
+        assert set(("density", "model", "direction")) <= set(step.state), step.id
+    tab.tour.go_to(0)
+    for _ in range(len(steps) - 1):
+        tab.tour.next()
+    for i in range(len(steps) - 1, -1, -1):
+        assert tab.tour.index() == i
+        params = tab.params()
+        for k, v in steps[i].state.items():
+            if k in params:
+                assert params[k] == (pytest.approx(v) if isinstance(v, float) else v), \
+                    (steps[i].id, k)
+        tab.tour.back()

@@ -290,3 +290,25 @@ def test_every_view_has_content_or_says_what_to_press_on_first_open(qtbot, tab):
     assert not pc.drawn_items(tab.loss_plot)
     assert tab.loss_plot.hint.isVisible() and "Meta-train" in tab.loss_plot.hint.toPlainText()
     assert not tab.loss_plot.tick_values_shown()
+
+
+def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkeypatch):
+    """Every step names the controls its screen depends on, and Back re-applies them (a
+    step that named fewer kept what a later step had set, e.g. the out-of-distribution task under MAML's)."""
+    monkeypatch.setattr(tab, "evaluate", lambda: None)
+    monkeypatch.setattr(tab, "toggle_job", lambda name: None)
+    steps = tab.tour_steps()
+    for step in steps:          # the adaptation view's steps name its task
+        if step.state["highlight"] == "adapt":
+            assert {"amp_max", "task_seed", "support"} <= set(step.state), step.id
+    tab.tour.go_to(0)
+    for _ in range(len(steps) - 1):
+        tab.tour.next()
+    for i in range(len(steps) - 1, -1, -1):
+        assert tab.tour.index() == i
+        params = tab.params()
+        for k, v in steps[i].state.items():
+            if k in params:
+                assert params[k] == (pytest.approx(v) if isinstance(v, float) else v), \
+                    (steps[i].id, k)
+        tab.tour.back()

@@ -350,3 +350,24 @@ def test_tolerances_read_as_powers_of_ten():
     cfg = SolverConfig(method="dopri5", rtol=1e-3, atol=1e-4)
     assert drawing.solver_label(cfg) == "dopri5, rtol 1e-3, atol 1e-4"
     assert drawing.solver_label(cfg, short=True) == "dopri5 1e-3/1e-4"
+
+
+def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkeypatch):
+    """Every step names the controls its screen depends on, and Back re-applies them (a
+    step that named fewer kept what a later step had set, e.g. an NFE cap of 10 under the solver's steps)."""
+    monkeypatch.setattr(tab, "toggle_compare", lambda: None)
+    monkeypatch.setattr(tab, "toggle_training", lambda: None)
+    steps = tab.tour_steps()
+    for step in steps:
+        assert set(("task", "method", "max_nfe")) <= set(step.state), step.id
+    tab.tour.go_to(0)
+    for _ in range(len(steps) - 1):
+        tab.tour.next()
+    for i in range(len(steps) - 1, -1, -1):
+        assert tab.tour.index() == i
+        params = tab.params()
+        for k, v in steps[i].state.items():
+            if k in params:
+                assert params[k] == (pytest.approx(v) if isinstance(v, float) else v), \
+                    (steps[i].id, k)
+        tab.tour.back()
