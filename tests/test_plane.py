@@ -113,3 +113,21 @@ def test_bands_follow_their_curves(qtbot):
     assert len(plot._bands) == 2
     plot.set_bands(x, [], [])
     assert plot._bands == []
+
+
+def test_non_finite_pixels_are_drawn_not_left_transparent_and_the_bar_is_labelled(plane):
+    """pyqtgraph leaves NaN and inf pixels transparent: white holes and stripes in a
+    density. They are drawn as the low and the high end of the colour scale."""
+    d = np.ones((4, 5), np.float32)
+    d[1, :] = np.nan                       # a row where exp(log p) failed
+    d[2, 2] = np.inf                       # and one that overflowed
+    plane.set_image(d, (-2, 2, -2, 2), levels=(0.0, 2.0))
+    shown = plane.image.image
+    assert np.isfinite(shown).all()
+    assert (shown[1] == 0.0).all() and shown[2, 2] == 2.0
+    assert np.isnan(plane.image_values()[1]).all()     # the data itself is kept
+    plane.set_colorbar_label("density p_t(x)")
+    assert plane.colorbar.getAxis("right").labelText == "density p_t(x)"
+    assert plane.colorbar_label() == "density p_t(x)"
+    plane.set_axis_labels("z₁", "z₂")
+    assert plane.axis_labels() == ("z₁", "z₂")
