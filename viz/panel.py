@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from viz.text import FitLabel
@@ -30,7 +30,10 @@ class ViewPanel(QFrame):
         # wraps over two lines, then elides with the whole text on hover
         self.readout = FitLabel(" ", max_lines=2, parent=self)
         self.readout.setObjectName("ViewReadout")
-        self.readout.setStyleSheet("color: #444; font-family: monospace;")
+        self.readout.setStyleSheet("color: #444;")
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono.setPointSizeF(self.readout.font().pointSizeF())
+        self.readout.setFont(mono)      # set, not styled: the fitting measures this font
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(2)

@@ -6,7 +6,7 @@ Used for read-outs under views, whose length depends on the data and the languag
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
@@ -75,6 +75,12 @@ class FitLabel(QLabel):
         super().resizeEvent(event)
         self._refit()
 
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's API
+        super().changeEvent(event)
+        # a style sheet's font arrives when the label is polished: measure that one
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._refit()
+
     def _refit(self) -> None:
         fm = QFontMetrics(self.font())
         width = self.contentsRect().width() if self.width() > 20 else 10_000
@@ -84,6 +90,7 @@ class FitLabel(QLabel):
             QLabel.setText(self, shown)
         self.setToolTip(self._full if cut else "")
         self.setProperty("archscope_elided", cut)
-        height = fm.lineSpacing() * max(1, len(lines)) + 2
+        # the lines' spacing plus the last line's descent room (underscores sit below it)
+        height = fm.lineSpacing() * max(1, len(lines)) + fm.descent() + 2
         if self.height() != height or self.minimumHeight() != height:
             self.setFixedHeight(height)
