@@ -167,6 +167,29 @@ def _combo_clipped(combo: QComboBox) -> str | None:
     return f"needs {need} px, has {field.width()}" if need > field.width() + 1 else None
 
 
+def _scene_text_clipped(scene) -> list[tuple[str, str]]:
+    """Notes and hints drawn inside a plot that run past its edges (the view box clips
+    them): (text, problem). A node's label at the edge of the view is data, not a note."""
+    out = []
+    for item in scene.items():
+        if not isinstance(item, pg.TextItem) or not item.isVisible() \
+                or getattr(item, "_archscope_data_label", False):
+            continue
+        text = item.toPlainText().strip()
+        if not text:
+            continue
+        parent = item.parentItem()
+        while parent is not None and not isinstance(parent, pg.ViewBox):
+            parent = parent.parentItem()
+        if parent is None:
+            continue
+        box = parent.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+        rect = item.sceneBoundingRect()
+        if not box.contains(rect):
+            out.append((text, f"runs {max(box.left() - rect.left(), rect.right() - box.right(), box.top() - rect.top(), rect.bottom() - box.bottom()):.0f} px past its plot"))
+    return out
+
+
 def _name(widget: QWidget, text: str) -> str:
     owner = widget
     while owner is not None and not hasattr(owner, "key"):
@@ -191,6 +214,11 @@ def clipped_texts(window) -> tuple[int, list[str]]:
             problem, text = _button_clipped(widget), widget.text()
         elif isinstance(widget, QComboBox):
             problem, text = _combo_clipped(widget), widget.currentText()
+        elif isinstance(widget, pg.GraphicsView):
+            for item_text, problem in _scene_text_clipped(widget.scene()):
+                checked += 1
+                found.append(f"{_name(widget, item_text)}: {problem}")
+            continue
         elif isinstance(widget, QAbstractScrollArea) and hasattr(widget, "widget") \
                 and widget.widget() is not None:
             inner = widget.widget()

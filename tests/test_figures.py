@@ -253,3 +253,19 @@ def test_every_view_draws_something_on_first_open(window):
     print(f"\n{checked} views checked, {len(found)} empty")
     assert checked >= 40
     assert not found, "\n".join(found)
+
+
+def test_a_hint_wraps_inside_its_plot_and_a_note_past_the_edge_is_found(qtbot):
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    plot.resize(220, 200)
+    plot.show()
+    plot.set_hint("Untrained: no steps yet. Press “Train” to train this model live.")
+    _settle(qtbot, plot)
+    assert fc._scene_text_clipped(plot.scene()) == []
+    note = pg.TextItem("a note that starts near the right edge and runs on", anchor=(0, 0))
+    plot.addItem(note)
+    note.setPos(0.9, 0.5)
+    plot.plotItem.vb.setRange(xRange=(0, 1), yRange=(0, 1))
+    _settle(qtbot, plot)
+    assert [t for t, _ in fc._scene_text_clipped(plot.scene())] == [note.toPlainText()]

@@ -101,6 +101,10 @@ class CurvesPlot(LabelledPlot):
 
     def _place_hint(self, *_) -> None:
         r = self.plotItem.vb.boundingRect()
+        # wrapped to the plot's width: a narrow plot cut a one-line hint at both sides
+        width = max(60.0, r.width() - 16)
+        if abs(self.hint.textItem.textWidth() - width) > 0.5:
+            self.hint.setTextWidth(width)
         self.hint.setPos(r.center())
 
     def set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None] = (),
