@@ -195,6 +195,13 @@ def test_bottom_bar_resets_when_training_stops_and_speaks_the_new_language(qtbot
 # -- the whole window ------------------------------------------------------------------------
 
 
+def _resize(qtbot, window, size) -> None:
+    """The window at ``size``, really: no minimum size may hold it wider."""
+    window.resize(*size)
+    qtbot.wait(100)
+    assert (window.width(), window.height()) == size, "the window cannot shrink that far"
+
+
 def _walk(window, qtbot, check) -> tuple[int, list[str]]:
     checked, found = 0, []
     for i in range(len(window.tabs)):
@@ -208,7 +215,7 @@ def _walk(window, qtbot, check) -> tuple[int, list[str]]:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_nothing_covers_data_in_any_view(qtbot, window, size):
-    window.resize(*size)
+    _resize(qtbot, window, size)
     checked, found = 0, []
     for code in ("en", "zh_CN"):
         window.set_language(code)
@@ -227,7 +234,7 @@ def test_nothing_covers_data_in_any_view(qtbot, window, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_no_text_is_clipped(qtbot, window, size):
-    window.resize(*size)
+    _resize(qtbot, window, size)
     report = []
     for code in ("en", "zh_CN"):
         window.set_language(code)
