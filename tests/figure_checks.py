@@ -257,6 +257,9 @@ ALLOWED = {
     "karateclub", "actnorm", "data", "ptr", "memory", "rollout", "add", "norm", "elu", "mib",
     "bosh", "midpoint", "embedding", "heun", "fehlberg", "dormand", "prince", "fruchterman",
     "reingold", "spectral", "louvain", "gephi", "cytoscape", "networkx", "bertviz", "glorot",
+    # code names and formula symbols the tabs show as they are
+    "attn_mask", "true", "false", "node_ids", "edge_index", "edge_weight", "base", "pe",
+    "xformers",
 }
 
 
@@ -297,6 +300,20 @@ def visible_texts(window) -> list[tuple[str, str]]:
     return out
 
 
+def english_words(window, tab_key: str, names=()) -> list[str]:
+    """Visible texts of tab ``tab_key`` with English words outside ``ALLOWED`` and
+    ``names`` (the data's own: attribute names, values)."""
+    allowed = {str(n).lower() for n in names}
+    found = []
+    for where, text in visible_texts(window):
+        if not where.startswith(f"{tab_key}:"):
+            continue
+        words = [w for w in _words(text) if w.lower() not in allowed]
+        if words:
+            found.append(f"{where}: {', '.join(sorted(set(words)))}")
+    return sorted(set(found))
+
+
 def untranslated(window) -> tuple[int, list[str]]:
     """(texts checked, findings): visible texts with English words outside ``ALLOWED``."""
     texts = visible_texts(window)
@@ -318,12 +335,17 @@ def drawn_marks(scene) -> int:
     boxes = [it for it in scene.items() if isinstance(it, pg.ViewBox) and it.isVisible()]
     for vb in boxes:
         points, rects = drawn_geometry(vb.addedItems, None)
-        total += len(points) + len(rects)
+        total += len(points) + sum(r.width() > 0 and r.height() > 0 for r in rects)
     if not boxes:       # a view drawn with plain graphics items (the head view's lines)
         total = sum(1 for it in scene.items() if it.isVisible() and isinstance(
             it, (QGraphicsLineItem, QGraphicsPathItem, QGraphicsRectItem,
                  QGraphicsEllipseItem, QGraphicsPolygonItem)))
     return total
+
+
+def view_marks(view) -> int:
+    """Data marks drawn in a tab's ``view`` (0 for an empty axis box or a bare hint)."""
+    return drawn_marks(view.panel.graphics.scene())
 
 
 def empty_views(window) -> tuple[int, list[str]]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import figure_checks
 import numpy as np
 import pytest
+from figure_checks import english_words
+from figure_checks import view_marks as drawn_marks
 from PySide6.QtCore import Qt
-from view_content import drawn_marks, english_words
 
 from app.tabs.efficient import EfficientTab
 

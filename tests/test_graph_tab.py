@@ -8,7 +8,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
-from view_content import drawn_marks, english_words
+from figure_checks import english_words
+from figure_checks import view_marks as drawn_marks
 
 from app.tabs.graph import GraphTab
 from viz.legend import drawn_geometry

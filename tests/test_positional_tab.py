@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from figure_checks import english_words
+from figure_checks import view_marks as drawn_marks
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
-from view_content import drawn_marks, english_words
 
 from app.tabs.positional import PositionalTab, parse_dims
 
