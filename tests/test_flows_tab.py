@@ -286,7 +286,7 @@ def test_every_plane_has_axis_labels_and_the_colour_bar_says_what_it_measures(qt
     texts = tab.density_plot.texts()
     assert all(texts.values()), texts
     assert texts["colorbar"] == "density"
-    assert "p(x)" in texts["target"] and "p_θ(x)" in texts["learned"]
+    assert texts["target"] == "data p(x)" and texts["learned"] == "model p_θ(x)"
 
 
 def test_every_view_has_content_or_says_what_to_press_on_first_open(tab):

@@ -114,7 +114,7 @@ class FlowsTab(TrainingTab):
         self.add_view(View("flow", self._flow_title, panel, self._data_flow), 0, 0, 1, 4)
         # two square panels side by side: the target and the learned density
         self.add_view(View("density", lambda: self.tr("The data's density beside the learned "
-                                                      "one, and samples"),
+                                                      "exp log p_θ(x) with samples"),
                            ViewPanel(self.density_plot), self._data_density), 1, 0, 1, 2)
         self.add_view(View("nll", lambda: self.tr("Training: NLL against the entropy floor"),
                            ViewPanel(self.nll_plot), self._data_nll), 1, 2)
@@ -242,15 +242,15 @@ class FlowsTab(TrainingTab):
     def _density_texts(self, result: FlowResult) -> None:
         exact = result.target_kind == "density"
         self.density_plot.set_texts(
-            self.tr("target: the data's density p(x)") if exact else
-            self.tr("target: histogram of the data"),
-            self.tr("learned: exp log p_θ(x), samples"), self.tr("density"), "x₁", "x₂")
+            # short: a panel's title sets its least width (a long one cut the view off)
+            self.tr("data p(x)") if exact else self.tr("data histogram"),
+            self.tr("model p_θ(x)"), self.tr("density"), "x₁", "x₂")
 
     def _redraw_nll(self, entropy: float) -> None:
         session = self.sessions.get(self._session_key())
         if session is None or not session.losses:
             self.nll_plot.set_curves([], [], [])
-            self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow by maximum "
+            self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow\nby maximum "
                                            "likelihood."))
             self.view("nll").panel.set_readout("")
             return
