@@ -13,7 +13,7 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title which pattern parameters matter for each pattern (the others are hidden)</extracomment>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -85,6 +85,14 @@
         <translation>连通的对数 / N</translation>
     </message>
     <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
         <source>opposite polarity: Δ {0}</source>
         <translation>极性相反时：Δ {0}</translation>
     </message>
@@ -129,10 +137,6 @@
         <translation>窗口 w</translation>
     </message>
     <message>
-        <source>relative output error</source>
-        <translation>输出相对误差</translation>
-    </message>
-    <message>
         <source>q/k scale</source>
         <translation>q/k 尺度</translation>
     </message>
@@ -153,12 +157,32 @@ on this device.</source>
 为每种方法计时。</translation>
     </message>
     <message>
+        <source>A quick first measurement (N ≤ {0}, {1:g} s budget); press “Measure time and memory” for more.</source>
+        <translation>快速初测（N ≤ {0}，时间预算 {1:g} 秒）；点击“测量时间和内存”测量更大范围。</translation>
+    </message>
+    <message>
+        <source>Measured on {0}.</source>
+        <translation>在 {0} 上实测。</translation>
+    </message>
+    <message>
+        <source>Measuring: {0} at N = {1}</source>
+        <translation>正在测量：{0}，N = {1}</translation>
+    </message>
+    <message>
         <source>Measured: Performer is faster than SDPA from N = {0}.</source>
         <translation>实测：从 N = {0} 起 Performer 比 SDPA 快。</translation>
     </message>
     <message>
         <source>Measured: Performer has not beaten SDPA yet.</source>
         <translation>实测：Performer 尚未快过 SDPA。</translation>
+    </message>
+    <message>
+        <source>it is not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>its memory_efficient_attention needs a CUDA device</source>
+        <translation>它的 memory_efficient_attention 需要 CUDA 设备</translation>
     </message>
     <message>
         <source>xformers is left out: {0}.</source>
@@ -183,6 +207,10 @@ on this device.</source>
     <message>
         <source>query {0} → key {1}: exact {2:.4f}, approximate {3:.4f}; row TV distance {4:.3f}</source>
         <translation>查询 {0} → 键 {1}：精确 {2:.4f}，近似 {3:.4f}；该行总变差距离 {4:.3f}</translation>
+    </message>
+    <message>
+        <source>{0} ({1}): [{2}, {3}] = {4:.4f}</source>
+        <translation>{0}（{1}）：[{2}, {3}] = {4:.4f}</translation>
     </message>
     <message>
         <source>local window</source>
@@ -211,6 +239,22 @@ on this device.</source>
     <message>
         <source>Longformer (window + global)</source>
         <translation>Longformer（窗口 + 全局）</translation>
+    </message>
+    <message>
+        <source>course</source>
+        <translation>课程实现</translation>
+    </message>
+    <message>
+        <source>mask (1 = attend)</source>
+        <translation>mask（1 = 参与注意力）</translation>
+    </message>
+    <message>
+        <source>attn_mask=mask (True = take part)</source>
+        <translation>attn_mask=mask（True = 参与计算）</translation>
+    </message>
+    <message>
+        <source>attn_mask=~mask (True = blocked)</source>
+        <translation>attn_mask=~mask（True = 被屏蔽）</translation>
     </message>
     <message>
         <source>Performer (FAVOR+)</source>
@@ -353,6 +397,10 @@ on this device.</source>
         <translation>三角函数</translation>
     </message>
     <message>
+        <source>s per call</source>
+        <translation>每次调用秒数</translation>
+    </message>
+    <message>
         <source>mean pooling</source>
         <translation>均值池化</translation>
     </message>
@@ -363,6 +411,10 @@ on this device.</source>
     <message>
         <source>Δ {0:.0e}&lt;br&gt;NaN: {1}</source>
         <translation>Δ {0:.0e}&lt;br&gt;NaN：{1}</translation>
+    </message>
+    <message>
+        <source>relative error</source>
+        <translation>相对误差</translation>
     </message>
     <message>
         <source>learned</source>
@@ -407,10 +459,6 @@ on this device.</source>
     <message>
         <source>FLOPs</source>
         <translation>FLOPs</translation>
-    </message>
-    <message>
-        <source>seconds per call</source>
-        <translation>每次调用的秒数</translation>
     </message>
     <message>
         <source>peak bytes</source>
@@ -474,11 +522,6 @@ on this device.</source>
 <context>
     <name>FlowsTab</name>
     <message>
-        <source>Learned density exp log p(x) and samples</source>
-        <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
-        <translation>学到的密度 exp log p(x) 与样本</translation>
-    </message>
-    <message>
         <source>Training: NLL against the entropy floor</source>
         <translation>训练：NLL 与熵下界</translation>
     </message>
@@ -507,28 +550,47 @@ on this device.</source>
         <translation>数据 x</translation>
     </message>
     <message>
-        <source>latent z ~ N(0, I)</source>
-        <translation>隐变量 z ~ N(0, I)</translation>
-    </message>
-    <message>
         <source>through the layers</source>
         <translation>穿过各层</translation>
-    </message>
-    <message>
-        <source>latent z</source>
-        <translation>隐变量 z</translation>
     </message>
     <message>
         <source>samples x</source>
         <translation>样本 x</translation>
     </message>
     <message>
-        <source>mass on this grid: {0:.3f} (1 if the grid holds all of it)</source>
-        <translation>网格上的总质量：{0:.3f}（网格覆盖全部时为 1）</translation>
+        <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
+        <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
+        <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
     <message>
-        <source>Press “Train” to fit this flow by maximum likelihood.</source>
-        <translation>点击“训练”，用最大似然拟合这个流。</translation>
+        <source>latent z (dashed: N(0, I) at 1, 2, 3σ)</source>
+        <translation>隐变量 z（虚线：N(0, I) 的 1、2、3σ 等高线）</translation>
+    </message>
+    <message>
+        <source>learned mass on the grid: {0:.3f} (1 if it holds all of it)</source>
+        <translation>学到的密度在网格上的质量：{0:.3f}（网格覆盖全部时为 1）</translation>
+    </message>
+    <message>
+        <source>data p(x)</source>
+        <translation>数据 p(x)</translation>
+    </message>
+    <message>
+        <source>data histogram</source>
+        <translation>数据直方图</translation>
+    </message>
+    <message>
+        <source>model p_θ(x)</source>
+        <translation>模型 p_θ(x)</translation>
+    </message>
+    <message>
+        <source>density</source>
+        <translation>密度</translation>
+    </message>
+    <message>
+        <source>Press “Train” to fit this flow
+by maximum likelihood.</source>
+        <translation>点击“训练”，
+用最大似然拟合这个流。</translation>
     </message>
     <message>
         <source>NLL of each batch (nats)</source>
@@ -820,7 +882,7 @@ on this device.</source>
     </message>
     <message>
         <source>“Your file” needs a graph file first: File → Open…</source>
-        <extracomment>epochs of one run of the graph classifier and of the link predictor</extracomment>
+        <extracomment>epochs of one run of the graph classifier and of the link predictor the link predictor is set up (untrained) on its own up to this many nodes</extracomment>
         <translation>“你的文件”需要先打开一个图文件：文件 → 打开…</translation>
     </message>
     <message>
@@ -842,6 +904,14 @@ on this device.</source>
     <message>
         <source>degree</source>
         <translation>度</translation>
+    </message>
+    <message>
+        <source>attribute “{0}”</source>
+        <translation>属性“{0}”</translation>
+    </message>
+    <message>
+        <source>label “{0}”</source>
+        <translation>标签“{0}”</translation>
     </message>
     <message>
         <source>label</source>
@@ -908,18 +978,16 @@ on this device.</source>
         <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
     </message>
     <message>
+        <source>PC {0} ({1:.0%} of the variance)</source>
+        <translation>主成分 {0}（解释 {1:.0%} 方差）</translation>
+    </message>
+    <message>
         <source>epoch {0}: test accuracy {1:.2f}</source>
         <translation>第 {0} 轮：测试准确率 {1:.2f}</translation>
     </message>
     <message>
         <source>No labels: choose a label attribute to train.</source>
         <translation>没有标签：请选择一个标签属性再训练。</translation>
-    </message>
-    <message>
-        <source>Press “Train” to fit the model on the
-labelled nodes; the colours follow.</source>
-        <translation>点击“训练”，在带标签的节点上拟合模型；
-节点颜色会随之变化。</translation>
     </message>
     <message>
         <source>loss</source>
@@ -942,12 +1010,36 @@ labelled nodes; the colours follow.</source>
         <translation>轮次</translation>
     </message>
     <message>
-        <source>Press “Compare” to train all three on this split.</source>
-        <translation>点击“比较”，在这个划分上训练三种模型。</translation>
+        <source>loss · accuracy</source>
+        <translation>损失 · 准确率</translation>
     </message>
     <message>
-        <source>nearest labelled node</source>
-        <translation>最近的带标签节点</translation>
+        <source>Untrained (epoch {0}): press “Train”.</source>
+        <translation>未训练（第 {0} 轮）：点击“训练”。</translation>
+    </message>
+    <message>
+        <source>epoch {0}: loss {1:.3f} · test accuracy {2:.2f}</source>
+        <translation>第 {0} 轮：损失 {1:.3f} · 测试准确率 {2:.2f}</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>untrained</source>
+        <translation>未训练</translation>
+    </message>
+    <message>
+        <source>after {0} epochs</source>
+        <translation>训练 {0} 轮后</translation>
+    </message>
+    <message>
+        <source>baseline = nearest labelled node</source>
+        <translation>基线 = 最近的带标签节点</translation>
+    </message>
+    <message>
+        <source>Press “Compare” to train all three on this split.</source>
+        <translation>点击“比较”，在这个划分上训练三种模型。</translation>
     </message>
     <message>
         <source>node of the batch</source>
@@ -966,28 +1058,40 @@ labelled nodes; the colours follow.</source>
         <translation>房屋形</translation>
     </message>
     <message>
+        <source>No labels: choose a label attribute to compare.</source>
+        <translation>没有标签：请选择一个标签属性再比较。</translation>
+    </message>
+    <message>
         <source>cycle</source>
         <translation>环形</translation>
+    </message>
+    <message>
+        <source>PC {0}</source>
+        <translation>主成分 {0}</translation>
     </message>
     <message>
         <source>predicted motif</source>
         <translation>预测的基序</translation>
     </message>
     <message>
+        <source>untrained: press “Train graph classifier”</source>
+        <translation>未训练：点击“训练图分类器”</translation>
+    </message>
+    <message>
+        <source>epoch {0}</source>
+        <translation>第 {0} 轮</translation>
+    </message>
+    <message>
         <source>{0} pooling · train accuracy {1:.2f} · test {2:.2f}</source>
         <translation>{0} 池化 · 训练准确率 {1:.2f} · 测试 {2:.2f}</translation>
     </message>
     <message>
+        <source>Dashed: chance (AUC 0.5).</source>
+        <translation>虚线：随机猜测（AUC 0.5）。</translation>
+    </message>
+    <message>
         <source>Press “Train link predictor”.</source>
         <translation>点击“训练链接预测器”。</translation>
-    </message>
-    <message>
-        <source>test edges, AUC {0:.3f}</source>
-        <translation>测试边，AUC {0:.3f}</translation>
-    </message>
-    <message>
-        <source>chance</source>
-        <translation>随机猜测</translation>
     </message>
     <message>
         <source>false positive rate</source>
@@ -996,6 +1100,18 @@ labelled nodes; the colours follow.</source>
     <message>
         <source>true positive rate</source>
         <translation>真阳性率</translation>
+    </message>
+    <message>
+        <source>untrained, AUC {0:.3f}</source>
+        <translation>未训练，AUC {0:.3f}</translation>
+    </message>
+    <message>
+        <source>epoch {0}, AUC {1:.3f}</source>
+        <translation>第 {0} 轮，AUC {1:.3f}</translation>
+    </message>
+    <message>
+        <source>Held-out test edges against as many non-edges.</source>
+        <translation>留出的测试边与同样数量的非边对比。</translation>
     </message>
     <message>
         <source>node {0} (index {1}) · degree {2}</source>
@@ -1546,6 +1662,10 @@ each method adapts to {0} new tasks from K points.</source>
         <translation>· 第 {0} 步时的权重</translation>
     </message>
     <message>
+        <source>· untrained</source>
+        <translation>· 未训练</translation>
+    </message>
+    <message>
         <source>Press “Meta-train” to train the four methods
 on one stream of sinusoid tasks.</source>
         <translation>点击“元训练”，在同一串正弦任务流上
@@ -1735,6 +1855,14 @@ on one stream of sinusoid tasks.</source>
         <source>query MSE</source>
         <translation>查询集 MSE</translation>
     </message>
+    <message>
+        <source>embedding f(x)₁</source>
+        <translation>嵌入 f(x)₁</translation>
+    </message>
+    <message>
+        <source>embedding f(x)₂</source>
+        <translation>嵌入 f(x)₂</translation>
+    </message>
 </context>
 <context>
     <name>ODETab</name>
@@ -1776,10 +1904,6 @@ on one stream of sinusoid tasks.</source>
         <translation> +伴随</translation>
     </message>
     <message>
-        <source>{0}, rtol {1:g}, atol {2:g}</source>
-        <translation>{0}，rtol {1:g}，atol {2:g}</translation>
-    </message>
-    <message>
         <source>{0}, step {1:g}</source>
         <translation>{0}，步长 {1:g}</translation>
     </message>
@@ -1801,6 +1925,7 @@ on one stream of sinusoid tasks.</source>
     </message>
     <message>
         <source>true spiral</source>
+        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -1868,6 +1993,10 @@ on one stream of sinusoid tasks.</source>
         <translation>留出集准确率 {0:.1%}</translation>
     </message>
     <message>
+        <source>density p_t(x)</source>
+        <translation>密度 p_t(x)</translation>
+    </message>
+    <message>
         <source>p_t at t = {0:.2f} · held-out NLL {1:.3f} nats (floor {2:.3f}) · mass on the grid {3:.2f}</source>
         <translation>t = {0:.2f} 时的 p_t · 留出集 NLL {1:.3f} 奈特（下界 {2:.3f}）· 网格上的总质量 {3:.2f}</translation>
     </message>
@@ -1904,12 +2033,12 @@ on one stream of sinusoid tasks.</source>
         <translation>{0} 在固定网格上走步：每一步都被接受（在 [{3:g}, {4:g}] 上共 {1} 步，步长至多 {2:g}）；NFE {5}</translation>
     </message>
     <message>
-        <source>Press “Train”: the evaluations of f
-in each step&apos;s forward and backward
-pass appear here.</source>
-        <translation>点击“训练”：
-每一步前向和反向传播中
-f 的求值次数会显示在这里。</translation>
+        <source>Press “Train” to see
+the evaluations of f
+in every training step.</source>
+        <translation>点击“训练”后，
+这里显示每个训练步中
+f 的求值次数。</translation>
     </message>
     <message>
         <source>solver: {0}</source>
@@ -2024,6 +2153,22 @@ f 的求值次数会显示在这里。</translation>
         <translation> · CUDA 峰值 {0:.1f} MB 对比 {1:.1f} MB</translation>
     </message>
     <message>
+        <source>Stopped at the NFE cap ({0}): raise it, loosen the tolerances or use rk4.</source>
+        <translation>在 NFE 上限（{0}）处被停止：请提高上限、放宽容差或改用 rk4。</translation>
+    </message>
+    <message>
+        <source>One solve needed more than {0} evaluations of f and was stopped at the cap: the dynamics are stiff or change fast for these tolerances. Raise the cap (NFE cap per solve), loosen the tolerances, or use a fixed-step solver such as rk4.</source>
+        <translation>一次求解需要超过 {0} 次 f 的求值，在上限处被停止：在这些容差下动力学是刚性的或变化很快。请提高上限（每次求解的 NFE 上限）、放宽容差，或改用 rk4 等固定步长求解器。</translation>
+    </message>
+    <message>
+        <source>The solver could not finish: {0}</source>
+        <translation>求解器未能完成：{0}</translation>
+    </message>
+    <message>
+        <source>{0}, rtol {1}, atol {2}</source>
+        <translation>{0}，rtol {1}，atol {2}</translation>
+    </message>
+    <message>
         <source>Comparing the adjoint method with direct backpropagation…</source>
         <translation>正在比较伴随法与直接反向传播…</translation>
     </message>
@@ -2085,6 +2230,7 @@ f 的求值次数会显示在这里。</translation>
     </message>
     <message>
         <source>two moons</source>
+        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -2204,6 +2350,7 @@ f 的求值次数会显示在这里。</translation>
     <name>PositionalTab</name>
     <message>
         <source>Encoding table PE[pos, j]</source>
+        <extracomment>Adam steps of one run of the M_k fit</extracomment>
         <translation>编码表 PE[pos, j]</translation>
     </message>
     <message>
@@ -2411,18 +2558,20 @@ f 的求值次数会显示在这里。</translation>
         <translation>正在学习 M_k：第 {0}/{1} 步 · 损失 {2:.2e} · 最大误差 {3:.2e} · {4:.0f} 步/秒</translation>
     </message>
     <message>
-        <source>Press “Learn M_k by gradient descent”
-to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
-        <translation>点击“用梯度下降学习 M_k”，
-用 Adam 拟合 W·PE[pos] ≈ PE[pos+k]。</translation>
-    </message>
-    <message>
         <source>training loss (MSE)</source>
         <translation>训练损失 (MSE)</translation>
     </message>
     <message>
         <source>max error, all positions</source>
         <translation>所有位置上的最大误差</translation>
+    </message>
+    <message>
+        <source>exact M_k: max error {0:.1e}</source>
+        <translation>精确 M_k：最大误差 {0:.1e}</translation>
+    </message>
+    <message>
+        <source>Step 0: W = 0. Press “Learn M_k by gradient descent” to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
+        <translation>第 0 步：W = 0。点击“用梯度下降学习 M_k”，用 Adam 拟合 W·PE[pos] ≈ PE[pos+k]。</translation>
     </message>
     <message>
         <source>step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}</source>
@@ -2654,6 +2803,14 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>掩码（灰色 = 屏蔽）</translation>
     </message>
     <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
         <source>masked scores</source>
         <translation>掩码后的分数</translation>
     </message>
@@ -2678,8 +2835,14 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
         <translation>展开</translation>
     </message>
     <message>
-        <source>roll.</source>
-        <translation>展开</translation>
+        <source>uniform guess: loss ln {0} = {1:.2f}</source>
+        <translation>均匀猜测：损失 ln {0} = {1:.2f}</translation>
+    </message>
+    <message>
+        <source>Untrained: no steps yet.
+Press “Train” to train this model live.</source>
+        <translation>尚未训练：还没有任何训练步。
+点击“训练”即可实时训练此模型。</translation>
     </message>
     <message>
         <source>{0}, layer {1}: every head (rows = queries, columns = keys)</source>
@@ -2692,6 +2855,22 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}</source>
         <translation>头 {0}：查询 {1}“{2}” → 键 {3}“{4}”：{5:.3f}</translation>
+    </message>
+    <message>
+        <source>Head view, layer {0}: line opacity = weight</source>
+        <translation>头视图，第 {0} 层：连线的不透明度 = 权重</translation>
+    </message>
+    <message>
+        <source>Hover a token to keep only its lines; click a head above to hide it.</source>
+        <translation>鼠标悬停在某个词元上可只保留它的连线；点击上方的某个头可将其隐藏。</translation>
+    </message>
+    <message>
+        <source>query {0} “{1}”</source>
+        <translation>查询 {0} “{1}”</translation>
+    </message>
+    <message>
+        <source>key {0} “{1}”</source>
+        <translation>键 {0} “{1}”</translation>
     </message>
     <message>
         <source>keep</source>
@@ -2736,10 +2915,6 @@ to fit W·PE[pos] ≈ PE[pos+k] with Adam.</source>
     <message>
         <source>Training {0}: step {1} · loss {2:.3f} · token accuracy {3:.1%} · held-out sequences right {4} · {5:.0f} steps/s</source>
         <translation>正在训练 {0} 任务：第 {1} 步 · 损失 {2:.3f} · 词元准确率 {3:.1%} · 留出集序列正确率 {4} · {5:.0f} 步/秒</translation>
-    </message>
-    <message>
-        <source>Press “Train” to train this model live.</source>
-        <translation>点击“训练”即可实时训练此模型。</translation>
     </message>
     <message>
         <source>untrained model</source>
