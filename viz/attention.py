@@ -167,6 +167,8 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
         w, h = self.viewport().width(), self.viewport().height()
         if not getattr(self, "plots", None) or w < 20 or h < 20:
             return
+        if len(self._titles) != len(self.plots):
+            return      # no heatmaps given yet (a resize before the first trace)
         q, k = self._shape
         q_labels, k_labels = self._labels
         left_ax, bottom_ax = self.plots[0].getAxis("left"), self.plots[0].getAxis("bottom")
