@@ -12,15 +12,15 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QFontMetrics
 
-from viz.legend import OUTSIDE, KeepClear, covered, drawn_geometry
+from viz.legend import OUTSIDE, THROTTLE_MS, KeepClear, covered, drawn_geometry
 from viz.plots import CurvesPlot, GroupedBarsPlot
 from viz.text import FitLabel, fit_lines
 
 SIZES = [(1600, 1000), (1280, 800)]
 
 
-def _settle(qtbot, widget, ms: int = 50) -> None:
-    """Let the legend placer (a zero-delay timer) run."""
+def _settle(qtbot, widget, ms: int = THROTTLE_MS + 60) -> None:
+    """Let the legend placer (a timer, throttled while data keeps changing) run."""
     qtbot.wait(ms)
 
 
@@ -206,7 +206,7 @@ def _walk(window, qtbot, check) -> tuple[int, list[str]]:
     checked, found = 0, []
     for i in range(len(window.tabs)):
         window.tabs_widget.setCurrentIndex(i)
-        qtbot.wait(150)
+        qtbot.wait(THROTTLE_MS + 150)
         n, f = check(window)
         checked += n
         found += f
@@ -221,7 +221,7 @@ def test_nothing_covers_data_in_any_view(qtbot, window, size):
         window.set_language(code)
         for i in range(len(window.tabs)):
             window.tabs_widget.setCurrentIndex(i)
-            qtbot.wait(150)
+            qtbot.wait(THROTTLE_MS + 150)
             tab = window.tabs[i]
             for view in tab.views:
                 checked += 1

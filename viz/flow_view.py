@@ -103,14 +103,13 @@ class FlowView(pg.GraphicsLayoutWidget):
                 text.setPos(r * np.cos(np.pi / 4), r * np.sin(np.pi / 4))
                 text.setZValue(6)
                 text.setVisible(False)
+                text._archscope_data_label = True    # names its circle: part of the drawing
                 p.addItem(text, ignoreBounds=True)
                 labels.append(text)
             self.reference_labels.append(labels)
-        # what the current layer does, on the canvas (e.g. "x kept · y moves ↕")
-        self.note = pg.TextItem(anchor=(0, 0), color="#333333",
-                                fill=pg.mkBrush(255, 255, 255, 200))
-        self.note.setParentItem(self.plots[1].vb)
-        self.note.setPos(4, 4)
+        # what the current layer does (e.g. "x kept · y moves ↕"): a caption under the
+        # panels, not a box over the points it talks about
+        self.note = self.ci.addLabel("", row=1, col=0, colspan=3, size="9pt", color="#333333")
         self.trace: FlowTrace | None = None
         self._grid: np.ndarray | None = None
         self._groups: list[np.ndarray] = []
@@ -155,8 +154,7 @@ class FlowView(pg.GraphicsLayoutWidget):
 
     def set_note(self, text: str) -> None:
         """A line on the middle panel saying what the current layer does."""
-        self.note.setText(text)
-        self.note.setVisible(bool(text))
+        self.note.setText(text or " ")      # the row keeps its height: no jump
 
     def set_titles(self, data: str, middle: str, latent: str) -> None:
         self._titles = (data, middle, latent)

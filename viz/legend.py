@@ -17,6 +17,7 @@ through each item's own transform (log axes, image rectangles included).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -31,6 +32,8 @@ CORNERS = {
     "bottom-left": ((0, 1), (0, 1), (1, -1)),
 }
 OUTSIDE = "below"
+#: while the data keeps changing, the legend is re-placed at most this often (ms)
+THROTTLE_MS = 250
 #: the data area keeps at least this height when the legend goes below it (pixels)
 MIN_DATA_HEIGHT = 120
 #: spacing between a curve's samples, in pixels
@@ -95,6 +98,11 @@ def drawn_geometry(items: Iterable, target) -> tuple[np.ndarray, list[QRectF]]:
                     p, r = drawn_geometry([child], target)
                     points.append(p)
                     rects.extend(r)
+            continue
+        if isinstance(item, pg.TextItem) and getattr(item, "_archscope_data_label", False):
+            m = _affine(item, target)          # a bar's value, a node's name: keep it clear
+            if m is not None and item.toPlainText().strip():
+                rects.append(_map_rect(m, item.boundingRect()))
             continue
         if isinstance(item, (pg.TextItem, pg.InfiniteLine, pg.LegendItem)):
             continue
@@ -199,6 +207,7 @@ class KeepClear(QObject):
         vb.sigTransformChanged.connect(self.schedule)
         self._size = None
         self._placing = False
+        self._last_placed = -1e9
         self._placed_for: tuple | None = None
         self._version = 0                   # counts changes of the drawn data
         self.where_inside: str | None = None
@@ -229,8 +238,13 @@ class KeepClear(QObject):
         self.schedule()
 
     def schedule(self, *_) -> None:
-        if not self._placing and not self._timer.isActive():
-            self._timer.start()
+        """Place soon: at once after a quiet spell, at most every ``THROTTLE_MS`` while
+        the data keeps changing (an animation or a training redraws 25 times a second;
+        placing on each frame cost about 10 ms of it)."""
+        if self._placing or self._timer.isActive():
+            return
+        since = (time.monotonic() - self._last_placed) * 1000.0
+        self._timer.start(0 if since >= THROTTLE_MS else int(THROTTLE_MS - since))
 
     def _on_legend_geometry(self) -> None:
         # entries added, removed or renamed; a move (our own anchoring) is not a reason
@@ -257,6 +271,7 @@ class KeepClear(QObject):
         self._timer.stop()
         if self._placing:
             return self.where
+        self._last_placed = time.monotonic()
         self._placing = True
         try:
             self._watch()

@@ -184,6 +184,7 @@ class LabelledBarsPlot(GroupedBarsPlot):
             for c, text in enumerate(row):
                 item = pg.TextItem(text, anchor=(0.5, 1.0),
                                    color=SERIES_COLOURS[s % len(SERIES_COLOURS)])
+                item._archscope_data_label = True     # a bar's value: the legend avoids it
                 font = item.textItem.font()
                 font.setPointSizeF(7.5)
                 item.setFont(font)
