@@ -157,7 +157,7 @@ def _button_clipped(button: QAbstractButton) -> str | None:
 
 def _combo_clipped(combo: QComboBox) -> str | None:
     text = combo.currentText()
-    if not text.strip():
+    if not text.strip() or combo.property("archscope_elided"):   # "…", whole on hover
         return None
     opt = QStyleOptionComboBox()
     combo.initStyleOption(opt)
@@ -268,6 +268,7 @@ def _words(text: str) -> list[str]:
     identifiers (``max_len``, ``M_k``, ``W_q``: they have an underscore or a digit)."""
     text = re.sub(r"<[^>]+>", " ", text)            # HTML tags
     text = re.sub(r"&\w+;", " ", text)             # entities
+    text = re.sub(r"“[^”]*”", " ", text)            # the data's own names, quoted
     return [w for w in re.findall(r"[A-Za-z][A-Za-z_0-9]*", text)
             if len(w) >= 3 and "_" not in w and not re.search(r"\d", w)
             and w.lower() not in ALLOWED and not w.isupper()]

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from viz.text import FitCombo
+
 
 class SliderField(QWidget):
     """A labelled slider and spin box that stay in step; emits ``valueChanged(float)``.
@@ -162,7 +164,7 @@ class ParamForm(QGroupBox):
                 w.setKeyboardTracking(False)
                 w.valueChanged.connect(self.changed)
             elif p.kind == "choice":
-                w = QComboBox()
+                w = FitCombo()      # a long choice is elided, whole on hover
                 w.addItems(list(p.choices))
                 w.setCurrentIndex(p.choices.index(p.default))
                 w.currentIndexChanged.connect(self.changed)

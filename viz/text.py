@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextLayout, QTextOption
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
+    QToolTip,
+)
 
 
 def _break(text: str, font: QFont, width: int) -> list[str]:
@@ -94,3 +102,53 @@ class FitLabel(QLabel):
         height = fm.lineSpacing() * max(1, len(lines)) + fm.descent() + 2
         if self.height() != height or self.minimumHeight() != height:
             self.setFixedHeight(height)
+
+
+class FitCombo(QComboBox):
+    """A combo box whose shown choice is elided to its width ("…"), with the whole
+    text on hover; the open list shows every choice whole. A long choice (a forward
+    step's name, a method described in words) no longer runs past the arrow."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setProperty("archscope_elided", False)
+        self.currentIndexChanged.connect(self._refit)
+
+    def _field(self):
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        rect = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                           QStyle.SubControl.SC_ComboBoxEditField, self)
+        return opt, rect
+
+    def _shown(self) -> str:
+        opt, rect = self._field()
+        return self.fontMetrics().elidedText(opt.currentText, Qt.TextElideMode.ElideRight,
+                                             max(8, rect.width()))
+
+    def _refit(self, *_) -> None:
+        self.setProperty("archscope_elided", self._shown() != self.currentText())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's API
+        super().resizeEvent(event)
+        self._refit()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's API
+        painter = QStylePainter(self)
+        opt, _rect = self._field()
+        opt.currentText = self._shown()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self.property("archscope_elided"):
+            own = self.toolTip()
+            QToolTip.showText(event.globalPos(), self.currentText() + (
+                f"\n\n{own}" if own else ""), self)
+            return True
+        return super().event(event)
+
+    def showPopup(self) -> None:  # noqa: N802 - Qt's API
+        view = self.view()
+        view.setMinimumWidth(max(self.width(), view.sizeHintForColumn(0) + 24))
+        super().showPopup()

@@ -1,5 +1,4 @@
-<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE TS>
+<?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>BaseTab</name>
@@ -13,7 +12,7 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile's title ("course" is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -558,7 +557,7 @@ on this device.</source>
         <translation>样本 x</translation>
     </message>
     <message>
-        <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
+        <source>The data's density beside the learned exp log p_θ(x) with samples</source>
         <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
         <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
@@ -837,7 +836,7 @@ by maximum likelihood.</source>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
-        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
+        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms' keys the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -962,11 +961,11 @@ by maximum likelihood.</source>
         <translation>特征</translation>
     </message>
     <message>
-        <source>update = the layer&apos;s output (max |Δ| {0:.1e})</source>
+        <source>update = the layer's output (max |Δ| {0:.1e})</source>
         <translation>更新 = 层的输出（最大 |Δ| {0:.1e}）</translation>
     </message>
     <message>
-        <source>{0} layer {1} aggregates with {2}; the update row is the real layer&apos;s output at this node, computed by the layer itself.</source>
+        <source>{0} layer {1} aggregates with {2}; the update row is the real layer's output at this node, computed by the layer itself.</source>
         <translation>{0} 第 {1} 层用 {2} 聚合；“更新”一行是真实层在这个节点上的输出，由层本身计算。</translation>
     </message>
     <message>
@@ -974,7 +973,7 @@ by maximum likelihood.</source>
         <translation>假设：用 {0} 代替 {1}</translation>
     </message>
     <message>
-        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model&apos;s output.</source>
+        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model's output.</source>
         <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
     </message>
     <message>
@@ -1202,7 +1201,7 @@ by maximum likelihood.</source>
         <translation>GraphML (*.graphml);;GEXF (*.gexf)</translation>
     </message>
     <message>
-        <source>Zachary&apos;s karate club</source>
+        <source>Zachary's karate club</source>
         <translation>Zachary 空手道俱乐部</translation>
     </message>
     <message>
@@ -1418,7 +1417,7 @@ by maximum likelihood.</source>
         <translation>第 {0} 个头</translation>
     </message>
     <message>
-        <source>the layer&apos;s own</source>
+        <source>the layer's own</source>
         <translation>层自身的</translation>
     </message>
     <message>
@@ -1449,12 +1448,129 @@ by maximum likelihood.</source>
         <source>GraphML or GEXF with predictions, GCN coefficients and GAT attention as attributes</source>
         <translation>GraphML 或 GEXF，预测、GCN 系数和 GAT 注意力作为属性</translation>
     </message>
+    <message>
+        <source>{0} node</source>
+        <extracomment>English warnings of models.graphs that ``describe_document`` words itself</extracomment>
+        <translation>{0} 个节点</translation>
+    </message>
+    <message>
+        <source>{0} nodes</source>
+        <translation>{0} 个节点</translation>
+    </message>
+    <message>
+        <source>{0} edge</source>
+        <translation>{0} 条边</translation>
+    </message>
+    <message>
+        <source>{0} edges</source>
+        <translation>{0} 条边</translation>
+    </message>
+    <message>
+        <source>directed</source>
+        <translation>有向</translation>
+    </message>
+    <message>
+        <source>undirected</source>
+        <translation>无向</translation>
+    </message>
+    <message>
+        <source>weighted</source>
+        <translation>带权</translation>
+    </message>
+    <message>
+        <source>{0} attribute</source>
+        <translation>{0} 个属性</translation>
+    </message>
+    <message>
+        <source>{0} attributes</source>
+        <translation>{0} 个属性</translation>
+    </message>
+    <message>
+        <source>{0}.</source>
+        <translation>{0}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>No feature attributes: identity features (one column per node, {0} columns).</source>
+        <translation>没有特征属性：使用单位矩阵特征（每个节点一列，共 {0} 列）。</translation>
+    </message>
+    <message>
+        <source>No feature attributes: one-hot degree features ({0} columns, degree capped at 63).</source>
+        <translation>没有特征属性：使用度的独热编码特征（共 {0} 列，度上限截断为 63）。</translation>
+    </message>
+    <message>
+        <source>No feature attributes: one-hot degree features ({0} columns).</source>
+        <translation>没有特征属性：使用度的独热编码特征（共 {0} 列）。</translation>
+    </message>
+    <message>
+        <source>{0} (one-hot, {1})</source>
+        <translation>{0}（独热编码，{1} 类）</translation>
+    </message>
+    <message>
+        <source>, …</source>
+        <translation>，……</translation>
+    </message>
+    <message>
+        <source>Features from {0} attributes ({1} columns): {2}.</source>
+        <translation>特征来自 {0} 个属性（共 {1} 列）：{2}。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}): the 4 communities of PyG's KarateClub; {1} is the split after the conflict (2 classes).</source>
+        <translation>标签（{0}）：PyG 的 KarateClub 数据集中的 4 个社团；{1} 是冲突之后俱乐部的分裂（2 类）。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}) are Louvain communities found by networkx (weighted, seed = {1}); they are not part of the data set.</source>
+        <translation>标签（{0}）是用 networkx 的 Louvain 算法找到的社团（带权，种子 = {1}），并非数据集本身的一部分。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}): the side of the bipartite graph ({1} or {2}).</source>
+        <translation>标签（{0}）：节点位于二部图的哪一侧（{1} 或 {2}）。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}): the block of the stochastic block model each node was drawn in.</source>
+        <translation>标签（{0}）：每个节点在随机块模型中所属的块。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer's BA-Shapes.</source>
+        <translation>标签（{0}）：0 为基础图，1 为房屋顶部，2 为房屋中部，3 为房屋底部，与 GNNExplainer 的 BA-Shapes 相同。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}): the quarter of the grid a node lies in.</source>
+        <translation>标签（{0}）：节点位于网格的哪个象限。</translation>
+    </message>
+    <message>
+        <source>Labels ({0}): which quarter of the unit square's width the node lies in (x-coordinate bucket, 4 classes).</source>
+        <translation>标签（{0}）：节点的 x 坐标落在单位正方形宽度的哪个四分之一区间（4 类）。</translation>
+    </message>
+    <message>
+        <source>{0} parallel edges merged into one each (other edge attributes from the first edge).</source>
+        <translation>{0} 条平行边各自合并为一条（其他边属性取自第一条边）。</translation>
+    </message>
+    <message>
+        <source>{0} self-loops kept.</source>
+        <translation>保留了 {0} 个自环。</translation>
+    </message>
+    <message>
+        <source>{0} isolated nodes (no edges).</source>
+        <translation>{0} 个孤立节点（没有边）。</translation>
+    </message>
+    <message>
+        <source>Node ids are not integers: node i of the tensors is the i-th node of the file (see node_ids).</source>
+        <translation>节点 id 不是整数：张量中的节点 i 是文件中的第 i 个节点（见 node_ids）。</translation>
+    </message>
+    <message>
+        <source>Directed graph: data.edge_index keeps the direction as read (messages flow source → target); data.edge_index_undirected is the symmetric version.</source>
+        <translation>有向图：data.edge_index 保留读入时的方向（消息从源节点流向目标节点）；data.edge_index_undirected 是对称化后的版本。</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>
     <message>
         <source>Stop</source>
-        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head</extracomment>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head</extracomment>
         <translation>停止</translation>
     </message>
 </context>
@@ -1888,7 +2004,7 @@ on one stream of sinusoid tasks.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
-        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user&apos;s start points per task (state coordinates at the animation&apos;s start) what was last handed to each session (solver settings, learning rate)</extracomment>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user's start points per task (state coordinates at the animation's start) what was last handed to each session (solver settings, learning rate)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -1925,7 +2041,7 @@ on one stream of sinusoid tasks.</source>
     </message>
     <message>
         <source>true spiral</source>
-        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
+        <extracomment>the plane's axes: the state's two coordinates (the spiral's y, the classifier's h, the CNF's z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -2230,7 +2346,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>two moons</source>
-        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
+        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -2651,7 +2767,7 @@ f 的求值次数。</translation>
     <name>TransformerSteps</name>
     <message>
         <source>token ids</source>
-        <extracomment>the step-through&apos;s steps (``models.transformer.forward_steps`` keys, without the &quot;self.&quot; / &quot;cross.&quot; block prefix)</extracomment>
+        <extracomment>the step-through's steps (``models.transformer.forward_steps`` keys, without the "self." / "cross." block prefix)</extracomment>
         <translation>词元 id</translation>
     </message>
     <message>
@@ -2778,12 +2894,12 @@ f 的求值次数。</translation>
         <translation>训练</translation>
     </message>
     <message>
-        <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
+        <source>Text of at most {0} characters: a–z, space and . , ! ? ' -</source>
         <extracomment>one model per (architecture, tokenizer, task): switching loses nothing</extracomment>
-        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
+        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? ' -（仅限英文字母）</translation>
     </message>
     <message>
-        <source>At most {0} words of the model&apos;s vocabulary: {1}</source>
+        <source>At most {0} words of the model's vocabulary: {1}</source>
         <translation>最多 {0} 个词，须来自模型的词表：{1}</translation>
     </message>
     <message>

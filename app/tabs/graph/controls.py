@@ -126,6 +126,8 @@ def build_attribute_box(tab: GraphTab) -> None:
     tab.colour_combo.setObjectName("ColourAttribute")
     tab.feature_list = QListWidget()
     tab.feature_list.setObjectName("FeatureAttributes")
+    for widget in (tab.label_combo, tab.colour_combo):
+        widget.setProperty("archscope_data", True)     # the file's own attribute names
     tab.feature_list.setMaximumHeight(90)
     tab.label_text, tab.feature_text, tab.colour_text = QLabel(), QLabel(), QLabel()
     form.addRow(tab.label_text, tab.label_combo)

@@ -21,10 +21,6 @@ _WORDED_HERE = re.compile(
     r"|Directed graph:|\d+ parallel edges? merged)")
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("GraphTab", text)
-
-
 def _quoted(name: str) -> str:
     return f"“{name}”"
 
@@ -32,13 +28,13 @@ def _quoted(name: str) -> str:
 def size_sentence(doc) -> str:
     """``34 nodes, 78 edges, undirected, weighted, 2 attributes.``"""
     n, e, k = doc.num_nodes, doc.num_edges, len(doc.node_attributes)
-    parts = [(_t("{0} node") if n == 1 else _t("{0} nodes")).format(n),
-             (_t("{0} edge") if e == 1 else _t("{0} edges")).format(e),
-             _t("directed") if doc.directed else _t("undirected")]
+    parts = [(QCoreApplication.translate("GraphTab", "{0} node") if n == 1 else QCoreApplication.translate("GraphTab", "{0} nodes")).format(n),
+             (QCoreApplication.translate("GraphTab", "{0} edge") if e == 1 else QCoreApplication.translate("GraphTab", "{0} edges")).format(e),
+             QCoreApplication.translate("GraphTab", "directed") if doc.directed else QCoreApplication.translate("GraphTab", "undirected")]
     if doc.edge_weight is not None:
-        parts.append(_t("weighted"))
-    parts.append((_t("{0} attribute") if k == 1 else _t("{0} attributes")).format(k))
-    return _t("{0}.").format(_t(", ").join(parts))
+        parts.append(QCoreApplication.translate("GraphTab", "weighted"))
+    parts.append((QCoreApplication.translate("GraphTab", "{0} attribute") if k == 1 else QCoreApplication.translate("GraphTab", "{0} attributes")).format(k))
+    return QCoreApplication.translate("GraphTab", "{0}.").format(QCoreApplication.translate("GraphTab", ", ").join(parts))
 
 
 def feature_sentence(doc) -> str:
@@ -46,12 +42,12 @@ def feature_sentence(doc) -> str:
     columns = int(doc.data.num_features)
     if not doc.feature_attrs:
         if columns == doc.num_nodes and doc.num_nodes <= 64:
-            return _t("No feature attributes: identity features (one column per node, "
+            return QCoreApplication.translate("GraphTab", "No feature attributes: identity features (one column per node, "
                       "{0} columns).").format(columns)
         if doc.num_nodes and int(doc.degree.max()) >= 64:
-            return _t("No feature attributes: one-hot degree features ({0} columns, degree "
+            return QCoreApplication.translate("GraphTab", "No feature attributes: one-hot degree features ({0} columns, degree "
                       "capped at 63).").format(columns)
-        return _t("No feature attributes: one-hot degree features ({0} columns).").format(
+        return QCoreApplication.translate("GraphTab", "No feature attributes: one-hot degree features ({0} columns).").format(
             columns)
     described = []
     for name in doc.feature_attrs:
@@ -59,37 +55,37 @@ def feature_sentence(doc) -> str:
         if column.dtype.kind == "f":
             described.append(_quoted(name))
         else:
-            described.append(_t("{0} (one-hot, {1})").format(
+            described.append(QCoreApplication.translate("GraphTab", "{0} (one-hot, {1})").format(
                 _quoted(name), len(doc.categorical(name)[1])))
-    shown = _t(", ").join(described[:6]) + (_t(", …") if len(described) > 6 else "")
-    return _t("Features from {0} attributes ({1} columns): {2}.").format(
+    shown = QCoreApplication.translate("GraphTab", ", ").join(described[:6]) + (QCoreApplication.translate("GraphTab", ", …") if len(described) > 6 else "")
+    return QCoreApplication.translate("GraphTab", "Features from {0} attributes ({1} columns): {2}.").format(
         len(doc.feature_attrs), columns, shown)
 
 
 def label_sentence(dataset: str, seed: int) -> str:
     """Where a built-in data set's labels come from ("" for a file)."""
     if dataset == "karate":
-        return _t("Labels ({0}): the 4 communities of PyG's KarateClub; {1} is the split "
+        return QCoreApplication.translate("GraphTab", "Labels ({0}): the 4 communities of PyG's KarateClub; {1} is the split "
                   "after the conflict (2 classes).").format(_quoted("community"),
                                                             _quoted("club"))
     if dataset in ("les_miserables", "florentine"):
-        return _t("Labels ({0}) are Louvain communities found by networkx (weighted, "
+        return QCoreApplication.translate("GraphTab", "Labels ({0}) are Louvain communities found by networkx (weighted, "
                   "seed = {1}); they are not part of the data set.").format(
                       _quoted("community"), seed)
     if dataset == "davis":
-        return _t("Labels ({0}): the side of the bipartite graph ({1} or {2}).").format(
+        return QCoreApplication.translate("GraphTab", "Labels ({0}): the side of the bipartite graph ({1} or {2}).").format(
             _quoted("bipartite"), _quoted("woman"), _quoted("event"))
     if dataset == "sbm":
-        return _t("Labels ({0}): the block of the stochastic block model each node was "
+        return QCoreApplication.translate("GraphTab", "Labels ({0}): the block of the stochastic block model each node was "
                   "drawn in.").format(_quoted("block"))
     if dataset == "ba_house":
-        return _t("Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house "
+        return QCoreApplication.translate("GraphTab", "Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house "
                   "bottom, as in GNNExplainer's BA-Shapes.").format(_quoted("role"))
     if dataset == "grid":
-        return _t("Labels ({0}): the quarter of the grid a node lies in.").format(
+        return QCoreApplication.translate("GraphTab", "Labels ({0}): the quarter of the grid a node lies in.").format(
             _quoted("quadrant"))
     if dataset == "geometric":
-        return _t("Labels ({0}): which quarter of the unit square's width the node lies "
+        return QCoreApplication.translate("GraphTab", "Labels ({0}): which quarter of the unit square's width the node lies "
                   "in (x-coordinate bucket, 4 classes).").format(_quoted("region"))
     return ""
 
@@ -98,20 +94,20 @@ def structure_sentences(doc) -> list[str]:
     """Self-loops, isolated nodes, non-integer ids, direction, merged parallel edges."""
     out = []
     if doc.multigraph_collapsed:
-        out.append(_t("{0} parallel edges merged into one each (other edge attributes "
+        out.append(QCoreApplication.translate("GraphTab", "{0} parallel edges merged into one each (other edge attributes "
                       "from the first edge).").format(doc.multigraph_collapsed))
     edges = doc.edges
     loops = int(np.sum(edges[:, 0] == edges[:, 1])) if len(edges) else 0
     if loops:
-        out.append(_t("{0} self-loops kept.").format(loops))
+        out.append(QCoreApplication.translate("GraphTab", "{0} self-loops kept.").format(loops))
     isolated = doc.num_nodes - (len(np.unique(edges)) if len(edges) else 0)
     if isolated:
-        out.append(_t("{0} isolated nodes (no edges).").format(isolated))
+        out.append(QCoreApplication.translate("GraphTab", "{0} isolated nodes (no edges).").format(isolated))
     if not all(s.isdigit() for s in doc.node_ids[:1000]):
-        out.append(_t("Node ids are not integers: node i of the tensors is the i-th node "
+        out.append(QCoreApplication.translate("GraphTab", "Node ids are not integers: node i of the tensors is the i-th node "
                       "of the file (see node_ids)."))
     if doc.directed:
-        out.append(_t("Directed graph: data.edge_index keeps the direction as read "
+        out.append(QCoreApplication.translate("GraphTab", "Directed graph: data.edge_index keeps the direction as read "
                       "(messages flow source → target); data.edge_index_undirected is the "
                       "symmetric version."))
     return out

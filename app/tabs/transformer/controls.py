@@ -31,6 +31,7 @@ from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
 from viz.head_view import HeadView
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
+from viz.text import FitCombo
 from viz.theme import error_style, muted_style
 
 if TYPE_CHECKING:
@@ -172,7 +173,7 @@ def _steps_box(tab: TransformerTab) -> QGroupBox:
     """The step-through's ◀ step ▶ row and its note."""
     tab.box_steps = QGroupBox()
     col = QVBoxLayout(tab.box_steps)
-    tab.step_combo = QComboBox()
+    tab.step_combo = FitCombo()     # step names are long: elided, whole on hover
     tab.step_combo.setObjectName("StepCombo")
     tab.step_combo.setSizeAdjustPolicy(
         QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)

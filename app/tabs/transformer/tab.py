@@ -457,6 +457,7 @@ class TransformerTab(TrainingTab):
         super().retranslate()      # the tour, the job bar, Train/Stop and the status line
         if self.trace is not None:
             self.show_trace(self.trace)
+            self._hover_head_view(-1, -1)     # the head view's hint, in the new language
         else:
             self._redraw_training()
 
