@@ -336,7 +336,8 @@ def drawn_marks(scene) -> int:
     boxes = [it for it in scene.items() if isinstance(it, pg.ViewBox) and it.isVisible()]
     for vb in boxes:
         points, rects = drawn_geometry(vb.addedItems, None)
-        total += len(points) + sum(r.width() > 0 and r.height() > 0 for r in rects)
+        # a bar of height 0 (a layer that is the identity) is drawn: it counts
+        total += len(points) + sum(r.width() > 0 or r.height() > 0 for r in rects)
     if not boxes:       # a view drawn with plain graphics items (the head view's lines)
         total = sum(1 for it in scene.items() if it.isVisible() and isinstance(
             it, (QGraphicsLineItem, QGraphicsPathItem, QGraphicsRectItem,

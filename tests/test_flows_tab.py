@@ -317,3 +317,25 @@ def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkey
                 assert params[k] == (pytest.approx(v) if isinstance(v, float) else v), \
                     (steps[i].id, k)
         tab.tour.back()
+
+
+def test_before_training_the_nll_plot_shows_the_untrained_flow_and_the_floor(qtbot, tab):
+    """Step 0 is the untrained flow's NLL of the shown points, checked against the flow's
+    own log_prob (torch.distributions), and the entropy floor is drawn beside it."""
+    import torch
+
+    from app.tabs.flows import untrained_nll
+
+    tab.apply_state({"direction": "forward", "layers": 4})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: tab.result is not None and key in tab.sessions
+                    and len(tab.result.trace.layer_names) == 4, timeout=30_000)
+    assert not tab.sessions[key].losses
+    x = torch.from_numpy(tab.result.trace.points[0].copy())
+    with torch.no_grad():
+        expected = float(-tab.sessions[key].flow.log_prob(x).mean())
+    assert untrained_nll(tab.result.trace) == pytest.approx(expected, rel=1e-4, abs=1e-4)
+    xs, ys = tab.nll_plot.curves()
+    assert float(ys[0][0]) == pytest.approx(expected, rel=1e-4, abs=1e-4) and xs[0][0] == 0
+    assert float(ys[1][0]) == pytest.approx(tab.result.entropy, rel=1e-5)
+    assert "floor" in tab.view("nll").panel.readout.text()

@@ -5,6 +5,7 @@ layer's log|det J|."""
 
 from __future__ import annotations
 
+import math
 import time
 from functools import partial
 
@@ -43,6 +44,18 @@ VIEW_PARAMS = (
 )
 #: the parameters that make a different model (the others tune the one there is)
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
+
+
+def untrained_nll(trace) -> float:
+    """The mean NLL (nats) of a forward trace's points under its flow: −log N(z; 0, I)
+    minus the layers' log|det J| summed, averaged over the points (NaN for an inverse
+    trace, whose points are samples, not data)."""
+    if trace.direction != "forward" or not len(trace.points):
+        return math.nan
+    z = trace.points[-1].astype(np.float64)
+    log_base = -0.5 * (z ** 2).sum(axis=1) - 0.5 * z.shape[1] * math.log(2 * math.pi)
+    log_p = log_base + trace.logdet_points.astype(np.float64).sum(axis=0)
+    return float(-log_p.mean())
 
 
 class FlowsTab(TrainingTab):
@@ -249,10 +262,7 @@ class FlowsTab(TrainingTab):
     def _redraw_nll(self, entropy: float) -> None:
         session = self.sessions.get(self._session_key())
         if session is None or not session.losses:
-            self.nll_plot.set_curves([], [], [])
-            self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow\nby maximum "
-                                           "likelihood."))
-            self.view("nll").panel.set_readout("")
+            self._redraw_untrained_nll(entropy)
             return
         self.nll_plot.set_hint("")
         losses = np.asarray(session.losses, np.float32)
@@ -271,6 +281,34 @@ class FlowsTab(TrainingTab):
             self.tr("NLL below the entropy floor: a bug or overfitting to a small data set")
             if below else self.tr("step {0}: NLL {1:.3f} nats; floor {2:.3f}").format(
                 len(losses), float(smooth[-1]), entropy))
+
+    def _redraw_untrained_nll(self, entropy: float) -> None:
+        """Before training: the untrained flow's NLL of the shown points at step 0 and the
+        floor it can reach, so the plot says where training starts and where it ends."""
+        nll0 = untrained_nll(self.result.trace) if self.result is not None else math.nan
+        xs, ys, names, symbols, colours = [], [], [], [], []
+        if math.isfinite(nll0):
+            xs.append(np.zeros(1, np.float32))
+            ys.append(np.array([nll0], np.float32))
+            names.append(self.tr("untrained flow (step 0)"))
+            symbols.append("o")
+            colours.append(1)
+        if math.isfinite(entropy):
+            xs.append(np.array([0, 100], np.float32))
+            ys.append(np.array([entropy, entropy], np.float32))
+            names.append(self.tr("entropy of the data: the lowest NLL possible"))
+            symbols.append(None)
+            colours.append(2)
+        self.nll_plot.set_curves(xs, ys, names, symbols=symbols, colours=colours)
+        if not xs:
+            self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow\nby maximum "
+                                           "likelihood."))
+            self.view("nll").panel.set_readout("")
+            return
+        self.nll_plot.set_hint("")
+        self.view("nll").panel.set_readout(
+            self.tr("untrained: NLL {0:.3f} nats at step 0, floor {1:.3f}; press “Train” to "
+                    "fit the flow by maximum likelihood").format(nll0, entropy))
 
     # -- the animation ----------------------------------------------------------------------------
     def _play(self, on: bool) -> None:
