@@ -25,7 +25,9 @@ Densities (``sample(name, n, seed)``, float32[n, 2], same seed → same points):
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 import math
 import re
 from pathlib import Path
@@ -37,7 +39,8 @@ from models.errors import InvalidParameterError
 from models.flows.options import DENSITIES
 
 __all__ = ["DENSITIES", "MAX_POINTS", "sample", "differential_entropy", "knn_entropy", "mixture_entropy",
-           "target_density", "histogram_density", "load_points_csv"]
+           "target_density", "histogram_density", "load_points_csv", "MIN_POINTS",
+           "spread_problem", "standardise"]
 
 #: the most points ``load_points_csv`` accepts
 MAX_POINTS = 1_000_000
@@ -316,6 +319,65 @@ def histogram_density(points: np.ndarray, extent: tuple[float, float, float, flo
 
 # -- the user's points -----------------------------------------------------------------------------
 _SPLIT = re.compile(r"[,;\s]+")
+#: the fewest points ``load_points_csv`` accepts: as many as the Flows tab asks to be
+#: drawn. A flow of a few thousand weights fits a handful of points exactly (its NLL
+#: falls without a floor) and their k-NN entropy estimate is meaningless.
+MIN_POINTS = 50
+#: the largest float32: the flow computes in float32, where 1e39 becomes infinity
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: below this standard deviation (in the data's units) points have no spread to learn
+MIN_SPREAD = 1e-6
+#: points whose spread across their main direction is below this fraction of the spread
+#: along it lie on a line
+MIN_SPREAD_RATIO = 1e-5
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
+
+
+def _read_text(path: Path) -> str:
+    """The file's text: UTF-8, or UTF-16/32 with a byte-order mark."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"{path.name}: cannot read the file ({exc.strerror or exc}).") from exc
+    codec = next((c for bom, c in _BOMS if data.startswith(bom)), "utf-8")
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise InvalidParameterError(
+            f"{path.name}: not {codec.upper().replace('-SIG', '')} text (byte {exc.start}); "
+            "save the points as UTF-8.") from exc
+
+
+def _plain_records(text: str):
+    """(line number, cells) of a file without quotes: ``#`` comments, any separators."""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            yield number, line, [c for c in _SPLIT.split(line) if c]
+
+
+def _quoted_records(name: str, text: str):
+    """(first line, cells) of an RFC 4180 file: quoted fields, which may hold the
+    separator or a line break; the separator is the first of , ; tab on a data line."""
+    unquoted = re.sub(r'"(?:[^"]|"")*"', '""', text[:65536])   # separators outside quotes
+    first = next((ln for ln in unquoted.splitlines() if ln.strip() and
+                  not ln.lstrip().startswith("#")), "")
+    delimiter = next((d for d in ",;\t" if d in first), " ")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True,
+                        skipinitialspace=True)
+    start = 1
+    try:
+        for row in reader:
+            cells = [c.strip() for c in row if c.strip()]
+            if cells and not cells[0].startswith("#"):
+                yield start, delimiter.join(" ".join(c.split()) for c in row), cells
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise InvalidParameterError(
+            f"{name}, line {start}: {exc} (a quoted field that is not closed runs to the "
+            "end of the file).") from exc
 
 
 def load_points_csv(path: str | Path) -> np.ndarray:
@@ -323,23 +385,20 @@ def load_points_csv(path: str | Path) -> np.ndarray:
 
     One point per line, the first two columns used (more are ignored); columns separated
     by commas, semicolons or whitespace; ``#`` starts a comment; blank lines are skipped;
-    a first non-comment line that is not numeric is taken as a header. Raises
-    ``InvalidParameterError`` naming the file (and the line) for an unreadable or empty
-    file, a malformed line, fewer than 2 columns, NaN or infinity, or more than
-    ``MAX_POINTS`` points.
+    a first non-comment line that is not numeric is taken as a header. A file with
+    double quotes is read as RFC 4180 CSV (a quoted field may hold a separator or a line
+    break; a line number is where the record starts). UTF-8, or UTF-16/32 with a
+    byte-order mark. Raises ``InvalidParameterError`` naming the file (and the line) for
+    an unreadable file, a malformed line, fewer than 2 columns, NaN or infinity, a value
+    beyond float32 (``FLOAT32_MAX``: it would become infinity in the model), fewer than
+    ``MIN_POINTS`` or more than ``MAX_POINTS`` points.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"{path.name}: cannot read the file ({exc}).") from exc
+    text = _read_text(path)
+    records = _quoted_records(path.name, text) if '"' in text else _plain_records(text)
     rows: list[tuple[float, float]] = []
     seen_data = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        cells = [c for c in _SPLIT.split(line) if c]
+    for number, line, cells in records:
         if len(cells) < 2:
             raise InvalidParameterError(
                 f"{path.name}, line {number}: expected 2 columns (x and y), found {len(cells)}.")
@@ -355,10 +414,65 @@ def load_points_csv(path: str | Path) -> np.ndarray:
         if not (math.isfinite(x) and math.isfinite(y)):
             raise InvalidParameterError(
                 f"{path.name}, line {number}: NaN or infinity is not a point.")
+        if abs(x) > FLOAT32_MAX or abs(y) > FLOAT32_MAX:
+            raise InvalidParameterError(
+                f"{path.name}, line {number}: {max(x, y, key=abs):g} is beyond float32's "
+                f"range (±{FLOAT32_MAX:.3g}), in which the flow computes: it would become "
+                "infinity. Rescale the points.")
         rows.append((x, y))
         if len(rows) > MAX_POINTS:
             raise InvalidParameterError(
                 f"{path.name}: more than {MAX_POINTS:,} points (line {number}).")
     if not rows:
         raise InvalidParameterError(f"{path.name}: the file holds no points.")
+    if len(rows) < MIN_POINTS:
+        raise InvalidParameterError(
+            f"{path.name}: only {len(rows)} point{'s' if len(rows) > 1 else ''}; a flow needs "
+            f"at least {MIN_POINTS} to learn a density from (with fewer it just memorises "
+            "them).")
     return np.asarray(rows, dtype=np.float32).reshape(-1, 2)
+
+
+def spread_problem(points: np.ndarray) -> str | None:
+    """Why a density cannot be learnt from ``points`` (float[n, 2]), or None: all points
+    the same, almost no spread (standard deviation below ``MIN_SPREAD``), or on a line
+    (spread across below ``MIN_SPREAD_RATIO`` of the spread along). A density concentrated
+    on no area has no upper bound, so a flow's NLL on such data falls without limit."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    pts = pts[np.isfinite(pts).all(1)]
+    if len(pts) < 2:
+        return None
+    centred = pts - pts.mean(0)
+    scale = float(np.abs(centred).max())        # so squares of 1e200 do not overflow
+    if scale > 0:
+        unit = centred / scale
+        spreads = scale * np.sqrt(np.clip(np.linalg.eigvalsh(unit.T @ unit / len(pts)), 0,
+                                          None))
+    else:
+        spreads = np.zeros(2)
+    low, high = float(spreads[0]), float(spreads[1])
+    unbounded = ("A density with no spread is unbounded: the NLL would fall without limit "
+                 "and mean nothing.")
+    if high == 0:
+        x, y = pts[0]
+        return (f"All {len(pts)} points are the same point ({x:g}, {y:g}). {unbounded} "
+                "Use points that spread out.")
+    if high < MIN_SPREAD:
+        return (f"The points have almost no spread (standard deviation {high:.3g}). "
+                f"{unbounded} Standardise the data (subtract the mean, divide by the "
+                "standard deviation of each coordinate).")
+    if low < MIN_SPREAD_RATIO * high:
+        return (f"The points lie on a line (spread {low:.3g} across it, {high:.3g} along "
+                f"it). {unbounded} Use points that spread in both directions.")
+    return None
+
+
+def standardise(points: np.ndarray) -> np.ndarray:
+    """``points`` (float[n, 2]) moved to mean 0 and scaled to standard deviation 1 in
+    each coordinate (computed in float64; float32[n, 2] out), as the Flows tab offers for
+    data at a scale the flow cannot train on (1e30, 1e-30). A coordinate with no spread
+    at all is only centred."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    centred = pts - pts.mean(0)
+    std = centred.std(0)
+    return np.ascontiguousarray(centred / np.where(std > 0, std, 1.0), dtype=np.float32)

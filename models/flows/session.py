@@ -9,13 +9,17 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
-from models.errors import InvalidParameterError, TrainingDivergedError
+from models.errors import DegenerateDataError, InvalidParameterError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
 from models.session import Run, StepOutcome, TrainingSession, check_lr
 from models.traces import Progress
 
-__all__ = ["FlowSession"]
+__all__ = ["FlowSession", "UNIT_SCALE"]
+
+#: the data's extent from its mean (largest absolute centred coordinate) within which a
+#: divergence is blamed on the optimiser; outside it, on the data's scale
+UNIT_SCALE = (1e-3, 1e3)
 
 
 class FlowSession(TrainingSession):
@@ -44,13 +48,22 @@ class FlowSession(TrainingSession):
             self.flow = build_flow(kind, hidden_dim=hidden_dim, num_flows=num_flows,
                                    actnorm=actnorm)
         self.optimizer = torch.optim.Adam(self.flow.parameters(), lr=lr)
+        #: why the data cannot be trained on (``densities.spread_problem``), or None;
+        #: ``train`` raises ``DegenerateDataError`` with it before the first step
+        self.data_problem: str | None = None
         if points is not None:
             pool = np.asarray(points, np.float32)
-            if pool.ndim != 2 or pool.shape[1] != 2 or len(pool) < 2:
-                raise InvalidParameterError("Custom points must be an array of at least 2 rows"
-                                            " of (x, y).")
+            if pool.ndim != 2 or pool.shape[1] != 2 or len(pool) < densities.MIN_POINTS:
+                raise InvalidParameterError(
+                    f"Custom points must be an array of at least {densities.MIN_POINTS} rows "
+                    f"of (x, y), got shape {pool.shape}.")
+            if not np.isfinite(pool).all():
+                raise InvalidParameterError("Custom points must be finite in float32 (no NaN,"
+                                            " no infinity, nothing beyond ±3.4e38).")
             self.data = "custom"
-            self.entropy = densities.knn_entropy(pool[:10_000]) if len(pool) > 10 else math.nan
+            self.data_problem = densities.spread_problem(pool)
+            self.entropy = (math.nan if self.data_problem else
+                            densities.knn_entropy(pool[:10_000]))
         else:
             pool = densities.sample(data, 100_000, seed=seed + 1)
             self.data, self.entropy = data, densities.differential_entropy(data)
@@ -94,11 +107,25 @@ class FlowSession(TrainingSession):
         self._where = self.first_bad_layer(self._x)
         return super()._diverged(what)
 
+    def data_scale(self) -> float:
+        """The data's largest absolute coordinate after centring (about 3 for the toy
+        densities)."""
+        pool = self.pool.double()
+        return float((pool - pool.mean(0)).abs().max())
+
     def _divergence_message(self, what: str, step: int) -> str:
-        return (f"Training diverged: {what} at step {step}; the first non-finite output "
+        head = (f"Training diverged: {what} at step {step}; the first non-finite output "
                 f"came from {self._where}. The weights of step {self.good_step} were "
-                f"restored. Try a smaller learning rate (now {self.lr:g}), gradient "
-                "clipping, or more tightly bounded scales.")
+                "restored. ")
+        scale = self.data_scale()
+        if not UNIT_SCALE[0] <= scale <= UNIT_SCALE[1]:
+            # a smaller learning rate cannot help: the first step's log-likelihood of such
+            # points under N(0, I) already overflows float32
+            return head + (f"The data reach {scale:.3g} from their mean, far from the unit "
+                           "scale the flow starts at: standardise the data (subtract the "
+                           "mean, divide by the standard deviation of each coordinate).")
+        return head + (f"Try a smaller learning rate (now {self.lr:g}), gradient clipping, "
+                       "or more tightly bounded scales.")
 
     def _train_step(self, run: Run) -> StepOutcome:
         # in the step's lock: a display computed meanwhile switches to eval mode under the
@@ -112,5 +139,8 @@ class FlowSession(TrainingSession):
 
     def train(self, steps: int, eval_every: int = 50) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each (the whole NLL
-        curve every ``eval_every`` steps and at the end)."""
+        curve every ``eval_every`` steps and at the end). Raises ``DegenerateDataError``
+        at once, before any step, for data with no spread (``data_problem``)."""
+        if self.data_problem:
+            raise DegenerateDataError(self.data_problem)
         return super().train(steps, every=eval_every)

@@ -336,7 +336,8 @@ def _merge_edge_columns(raw: _RawGraph, keep_rows, group, warnings) -> dict[str,
             filled = np.where(np.isnan(column), 1.0, column)
             summed = np.zeros(len(keep_rows), dtype=np.float64)
             np.add.at(summed, group, filled)
-            out[key] = summed.astype(np.float32)
+            with np.errstate(over="ignore"):     # a sum beyond float32: refused in _build
+                out[key] = summed.astype(np.float32)
         else:
             out[key] = column[keep_rows]
     if "weight" in out and out["weight"].dtype.kind == "f":

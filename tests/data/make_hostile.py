@@ -1,17 +1,19 @@
-"""Hostile files for ArchScope's File → Open: the generator of the corpus in
-``tests/data/hostile`` and of the files too large to commit (zip bombs).
+"""Hostile files for ArchScope's File → Open: the generator of the corpus.
 
-    python tests/data/make_hostile.py tests/data/hostile          # the small .pt files
-    python tests/data/make_hostile.py /tmp/corpus --large         # plus the zip bombs
+    python tests/data/make_hostile.py /tmp/corpus            # the whole corpus but the bombs
+    python tests/data/make_hostile.py /tmp/corpus --large    # and the zip bombs
 
-The text files of the corpus (UTF-16 edge lists, non-finite weights, one-point CSVs,
-...) are committed as they are; the ``.pt`` files are written here, so they follow the
-installed torch's format. ``zip_bomb_pt`` writes a real bomb: a PyTorch zip archive whose
-tensor record is deflated zeros, a few MB on disk and gigabytes declared; ``torch.load``
-without ArchScope's check would allocate and inflate all of it. The deflate stream is one
-compressed 16 MiB block repeated (each block ends with a full flush, so copies can be
-concatenated) and its CRC is computed with zlib's ``crc32_combine`` algorithm, so a
-3 GiB bomb takes well under a second to write.
+The text files (UTF-16/32 graphs, non-finite or negative edge weights, one-point,
+1e39, quoted-newline and degenerate point files, ...) are committed in
+``tests/data/hostile`` (``HOSTILE_DIR``) and copied; the ``.pt`` files (model files with
+hostile hyper-parameters, an empty file, a legacy-format file, pickles that would run
+code) are written here, so they follow the installed torch's format, and so are the files
+too large to commit. ``zip_bomb_pt`` writes a real bomb: a PyTorch zip archive whose
+tensor record is deflated zeros, a few MB on disk and gigabytes declared, with a pickle
+that agrees with it: ``torch.load`` without ArchScope's check allocates and inflates all
+of it. The deflate stream is one compressed 16 MiB block repeated (each block ends with a
+full flush, so copies can be concatenated) and its CRC is computed with zlib's
+``crc32_combine`` algorithm, so a 3 GiB bomb takes well under a second to write.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import collections
 import io
 import math
 import pickle
+import shutil
 import struct
 import sys
 import zipfile
@@ -30,6 +33,8 @@ from pathlib import Path
 import torch
 
 CHUNK = 16 << 20
+#: the committed (small, text) files of the corpus
+HOSTILE_DIR = Path(__file__).resolve().parent / "hostile"
 
 
 # -- CRC-32 of long runs of zeros (zlib's crc32_combine, in Python) --------------------------------
@@ -240,13 +245,21 @@ def write_large(folder: Path) -> list[Path]:
             many_members_pt(folder / "many_members.pt")]
 
 
+def write_corpus(folder: Path, large: bool = False) -> list[Path]:
+    """Every hostile file in one folder: the committed ones copied, the ``.pt`` ones
+    written, and with ``large`` the zip bombs (a few MB each)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    copied = [Path(shutil.copy(f, folder / f.name)) for f in sorted(HOSTILE_DIR.iterdir())
+              if f.is_file()]
+    return copied + write_small(folder) + (write_large(folder) if large else [])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--large", action="store_true", help="also write the zip bombs")
     args = parser.parse_args(argv)
-    files = write_small(args.folder) + (write_large(args.folder) if args.large else [])
-    for f in files:
+    for f in write_corpus(args.folder, args.large):
         print(f"{f}  {f.stat().st_size:,} bytes")
     return 0
 
