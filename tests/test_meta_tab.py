@@ -280,16 +280,19 @@ def test_prototype_planes_are_labelled_and_their_regions_fill_the_panel(qtbot, w
                         & (pts[:, 1] <= y1)).all()
 
 
-def test_every_view_has_content_or_says_what_to_press_on_first_open(qtbot, tab):
+def test_every_view_has_content_on_first_open(qtbot, tab):
     import plane_checks as pc
+
+    from app.tabs.meta.drawing import zero_predictor_mse
 
     qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
     for key in ("adapt", "mse", "proto_input", "proto_embedding"):
         assert pc.drawn_items(tab.view(key).panel.graphics), key
-    # meta-training curves need training: a hint, and no tick values on empty axes
-    assert not pc.drawn_items(tab.loss_plot)
-    assert tab.loss_plot.hint.isVisible() and "Meta-train" in tab.loss_plot.hint.toPlainText()
-    assert not tab.loss_plot.tick_values_shown()
+    # before meta-training: the loss of not learning (predicting 0) is the line to get under
+    _, ys = tab.loss_plot.curves()
+    assert len(ys) == 1 and np.allclose(ys[0], zero_predictor_mse())
+    assert tab.loss_plot.tick_values_shown() and not tab.loss_plot.hint.isVisible()
+    assert "Meta-train" in tab.view("loss").panel.readout.text()
 
 
 def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkeypatch):
@@ -312,3 +315,19 @@ def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkey
                 assert params[k] == (pytest.approx(v) if isinstance(v, float) else v), \
                     (steps[i].id, k)
         tab.tour.back()
+
+
+def test_before_meta_training_the_loss_plot_shows_the_loss_of_not_learning():
+    """The reference line is E[A² sin²(x − φ)] of the task family: checked by sampling
+    the tasks the way the sessions do."""
+    import numpy as np
+
+    from app.tabs.meta.drawing import zero_predictor_mse
+    from models.meta.options import X_RANGE
+    from models.meta.tasks import sample_tasks, sinusoid
+
+    rng = np.random.default_rng(0)
+    amps, phases = sample_tasks(400_000, rng)
+    x = rng.uniform(*X_RANGE, size=amps.shape)
+    mse = float(np.mean(sinusoid(x, amps, phases) ** 2))
+    assert abs(mse - zero_predictor_mse()) < 0.03 * zero_predictor_mse()

@@ -328,18 +328,28 @@ def test_every_plane_has_axis_labels_and_the_density_a_labelled_colour_bar(qtbot
     assert shown.size and np.isfinite(shown).all()
 
 
-def test_every_view_has_content_or_says_what_to_press_on_first_open(qtbot, tab):
+def test_every_view_has_content_on_first_open(qtbot, tab):
     import plane_checks as pc
 
     key = tab._session_key()
     qtbot.waitUntil(lambda: key in tab.comparisons, timeout=30_000)
     for view in ("field", "task", "steps", "adjoint"):
         assert pc.drawn_items(tab.view(view).panel.graphics), view
-    # the NFE and loss timelines need training: a hint, and no tick values on empty axes
-    for plot in (tab.nfe_plot, tab.loss_plot):
-        assert not pc.drawn_items(plot)
-        assert plot.hint.isVisible() and "Train" in plot.hint.toPlainText()
-        assert not plot.tick_values_shown()
+    # before training, the NFE and loss timelines show the untrained model's step 0: the
+    # batch loss and the evaluations of f of the comparison's pass with the session's method
+    result = tab.comparisons[key]["result"]
+    adjoint = tab.sessions[key].solver.adjoint
+    qtbot.waitUntil(lambda: bool(pc.drawn_items(tab.loss_plot)), timeout=5000)
+    _, ys = tab.loss_plot.curves()
+    assert float(ys[0][0]) == pytest.approx(
+        result.loss_adjoint if adjoint else result.loss_direct, rel=1e-5)
+    _, ys = tab.nfe_plot.curves()
+    assert [float(y[0]) for y in ys] == (
+        [result.nfe_forward_adjoint, result.nfe_backward_adjoint] if adjoint
+        else [result.nfe_forward_direct, result.nfe_backward_direct])
+    for name, plot in (("nfe", tab.nfe_plot), ("loss", tab.loss_plot)):
+        assert not plot.hint.isVisible() and plot.tick_values_shown()
+        assert "step 0" in tab.view(name).panel.readout.text()
 
 
 def test_tolerances_read_as_powers_of_ten():

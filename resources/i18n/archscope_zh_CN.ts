@@ -612,6 +612,14 @@ by maximum likelihood.</source>
         <translation>第 {0} 步：NLL {1:.3f} 奈特；下界 {2:.3f}</translation>
     </message>
     <message>
+        <source>untrained flow (step 0)</source>
+        <translation>未训练的流（第 0 步）</translation>
+    </message>
+    <message>
+        <source>untrained: NLL {0:.3f} nats at step 0, floor {1:.3f}; press “Train” to fit the flow by maximum likelihood</source>
+        <translation>未训练：第 0 步 NLL {0:.3f} 奈特，下限 {1:.3f}；点击“训练”，用最大似然拟合这个流</translation>
+    </message>
+    <message>
         <source>Pause</source>
         <translation>暂停</translation>
     </message>
@@ -1782,10 +1790,12 @@ each method adapts to {0} new tasks from K points.</source>
         <translation>· 未训练</translation>
     </message>
     <message>
-        <source>Press “Meta-train” to train the four methods
-on one stream of sinusoid tasks.</source>
-        <translation>点击“元训练”，在同一串正弦任务流上
-训练四种方法。</translation>
+        <source>predicting 0: MSE {0:.2f}</source>
+        <translation>恒预测 0：MSE {0:.2f}</translation>
+    </message>
+    <message>
+        <source>Untrained. Press “Meta-train” to train the four methods on one stream of sinusoid tasks.</source>
+        <translation>尚未训练。点击“元训练”，在同一串正弦任务上训练四种方法。</translation>
     </message>
     <message>
         <source>step {0} · running mean over {1} steps</source>
@@ -2149,6 +2159,10 @@ on one stream of sinusoid tasks.</source>
         <translation>{0} 在固定网格上走步：每一步都被接受（在 [{3:g}, {4:g}] 上共 {1} 步，步长至多 {2:g}）；NFE {5}</translation>
     </message>
     <message>
+        <source>untrained, step 0: {0} fwd, {1} bwd · {2}; press “Train”</source>
+        <translation>未训练，第 0 步：前向 {0} 次，反向 {1} 次 · {2}；点击“训练”</translation>
+    </message>
+    <message>
         <source>Press “Train” to see
 the evaluations of f
 in every training step.</source>
@@ -2195,6 +2209,10 @@ f 的求值次数。</translation>
     <message>
         <source>entropy floor</source>
         <translation>熵下界</translation>
+    </message>
+    <message>
+        <source>untrained, step 0: loss {0:.4f}; press “Train” to fit the model</source>
+        <translation>未训练，第 0 步：损失 {0:.4f}；点击“训练”拟合模型</translation>
     </message>
     <message>
         <source>L1 {0:.3f}</source>

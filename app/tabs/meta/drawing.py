@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from models.meta.options import EVAL_TASKS, METHODS
+from models.meta.options import AMPLITUDE, EVAL_TASKS, METHODS
 
 if TYPE_CHECKING:
     from app.tabs.meta.tab import MetaTab
@@ -137,16 +137,30 @@ def draw_evaluation(tab: MetaTab) -> None:
 
 
 # -- the training curves ---------------------------------------------------------------------
+def zero_predictor_mse() -> float:
+    """The query MSE of predicting y = 0 for every task: E[A²·sin²(x − φ)] = E[A²] / 2
+    (φ ~ U[0, π] makes the sine's square average ½ whatever x), with A ~ U[a, b]:
+    E[A²] = (a² + ab + b²) / 3."""
+    a, b = AMPLITUDE
+    return (a * a + a * b + b * b) / 6.0
+
+
 def draw_losses(tab: MetaTab) -> None:
     """Every shown method's meta-training loss (a running mean), or a hint before any."""
     s = tab.session
     panel = tab.view("loss").panel
     if s is None or s.step == 0:
-        tab.loss_plot.set_curves([], [], [])
-        tab.loss_plot.set_hint(QCoreApplication.translate(
-            "MetaTab", "Press “Meta-train” to train the four methods\n"
-            "on one stream of sinusoid tasks."))
-        panel.set_readout("")
+        # before any meta-step: the loss of not learning at all, the line to get under
+        zero = zero_predictor_mse()
+        tab.loss_plot.set_hint("")
+        tab.loss_plot.set_curves(np.array([0, 100], np.float32),
+                                 np.full((1, 2), zero, np.float32),
+                                 [QCoreApplication.translate(
+                                     "MetaTab", "predicting 0: MSE {0:.2f}").format(zero)],
+                                 colours=[len(METHODS)])
+        panel.set_readout(QCoreApplication.translate(
+            "MetaTab", "Untrained. Press “Meta-train” to train the four methods on one "
+            "stream of sinusoid tasks."))
         return
     tab.loss_plot.set_hint("")
     labels = tab.method_labels()

@@ -202,9 +202,39 @@ def redraw_steps(tab: ODETab, r: ODEResult) -> None:
             steps.t0, steps.t1, steps.nfe))
 
 
+def untrained_step(tab: ODETab) -> tuple[float, int, int] | None:
+    """(loss, NFE forward, NFE backward) of one training step of the untrained model, from
+    the adjoint comparison that runs by itself when a model is first shown (the same
+    batch loss and solves as a training step, with the session's own method); None
+    until it is there or once the model has trained."""
+    key = tab._session_key()
+    session, done = tab.sessions.get(key), tab.comparisons.get(key)
+    if session is None or done is None or done["step"] != 0 or session.losses:
+        return None
+    r = done["result"]
+    if session.solver.adjoint:
+        return r.loss_adjoint, r.nfe_forward_adjoint, r.nfe_backward_adjoint
+    return r.loss_direct, r.nfe_forward_direct, r.nfe_backward_direct
+
+
 def redraw_nfe(tab: ODETab) -> None:
     key = tab._session_key()
     session = tab.sessions.get(key)
+    first = untrained_step(tab)
+    if session is not None and not session.nfe_forward and first is not None:
+        _, fwd, bwd = first           # the untrained model's step, honestly, not a blank box
+        tab.nfe_plot.set_hint("")
+        tab.nfe_plot.set_markers([], [])
+        tab.nfe_plot.set_curves([np.zeros(1, np.float32)] * 2,
+                                [np.array([fwd], np.float32), np.array([bwd], np.float32)],
+                                [translate("ODETab", "forward"),
+                                 translate("ODETab", "backward (adjoint: its solve)")
+                                 if session.solver.adjoint else translate("ODETab", "backward")],
+                                symbols=["o", "s"])
+        readout(tab, "nfe", translate("ODETab", "untrained, step 0: {0} fwd, {1} bwd · {2}; "
+                                      "press “Train”").format(fwd, bwd,
+                                                              solver_label(session.solver)))
+        return
     if session is None or not session.nfe_forward:
         tab.nfe_plot.set_curves([], [], [])
         tab.nfe_plot.set_markers([], [])
@@ -236,6 +266,20 @@ def redraw_nfe(tab: ODETab) -> None:
 
 def redraw_loss(tab: ODETab) -> None:
     session = tab.sessions.get(tab._session_key())
+    first = untrained_step(tab)
+    if first is not None and np.isfinite(first[0]):
+        xs, ys = [np.zeros(1, np.float32)], [np.array([first[0]], np.float32)]
+        names, symbols = [translate("ODETab", "batch loss")], ["o"]
+        if session.task == "cnf" and np.isfinite(session.entropy):
+            xs.append(np.array([0, 100], np.float32))
+            ys.append(np.full(2, session.entropy, np.float32))
+            names.append(translate("ODETab", "entropy floor"))
+            symbols.append(None)
+        tab.loss_plot.set_hint("")
+        tab.loss_plot.set_curves(xs, ys, names, symbols=symbols, colours=[0, 2][:len(xs)])
+        readout(tab, "loss", translate("ODETab", "untrained, step 0: loss {0:.4f}; press "
+                                       "“Train” to fit the model").format(first[0]))
+        return
     if session is None or not session.losses:
         tab.loss_plot.set_curves([], [], [])
         tab.loss_plot.set_hint(translate("ODETab", "Press “Train” to fit the model."))

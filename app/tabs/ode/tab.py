@@ -408,6 +408,8 @@ class ODETab(TrainingTab):
                                      "solver": drawing.solver_label(self.sessions[key].solver)}
             if key == self._session_key():
                 drawing.redraw_adjoint(self)
+                drawing.redraw_nfe(self)        # the untrained model's step 0
+                drawing.redraw_loss(self)
 
     # -- the time axis ------------------------------------------------------------------------------
     def t_fraction(self) -> float:
