@@ -338,10 +338,12 @@ def drawn_marks(scene) -> int:
         points, rects = drawn_geometry(vb.addedItems, None)
         # a bar of height 0 (a layer that is the identity) is drawn: it counts
         total += len(points) + sum(r.width() > 0 or r.height() > 0 for r in rects)
-    if not boxes:       # a view drawn with plain graphics items (the head view's lines)
+    if not boxes:       # a view drawn with plain graphics items, or painting its own
         total = sum(1 for it in scene.items() if it.isVisible() and isinstance(
             it, (QGraphicsLineItem, QGraphicsPathItem, QGraphicsRectItem,
                  QGraphicsEllipseItem, QGraphicsPolygonItem)))
+        total += sum(it.drawn_lines() for it in scene.items()
+                     if it.isVisible() and hasattr(it, "drawn_lines"))
     return total
 
 

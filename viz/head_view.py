@@ -49,6 +49,13 @@ class _Lines(QGraphicsWidget):
         self._bold = QFont(self._font)
         self._bold.setBold(True)
 
+    def drawn_lines(self) -> int:
+        """How many query-key lines of the shown heads are drawn (weight above zero):
+        what a check for an empty view counts, as a plot's points are counted."""
+        if not self.weights.size or not self.shown.any():
+            return 0
+        return int((self.weights[self.shown] > 0).sum())
+
     # -- geometry ----------------------------------------------------------------------------
     def _legend_layout(self) -> tuple[list[QRectF], float]:
         """The legend's entries (swatch + name) wrapped to the width; and its height."""
