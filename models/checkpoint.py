@@ -8,8 +8,9 @@ Saved files (a Transformer model, a PyG graph) are read by ``load_torch_file``, 
 checks them before ``torch.load`` reads a byte of their tensors: the file must be in
 torch's zip format (since PyTorch 1.6), whose central directory declares every member's
 size, so an archive that would unpack to more than ``MAX_UNPACKED_BYTES``, has more than
-``MAX_MEMBERS`` members or compresses a large member more than ``MAX_COMPRESSION_RATIO``
-times (a zip bomb: a few MB on disk, gigabytes in memory) is refused unread. Then
+``MAX_MEMBERS`` members, a pickle over ``MAX_PICKLE_BYTES`` or a large member compressed
+more than ``MAX_COMPRESSION_RATIO`` times (a zip bomb: a few MB on disk, gigabytes in
+memory) is refused unread. Then
 ``torch.load(weights_only=True)``: a file whose pickle names anything but tensors and plain
 containers is refused because loading it could run code, naming what it refers to, and
 never with PyTorch's advice to load it with ``weights_only=False``.
@@ -37,6 +38,9 @@ import torch
 
 #: the most the members of a saved file may declare, unpacked, together
 MAX_UNPACKED_BYTES = 1 << 30
+#: the largest pickle (``data.pkl``: the structure around the tensors, a few KB for a
+#: model or a graph); unpickling builds Python objects up to ~50 times its size
+MAX_PICKLE_BYTES = 8 << 20
 #: the most members an archive may have (torch writes one per tensor storage, plus 5)
 MAX_MEMBERS = 10_000
 #: the largest unpacked-to-packed ratio of a member over ``RATIO_FROM_BYTES`` (torch
@@ -203,6 +207,12 @@ def _check_members(infos: list[zipfile.ZipInfo], name: str, error: type[Exceptio
     if len(infos) > MAX_MEMBERS:
         raise error(f"{name}: refused: the archive has {len(infos):,} members; a saved "
                     f"model or graph has at most {MAX_MEMBERS:,}.")
+    pickles = [i for i in infos if i.filename.endswith("data.pkl")]
+    if max(i.file_size for i in pickles) > MAX_PICKLE_BYTES:
+        raise error(f"{name}: refused: its pickle (data.pkl) is "
+                    f"{_size(max(i.file_size for i in pickles))}; a saved model or graph "
+                    f"keeps its data in tensors and needs at most {_size(MAX_PICKLE_BYTES)} "
+                    "of pickle.")
     declared = sum(i.file_size for i in infos)
     if declared > MAX_UNPACKED_BYTES:
         packed = sum(i.compress_size for i in infos)

@@ -40,6 +40,7 @@ from tests.data.make_hostile import (
     HOSTILE_DIR,
     HOSTILE_MODELS,
     _zeros_crc,
+    big_pickle_pt,
     many_members_pt,
     model_doc,
     write_small,
@@ -114,6 +115,13 @@ def test_an_archive_of_too_many_members_is_refused(tmp_path):
     path = many_members_pt(tmp_path / "many.pt", count=12_000)
     with pytest.raises(ModelFileError, match="12,00\\d members; .* at most 10,000"):
         Seq2SeqSession.load(path)
+
+
+def test_an_oversized_pickle_is_refused_before_unpickling(tmp_path):
+    path = big_pickle_pt(tmp_path / "big_pickle.pt")
+    with pytest.raises(GraphLoadError, match=r"its pickle \(data.pkl\) is 12.0 MB; .* at "
+                                             r"most 8.0 MB"):
+        load_graph(path)
 
 
 # -- 3. raw error texts ----------------------------------------------------------------------------

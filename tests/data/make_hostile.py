@@ -175,6 +175,19 @@ def many_members_pt(path: Path, count: int = 20_000) -> Path:
     return Path(path)
 
 
+def big_pickle_pt(path: Path, nbytes: int = 12 << 20) -> Path:
+    """A torch-shaped archive whose ``data.pkl`` is ``nbytes`` long (one long string):
+    unpickling builds Python objects in proportion, outside any tensor limit."""
+    buffer = io.BytesIO()
+    torch.save({}, buffer)
+    pkl = pickle.dumps({"edge_index": "x" * nbytes}, protocol=2)
+    with zipfile.ZipFile(buffer) as zf:
+        members = [(i.filename, 0, zlib.crc32(d), len(d), d) for i in zf.infolist()
+                   for d in [pkl if i.filename.endswith("/data.pkl") else zf.read(i)]]
+    _write_zip(path, members)
+    return Path(path)
+
+
 # -- Transformer model files with hostile hyper-parameters -------------------------------------
 def model_doc(**changes) -> dict:
     """The dictionary of a saved ArchScope Seq2Seq model (no weights), with ``changes``:
@@ -242,7 +255,8 @@ def write_large(folder: Path) -> list[Path]:
     return [zip_bomb_pt(folder / "zip_bomb_graph.pt"),
             zip_bomb_pt(folder / "zip_bomb_model.pt",
                         lambda t: model_doc(state_dict={"w": t})),
-            many_members_pt(folder / "many_members.pt")]
+            many_members_pt(folder / "many_members.pt"),
+            big_pickle_pt(folder / "big_pickle.pt")]
 
 
 def write_corpus(folder: Path, large: bool = False) -> list[Path]:
