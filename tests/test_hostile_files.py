@@ -325,15 +325,21 @@ def test_a_value_beyond_float32_is_refused_naming_its_line():
         densities.load_points_csv(HOSTILE_DIR / "points_1e39.csv")
 
 
-def test_rfc4180_quoted_newlines_are_read():
+def test_rfc4180_quoted_newlines_are_read(tmp_path):
     pts = densities.load_points_csv(HOSTILE_DIR / "points_quoted_newline.csv")
     assert pts.shape == (60, 2) and np.isfinite(pts).all()
     np.testing.assert_array_equal(pts[9], [1.25, -0.75])   # "1.25\n", then a note over 2 lines
+    # comments still work in a quoted file, quotes and all
+    commented = tmp_path / "c.csv"
+    commented.write_text('# "my" points\n"x";"y"\n' + "".join(
+        f'"{i}";"{i % 5}"  # "note {i}\n' for i in range(60)) + '# a "last word\n')
+    pts = densities.load_points_csv(commented)
+    np.testing.assert_array_equal(pts[:3], [[0, 0], [1, 1], [2, 2]])
 
 
 def test_an_unclosed_quote_names_the_line_it_opens(tmp_path):
-    with pytest.raises(InvalidParameterError, match=r"points_unclosed_quote.csv, line 62: .*"
-                                                    r"quoted field that is not closed"):
+    with pytest.raises(InvalidParameterError, match=r"points_unclosed_quote.csv, line 62: a "
+                                                    r"quoted field opens here and is never"):
         densities.load_points_csv(HOSTILE_DIR / "points_unclosed_quote.csv")
     bad = tmp_path / "bad.csv"
     bad.write_text('"x","y"\n' + "".join(f'"{i}","{i % 7}"\n' for i in range(60))

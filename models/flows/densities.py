@@ -360,24 +360,46 @@ def _plain_records(text: str):
 
 def _quoted_records(name: str, text: str):
     """(first line, cells) of an RFC 4180 file: quoted fields, which may hold the
-    separator or a line break; the separator is the first of , ; tab on a data line."""
+    separator or a line break; the separator is the first of , ; tab on a data line
+    (outside quotes); ``#`` starts a comment, as in a plain file. A quote that is never
+    closed (an odd number of quotes) is named by the line of the record it opens."""
     unquoted = re.sub(r'"(?:[^"]|"")*"', '""', text[:65536])   # separators outside quotes
     first = next((ln for ln in unquoted.splitlines() if ln.strip() and
                   not ln.lstrip().startswith("#")), "")
     delimiter = next((d for d in ",;\t" if d in first), " ")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True,
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
                         skipinitialspace=True)
-    start = 1
-    try:
-        for row in reader:
-            cells = [c.strip() for c in row if c.strip()]
-            if cells and not cells[0].startswith("#"):
-                yield start, delimiter.join(" ".join(c.split()) for c in row), cells
-            start = reader.line_num + 1
-    except csv.Error as exc:
+    start, held = 1, None
+    for row in reader:
+        cut = next((k for k, c in enumerate(row) if "#" in c), None)
+        if cut is not None:             # a comment: from its '#' to the end of the record
+            row = [*row[:cut], row[cut].split("#", 1)[0]]
+        cells = [c.strip() for c in row if c.strip()]
+        if cells:
+            if held is not None:
+                yield held
+            held = (start, delimiter.join(" ".join(c.split()) for c in row), cells)
+        start = reader.line_num + 1
+    if held is not None and text.count('"') % 2 and _unclosed(text, held[0], delimiter):
+        # the last record swallowed the rest of the file into the unclosed field
         raise InvalidParameterError(
-            f"{name}, line {start}: {exc} (a quoted field that is not closed runs to the "
-            "end of the file).") from exc
+            f"{name}, line {held[0]}: a quoted field opens here and is never closed (a "
+            "quote is missing).")
+    if held is not None:
+        yield held
+
+
+def _unclosed(text: str, line: int, delimiter: str) -> bool:
+    """Whether the record from ``line`` on ends inside a quoted field (the csv module
+    reads such a record to the end of the file without a word)."""
+    rest = "".join(text.splitlines(keepends=True)[line - 1:])
+    try:
+        for _ in csv.reader(io.StringIO(rest, newline=""), delimiter=delimiter, strict=True,
+                            skipinitialspace=True):
+            pass
+    except csv.Error as exc:
+        return "end of data" in str(exc)
+    return False
 
 
 def load_points_csv(path: str | Path) -> np.ndarray:
