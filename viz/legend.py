@@ -16,6 +16,7 @@ through each item's own transform (log axes, image rectangles included).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -212,7 +213,6 @@ class KeepClear(QObject):
         self._version = 0                   # counts changes of the drawn data
         self.where_inside: str | None = None
         legend.geometryChanged.connect(self._on_legend_geometry)
-        legend._archscope_keep_clear = self     # noqa: SLF001 - found by the tests
         # new data without a new range (a curve redrawn inside the same bounds) moves
         # nothing in the view box: listen to the items themselves, and to items coming
         self._watched: set[int] = set()
@@ -377,6 +377,19 @@ class KeepClear(QObject):
         need = math.ceil(self._room_below() + max(0.0, axes) + MIN_DATA_HEIGHT)
         if view.minimumHeight() < need:
             view.setMinimumHeight(need)
+
+
+def release_anchors(scene) -> None:
+    """Before a window is deleted: legends stop following the item they are anchored to.
+    A legend's geometry changes while its entries are deleted, and pyqtgraph's anchor
+    then asked its view box, already half deleted, for its size ("Internal C++ object
+    (ViewBox) already deleted", raised inside Qt's teardown)."""
+    if scene is None:
+        return
+    for item in scene.items():
+        if isinstance(item, pg.GraphicsWidgetAnchor):
+            with contextlib.suppress(RuntimeError):
+                item._GraphicsWidgetAnchor__parent = None   # noqa: SLF001 - pyqtgraph's
 
 
 def keep_clear(plot: pg.PlotItem, legend: pg.LegendItem, **kwargs) -> KeepClear:

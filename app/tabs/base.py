@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.jobs import ComputeRunner, Failure, JobRunner
 from app.settings import Settings
 from app.tours import TourError, TourStep, load_tour
+from viz.legend import release_anchors
 from viz.panel import ViewPanel
 from viz.tour_panel import TourPanel, TourStepText
 
@@ -255,6 +256,8 @@ class BaseTab(QWidget):
         self.jobs.stop()
         self.compute.close()
         self.save_state()
+        for v in self.views:         # the window is about to go: no anchor outlives it
+            release_anchors(v.panel.graphics.scene())
 
     # -- tour ----------------------------------------------------------------------
     def retranslate_tour(self) -> None:
