@@ -268,7 +268,10 @@ def test_flow_result_is_one_frozen_trace_and_keeps_the_training_mode():
     r = flow_result(session, p, None)
     assert isinstance(r, FlowResult) and session.flow.training
     assert r.trace.points.shape == (3, 300, 2) and r.grid.shape[:1] == (3,)
-    assert r.density.density.shape == (96, 96) and r.entropy == session.entropy
+    from models.flows.probe import RESOLUTION
+
+    side = RESOLUTION
+    assert r.density.density.shape == (side, side) and r.entropy == session.entropy
     assert not r.grid.flags.writeable
     custom = np.random.default_rng(0).normal(size=(50, 2)).astype(np.float32)
     inv = flow_result(session, {**p, "density": "custom", "direction": "inverse",
