@@ -217,6 +217,14 @@ def untrained_step(tab: ODETab) -> tuple[float, int, int] | None:
     return r.loss_direct, r.nfe_forward_direct, r.nfe_backward_direct
 
 
+def _step_zero_range(plot, top: float) -> None:
+    """A lone step-0 point on the axes training will fill: steps 0 … 100 and values from
+    0 (autoranged, one point sat mid-plot on a −0.5 … 0.5 axis)."""
+    plot.plotItem.setXRange(0, 100, padding=0.02)
+    plot.plotItem.setYRange(0, 1.25 * top if np.isfinite(top) and top > 0 else 1.0,
+                            padding=0.02)
+
+
 def redraw_nfe(tab: ODETab) -> None:
     key = tab._session_key()
     session = tab.sessions.get(key)
@@ -231,6 +239,7 @@ def redraw_nfe(tab: ODETab) -> None:
                                  translate("ODETab", "backward (adjoint: its solve)")
                                  if session.solver.adjoint else translate("ODETab", "backward")],
                                 symbols=["o", "s"])
+        _step_zero_range(tab.nfe_plot, max(fwd, bwd))
         readout(tab, "nfe", translate("ODETab", "untrained, step 0: {0} fwd, {1} bwd · {2}; "
                                       "press “Train”").format(fwd, bwd,
                                                               solver_label(session.solver)))
@@ -277,6 +286,7 @@ def redraw_loss(tab: ODETab) -> None:
             symbols.append(None)
         tab.loss_plot.set_hint("")
         tab.loss_plot.set_curves(xs, ys, names, symbols=symbols, colours=[0, 2][:len(xs)])
+        _step_zero_range(tab.loss_plot, max(float(np.nanmax(y)) for y in ys))
         readout(tab, "loss", translate("ODETab", "untrained, step 0: loss {0:.4f}; press "
                                        "“Train” to fit the model").format(first[0]))
         return
