@@ -154,13 +154,32 @@ class MainWindow(QMainWindow):
         self.loader.ready.connect(self._on_torch_ready)
         self.loader.failed.connect(self._on_torch_failed)
         self.resize(1500, 940)
-        if settings.geometry() is not None:
-            self.restoreGeometry(settings.geometry())
-        if settings.window_state() is not None:
-            self.restoreState(settings.window_state())
+        self._restore_window(settings)
         self.retranslate()
+        self.report_settings_problems()
         if start_loader:
             self.loader.start()
+
+    def _restore_window(self, settings: Settings) -> None:
+        """Geometry and tool-bar state as saved; bytes Qt cannot read are rejected (the
+        window keeps its default size); the device name and the last folders are checked
+        now, so that one note at start-up names every unusable setting."""
+        for key, value, restore in (("window/geometry", settings.geometry(), self.restoreGeometry),
+                                    ("window/state", settings.window_state(), self.restoreState)):
+            if value is not None and not restore(value):
+                settings.reject(key)
+                self.resize(1500, 940)
+        settings.device  # noqa: B018 - read for its check; used when torch is loaded
+        for purpose in ("open", "export"):
+            settings.last_dir(purpose)
+
+    def report_settings_problems(self) -> None:
+        """One status-bar note naming the saved settings that were reset to defaults."""
+        keys = self.settings.take_problems()
+        if keys:
+            self.statusBar().showMessage(translate(
+                "MainWindow", "Some saved settings could not be used and were reset to their "
+                "defaults: {0}.").format(", ".join(keys)), 30000)
 
     # -- construction --------------------------------------------------------------------
     def _build_toolbar(self) -> None:

@@ -4,7 +4,6 @@ encoding added to scaled token embeddings."""
 
 from __future__ import annotations
 
-import contextlib
 from functools import partial
 
 import numpy as np
@@ -289,13 +288,40 @@ class PositionalTab(TrainingTab):
             raise InvalidParameterError(f"relative_mode must be one of {RELATIVE_MODES}.")
 
     def restore_state(self) -> None:
+        """The saved controls, each checked as a ``--set`` value is (a number, finite, in
+        its control's range and step; offset below the restored max_len; a known choice;
+        text that parses). A value that fails keeps its default and is rejected, for the
+        window's note (``Settings.reject``)."""
+        from models.errors import InvalidParameterError
+
         saved = self.ctx.settings.tab_state(self.key)
-        state = {}
-        for k, default in DEFAULTS.items():
-            if k in saved:
-                with contextlib.suppress(TypeError, ValueError):
-                    state[k] = type(default)(saved[k])
+        state: dict = {}
+        for key, default in DEFAULTS.items():       # max_len before offset
+            if key not in saved:
+                continue
+            value = saved[key]
+            if isinstance(default, str) and isinstance(value, list):
+                value = ", ".join(map(str, value))  # an INI value with an unquoted comma
+            try:
+                if isinstance(default, str):
+                    if not isinstance(value, str) or not self._text_ok(key, value, state):
+                        raise InvalidParameterError(key)
+                else:
+                    self._check_state({**state, key: value})
+                    value = type(default)(float(value))
+            except (InvalidParameterError, TypeError, ValueError, OverflowError):
+                self.ctx.settings.reject(f"tabs/{self.key}/{key}")
+                continue
+            state[key] = value
         self.apply_state(state)
+
+    def _text_ok(self, key: str, text: str, state: dict) -> bool:
+        if key == "dims":
+            d_model = int(state.get("d_model", DEFAULTS["d_model"]))
+            return len(text) <= self.dims.maxLength() and not parse_dims(text, d_model)[1]
+        if key == "sentence":
+            return bool(text.strip()) and len(text) <= self.sentence.maxLength()
+        return text in (EMBEDDING_INITS if key == "init" else RELATIVE_MODES)
 
     def save_state(self) -> None:
         self.ctx.settings.set_tab_state(self.key, self.params())
