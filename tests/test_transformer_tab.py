@@ -418,3 +418,37 @@ def test_untrained_curve_shows_the_loss_of_a_uniform_guess(qtbot, tab):
     v = tab.session().task.vocab_size
     assert len(items) == 1
     np.testing.assert_allclose(items[0].yData, math.log(v), rtol=1e-5)
+
+
+@pytest.mark.parametrize("hostile", ["num_heads_0.pt", "encoder_layers_100000.pt", "empty.pt",
+                                     "runs_code.pt"])
+def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path, monkeypatch,
+                                                    hostile):
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.data.make_hostile import write_small
+
+    write_small(tmp_path)
+    good = tab.save_model(str(tmp_path / "good.pt"))       # the untrained reverse model
+    shown = []
+    monkeypatch.setattr(window, "report_error", lambda e, d: shown.append(e))
+    chosen = [str(tmp_path / hostile)]
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (chosen[0], "")))
+    key = ("encoder-decoder", "digits", "reverse")
+    training = tab.sessions[key]
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: training.step >= 3, timeout=30_000)
+    window.act_open.trigger()
+    assert len(shown) == 1 and hostile in str(shown[0])      # reported, naming the file
+    assert "weights_only" not in str(shown[0])
+    assert tab.jobs.is_running() and tab.train_button.text() == "Stop"
+    assert tab.sessions[key] is training
+    steps = training.step
+    qtbot.waitUntil(lambda: training.step > steps + 2, timeout=30_000)   # still learning
+    # an accepted model does stop it, and takes its place
+    chosen[0] = good
+    window.act_open.trigger()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
+    assert len(shown) == 1 and tab.sessions[key] is not training
+    assert tab.sessions[key].step == 0

@@ -374,11 +374,14 @@ class TransformerTab(TrainingTab):
         return self.tr("ArchScope models (*.pt)")
 
     def open_file(self, path: str) -> None:
+        """Open a saved model. The file is read and checked first (``Seq2SeqSession.load``
+        raises ``ModelFileError`` before building anything): a refused file leaves the
+        training that runs running; only an accepted model stops it and takes its place."""
         from models.transformer import Seq2SeqSession, session_key
 
-        self.stop_jobs()
         session = Seq2SeqSession.load(path, device=self.ctx.device())
         key = session_key(session)
+        self.stop_jobs()
         self.sessions[key] = session
         for combo, values, value in zip((self.architecture, self.tokenizer, self.task),
                                         (ARCHITECTURES, ALPHABETS, TASKS), key, strict=True):
