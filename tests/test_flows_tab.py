@@ -342,3 +342,61 @@ def test_before_training_the_nll_plot_shows_the_untrained_flow_and_the_floor(qtb
     assert float(ys[0][0]) == pytest.approx(expected, rel=1e-4, abs=1e-4) and xs[0][0] == 0
     assert float(ys[1][0]) == pytest.approx(tab.result.entropy, rel=1e-5)
     assert "floor" in tab.view("nll").panel.readout.text()
+
+
+def test_identical_points_are_named_before_train_and_train_says_the_same(qtbot, window, tab):
+    from tests.data.make_hostile import HOSTILE_DIR
+
+    tab.open_file(str(HOSTILE_DIR / "points_identical.csv"))
+    qtbot.waitUntil(lambda: tab.params()["density"] == "custom" and tab.result is not None,
+                    timeout=20_000)
+    note = tab.error_note.text()
+    assert "same point" in note and "unbounded" in note          # before Train is pressed
+    assert tab.error_note.isVisible() and not tab.standardise_button.isVisible()  # no help
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    assert "same point" in tab.error_note.text()
+    assert tab.session().step == 0 and not tab.session().losses   # no absurd NLL trained
+
+
+def test_points_at_1e30_are_offered_standardising_and_reopening_undoes_it(qtbot, window,
+                                                                           tab):
+    from models.flows import densities
+    from tests.data.make_hostile import HOSTILE_DIR
+
+    path = HOSTILE_DIR / "points_scale_1e30.csv"
+    tab.open_file(str(path))
+    original = tab.custom_points.copy()
+    assert np.abs(original).max() > 1e29
+    assert "far from the unit scale" in tab.error_note.text()
+    assert tab.standardise_button.isVisible() and tab.standardise_button.isEnabled()
+    first_key = tab._session_key()
+    qtbot.mouseClick(tab.standardise_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(tab.custom_points, densities.standardise(original))
+    np.testing.assert_allclose(tab.custom_points.mean(0), 0, atol=1e-5)
+    np.testing.assert_allclose(tab.custom_points.std(0), 1, atol=1e-4)
+    assert tab._session_key() != first_key                 # a new point set, a new model
+    assert "Standardised" in window.statusBar().currentMessage()
+    assert tab.error_note.text() == "" and not tab.standardise_button.isVisible()
+    qtbot.waitUntil(lambda: tab.result is not None and
+                    np.abs(tab.result.trace.points[0]).max() < 10, timeout=20_000)
+    tab.open_file(str(path))                               # the file again: as it was
+    np.testing.assert_array_equal(tab.custom_points, original)
+    assert tab.standardise_button.isVisible()
+
+
+def test_points_at_1e_minus_30_have_no_spread_until_standardised_then_train(qtbot, window,
+                                                                             tab):
+    from tests.data.make_hostile import HOSTILE_DIR
+
+    tab.open_file(str(HOSTILE_DIR / "points_scale_1e-30.csv"))
+    assert "almost no spread" in tab.error_note.text()
+    assert tab.standardise_button.isVisible()
+    tab.standardise_button.click()
+    assert tab.error_note.text() == "" and tab.session().data_problem is None
+    qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.session().losses) >= 20, timeout=30_000)
+    tab.stop_jobs()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
+    losses = np.asarray(tab.session().losses)
+    assert np.isfinite(losses).all() and losses.min() > -5    # a bounded density, not -10

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.tabs.base import TabContext, View, ViewData
+from app.tabs.flows_points import UserPointsNote
 from app.tabs.training import TrainingTab
 from models.flows import options
 from models.traces import FlowResult, Progress
@@ -58,7 +59,7 @@ def untrained_nll(trace) -> float:
     return float(-log_p.mean())
 
 
-class FlowsTab(TrainingTab):
+class FlowsTab(UserPointsNote, TrainingTab):
     key = "flows"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -76,6 +77,12 @@ class FlowsTab(TrainingTab):
         lay = self.controls_layout
         lay.addWidget(self.model_form)
         self.add_training_controls(lay)
+        self._data_note = ""                  # the note on the user's points shown, if any
+        self.standardise_button = QPushButton()
+        self.standardise_button.setObjectName("StandardiseButton")
+        self.standardise_button.clicked.connect(self.standardise_points)
+        self.standardise_button.hide()
+        lay.addWidget(self.standardise_button)
         lay.addWidget(self.view_form)
         lay.addStretch(1)
         self.model_form.changed.connect(self._model_changed)
@@ -187,6 +194,7 @@ class FlowsTab(TrainingTab):
         if session is not None:               # learning rate etc. apply to the model there is
             p = self.params()
             session.set_options(p["lr"], p["batch"], p["clip"] or None)   # between two steps
+        self._show_data_problem()
         self.update_buttons()
         self.schedule_update()
 
@@ -458,7 +466,9 @@ class FlowsTab(TrainingTab):
     def set_drawing(self, on: bool) -> None:
         """Draw your own density: press and drag in the data panel; each mouse move
         sprays a few points. Switching drawing off makes them the training data (at
-        least 50 points), as a file of points would be."""
+        least ``MIN_POINTS``), as a file of points would be."""
+        from models.flows.densities import MIN_POINTS
+
         if on:
             self.stop_jobs()
             self._drawn = []
@@ -469,9 +479,10 @@ class FlowsTab(TrainingTab):
         if on:
             return
         points = np.concatenate(self._drawn) if self._drawn else np.zeros((0, 2), np.float32)
-        if len(points) < 50:
-            self.error_note.setText(self.tr("Draw at least 50 points (press and drag in the "
-                                            "data panel); {0} were drawn.").format(len(points)))
+        if len(points) < MIN_POINTS:
+            self.error_note.setText(self.tr("Draw at least {0} points (press and drag in the "
+                                            "data panel); {1} were drawn.").format(
+                                                MIN_POINTS, len(points)))
             self.request_update()
             return
         self.error_note.setText("")
@@ -572,6 +583,11 @@ class FlowsTab(TrainingTab):
         self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
                                  else self.tr("Play"))
         self.frames_button.setText(self.tr("Export animation…"))
+        self.standardise_button.setText(self.tr("Standardise the points"))
+        self.standardise_button.setToolTip(self.tr("Move the points to mean 0 and scale them "
+                                                   "to standard deviation 1 in each "
+                                                   "coordinate; open the file again to undo"))
+        self._show_data_problem()
         self.draw_button.setText(self.tr("Use these points") if self.draw_button.isChecked()
                                  else self.tr("Draw points"))
         self.draw_button.setToolTip(self.tr("Press and drag in the data panel to draw a "

@@ -1,0 +1,63 @@
+"""The Flows tab's note on the user's own points, and the offer to standardise them.
+
+A file of points (or points drawn) can be impossible to learn a density from (all one
+point, no spread, a line: ``FlowSession.data_problem``) or so far from unit scale
+that training diverges (1e30) or crawls. The tab says so before Train is pressed, and
+where standardising would help offers "Standardise the points".
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+
+from models.flows.options import CUSTOM
+
+translate = QCoreApplication.translate
+
+
+class UserPointsNote:
+    """Mixed into ``FlowsTab`` (which has ``custom_points``, ``custom_name``,
+    ``_custom_id``, ``error_note``, ``standardise_button``, ``session()``, ``params()``
+    and ``_model_changed()``); its strings are in the FlowsTab context."""
+
+    def _show_data_problem(self) -> None:
+        """Before Train is pressed: why the user's points cannot be trained on (the
+        session's ``data_problem``: all one point, no spread, a line) or that they lie far
+        from unit scale, with "Standardise the points" offered where that would help."""
+        from models.flows import densities
+        from models.flows.session import UNIT_SCALE
+
+        note, offer = "", False
+        if self.params()["density"] == CUSTOM and self.custom_points is not None:
+            session = self.session()
+            scale = session.data_scale()
+            if session.data_problem:
+                note = session.data_problem
+            elif not UNIT_SCALE[0] <= scale <= UNIT_SCALE[1]:
+                note = translate(
+                    "FlowsTab", "The points reach {0:.3g} from their mean, far from the unit "
+                    "scale the flow starts at: training would diverge or crawl. Standardise "
+                    "them first.").format(scale)
+            offer = bool(note) and not densities.spread_problem(
+                densities.standardise(self.custom_points))
+        if note or self.error_note.text() == self._data_note:
+            self.error_note.setText(note)   # (a training failure shown is left alone)
+        self._data_note = note
+        self.standardise_button.setVisible(offer)
+
+    def standardise_points(self) -> None:
+        """The user's points replaced by ``densities.standardise`` of them (mean 0 and
+        standard deviation 1 in each coordinate): a new point set, so a new model; opening
+        the file again brings the original points back."""
+        from models.flows.densities import standardise
+
+        if self.custom_points is None:
+            return
+        self.stop_jobs()
+        self.custom_points = standardise(self.custom_points)
+        self._custom_id += 1
+        self._model_changed()
+        self.ctx.status(translate(
+            "FlowsTab", "Standardised the points of {0}: mean 0 and standard deviation 1 in "
+            "each coordinate. Open the file again for the original points.").format(
+                self.custom_name))
