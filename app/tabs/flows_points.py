@@ -31,8 +31,9 @@ class UserPointsNote:
         if self.params()["density"] == CUSTOM and self.custom_points is not None:
             session = self.session()
             scale = session.data_scale()
-            if session.data_problem:
-                note = session.data_problem
+            if session.data_problem:        # the detail is the model's (English) text
+                note = translate("FlowsTab", "These points cannot be trained on as they "
+                                 "are.") + " " + session.data_problem
             elif not UNIT_SCALE[0] <= scale <= UNIT_SCALE[1]:
                 note = translate(
                     "FlowsTab", "The points reach {0:.3g} from their mean, far from the unit "
