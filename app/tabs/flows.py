@@ -315,7 +315,7 @@ class FlowsTab(UserPointsNote, TrainingTab):
             return
         self.nll_plot.set_hint("")
         self.view("nll").panel.set_readout(
-            self.tr("untrained: NLL {0:.3f} nats at step 0, floor {1:.3f}; press “Train” to "
+            self.tr("untrained: NLL {0:.4g} nats at step 0, floor {1:.4g}; press “Train” to "
                     "fit the flow by maximum likelihood").format(nll0, entropy))
 
     # -- the animation ----------------------------------------------------------------------------

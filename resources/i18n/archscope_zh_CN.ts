@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>BaseTab</name>
@@ -12,7 +13,7 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile's title ("course" is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -557,7 +558,7 @@ on this device.</source>
         <translation>样本 x</translation>
     </message>
     <message>
-        <source>The data's density beside the learned exp log p_θ(x) with samples</source>
+        <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
         <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
         <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
@@ -614,10 +615,6 @@ by maximum likelihood.</source>
     <message>
         <source>untrained flow (step 0)</source>
         <translation>未训练的流（第 0 步）</translation>
-    </message>
-    <message>
-        <source>untrained: NLL {0:.3f} nats at step 0, floor {1:.3f}; press “Train” to fit the flow by maximum likelihood</source>
-        <translation>未训练：第 0 步 NLL {0:.3f} 奈特，下限 {1:.3f}；点击“训练”，用最大似然拟合这个流</translation>
     </message>
     <message>
         <source>Pause</source>
@@ -684,8 +681,12 @@ by maximum likelihood.</source>
         <translation>绘制点</translation>
     </message>
     <message>
-        <source>Draw at least 50 points (press and drag in the data panel); {0} were drawn.</source>
-        <translation>请至少绘制 50 个点（在数据面板中按住并拖动）；目前绘制了 {0} 个。</translation>
+        <source>untrained: NLL {0:.4g} nats at step 0, floor {1:.4g}; press “Train” to fit the flow by maximum likelihood</source>
+        <translation>未训练：第 0 步 NLL {0:.4g} 奈特，下限 {1:.4g}；点击“训练”，用最大似然拟合这个流</translation>
+    </message>
+    <message>
+        <source>Draw at least {0} points (press and drag in the data panel); {1} were drawn.</source>
+        <translation>请至少绘制 {0} 个点（在数据面板中按住并拖动）；目前绘制了 {1} 个。</translation>
     </message>
     <message>
         <source>drawn</source>
@@ -824,6 +825,14 @@ by maximum likelihood.</source>
         <translation>导出动画…</translation>
     </message>
     <message>
+        <source>Standardise the points</source>
+        <translation>将点标准化</translation>
+    </message>
+    <message>
+        <source>Move the points to mean 0 and scale them to standard deviation 1 in each coordinate; open the file again to undo</source>
+        <translation>将点平移至均值 0，并将每个坐标缩放到标准差 1；重新打开文件即可撤销</translation>
+    </message>
+    <message>
         <source>Press and drag in the data panel to draw a density of your own, then train on it</source>
         <translation>在数据面板中按住并拖动，画出你自己的密度，然后在它上面训练</translation>
     </message>
@@ -839,12 +848,24 @@ by maximum likelihood.</source>
         <source>nats per point</source>
         <translation>每点奈特数</translation>
     </message>
+    <message>
+        <source>These points cannot be trained on as they are.</source>
+        <translation>这些点按原样无法用于训练。</translation>
+    </message>
+    <message>
+        <source>The points reach {0:.3g} from their mean, far from the unit scale the flow starts at: training would diverge or crawl. Standardise them first.</source>
+        <translation>这些点距其均值可达 {0:.3g}，远离流模型初始的单位尺度：训练会发散或进展极慢。请先将它们标准化。</translation>
+    </message>
+    <message>
+        <source>Standardised the points of {0}: mean 0 and standard deviation 1 in each coordinate. Open the file again for the original points.</source>
+        <translation>已将 {0} 的点标准化：每个坐标的均值为 0、标准差为 1。重新打开该文件即可恢复原始点。</translation>
+    </message>
 </context>
 <context>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
-        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms' keys the state keys that start a job, and the job each starts</extracomment>
+        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -969,11 +990,11 @@ by maximum likelihood.</source>
         <translation>特征</translation>
     </message>
     <message>
-        <source>update = the layer's output (max |Δ| {0:.1e})</source>
+        <source>update = the layer&apos;s output (max |Δ| {0:.1e})</source>
         <translation>更新 = 层的输出（最大 |Δ| {0:.1e}）</translation>
     </message>
     <message>
-        <source>{0} layer {1} aggregates with {2}; the update row is the real layer's output at this node, computed by the layer itself.</source>
+        <source>{0} layer {1} aggregates with {2}; the update row is the real layer&apos;s output at this node, computed by the layer itself.</source>
         <translation>{0} 第 {1} 层用 {2} 聚合；“更新”一行是真实层在这个节点上的输出，由层本身计算。</translation>
     </message>
     <message>
@@ -981,7 +1002,7 @@ by maximum likelihood.</source>
         <translation>假设：用 {0} 代替 {1}</translation>
     </message>
     <message>
-        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model's output.</source>
+        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model&apos;s output.</source>
         <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
     </message>
     <message>
@@ -1209,7 +1230,7 @@ by maximum likelihood.</source>
         <translation>GraphML (*.graphml);;GEXF (*.gexf)</translation>
     </message>
     <message>
-        <source>Zachary's karate club</source>
+        <source>Zachary&apos;s karate club</source>
         <translation>Zachary 空手道俱乐部</translation>
     </message>
     <message>
@@ -1425,7 +1446,7 @@ by maximum likelihood.</source>
         <translation>第 {0} 个头</translation>
     </message>
     <message>
-        <source>the layer's own</source>
+        <source>the layer&apos;s own</source>
         <translation>层自身的</translation>
     </message>
     <message>
@@ -1526,7 +1547,7 @@ by maximum likelihood.</source>
         <translation>特征来自 {0} 个属性（共 {1} 列）：{2}。</translation>
     </message>
     <message>
-        <source>Labels ({0}): the 4 communities of PyG's KarateClub; {1} is the split after the conflict (2 classes).</source>
+        <source>Labels ({0}): the 4 communities of PyG&apos;s KarateClub; {1} is the split after the conflict (2 classes).</source>
         <translation>标签（{0}）：PyG 的 KarateClub 数据集中的 4 个社团；{1} 是冲突之后俱乐部的分裂（2 类）。</translation>
     </message>
     <message>
@@ -1542,7 +1563,7 @@ by maximum likelihood.</source>
         <translation>标签（{0}）：每个节点在随机块模型中所属的块。</translation>
     </message>
     <message>
-        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer's BA-Shapes.</source>
+        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer&apos;s BA-Shapes.</source>
         <translation>标签（{0}）：0 为基础图，1 为房屋顶部，2 为房屋中部，3 为房屋底部，与 GNNExplainer 的 BA-Shapes 相同。</translation>
     </message>
     <message>
@@ -1550,7 +1571,7 @@ by maximum likelihood.</source>
         <translation>标签（{0}）：节点位于网格的哪个象限。</translation>
     </message>
     <message>
-        <source>Labels ({0}): which quarter of the unit square's width the node lies in (x-coordinate bucket, 4 classes).</source>
+        <source>Labels ({0}): which quarter of the unit square&apos;s width the node lies in (x-coordinate bucket, 4 classes).</source>
         <translation>标签（{0}）：节点的 x 坐标落在单位正方形宽度的哪个四分之一区间（4 类）。</translation>
     </message>
     <message>
@@ -1578,7 +1599,7 @@ by maximum likelihood.</source>
     <name>JobBar</name>
     <message>
         <source>Stop</source>
-        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head</extracomment>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head</extracomment>
         <translation>停止</translation>
     </message>
 </context>
@@ -1603,6 +1624,10 @@ by maximum likelihood.</source>
     <message>
         <source>Export &amp;figure…</source>
         <translation>导出图表(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Some saved settings could not be used and were reset to their defaults: {0}.</source>
+        <translation>部分已保存的设置无法使用，已恢复为默认值：{0}。</translation>
     </message>
     <message>
         <source>Export &amp;data…</source>
@@ -2014,7 +2039,7 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
-        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user's start points per task (state coordinates at the animation's start) what was last handed to each session (solver settings, learning rate)</extracomment>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user&apos;s start points per task (state coordinates at the animation&apos;s start) what was last handed to each session (solver settings, learning rate)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -2051,7 +2076,7 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>true spiral</source>
-        <extracomment>the plane's axes: the state's two coordinates (the spiral's y, the classifier's h, the CNF's z), symbols the same in every language</extracomment>
+        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -2364,7 +2389,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>two moons</source>
-        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...)</extracomment>
+        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -2785,7 +2810,7 @@ f 的求值次数。</translation>
     <name>TransformerSteps</name>
     <message>
         <source>token ids</source>
-        <extracomment>the step-through's steps (``models.transformer.forward_steps`` keys, without the "self." / "cross." block prefix)</extracomment>
+        <extracomment>the step-through&apos;s steps (``models.transformer.forward_steps`` keys, without the &quot;self.&quot; / &quot;cross.&quot; block prefix)</extracomment>
         <translation>词元 id</translation>
     </message>
     <message>
@@ -2912,12 +2937,12 @@ f 的求值次数。</translation>
         <translation>训练</translation>
     </message>
     <message>
-        <source>Text of at most {0} characters: a–z, space and . , ! ? ' -</source>
+        <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
         <extracomment>one model per (architecture, tokenizer, task): switching loses nothing</extracomment>
-        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? ' -（仅限英文字母）</translation>
+        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
     </message>
     <message>
-        <source>At most {0} words of the model's vocabulary: {1}</source>
+        <source>At most {0} words of the model&apos;s vocabulary: {1}</source>
         <translation>最多 {0} 个词，须来自模型的词表：{1}</translation>
     </message>
     <message>
