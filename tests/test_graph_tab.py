@@ -230,8 +230,10 @@ def test_compare_button_trains_the_three_models_and_the_baseline(qtbot, tab):
     assert all(r.height() > 0 for r in drawn_geometry([bars[1]], None)[1])
 
 
-def test_every_view_has_content_on_first_open(tab):
-    """Nothing waits for a button to show something: the untrained models are drawn."""
+def test_every_view_has_content_on_first_open(qtbot, tab):
+    """Nothing waits for a button to show something: the untrained models are drawn (their
+    accuracies computed once the tab is shown, not while it is hidden at start-up)."""
+    _settle(qtbot, tab, lambda r: r.untrained is not None)
     r = tab.result
     for view in tab.views:
         assert drawn_marks(view) > 0, view.key

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 
 from models.traces import ForwardStep
 from viz.heatmap import HeatmapPlot, TokenAxis, token_font
+from viz.text import fit_lines
 from viz.theme import HIGHLIGHT, PALETTE, colormap
 
 #: colour of the keep-mask: blocked = dark grey, keep = light green
@@ -57,25 +58,15 @@ def _set_title(plot: pg.PlotItem, title: str | None, **style) -> None:
 
 def wrap_title(title: str | None, width: float, size: str = "9pt", bold: bool = False) -> str:
     """``title`` with line breaks (``<br>``) so that no line is wider than ``width``
-    pixels (words are not split; a title with markup is left as it is)."""
+    pixels, broken as Qt breaks text (at spaces, between Chinese characters); a title
+    with markup is left as it is."""
     if not title or width <= 0 or "<" in title.replace("<br>", ""):
         return title or ""
     font = QFont()
     font.setPointSizeF(float(size.rstrip("pt")))
     font.setBold(bold)
-    fm = QFontMetricsF(font)
-    out = []
-    for line in title.split("<br>"):
-        current = ""
-        for word in line.split(" "):
-            trial = f"{current} {word}" if current else word
-            if current and fm.horizontalAdvance(trial) > width - 4:
-                out.append(current)
-                current = word
-            else:
-                current = trial
-        out.append(current)
-    return "<br>".join(out)
+    lines, _ = fit_lines(title.replace("<br>", "\n"), font, int(width - 4), max_lines=99)
+    return "<br>".join(lines)
 
 
 def _lines(title: str) -> int:
@@ -165,10 +156,10 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
     def relayout(self) -> None:
         """Fit the heatmaps to the widget (called on resize and on new data)."""
         w, h = self.viewport().width(), self.viewport().height()
-        if not getattr(self, "plots", None) or w < 20 or h < 20:
+        # (a resize before the first trace: no heatmaps given yet, nothing to lay out)
+        if not getattr(self, "plots", None) or w < 20 or h < 20 or len(self._titles) != len(
+                self.plots):
             return
-        if len(self._titles) != len(self.plots):
-            return      # no heatmaps given yet (a resize before the first trace)
         q, k = self._shape
         q_labels, k_labels = self._labels
         left_ax, bottom_ax = self.plots[0].getAxis("left"), self.plots[0].getAxis("bottom")

@@ -158,6 +158,7 @@ class BaseTab(QWidget):
         split.setSizes([390, 1100])
         self.split = split
         self._fitted_width = 0
+        self._on_show: dict[object, Callable[[], object]] = {}
         self.job_bar = JobBar(self.jobs)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
@@ -180,6 +181,20 @@ class BaseTab(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's API
         super().showEvent(event)
         self.fit_controls()
+        waiting, self._on_show = self._on_show, {}
+        for fn in waiting.values():        # after this turn: the tab paints first
+            QTimer.singleShot(0, fn)
+
+    def when_shown(self, fn: Callable[[], object], key: object = None) -> None:
+        """Run ``fn`` now if the tab is on screen, else the first time it is shown. For
+        the extras only this tab's views need (an untrained model's evaluation, a
+        comparison): a window closed right after start no longer waits for them, and
+        tabs nobody opened cost nothing. A second request with the same ``key`` (default:
+        ``fn``) replaces the first."""
+        if self.isVisible():
+            fn()
+        else:
+            self._on_show[fn if key is None else key] = fn
 
     def fit_controls(self) -> None:
         """Widen the left column to what its controls ask for (their texts differ per

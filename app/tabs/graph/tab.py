@@ -308,14 +308,22 @@ class GraphTab(TrainingTab):
         batch = self.result.batch if self.result is not None else None
         if batch is None or len(batch.ptr) - 1 != p["batch_graphs"]:
             batch = None
+        untrained = self.untrained.get(self._untrained_key())
+        if untrained is None and not self.isVisible():
+            # the untrained models' accuracies only matter once someone looks: computed
+            # then (a window closed right after start does not wait for them)
+            self.when_shown(self.request_update, key="untrained")
         return partial(graph_result, doc, p, session, self.layouts.get(layout_key),
                        layout_key, self.motif_graphs(), batch, graph_session, link_session,
-                       self._dataset_name(), untrained=self.untrained.get(self._untrained_key()),
-                       device=self.ctx.device())
+                       self._dataset_name(), untrained=untrained,
+                       device=self.ctx.device() if self.isVisible() else None)
 
     def show_trace(self, result: GraphResult) -> None:
         if result is None:
             return
+        if result.layout_key[0] == self._doc_key() and result.name != self._dataset_name():
+            # computed before a language switch: its name in the language shown now
+            result = replace(result, name=self._dataset_name())
         self.layout_note.setText(result.layout_error)
         self.layouts[result.layout_key] = result.pos
         if result.untrained is not None:     # computed for the settings of compute_fn

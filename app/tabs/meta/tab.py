@@ -294,7 +294,7 @@ class MetaTab(TrainingTab):
             self._want_eval = True
         super().on_torch_ready()
         if self._want_eval:
-            self.evaluate()
+            self.when_shown(self.evaluate)
 
     def reset_meta(self) -> None:
         """Start meta-training over: every method back to the initial weights (seed 0)."""

@@ -386,7 +386,8 @@ class ODETab(TrainingTab):
         for v in self.views:
             v.panel.set_title(v.title())
         self.update_buttons()
-        self._auto_compare(result)
+        self.when_shown(lambda: self.result is not None and self._auto_compare(self.result),
+                        key="auto_compare")
 
     def _auto_compare(self, result: ODEResult) -> None:
         """The adjoint comparison of a model shown for the first time, off the GUI thread

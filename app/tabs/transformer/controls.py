@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -220,11 +220,10 @@ def build_views(tab: TransformerTab) -> None:
                       ViewPanel(tab.train_plot), partial(data.training, tab)), 1, 2)
     tab.add_view(View("head_view", tab._head_view_title, ViewPanel(tab.head_lines),
                       partial(data.head_view, tab)), 0, 1)
-    tab._title_fitter = _TitleFitter(tab)
     for view in tab.views:
-        # the grid shares its room by the stretch factors below, not by size hints
+        # the grid shares its room by the stretch factors below, not by size hints (a
+        # long title breaks over lines in its panel: ViewPanel's FitLabel)
         view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-        tab._title_fitter.watch(view.panel.title)
     tab.grid.setRowStretch(0, 5)
     tab.grid.setRowStretch(1, 4)
     tab.grid.setColumnStretch(0, 4)
@@ -238,45 +237,3 @@ def build_views(tab: TransformerTab) -> None:
     tab.head_lines.headsToggled.connect(lambda: tab._hover_head_view(-1, -1))
     tab.panels_view.hovered.connect(tab._hover_steps)
     tab.step_view.hovered.connect(tab._hover_forward)
-
-
-class _TitleFitter(QObject):
-    """A view's title breaks onto as many lines as its panel's width needs, instead of
-    widening its grid column (a long title made its column as wide as the title) or
-    being cut. (Not QLabel's word wrap: a word-wrapped label asks for height-for-width,
-    and the grid then gave both rows the same height whatever their stretch.)"""
-
-    def watch(self, label: QLabel) -> None:
-        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        label.installEventFilter(self)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt name
-        if event.type() in (QEvent.Type.Resize, QEvent.Type.Paint):
-            self._fit(obj)
-        return False
-
-    def _fit(self, label: QLabel) -> None:
-        text = label.text()
-        if text != label.property("wrapped"):
-            label.setProperty("raw", text)          # the tab set a new title
-        raw = label.property("raw") or ""
-        wrapped = wrap_words(raw, label.fontMetrics(), max(40, label.width() - 4))
-        if wrapped != text:
-            label.setProperty("wrapped", wrapped)
-            label.setText(wrapped)
-        else:
-            label.setProperty("wrapped", text)
-
-
-def wrap_words(text: str, fm, width: int) -> str:
-    """``text`` with line breaks so that no line is wider than ``width`` pixels."""
-    lines, current = [], ""
-    for word in text.split(" "):
-        trial = f"{current} {word}" if current else word
-        if current and fm.horizontalAdvance(trial) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = trial
-    lines.append(current)
-    return "\n".join(lines)
