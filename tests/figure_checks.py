@@ -361,3 +361,29 @@ def empty_views(window) -> tuple[int, list[str]]:
             if drawn_marks(view.panel.graphics.scene()) == 0:
                 found.append(f"{tab.key}.{view.key}: nothing drawn")
     return checked, found
+
+
+# -- 5. a tour's Back shows what each step says ------------------------------------------------
+
+
+def tour_back_mismatches(tab) -> list[str]:
+    """Walk ``tab``'s tour to its end, then Back to the start: at each step, the controls
+    its ``state`` names must hold the values it names (Back re-applies them). Returns
+    (step id, key, shown, wanted) findings."""
+    import pytest
+
+    steps = tab.tour_steps()
+    tab.tour.go_to(0)
+    for _ in range(len(steps) - 1):
+        tab.tour.next()
+    found = []
+    for i in range(len(steps) - 1, -1, -1):
+        if tab.tour.index() != i:
+            found.append(f"Back from step {i + 1} went to {tab.tour.index()}")
+            break
+        params = tab.params()
+        for k, v in steps[i].state.items():
+            if k in params and params[k] != (pytest.approx(v) if isinstance(v, float) else v):
+                found.append(f"{steps[i].id}: {k} = {params[k]!r}, the step wants {v!r}")
+        tab.tour.back()
+    return found

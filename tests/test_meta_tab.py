@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 
+import figure_checks
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
@@ -304,17 +305,7 @@ def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkey
     for step in steps:          # the adaptation view's steps name its task
         if step.state["highlight"] == "adapt":
             assert {"amp_max", "task_seed", "support"} <= set(step.state), step.id
-    tab.tour.go_to(0)
-    for _ in range(len(steps) - 1):
-        tab.tour.next()
-    for i in range(len(steps) - 1, -1, -1):
-        assert tab.tour.index() == i
-        params = tab.params()
-        for k, v in steps[i].state.items():
-            if k in params:
-                assert params[k] == (pytest.approx(v) if isinstance(v, float) else v), \
-                    (steps[i].id, k)
-        tab.tour.back()
+    assert figure_checks.tour_back_mismatches(tab) == []
 
 
 def test_before_meta_training_the_loss_plot_shows_the_loss_of_not_learning():
