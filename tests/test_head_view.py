@@ -24,9 +24,15 @@ def tab(window) -> TransformerTab:
 
 
 def _move_to(qtbot, view: HeadView, side: int, index: int) -> None:
-    pt = view.mapFromScene(view.token_scene_pos(side, index))
-    QTest.mouseMove(view.viewport(), QPoint(pt.x() + (-4 if side == QUERY else 4), pt.y()))
-    qtbot.waitUntil(lambda: view.lines.hover == (side, index), timeout=3000)
+    """Point at a token; where the tab's layout is still settling (a just-shown tab
+    widens its controls column), point again at where the token is now."""
+    def there() -> bool:
+        if view.lines.hover == (side, index):
+            return True
+        pt = view.mapFromScene(view.token_scene_pos(side, index))
+        QTest.mouseMove(view.viewport(), QPoint(pt.x() + (-4 if side == QUERY else 4), pt.y()))
+        return view.lines.hover == (side, index)
+    qtbot.waitUntil(there, timeout=3000)
 
 
 def test_line_opacity_is_the_weight_of_every_head_of_the_layer(tab):
