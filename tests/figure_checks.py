@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSize
-from PySide6.QtGui import QFontMetrics, QTextDocument
+from PySide6.QtGui import QFontMetrics, QImage, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
@@ -387,3 +388,17 @@ def tour_back_mismatches(tab) -> list[str]:
                 found.append(f"{steps[i].id}: {k} = {params[k]!r}, the step wants {v!r}")
         tab.tour.back()
     return found
+
+
+# -- 6. pictures as arrays ----------------------------------------------------------------------
+
+
+def read_rgb(path) -> np.ndarray:
+    """An image file as uint8[h, w, 3] in RGB order (Qt reads it; the buffer is copied
+    while the QImage that owns it is alive)."""
+    image = QImage(str(path))
+    assert not image.isNull(), f"{path} is not a readable image"
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
+    rows = buf.reshape(image.height(), image.bytesPerLine())
+    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)[..., 2::-1]

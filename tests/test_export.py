@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from figure_checks import read_rgb
 from PySide6.QtCore import QEvent, QRectF
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
@@ -320,16 +321,6 @@ def view(request, show):
     return VIEWS[request.param](show)
 
 
-def _rgb(path: Path) -> np.ndarray:
-    image = QImage(str(path))
-    assert not image.isNull(), f"{path.name} is not a readable image"
-    image = image.convertToFormat(QImage.Format.Format_RGB32)
-    # copy while the QImage that owns the buffer is still alive
-    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
-    rows = buf.reshape(image.height(), image.bytesPerLine())
-    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)[..., :3]
-
-
 def test_png_has_the_requested_width_the_view_aspect_and_real_content(view, tmp_path):
     path = tmp_path / "view.png"
 
@@ -337,7 +328,7 @@ def test_png_has_the_requested_width_the_view_aspect_and_real_content(view, tmp_
 
     expected_h = round(view.height() * 800 / view.width())
     assert (size.width(), size.height()) == (800, expected_h)
-    pixels = _rgb(path)
+    pixels = read_rgb(path)
     assert pixels.shape[:2] == (expected_h, 800)
     colours = np.unique(pixels.reshape(-1, 3), axis=0)
     assert len(colours) >= 8, f"only {len(colours)} colours: a blank image"
@@ -482,7 +473,7 @@ def test_png_legend_text_and_lines_grow_with_the_figure(show, tmp_path):
     for scale in (1.0, 3.0):
         path = tmp_path / f"x{scale:g}.png"
         render(plot, str(path), "png", scale=scale)
-        pixels = _rgb(path)
+        pixels = read_rgb(path)
         h, w = pixels.shape[:2]
         legend = _ink_box(pixels, (slice(0, h // 4), slice(0, w // 2)))
         # the curve: a horizontal line, right of the legend; its ink summed down a
@@ -506,7 +497,7 @@ def test_a_panel_exports_with_its_title_above_the_graphics(show, tmp_path):
     render(panel, str(tmp_path / "p.svg"), "svg")
 
     assert png.width() == qt_size.width() and png.height() > qt_size.height() + 10
-    pixels = _rgb(tmp_path / "p.png")
+    pixels = read_rgb(tmp_path / "p.png")
     band = pixels[: png.height() - qt_size.height()]
     assert (band < 128).any(axis=2).mean() > 0.02        # the title's ink
     root = ET.parse(tmp_path / "p.svg").getroot()

@@ -17,11 +17,10 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QImage
+from figure_checks import read_rgb
 
 from viz.figure import cell_runs
 from viz.svg_post import fix_svg
@@ -34,15 +33,6 @@ PDFTOTEXT = shutil.which("pdftotext")
 #: (tab, view): a heatmap, a graph with edges, curves with a legend, a scatter plane
 VIEWS = [("positional", "pe"), ("graph", "graph"), ("positional", "curves"),
          ("meta", "proto_input")]
-
-
-def _rgb(path: Path) -> np.ndarray:
-    image = QImage(str(path))
-    assert not image.isNull(), f"{path.name} is not a readable image"
-    image = image.convertToFormat(QImage.Format.Format_RGB32)
-    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
-    rows = buf.reshape(image.height(), image.bytesPerLine())
-    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)[..., 2::-1]
 
 
 def _blur(a: np.ndarray) -> np.ndarray:
@@ -80,7 +70,7 @@ def test_views_export_in_three_formats_with_title(qtbot, window, exported):
         words = title.split()
         assert any(words[0] in t for t in texts), f"{tab_key}.{view_key}: no title in {texts}"
         # PNG: one logical pixel per pixel, the graphics below a title band
-        png = _rgb(files["png"])
+        png = read_rgb(files["png"])
         graphics = view.panel.graphics.size()
         band = png.shape[0] - graphics.height()
         assert png.shape[1] == graphics.width() and band >= 10, (png.shape, graphics)
@@ -97,13 +87,13 @@ def test_librsvg_draws_the_svg_as_the_png(exported, tmp_path, tab_key, view_key)
     if (tab_key, view_key) not in exported["files"]:
         pytest.skip("the export test did not run")
     files, _title, _size = exported["files"][(tab_key, view_key)]
-    png = _rgb(files["png"])
+    png = read_rgb(files["png"])
     h, w = png.shape[:2]
     out = tmp_path / "rsvg.png"
     proc = subprocess.run([RSVG, "-w", str(w), "-h", str(h), "-b", "white", "-o", str(out),
                            str(files["svg"])], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
-    rsvg = _rgb(out)
+    rsvg = read_rgb(out)
     assert rsvg.shape == png.shape
 
     png, rsvg = _blur(png), _blur(rsvg)
