@@ -1,5 +1,3 @@
-import sys
+from app.main import entry
 
-from app.main import run
-
-sys.exit(run())
+entry()

@@ -63,16 +63,15 @@ def _dispose(window) -> None:
 def _close_on_sigint(window):
     """Ctrl+C in the terminal closes the window the normal way (jobs stopped, settings
     saved). Qt's event loop runs in C++, so a timer lets Python look at signals.
-    Returns the previous handler, to be restored before the window is deleted."""
+    The caller restores the handler it had before the window is deleted."""
     import signal
 
     from PySide6.QtCore import QTimer
 
-    previous = signal.signal(signal.SIGINT, lambda *_: window.close())
+    signal.signal(signal.SIGINT, lambda *_: window.close())
     timer = QTimer(window)
     timer.timeout.connect(lambda: None)
     timer.start(200)
-    return previous
 
 
 class _SmokeMonitor:
@@ -132,6 +131,19 @@ def main(args: argparse.Namespace) -> int:
         sys.stderr.write("archscope: no display found. Run it on a desktop, under "
                          "`xvfb-run archscope`, or headless with QT_QPA_PLATFORM=offscreen.\n")
         return 2
+    # Ctrl+C while the window is being built (seconds on a slow machine) is remembered
+    # and closes it the normal way once shown, instead of a KeyboardInterrupt traceback
+    import signal
+
+    quit_early: list[bool] = []
+    previous_sigint = signal.signal(signal.SIGINT, lambda *_: quit_early.append(True))
+    try:
+        return _main_window(args, quit_early)
+    finally:
+        signal.signal(signal.SIGINT, previous_sigint)
+
+
+def _main_window(args: argparse.Namespace, quit_early: list[bool]) -> int:
     app = _application()
     from app.errors import ExceptHooks
     from app.i18n import Translations
@@ -143,7 +155,6 @@ def main(args: argparse.Namespace) -> int:
     translations.set_language(args.lang or settings.language)
     window = None
     hooks = None
-    previous_sigint = None
     try:
         window = MainWindow(settings, translations)
         if args.device:
@@ -151,8 +162,12 @@ def main(args: argparse.Namespace) -> int:
         hooks = ExceptHooks(window)
         hooks.install()
         smoke = _SmokeMonitor(window) if args.smoke else None
-        previous_sigint = _close_on_sigint(window)
+        _close_on_sigint(window)
         window.show()
+        if quit_early:
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, window.close)
         rc = app.exec()
         # a one-shot computation (a trace, a density) cannot be interrupted; let it end
         # before the interpreter tears down the Qt objects it reports to, which printed
@@ -162,10 +177,10 @@ def main(args: argparse.Namespace) -> int:
         wait_for_workers(10.0)
         return smoke.rc if smoke else rc
     finally:
-        if previous_sigint is not None:
-            import signal
+        # the Ctrl+C handler refers to the window: not once it is being deleted
+        import signal
 
-            signal.signal(signal.SIGINT, previous_sigint)
+        signal.signal(signal.SIGINT, lambda *_: quit_early.append(True))
         if hooks:
             hooks.uninstall()
         _dispose(window)
@@ -360,3 +375,22 @@ def run(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="cpu, cuda:N or mps")
     parser.add_argument("--settings-dir", default=None, help=argparse.SUPPRESS)
     return main(parser.parse_args(argv))
+
+
+def entry() -> None:
+    """The ``archscope`` command: ``run()``, then leave without interpreter teardown.
+
+    By the time ``run()`` returns, the window is closed and deleted, settings are
+    synced and every file written is closed. What is left is Python's finalisation of
+    torch, scipy and PyG modules: 1.4 s of garbage collection on this machine, spent
+    after the window has gone while the process still shows as running. Flushing the
+    standard streams and ``os._exit`` skip it (and the PySide6 teardown crashes the
+    module docstring mentions). ``run()`` itself still returns, for in-process callers.
+    """
+    rc = run()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(rc if isinstance(rc, int) else 1)

@@ -177,13 +177,12 @@ def show(self):
         QTimer.singleShot(1500, close)
     self.torchReady.connect(when_ready)
 MainWindow.show = show
-rc = m.run([])
-print("RETURNED", time.monotonic(), flush=True)
-sys.exit(rc)
+sys.argv = ["archscope"]
+m.entry()
 """
 
 
-def test_closing_while_training_exits_cleanly_within_2s(tmp_path):
+def test_closing_while_training_exits_cleanly_at_once(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
                ARCHSCOPE_SETTINGS_DIR=str(tmp_path / "settings"))
     proc = subprocess.Popen([sys.executable, "-c", CLOSE_SCRIPT], cwd=ROOT, env=env,
@@ -197,7 +196,8 @@ def test_closing_while_training_exits_cleanly_within_2s(tmp_path):
     out, err = proc.communicate(timeout=30)
     exited_at = time.monotonic()
     assert proc.returncode == 0, err
-    assert exited_at - closing_at < 2.0, f"took {exited_at - closing_at:.2f} s"
+    # measured 0.3-0.5 s here; a close that waits for the endless training never ends
+    assert exited_at - closing_at < 3.0, f"took {exited_at - closing_at:.2f} s"
     assert "QThread: Destroyed" not in err and "Fatal" not in err and "Traceback" not in err
 
 
@@ -212,7 +212,8 @@ def test_settings_remember_language_and_device(tmp_path, lang):
     assert s.value("window/geometry") is not None
 
 
-def test_ctrl_c_in_the_terminal_closes_cleanly(tmp_path):
+@pytest.mark.parametrize("after_s", [1.5, 5.0])   # while the window is built; once shown
+def test_ctrl_c_in_the_terminal_closes_cleanly(tmp_path, after_s):
     import signal
 
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
@@ -220,7 +221,7 @@ def test_ctrl_c_in_the_terminal_closes_cleanly(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     ini = tmp_path / "settings" / "archscope.ini"
-    time.sleep(5)
+    time.sleep(after_s)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
