@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from app import export
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
+from app.sessions import SessionActions
 from app.settings import Settings
 from app.tabs.base import BaseTab, TabContext
 from app.tabs.catalog import TabSpec, tab_specs
@@ -112,7 +113,7 @@ class ExportFigureDialog(QDialog):
             self.path.setText(path)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, SessionActions):
     """Signals: torchReady() once torch, PyG and the devices are known.
 
     ``specs`` are the tabs to build, in order; by default ``app.tabs.catalog.tab_specs()``
@@ -240,6 +241,7 @@ class MainWindow(QMainWindow):
         self.act_about = QAction(self)
         self.act_about.triggered.connect(self.show_about)
         self.menu_help.addAction(self.act_about)
+        self._build_session_actions(self.menu_file, self.menu_help)
 
     # -- translations ------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
@@ -264,6 +266,7 @@ class MainWindow(QMainWindow):
         self.menu_lang.setTitle(translate("MainWindow", "&Language"))
         self.menu_help.setTitle(translate("MainWindow", "&Help"))
         self.act_about.setText(translate("MainWindow", "&About ArchScope"))
+        self._retranslate_session_actions()
         self.device_caption.setText(translate("MainWindow", "Device:"))
         for i, spec in enumerate(self.specs):
             self.tabs_widget.setTabText(i, translate(TAB_CONTEXT, spec.title))

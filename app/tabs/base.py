@@ -330,3 +330,37 @@ class BaseTab(QWidget):
 
     def save_state(self) -> None:
         pass
+
+    # -- session files (File → Save session… / Open session…, app/sessions.py) -----------
+    def session_state(self):
+        """The tab as a session file keeps it: its controls (``params()``, what
+        ``apply_state`` takes back) and the user's own inputs (``session_inputs``)."""
+        from models.sessionfile import TabState
+
+        data, arrays = self.session_inputs()
+        return TabState(params=dict(self.params()), data=data, arrays=arrays)
+
+    def session_inputs(self) -> tuple[dict, dict]:
+        """What the user gave the tab beyond its controls (points drawn, a graph loaded,
+        a sentence typed): JSON-able data and numpy arrays."""
+        return {}, {}
+
+    def restore_session_inputs(self, data: dict, arrays: dict, name: str) -> None:
+        """Put back what ``session_inputs`` saved (before the controls are set);
+        ``SessionFileError`` naming the file ``name`` if it is malformed."""
+
+    def open_session_state(self, state, name: str) -> None:
+        """Take a tab's part of a session: inputs, then controls (checked strictly: a
+        value out of range is refused, not clamped), then a redraw."""
+        self.restore_session_inputs(state.data, state.arrays, name)
+        self._apply_session_params(state.params, name)
+        self.request_update()
+
+    def _apply_session_params(self, params: dict, name: str) -> None:
+        from models.errors import InvalidParameterError, SessionFileError
+
+        try:
+            self.apply_state(dict(params), strict=True)
+        except InvalidParameterError as exc:
+            raise SessionFileError(f"{name}: the {self.key} tab's settings cannot be "
+                                   f"used: {exc}") from exc

@@ -195,6 +195,55 @@ class TrainingTab(BaseTab):
         """The session the tab shows now (None if it has not been made yet)."""
         return None
 
+    # -- session files ----------------------------------------------------------------------
+    def saved_sessions(self) -> dict[str, object]:
+        """The training sessions a session file keeps, by name: the one on screen."""
+        session = self.current_session()
+        return {"main": session} if session is not None else {}
+
+    def session_named(self, name: str):
+        """The session ``name`` of ``saved_sessions`` for the settings now, made if it
+        does not exist yet (weights are then loaded into it)."""
+        from models.errors import SessionFileError
+
+        if name != "main":
+            raise SessionFileError(f"the {self.key} tab has no training session {name!r}.")
+        return self.session()
+
+    def session_state(self):
+        state = super().session_state()
+        metas = {}
+        for name, session in self.saved_sessions().items():
+            tensors, meta = session.save_state()
+            state.tensors.update({f"{name}/{k}": v for k, v in tensors.items()})
+            metas[name] = meta
+        state.data["sessions"] = metas
+        return state
+
+    def open_session_state(self, state, name: str) -> None:
+        from models.errors import SessionFileError
+
+        self.stop_jobs()
+        self.restore_session_inputs(state.data, state.arrays, name)
+        self._apply_session_params(state.params, name)
+        sessions = state.data.get("sessions", {})
+        if not isinstance(sessions, dict):
+            raise SessionFileError(f"{name}: the {self.key} tab's sessions are malformed.")
+        for session_name, meta in sessions.items():
+            if not isinstance(meta, dict):
+                raise SessionFileError(f"{name}: the session {session_name!r} is malformed.")
+            prefix = f"{session_name}/"
+            tensors = {k[len(prefix):]: v for k, v in state.tensors.items()
+                       if k.startswith(prefix)}
+            self.session_named(session_name).load_state(tensors, meta, name)
+        self.error_note.setText("")
+        self.after_session_opened()
+
+    def after_session_opened(self) -> None:
+        """Redraw everything a session's weights and records show (curves too)."""
+        self.update_buttons()
+        self.request_update()
+
     def trained_steps(self) -> int:
         """Steps the shown session has trained (words the button "Resume training")."""
         return getattr(self.current_session(), "step", 0)
