@@ -30,10 +30,6 @@ SUFFIX = ".archscope"
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "sessions"
 
 
-def translate(text: str) -> str:
-    return QCoreApplication.translate("Sessions", text)
-
-
 def app_version() -> str:
     try:
         from importlib.metadata import version
@@ -92,8 +88,8 @@ def apply(doc, tabs_by_key: dict, name: str, device: str) -> list[str]:
                                f"{exc}).") from exc
     notes = []
     if doc.saved_on and doc.saved_on.split(":")[0] != device.split(":")[0]:
-        notes.append(translate("Saved on {0}, opened here on {1}.").format(doc.saved_on,
-                                                                           device))
+        notes.append(QCoreApplication.translate(
+            "Sessions", "Saved on {0}, opened here on {1}.").format(doc.saved_on, device))
     return notes
 
 
@@ -136,13 +132,15 @@ class SessionActions:
         self._pending_session: str | None = None
 
     def _retranslate_session_actions(self) -> None:
-        self.act_open_session.setText(translate("Open &session…"))
-        self.act_save_session.setText(translate("&Save session of this tab…"))
-        self.act_save_all.setText(translate("Save session of &all tabs…"))
-        self.menu_examples.setTitle(translate("&Examples"))
+        self.act_open_session.setText(QCoreApplication.translate("Sessions", "Open &session…"))
+        self.act_save_session.setText(
+            QCoreApplication.translate("Sessions", "&Save session of this tab…"))
+        self.act_save_all.setText(
+            QCoreApplication.translate("Sessions", "Save session of &all tabs…"))
+        self.menu_examples.setTitle(QCoreApplication.translate("Sessions", "&Examples"))
 
     def _session_filter(self) -> str:
-        return translate("ArchScope sessions (*.archscope)")
+        return QCoreApplication.translate("Sessions", "ArchScope sessions (*.archscope)")
 
     # -- saving ----------------------------------------------------------------------------
     def save_session(self, path: str, all_tabs: bool = False) -> str:
@@ -150,7 +148,8 @@ class SessionActions:
         tab = self.current_tab()
         tabs = self.tabs if all_tabs else [tab]
         written = save(path, tabs, tab.key, self.device_name)
-        self.statusBar().showMessage(translate("Saved the session {0}").format(written), 8000)
+        self.statusBar().showMessage(QCoreApplication.translate(
+            "Sessions", "Saved the session {0}").format(written), 8000)
         return str(written)
 
     def save_session_dialog(self, all_tabs: bool = False) -> None:
@@ -159,7 +158,8 @@ class SessionActions:
         tab = self.current_tab()
         default = f"{self.settings.last_dir('session')}/{'archscope' if all_tabs else tab.key}"
         path, _ = QFileDialog.getSaveFileName(
-            self, translate("Save session"), default + SUFFIX, self._session_filter())
+            self, QCoreApplication.translate("Sessions", "Save session"), default + SUFFIX,
+            self._session_filter())
         if not path:
             return
         try:
@@ -174,7 +174,8 @@ class SessionActions:
         from PySide6.QtWidgets import QFileDialog
 
         path, _ = QFileDialog.getOpenFileName(
-            self, translate("Open session"), self.settings.last_dir("session"),
+            self, QCoreApplication.translate("Sessions", "Open session"),
+            self.settings.last_dir("session"),
             self._session_filter())
         if path:
             self.open_session(path)
@@ -188,7 +189,8 @@ class SessionActions:
                 self.torchReady.connect(self._open_pending_session)
             self._pending_session = path
             self.statusBar().showMessage(
-                translate("Opening {0} once PyTorch has loaded…").format(Path(path).name))
+                QCoreApplication.translate("Sessions", "Opening {0} once PyTorch has loaded…")
+                .format(Path(path).name))
             return False
         name = Path(path).name
         tabs_by_key = {t.key: t for t in self.tabs}
@@ -202,7 +204,7 @@ class SessionActions:
             self.tabs_widget.setCurrentWidget(tabs_by_key[doc.current])
         if not str(path).startswith(str(EXAMPLES)):
             self.settings.set_last_dir("session", path)
-        message = translate("Opened the session {0}").format(name)
+        message = QCoreApplication.translate("Sessions", "Opened the session {0}").format(name)
         self.statusBar().showMessage(" ".join([message, *notes]), 10000)
         return True
 
