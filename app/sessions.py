@@ -98,6 +98,19 @@ def examples() -> list[Path]:
     return sorted(EXAMPLES.glob(f"*{SUFFIX}")) if EXAMPLES.is_dir() else []
 
 
+def example_title(path: Path) -> str:
+    """The menu text of an example session (its file name if it has no title here)."""
+    titles = {
+        "transformer-reverse": QCoreApplication.translate(
+            "Sessions", "Transformer trained to reverse digits"),
+        "realnvp-two-moons": QCoreApplication.translate(
+            "Sessions", "RealNVP flow trained on two moons"),
+        "gcn-karate": QCoreApplication.translate(
+            "Sessions", "GCN trained on Zachary's karate club"),
+    }
+    return titles.get(path.stem, path.stem.replace("-", " "))
+
+
 class SessionActions:
     """File → Open session… / Save session… / Save all tabs as a session…, and
     Help → Examples, mixed into ``MainWindow`` (which has ``tabs``, ``settings``,
@@ -124,7 +137,8 @@ class SessionActions:
                              self.menu_examples)
         self.example_actions = []
         for path in examples():
-            act = QAction(path.stem.replace("-", " "), self)
+            act = QAction(self)
+            act.setData(str(path))
             act.triggered.connect(lambda _=False, p=str(path): self.open_session(p))
             self.menu_examples.addAction(act)
             self.example_actions.append(act)
@@ -138,6 +152,8 @@ class SessionActions:
         self.act_save_all.setText(
             QCoreApplication.translate("Sessions", "Save session of &all tabs…"))
         self.menu_examples.setTitle(QCoreApplication.translate("Sessions", "&Examples"))
+        for act in self.example_actions:
+            act.setText(example_title(Path(act.data())))
 
     def _session_filter(self) -> str:
         return QCoreApplication.translate("Sessions", "ArchScope sessions (*.archscope)")
