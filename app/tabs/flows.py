@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLa
 
 from app.tabs.base import TabContext, View, ViewData
 from app.tabs.flows_points import UserPointsNote
+from app.tabs.flows_session import FlowSessionFile
 from app.tabs.training import TrainingTab
 from models.flows import options
 from models.traces import FlowResult, Progress
@@ -59,7 +60,7 @@ def untrained_nll(trace) -> float:
     return float(-log_p.mean())
 
 
-class FlowsTab(UserPointsNote, TrainingTab):
+class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
     key = "flows"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:

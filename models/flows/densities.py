@@ -40,7 +40,7 @@ from models.flows.options import DENSITIES
 
 __all__ = ["DENSITIES", "MAX_POINTS", "sample", "differential_entropy", "knn_entropy", "mixture_entropy",
            "target_density", "histogram_density", "load_points_csv", "MIN_POINTS",
-           "spread_problem", "standardise"]
+           "spread_problem", "standardise", "check_points"]
 
 #: the most points ``load_points_csv`` accepts
 MAX_POINTS = 1_000_000
@@ -453,6 +453,29 @@ def load_points_csv(path: str | Path) -> np.ndarray:
             f"at least {MIN_POINTS} to learn a density from (with fewer it just memorises "
             "them).")
     return np.asarray(rows, dtype=np.float32).reshape(-1, 2)
+
+
+def check_points(points) -> np.ndarray:
+    """The user's points (from a file, drawn, or kept in a session file) as C-contiguous
+    float32[n, 2], or ``InvalidParameterError`` saying what is wrong: not real numbers,
+    not n rows of (x, y), fewer than ``MIN_POINTS`` or more than ``MAX_POINTS`` rows, a
+    NaN, an infinity or a value beyond float32's range (the flow computes in float32)."""
+    arr = np.asarray(points)
+    if arr.dtype.kind not in "fiu":
+        raise InvalidParameterError(f"Custom points must be real numbers, got {arr.dtype}.")
+    if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) < MIN_POINTS:
+        raise InvalidParameterError(
+            f"Custom points must be an array of at least {MIN_POINTS} rows of (x, y), got "
+            f"shape {arr.shape}.")
+    if len(arr) > MAX_POINTS:
+        raise InvalidParameterError(f"Custom points: at most {MAX_POINTS:,} rows, got "
+                                    f"{len(arr):,}.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        pool = np.ascontiguousarray(arr, dtype=np.float32)
+    if not np.isfinite(pool).all():
+        raise InvalidParameterError("Custom points must be finite in float32 (no NaN, no "
+                                    "infinity, nothing beyond ±3.4e38).")
+    return pool
 
 
 def spread_problem(points: np.ndarray) -> str | None:

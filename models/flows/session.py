@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
-from models.errors import DegenerateDataError, InvalidParameterError, TrainingDivergedError
+from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
 from models.session import Run, StepOutcome, TrainingSession, check_lr
@@ -52,14 +52,7 @@ class FlowSession(TrainingSession):
         #: ``train`` raises ``DegenerateDataError`` with it before the first step
         self.data_problem: str | None = None
         if points is not None:
-            pool = np.asarray(points, np.float32)
-            if pool.ndim != 2 or pool.shape[1] != 2 or len(pool) < densities.MIN_POINTS:
-                raise InvalidParameterError(
-                    f"Custom points must be an array of at least {densities.MIN_POINTS} rows "
-                    f"of (x, y), got shape {pool.shape}.")
-            if not np.isfinite(pool).all():
-                raise InvalidParameterError("Custom points must be finite in float32 (no NaN,"
-                                            " no infinity, nothing beyond ±3.4e38).")
+            pool = densities.check_points(points)     # InvalidParameterError: what is wrong
             self.data = "custom"
             self.data_problem = densities.spread_problem(pool)
             self.entropy = (math.nan if self.data_problem else
