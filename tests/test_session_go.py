@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from models.sessionfile import read_session, write_session
@@ -241,3 +242,128 @@ def test_a_graph_session_that_does_not_fit_is_refused_and_the_tab_stays_as_it_wa
     assert win.open_session(good), errors[-1:]
     settle(qtbot, tab)
     assert tab.params()["dataset"] == "file" and tab.params()["edges"] == "weight"
+
+
+# -- the neural-ODE tab ---------------------------------------------------------------------------
+def ode_prepare(qtbot, tab) -> None:
+    tab.apply_state({"task": "spiral", "hidden": 16, "lr": 0.01, "max_nfe": 2000},
+                    strict=True)
+    train_steps(tab, 8)
+    tab.apply_state({"method": "rk4", "step_size": 0.1}, strict=True)   # from step 9 on
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: len(tab.switches[key]) == 2, timeout=10_000)
+    train_steps(tab, 5)
+    tab.add_start(0.5, -1.0)
+    tab.add_start(-1.5, 0.25)
+    tab.apply_state({"t": 0.4}, strict=True)
+
+
+def test_a_trained_ode_comes_back_with_its_records_solver_starts_and_comparison(
+        qtbot, tmp_path):
+    a, b, _ = round_trip(qtbot, "ode", tmp_path, lambda tab: ode_prepare(qtbot, tab))
+    sa, sb = a.current_session(), b.current_session()
+    assert sb.step == 13 and sb.solver == sa.solver and sb.solver.method == "rk4"
+    for record in ("losses", "nfe_forward", "nfe_backward", "step_seconds"):
+        assert getattr(sb, record) == getattr(sa, record), record
+    assert b.switches[b._session_key()] == a.switches[a._session_key()]
+    assert b.starts == a.starts and len(b.starts["spiral"]) == 2
+    assert b.t_fraction() == pytest.approx(0.4)
+    views_a, views_b = view_arrays(a), view_arrays(b)
+    assert "your_paths" in views_b["field"] and "comparison" in views_b["adjoint"]
+    assert_same_views(views_a, views_b)
+    # the comparison measured on the saving machine is shown, not measured again
+    ca, cb = (t.comparisons[t._session_key()]["result"] for t in (a, b))
+    assert (cb.seconds_direct, cb.seconds_adjoint) == (ca.seconds_direct, ca.seconds_adjoint)
+    assert b.view("adjoint").panel.readout.text() == a.view("adjoint").panel.readout.text()
+    assert train_steps(a, 3) == train_steps(b, 3)
+
+
+def _ode_nan_start(state):
+    state.data["starts"]["spiral"] = [[0.5, "nan"]]       # JSON has no NaN: as text
+
+
+def _ode_too_many_starts(state):
+    state.data["starts"]["cnf"] = [[0.1 * i, 0.0] for i in range(50)]
+
+
+def _ode_time(state):
+    state.data["t"] = 3.5
+
+
+def _ode_comparison_shape(state):
+    state.arrays["comparison"] = state.arrays["comparison"][:4]
+
+
+def _ode_solver(state):
+    state.data["sessions"]["main"]["extra"]["solver"]["rtol"] = 5.0
+
+
+def _ode_weight(state):
+    key = next(k for k in state.tensors if k.startswith("main/model0."))
+    state.tensors[key] = torch.zeros(7)
+
+
+def _ode_switches(state):
+    state.data["switches"] = [[9, "rk4"], [0, "dopri5"]]
+
+
+def _ode_hidden(state):
+    state.params["hidden"] = 100_000
+
+
+ODE_REFUSED = [
+    (_ode_nan_start, "starts"), (_ode_too_many_starts, "at most 8"), (_ode_time, "fraction"),
+    (_ode_comparison_shape, "comparison"), (_ode_solver, "rtol"), (_ode_weight, "do not fit"),
+    (_ode_switches, "switches"), (_ode_hidden, "hidden"),
+]
+
+
+def test_an_ode_session_saved_while_training_opens_stopped_and_bad_ones_are_refused(
+        qtbot, tmp_path):
+    """Saved while the job trains (each session's lock: never half a step), opened into
+    a tab whose own training runs (stopped first, and no step after), refused when it
+    does not fit (the tab as it was)."""
+    win = make_window(qtbot)
+    tab = tab_of(win, "ode")
+    win.tabs_widget.setCurrentWidget(tab)
+    ode_prepare(qtbot, tab)
+    settle(qtbot, tab)
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: tab.current_session().step >= 16, timeout=60_000)
+    good = win.save_session(str(tmp_path / "running.archscope"))
+    assert tab.running() == "train"
+    saved = read_session(good).tabs["ode"]
+    meta = saved.data["sessions"]["main"]
+    assert meta["step"] >= 16
+    for j in range(4):           # loss, NFE forward, NFE backward, seconds: one per step
+        assert len(saved.tensors[f"main/record{j}"]) == meta["step"]
+    # opening stops the running training, and the file's state is not trained further
+    assert win.open_session(good)
+    assert not tab.running() and not tab.jobs.is_running()
+    session = tab.current_session()
+    step = session.step
+    assert step == meta["step"]
+    qtbot.wait(1500)
+    assert session.step == step and len(session.losses) == step
+    settle(qtbot, tab)
+    first = train_steps(tab, 3)
+    assert win.open_session(good)
+    settle(qtbot, tab)
+    assert train_steps(tab, 3) == first          # from the file, the same steps each time
+    # the tab as the user has it now, then files that do not fit
+    tab.apply_state({"task": "classify", "hidden": 8}, strict=True)
+    train_steps(tab, 4)
+    tab.add_start(0.2, 0.3)
+    settle(qtbot, tab)
+    before, starts = view_arrays(tab), {k: list(v) for k, v in tab.starts.items()}
+    errors = []
+    win.report_error = lambda error, details: errors.append(str(error))
+    for i, (change, words) in enumerate(ODE_REFUSED):
+        path = tampered(good, tmp_path / f"bad{i}.archscope", change)
+        assert not win.open_session(path), change.__name__
+        assert f"bad{i}.archscope" in errors[-1] and words in errors[-1], \
+            (change.__name__, errors[-1])
+        settle(qtbot, tab)
+        assert tab.params()["task"] == "classify" and tab.current_session().step == 4
+        assert tab.starts == starts
+        assert_same_views(before, view_arrays(tab))

@@ -10,8 +10,7 @@ state, records and random generators (``TrainingSession._extra_state``).
 Everything read back is checked before the session changes (``load_state`` is
 overridden to check first): a best-weights tensor of the wrong shape, an epoch beyond the
 session's, a metric that is not a number are refused with ``SessionFileError`` naming
-the file. JSON has no NaN or infinity: such numbers are written as the strings "nan",
-"inf", "-inf".
+the file. Numbers that may be NaN or infinite go through ``models.session_numbers``.
 """
 
 from __future__ import annotations
@@ -21,23 +20,9 @@ import math
 import torch
 
 from models.errors import SessionFileError
+from models.session_numbers import decode_number, encode_number
 
-__all__ = ["encode_number", "decode_number", "SavedEmbedding", "SavedBestWeights"]
-
-
-def encode_number(value: float) -> float | str:
-    """``value`` as JSON can hold it: a float, or "nan" / "inf" / "-inf"."""
-    value = float(value)
-    return value if math.isfinite(value) else str(value)
-
-
-def decode_number(value, what: str, where: str) -> float:
-    """The float ``encode_number`` wrote, or ``SessionFileError`` naming ``what``."""
-    if isinstance(value, str) and value in ("nan", "inf", "-inf"):
-        return float(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SessionFileError(f"{where}{what} is not a number ({value!r}).")
-    return float(value)
+__all__ = ["SavedEmbedding", "SavedBestWeights"]
 
 
 def _where(name: str) -> str:
