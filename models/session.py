@@ -152,6 +152,8 @@ class TrainingSession:
         self.step = 0
         self.losses = []
         self.snapshots_taken = 0            # rollback points taken (the benchmark reads it)
+        #: states put in by ``load_state``: a run begun before one stops, not training on
+        self.loads = 0
         self.good_step = 0
         self.good_state = self._snapshot()
 
@@ -328,6 +330,7 @@ class TrainingSession:
             self._load_extra_state({k[len("extra."):]: v for k, v in tensors.items()
                                     if k.startswith("extra.")}, meta.get("extra", {}))
             self.good_state, self.good_step = self._snapshot(), self.step
+            self.loads += 1
         self._after_load()
 
     def _extra_state(self) -> tuple[dict[str, torch.Tensor], dict]:
@@ -417,10 +420,12 @@ class TrainingSession:
         steps = check_steps(steps)
         every = check_steps(every, "every")
         self._before_train(steps)
-        t0, start = time.perf_counter(), self.step
+        t0, start, loads = time.perf_counter(), self.step, self.loads
         for index in range(1, steps + 1):
             run = Run(start=start, steps=steps, index=index, every=every, t0=t0)
             with self.lock:
+                if self.loads != loads:     # a session was opened into it: this run is over
+                    return
                 outcome = self._train_step(run)
             self._after_step(outcome, run)
             yield self._progress(outcome, run)

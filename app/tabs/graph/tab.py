@@ -20,6 +20,7 @@ import numpy as np
 
 from app.tabs.base import TabContext
 from app.tabs.graph import drawing
+from app.tabs.graph import session as session_file
 from app.tabs.graph.controls import (
     ACTIONS,
     JOB_KEYS,
@@ -105,7 +106,9 @@ class GraphTab(TrainingTab):
             label, features = self._attr_choice.get(self._doc_key(),
                                                     (doc.label_attr, doc.feature_attrs))
             label = state.get("label", label) or None
-            if "features" in state:
+            if isinstance(state.get("features"), (list, tuple)):   # names with commas
+                features = tuple(str(f) for f in state["features"])
+            elif "features" in state:
                 features = tuple(f for f in str(state["features"]).split(",") if f)
             try:
                 doc.with_attributes(label, features)
@@ -424,6 +427,28 @@ class GraphTab(TrainingTab):
     def on_torch_ready(self) -> None:
         super().on_torch_ready()
         self._graph_changed()
+
+    # -- session files (what is kept: app/tabs/graph/session.py) -------------------------------
+    def session_state(self):
+        state = super().session_state()
+        state.params.update(session_file.session_params(self))
+        return state
+
+    def session_inputs(self) -> tuple[dict, dict]:
+        return session_file.session_inputs(self)
+
+    def restore_session_inputs(self, data: dict, arrays: dict, name: str) -> None:
+        session_file.restore_inputs(self, data, arrays, name)
+
+    def saved_sessions(self) -> dict[str, object]:
+        return session_file.saved_sessions(self)
+
+    def session_named(self, name: str):
+        return session_file.session_named(self, name)
+
+    def after_session_opened(self) -> None:
+        session_file.after_opened(self)
+        super().after_session_opened()
 
     # -- files ---------------------------------------------------------------------------------
     def file_filter(self) -> str | None:

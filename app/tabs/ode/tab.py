@@ -39,6 +39,7 @@ from app.tabs.ode.controls import (
     retranslate_forms,
 )
 from app.tabs.ode.gc_hold import GCHold
+from app.tabs.ode.session import ODESessionFile
 from app.tabs.ode.views import build_views
 from app.tabs.training import TrainingTab
 from models.ode.options import ADAPTIVE, TASKS
@@ -47,7 +48,7 @@ from models.traces.ode import ODEResult, UserPaths
 from viz.controls import ParamForm
 
 
-class ODETab(TrainingTab):
+class ODETab(ODESessionFile, TrainingTab):
     key = "ode"
     #: (session key, step or None, solver settings or None): a change reached a session
     settings_applied = Signal(object)
