@@ -1,0 +1,36 @@
+"""Bugs the monkey (tests/monkey.py) found, each kept from coming back."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QEvent
+
+from app.i18n import Translations
+from app.mainwindow import MainWindow
+from app.settings import Settings
+
+
+def test_a_language_switch_just_before_the_window_goes_leaves_no_late_callback(qtbot,
+                                                                               tmp_path):
+    """A switch of language asks the tab on screen to fit its controls column after the
+    event loop's turn; closing and deleting the window in the same turn ran that call on
+    a deleted widget ("Internal C++ object (QScrollArea) already deleted" from
+    ``fit_controls``, an uncaught exception at quit). pytest-qt fails a test on an
+    exception raised in a Qt callback."""
+    translations = Translations()
+    win = MainWindow(Settings(str(tmp_path / "s")), translations, start_loader=False)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        win.set_language("zh_CN")
+        tab = win.current_tab()
+        tab.when_shown(lambda: tab.fit_controls(), key="late")   # shown: runs now
+        win.tabs_widget.setCurrentIndex(1)
+        win.tabs[0].when_shown(win.tabs[0].fit_controls, key="late")
+        win.tabs_widget.setCurrentIndex(0)     # shown again: queued after this turn
+        win.close()
+        win.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QCoreApplication.processEvents()
+        qtbot.wait(50)
+    finally:
+        translations.set_language("en")
