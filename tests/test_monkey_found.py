@@ -34,3 +34,30 @@ def test_a_language_switch_just_before_the_window_goes_leaves_no_late_callback(q
         qtbot.wait(50)
     finally:
         translations.set_language("en")
+
+
+def test_an_answered_error_dialog_is_freed(qtbot):
+    """Every error dialog stayed a hidden child of the window once answered, with its
+    text and widgets: 0.2 MB each, hundreds over a long session of refused files
+    (about 150 in the monkey's 2,000 actions)."""
+    from PySide6.QtWidgets import QMessageBox, QWidget
+    from shiboken6 import isValid
+
+    from app.errors import ExceptHooks, show_error
+    from models.errors import ModelFileError
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+    boxes = [show_error(parent, ModelFileError(f"model{i}.pt: refused")) for i in range(5)]
+    assert all(b.isVisible() for b in boxes)
+    for b in boxes:
+        b.button(QMessageBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: not parent.findChildren(QMessageBox), timeout=3000)
+    assert not any(isValid(b) for b in boxes)
+    # the hooks' own list of open dialogs copes with dialogs already gone
+    hooks = ExceptHooks(parent)
+    hooks.dialogs = list(boxes)
+    hooks._show(RuntimeError("late"), "details")
+    assert len(hooks.dialogs) == 1 and hooks.dialogs[0].isVisible()
+    hooks.dialogs[0].close()
