@@ -45,6 +45,7 @@ VIEW_PARAMS = (
 )
 #: the parameters that make a different model (the others tune the one there is)
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
+SESSIONS_KEPT = 4
 
 
 def untrained_nll(trace) -> float:
@@ -64,7 +65,10 @@ class FlowsTab(UserPointsNote, TrainingTab):
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
-        self.sessions: dict[tuple, object] = {}     # one model per architecture + data
+        # one model per architecture + data: the 4 most recently used (issue 19: a model of
+        # 32 layers of 512 units is ~150 MB trained)
+        self.sessions = self.keep_sessions(SESSIONS_KEPT, lambda: self._session_key(),
+                                           lambda: self.running() and self._running_key)
         self.custom_points: np.ndarray | None = None
         self.custom_name = ""
         self._custom_id = 0                   # counts the point sets loaded or drawn
