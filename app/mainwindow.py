@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import export
+from app import export, memory
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
 from app.settings import Settings
@@ -124,8 +124,11 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings, translations: Translations,
                  start_loader: bool = True, specs: list[TabSpec] | None = None) -> None:
+        memory.limit_arenas()          # before the workers' threads exist (app/memory.py)
         super().__init__()
         self.setObjectName("MainWindow")
+        self.releaser = memory.Releaser(self)
+        self.collector = memory.GuiCollector(self)   # cyclic garbage: on this thread only
         self.settings = settings
         self.translations = translations
         self.device_name = "cpu"
@@ -146,6 +149,8 @@ class MainWindow(QMainWindow):
             tab = spec.make(ctx)
             self.tabs.append(tab)
             self.tabs_widget.addTab(tab, "")
+            for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
+                signal.connect(self.releaser.poke)     # what the work freed goes back
         self._build_toolbar()
         self._build_menus()
         self.device_label = QLabel()
@@ -303,6 +308,7 @@ class MainWindow(QMainWindow):
         self.device_combo.blockSignals(False)
         self.device_name = wanted
         self.torch_is_ready = True
+        self.collector.freeze_startup()
         self._update_device_label()
         for tab in self.tabs:
             if notify_tabs:
@@ -468,6 +474,7 @@ class MainWindow(QMainWindow):
 
         for tab in self.tabs:
             tab.shutdown()
+        self.collector.stop()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.sync()
         if not wait_for_workers(1.5):

@@ -85,3 +85,39 @@ def test_a_new_flow_model_is_made_off_the_gui_thread(qtbot, window):
     assert len(tab.sessions) == before + 1 and not tab._made
     assert tab.sessions[tab._session_key()].step == 0
 
+
+def test_cyclic_garbage_is_collected_on_the_gui_thread_only(qtbot, tmp_path):
+    """The monkey's two crashes: a segmentation fault in ``paintEvent`` while a flows or
+    ODE job trained. Automatic collection ran on whichever thread allocated, mostly the
+    workers, and freed the GUI's cyclic garbage (pyqtgraph items and their Qt objects)
+    there while the GUI thread painted. With a window open, collection happens on the GUI
+    thread only; closing the window gives automatic collection back."""
+    import gc
+    import threading
+
+    was = gc.isenabled()
+    win = MainWindow(Settings(str(tmp_path / "s")), Translations(), start_loader=False)
+    qtbot.addWidget(win)
+    where: list[str] = []
+
+    class Cycle:
+        def __del__(self):
+            where.append(threading.current_thread().name)
+
+    kept: list = []
+
+    def churn():                 # a worker allocating (and keeping) as a training step does
+        kept.extend([] for _ in range(5000))
+
+    gc.collect()
+    a = Cycle()
+    a.me = a                     # garbage only a collection frees
+    del a
+    worker = threading.Thread(target=churn, name="worker")
+    worker.start()
+    worker.join()
+    qtbot.waitUntil(lambda: bool(where), timeout=5000)
+    assert where == ["MainThread"]
+    assert sum(win.collector.collections) >= 1
+    win.close()
+    assert gc.isenabled() == was
