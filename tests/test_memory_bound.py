@@ -115,3 +115,34 @@ def test_flows_keeps_four_models_and_frees_the_others(qtbot, flows, window):
     # coming back to a setting makes its model again, untrained: the button says so
     _visit(qtbot, flows, 2)
     assert flows.train_button.text() == "Train"
+
+
+# -- freed memory goes back to the system ---------------------------------------------------------------
+def test_memory_a_worker_freed_goes_back_to_the_system(qtbot):
+    """A worker's transient blocks (a trace, an export) freed with a few kept among them:
+    glibc keeps the holes mapped, and the resident size stayed at the high-water mark;
+    a poke of the window's ``Releaser`` hands them back a moment later."""
+    import threading
+
+    import psutil
+
+    from app import memory
+
+    if not memory.available():
+        pytest.skip("malloc_trim is glibc's")
+    proc = psutil.Process()
+    releaser = memory.Releaser(delay_ms=200)
+    kept: list = []
+
+    def work():                  # 240 MB in 60 kB blocks, one in eight kept
+        blocks = [bytearray(b"x" * 60_000) for _ in range(4000)]
+        kept.extend(blocks[::8])
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    before = proc.memory_info().rss
+    releaser.poke()
+    qtbot.waitUntil(lambda: releaser.releases == 1, timeout=5000)
+    qtbot.waitUntil(lambda: before - proc.memory_info().rss > 100 * 2**20, timeout=10_000)
+    assert len(kept) == 500
