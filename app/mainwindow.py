@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import export
+from app import export, memory
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
 from app.sessions import SessionActions
@@ -125,8 +125,11 @@ class MainWindow(QMainWindow, SessionActions):
 
     def __init__(self, settings: Settings, translations: Translations,
                  start_loader: bool = True, specs: list[TabSpec] | None = None) -> None:
+        memory.limit_arenas()          # before the workers' threads exist (app/memory.py)
         super().__init__()
         self.setObjectName("MainWindow")
+        self.releaser = memory.Releaser(self)
+        self.collector = memory.GuiCollector(self)   # cyclic garbage: on this thread only
         self.settings = settings
         self.translations = translations
         self.device_name = "cpu"
@@ -147,6 +150,8 @@ class MainWindow(QMainWindow, SessionActions):
             tab = spec.make(ctx)
             self.tabs.append(tab)
             self.tabs_widget.addTab(tab, "")
+            for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
+                signal.connect(self.releaser.poke)     # what the work freed goes back
         self._build_toolbar()
         self._build_menus()
         self.device_label = QLabel()
@@ -306,6 +311,7 @@ class MainWindow(QMainWindow, SessionActions):
         self.device_combo.blockSignals(False)
         self.device_name = wanted
         self.torch_is_ready = True
+        self.collector.freeze_startup()
         self._update_device_label()
         for tab in self.tabs:
             if notify_tabs:
@@ -471,6 +477,7 @@ class MainWindow(QMainWindow, SessionActions):
 
         for tab in self.tabs:
             tab.shutdown()
+        self.collector.stop()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.sync()
         if not wait_for_workers(1.5):

@@ -182,8 +182,8 @@ class BaseTab(QWidget):
         super().showEvent(event)
         self.fit_controls()
         waiting, self._on_show = self._on_show, {}
-        for fn in waiting.values():        # after this turn: the tab paints first
-            QTimer.singleShot(0, fn)
+        for fn in waiting.values():        # after this turn: the tab paints first (and
+            QTimer.singleShot(0, self, fn)  # not at all if the tab is deleted meanwhile)
 
     def when_shown(self, fn: Callable[[], object], key: object = None) -> None:
         """Run ``fn`` now if the tab is on screen, else the first time it is shown. For
@@ -326,7 +326,7 @@ class BaseTab(QWidget):
         self.job_bar.retranslate()
         self.retranslate_tour()
         if self.isVisible():
-            QTimer.singleShot(0, self.fit_controls)
+            QTimer.singleShot(0, self, self.fit_controls)   # never after the tab is gone
 
     def save_state(self) -> None:
         pass

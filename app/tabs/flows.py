@@ -46,6 +46,7 @@ VIEW_PARAMS = (
 )
 #: the parameters that make a different model (the others tune the one there is)
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
+SESSIONS_KEPT = 4
 
 
 def untrained_nll(trace) -> float:
@@ -65,7 +66,11 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
-        self.sessions: dict[tuple, object] = {}     # one model per architecture + data
+        # one model per architecture + data: the 4 most recently used (issue 19: a model of
+        # 32 layers of 512 units is ~150 MB trained)
+        self.sessions = self.keep_sessions(SESSIONS_KEPT, lambda: self._session_key(),
+                                           lambda: self.running() and self._running_key)
+        self._made: dict[tuple, object] = {}  # models made in a worker, not kept yet
         self.custom_points: np.ndarray | None = None
         self.custom_name = ""
         self._custom_id = 0                   # counts the point sets loaded or drawn
@@ -206,18 +211,21 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
         return tuple(p[k] for k in MODEL_KEY) + ((self._custom_id,) if p["density"] ==
                                                   options.CUSTOM else ())
 
-    def session(self):
+    def _new_session(self):
+        """The maker of the current setting's model: read here, run on any thread."""
         from models.flows import FlowSession
 
+        p, custom = self.params(), self.params()["density"] == options.CUSTOM
+        return partial(FlowSession, p["model"], data="two_moons" if custom else p["density"],
+                       points=self.custom_points if custom else None, device=self.ctx.device(),
+                       lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
+                       num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None)
+
+    def session(self):
         key = self._session_key()
+        made = self._made.pop(key, None)        # made by the worker of compute_fn
         if key not in self.sessions:
-            p = self.params()
-            custom = p["density"] == options.CUSTOM
-            self.sessions[key] = FlowSession(
-                p["model"], data="two_moons" if custom else p["density"],
-                points=self.custom_points if custom else None, device=self.ctx.device(),
-                lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
-                num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None)
+            self.sessions[key] = made or self._new_session()()
         return self.sessions[key]
 
     def training_sessions(self):
@@ -227,12 +235,24 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
     def compute_fn(self):
         from models.flows.probe import flow_result
 
-        session = self.session()
-        return partial(flow_result, session, self.params(), self.custom_points)
+        key, p, points = self._session_key(), self.params(), self.custom_points
+        if key in self.sessions or key in self._made:
+            return partial(flow_result, self.session(), p, points)
+        make = self._new_session()
+
+        def made_and_traced():    # a new model is made here, off the GUI thread (a density's
+            session = make()      # entropy and 32 layers of 512 units took it 2-4 s)
+            self._made[key] = session
+            return flow_result(session, p, points)
+        return made_and_traced
 
     def show_trace(self, result: FlowResult) -> None:
         if result is None:
             return
+        if self._made:                # models made by workers: the one shown is kept, the
+            if self._session_key() in self._made:       # others (settings passed over) go
+                self.session()
+            self._made.clear()
         self.result = result
         trace = result.trace
         self.flow_view.set_trace(trace, result.grid)

@@ -26,13 +26,14 @@ What the base does for every job:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, MutableMapping
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from app.jobs import Failure
 from app.tabs.base import BaseTab, TabContext
+from app.tabs.kept import Kept
 from models.errors import ArchScopeError
 from viz.theme import error_style
 
@@ -120,6 +121,29 @@ class TrainingTab(BaseTab):
         self.job_bar.show_progress(0.0, self.job_done_text(name, completed, failed))
         self.update_buttons()
         self.on_job_stopped(name, completed, failed)
+
+    # -- the models kept per setting ------------------------------------------------------------
+    def keep_sessions(self, limit: int, shown: Callable[[], Hashable],
+                      training: Callable[[], Hashable | None] = lambda: None,
+                      forget: Iterable[MutableMapping] = ()) -> Kept:
+        """The dict of this tab's models per setting, bounded (``app.tabs.kept``): at most
+        ``limit``, never the one ``shown()`` or the one ``training()`` trains, untrained
+        ones first (they are rebuilt the same from their seed). ``forget``: dicts keyed
+        alike whose entry goes with a model (its history, its marks). A trained model
+        let go is said in the status bar."""
+        forget = list(forget)
+
+        def dropped(key, session, trained: bool) -> None:
+            for other in forget:
+                other.pop(key, None)
+            if trained:
+                self.ctx.status(QCoreApplication.translate(
+                    "TrainingTab", "To keep memory bounded, the model {0} ({1} steps trained) "
+                    "was let go: this tab keeps its {2} most recently used models."
+                ).format(" · ".join(str(k) for k in key), getattr(session, "step", 0), limit))
+
+        return Kept(limit, pinned=lambda: {shown(), training()},
+                    precious=lambda s: getattr(s, "step", 0) > 0, dropped=dropped)
 
     # -- device and lifecycle ----------------------------------------------------------------
     def on_device_changed(self, name: str) -> None:

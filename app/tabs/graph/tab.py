@@ -16,8 +16,6 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 from app.tabs.base import TabContext
 from app.tabs.graph import drawing
 from app.tabs.graph import session as session_file
@@ -31,6 +29,7 @@ from app.tabs.graph.controls import (
     fill_attribute_box,
 )
 from app.tabs.graph.describe import describe_document
+from app.tabs.kept import Kept
 from app.tabs.training import TrainingTab
 from models.graphs.options import DATASETS
 from models.traces import Progress
@@ -50,20 +49,28 @@ class GraphTab(TrainingTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.result: GraphResult | None = None
-        self.docs: dict[tuple, object] = {}          # (dataset, seed[, file id]) -> doc
+        # what is kept per setting is bounded (issue 19), never what is on screen or trains:
+        # (dataset, seed[, attribute choice]) -> doc, made again from the seed when needed
+        self.docs = Kept(8, pinned=lambda: {self._doc_key(), self._choice_doc_key()},
+                         precious=lambda doc: False)
         self.file_doc = None                         # the opened file's document, as read
         self.file_name = ""
         self._file_id = 0
-        self.sessions: dict[tuple, object] = {}      # node classifiers
-        self.graph_sessions: dict[str, object] = {}  # pooling -> graph classifier
-        self.link_sessions: dict[tuple, object] = {}
-        self.motif = None                            # the graph-classification data set
-        self.layouts: dict[tuple, np.ndarray] = {}
         self.histories: dict[tuple, list[dict]] = {}  # session key -> evaluations so far
         self._running_key: tuple | None = None
+        self.sessions = self.keep_sessions(          # node classifiers
+            6, lambda: self._session_key(), lambda: self.running() == "node" and
+            self._running_key, forget=(self.histories,))
+        self.graph_sessions: dict[str, object] = {}  # pooling -> graph classifier
+        self.link_sessions = self.keep_sessions(4, lambda: self._graph_key())
+        self.motif = None                            # the graph-classification data set
+        self.layouts = Kept(16, pinned=lambda: {self._layout_key()}, precious=lambda p: False)
         self._shown_doc_key: tuple | None = None
-        self.comparisons: dict[tuple, ModelComparison] = {}   # comparison key -> accuracies
-        self.untrained: dict[tuple, ModelComparison] = {}     # the same, before training
+        # comparison key -> accuracies; the same before training
+        self.comparisons = Kept(8, pinned=lambda: {self._compare_key(), self.running() ==
+                                                   "compare" and self._running_key})
+        self.untrained = Kept(8, pinned=lambda: {self._untrained_key()},
+                              precious=lambda c: False)
         self._last_redraw = 0.0
         self._untrained_for: tuple = ()
         build_controls(self)
@@ -218,10 +225,16 @@ class GraphTab(TrainingTab):
         choice = self._attr_choice.get(self._doc_key())
         if choice is None or choice == (doc.label_attr, doc.feature_attrs):
             return doc
-        cache_key = (*self._doc_key(), choice)
+        cache_key = self._choice_doc_key()
         if cache_key not in self.docs:
             self.docs[cache_key] = doc.with_attributes(*choice)
         return self.docs[cache_key]
+
+    def _choice_doc_key(self) -> tuple:
+        return (*self._doc_key(), self._attr_choice.get(self._doc_key()))
+
+    def _layout_key(self) -> tuple:
+        return (self._doc_key(), self.params()["layout"], self.params()["seed"])
 
     def _graph_key(self) -> tuple:
         """The graph and its label / feature choice: what every model of it depends on."""
@@ -296,7 +309,7 @@ class GraphTab(TrainingTab):
             self._attr_choice.pop(self._doc_key(), None)
             self.ctx.report_error(exc, None)
             return lambda: None
-        layout_key = (self._doc_key(), p["layout"], p["seed"])
+        layout_key = self._layout_key()
         self._untrained_for = self._untrained_key()      # only the latest result arrives
         # the other two tasks are drawn untrained until trained: sessions made now
         graph_session, link_session = self.graph_sessions.get(p["pooling"]), None

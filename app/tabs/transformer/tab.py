@@ -34,8 +34,9 @@ class TransformerTab(TrainingTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.trace: TransformerTrace | None = None
-        #: one model per (architecture, tokenizer, task): switching loses nothing
-        self.sessions: dict[tuple[str, str, str], object] = {}
+        #: one model per (architecture, tokenizer, task), the 6 most recently used (issue
+        #: 19); a change of them stops the training, so the shown one is the trained one
+        self.sessions = self.keep_sessions(6, lambda: self.current_key())
         self._job_params: dict | None = None   # controls snapshot read by the training job
         self._seed = 1
         #: the last sequence typed that the model could read: what the views show
