@@ -41,3 +41,8 @@ class ModelFileError(InvalidParameterError):
 class DegenerateDataError(InvalidParameterError):
     """Training data a model cannot fit sensibly: all points (nearly) the same, or on a
     line, so the likelihood of a density has no upper bound."""
+
+
+class LoadCancelled(ArchScopeError):
+    """The user cancelled reading a file (Cancel beside its progress bar): raised by a
+    loader at its next check (``models.reading.LoadWatch``); nothing of the file is kept."""
