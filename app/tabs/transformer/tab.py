@@ -373,15 +373,22 @@ class TransformerTab(TrainingTab):
     def file_filter(self) -> str | None:
         return self.tr("ArchScope models (*.pt)")
 
-    def open_file(self, path: str) -> None:
+    def file_reader(self, path: str):
         """Open a saved model. The file is read and checked first (``Seq2SeqSession.load``
         raises ``ModelFileError`` before building anything): a refused file leaves the
-        training that runs running; only an accepted model stops it and takes its place."""
-        from models.transformer import Seq2SeqSession, session_key
+        training that runs running; only an accepted model stops it and takes its place
+        (``accept_file``)."""
+        from models.transformer import Seq2SeqSession
 
-        session = Seq2SeqSession.load(path, device=self.ctx.device())
+        return partial(Seq2SeqSession.load, path, self.ctx.device())
+
+    def accept_file(self, path: str, session) -> None:
+        from models.transformer import session_key
+
         key = session_key(session)
         self.stop_jobs()
+        if str(session.device) != str(self.ctx.device()):   # changed while it was read
+            session.to(self.ctx.device())
         self.sessions[key] = session
         for combo, values, value in zip((self.architecture, self.tokenizer, self.task),
                                         (ARCHITECTURES, ALPHABETS, TASKS), key, strict=True):
