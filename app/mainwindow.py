@@ -143,11 +143,13 @@ class MainWindow(QMainWindow, SessionActions):
         self.specs = tab_specs() if specs is None else list(specs)
         ctx = TabContext(settings=settings, device=lambda: self.device_name,
                          language=lambda: self.translations.language,
-                         report_error=self.report_error,
+                         report_error=lambda error, details: self.report_error(error,
+                                                                               details),
                          status=lambda text: self.statusBar().showMessage(text, 8000),
                          peer=lambda key: next((t for t in self.tabs if t.key == key), None))
         for spec in self.specs:
             tab = spec.make(ctx)
+            tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
             self.tabs.append(tab)
             self.tabs_widget.addTab(tab, "")
             for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
@@ -368,12 +370,15 @@ class MainWindow(QMainWindow, SessionActions):
             tab.file_filter())
         if not path:
             return
-        try:
-            tab.open_file(path)
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report_error(exc, None)
+        if path.lower().endswith(".archscope"):     # a session chosen here opens as one
+            self.open_session(path)
             return
-        self.settings.set_last_dir("open", path)
+        # read in the background with progress and Cancel; the tab keeps what it shows
+        # until the file is accepted, and a refusal reaches report_error
+        try:
+            tab.start_open(path)
+        except Exception as exc:  # noqa: BLE001 - refused before reading: shown to the user
+            self.report_error(exc, None)
 
     def current_tab(self) -> BaseTab:
         return self.tabs[self.tabs_widget.currentIndex()]

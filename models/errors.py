@@ -49,3 +49,8 @@ class SessionFileError(ArchScopeError, ValueError):
     weights of the wrong shapes, or built to exhaust memory (too many members, too large
     unpacked, paths that leave the archive). The message names the file and what is
     wrong; the window keeps what it had."""
+
+
+class LoadCancelled(ArchScopeError):
+    """The user cancelled reading a file (Cancel beside its progress bar): raised by a
+    loader at its next check (``models.reading.LoadWatch``); nothing of the file is kept."""

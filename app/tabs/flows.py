@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.tabs.base import TabContext, View, ViewData
-from app.tabs.flows_points import UserPointsNote
+from app.tabs.flows_points import UserPointsNote, read_points
 from app.tabs.flows_session import FlowSessionFile
 from app.tabs.training import TrainingTab
 from models.flows import options
@@ -219,7 +219,8 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
         return partial(FlowSession, p["model"], data="two_moons" if custom else p["density"],
                        points=self.custom_points if custom else None, device=self.ctx.device(),
                        lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
-                       num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None)
+                       num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None,
+                       statistics=self.points_statistics() if custom else None)
 
     def session(self):
         key = self._session_key()
@@ -524,12 +525,14 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
     def file_filter(self) -> str | None:
         return self.tr("2D points (*.csv *.txt *.tsv)")
 
-    def open_file(self, path: str) -> None:
+    def file_reader(self, path: str):
+        return partial(read_points, path)       # InvalidParameterError names the line
+
+    def accept_file(self, path: str, loaded) -> None:
+        """The points read from ``path`` become "your points"; training stops only now."""
         from pathlib import Path
 
-        from models.flows.densities import load_points_csv
-
-        points = load_points_csv(path)        # InvalidParameterError names the line
+        points, self._known_statistics = loaded[0], loaded
         self.stop_jobs()
         self.custom_points, self.custom_name = points, Path(path).name
         self._custom_id += 1

@@ -3,7 +3,6 @@ training contract of ``models.session``."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -41,7 +40,7 @@ class FlowSession(TrainingSession):
                  points: np.ndarray | None = None, device: str | torch.device = "cpu",
                  seed: int = 0, lr: float = 1e-3, batch_size: int = 256, hidden_dim: int = 64,
                  num_flows: int = 8, actnorm: bool = False, clip_grad: float | None = None,
-                 ) -> None:
+                 statistics: tuple[str | None, float] | None = None) -> None:
         self.kind = kind
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -54,9 +53,9 @@ class FlowSession(TrainingSession):
         if points is not None:
             pool = densities.check_points(points)     # InvalidParameterError: what is wrong
             self.data = "custom"
-            self.data_problem = densities.spread_problem(pool)
-            self.entropy = (math.nan if self.data_problem else
-                            densities.knn_entropy(pool[:10_000]))
+            # ``statistics``: densities.point_statistics of these points, if known already
+            self.data_problem, self.entropy = (statistics if statistics is not None else
+                                               densities.point_statistics(pool))
         else:
             pool = densities.sample(data, 100_000, seed=seed + 1)
             self.data, self.entropy = data, densities.differential_entropy(data)

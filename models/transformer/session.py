@@ -19,6 +19,7 @@ from torch import nn
 
 from models.checkpoint import load_torch_file
 from models.errors import InvalidParameterError, ModelFileError, SessionFileError
+from models.reading import LoadWatch
 from models.session import Run, StepOutcome, TrainingSession, check_lr
 from models.traces import Progress
 from models.transformer.model import HYPERPARAMETER_LIMITS, check_whole, validate_hyperparameters
@@ -157,16 +158,22 @@ class Seq2SeqSession(TrainingSession):
                    path)
 
     @classmethod
-    def load(cls, path, device: str | torch.device = "cpu") -> Seq2SeqSession:
+    def load(cls, path, device: str | torch.device = "cpu", progress=None,
+             cancelled=None) -> Seq2SeqSession:
         """Reopen a model that ``save`` wrote. Nothing is built before the file has passed
         every check: torch's zip format, no zip bomb, only tensors and plain data
         (``models.checkpoint.load_torch_file``), then every hyper-parameter in its range
         (``validate_hyperparameters``). A refused file raises ``ModelFileError`` naming
         the file (and the field, its value and the allowed range); nothing else changes,
-        so a caller can keep training the model it had."""
+        so a caller can keep training the model it had. ``progress(fraction)`` and
+        ``cancelled()`` as for every loader (``models.reading``): checked between reading,
+        checking, building and filling in the weights."""
         path = Path(path)
+        watch = LoadWatch(path.name, progress, cancelled)
+        watch.tick(0.0)
         doc = load_torch_file(path, f"{path.name} is not a model ArchScope can open",
                               ModelFileError)
+        watch.tick(0.5)
         if not isinstance(doc, dict) or doc.get("format") != "archscope-seq2seq-1":
             raise ModelFileError(f"{path.name} is not an ArchScope sequence-to-sequence model.")
         try:
@@ -174,6 +181,7 @@ class Seq2SeqSession(TrainingSession):
             session = cls(TaskConfig(**task), ModelConfig(**model), device, **sched)
         except InvalidParameterError as exc:
             raise ModelFileError(f"{path.name}: {exc}") from exc
+        watch.tick(0.7)
         try:
             session.model.load_state_dict(doc["state_dict"])
             if "optimizer" in doc:
@@ -192,6 +200,7 @@ class Seq2SeqSession(TrainingSession):
                 f"{detail}") from exc
         # the reopened weights are the rollback point (not the fresh ones built above)
         session.good_step, session.good_state = session.step, session._snapshot()
+        watch.tick(1.0)
         return session
 
 

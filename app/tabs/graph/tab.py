@@ -468,10 +468,19 @@ class GraphTab(TrainingTab):
         return self.tr("Graphs (*.graphml *.gexf *.gml *.net *.json *.csv *.tsv *.txt *.edges "
                        "*.edgelist *.pt *.pth);;All files (*)")
 
-    def open_file(self, path: str) -> None:
-        from models.graphs import load_graph
+    def file_reader(self, path: str):
+        def read(progress=None, cancelled=None):
+            # imported in the worker (the first time, the readers take a while to import);
+            # GraphLoadError names the file and line, a graph over the limits is refused
+            # as soon as that is known
+            from models.graphs import load_graph
 
-        doc = load_graph(path)                 # GraphLoadError names the file and line
+            return load_graph(path, progress, cancelled)
+
+        return read
+
+    def accept_file(self, path: str, doc) -> None:
+        """The graph read from ``path`` becomes "your file"; the jobs stop only now."""
         self.stop_jobs()
         self.file_doc, self.file_name = doc, Path(path).name
         self._file_id += 1

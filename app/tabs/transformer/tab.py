@@ -407,19 +407,27 @@ class TransformerTab(TrainingTab):
         return self.tr("ArchScope models saved as .pt; sessions open with File → Open "
                        "session… (*.pt)")
 
-    def open_file(self, path: str) -> None:
+    def file_reader(self, path: str):
         """Open a saved model. The file is read and checked first (``Seq2SeqSession.load``
         raises ``ModelFileError`` before building anything): a refused file leaves the
-        training that runs running; only an accepted model stops it and takes its place."""
+        training that runs running; only an accepted model stops it and takes its place
+        (``accept_file``). A session file is not a model file: it is pointed to File →
+        Open session…."""
         from models.errors import ModelFileError
-        from models.transformer import Seq2SeqSession, session_key
+        from models.transformer import Seq2SeqSession
 
         if path.lower().endswith(".archscope"):
             raise ModelFileError(self.tr("{0} is a session: open it with File → Open "
                                          "session….").format(Path(path).name))
-        session = Seq2SeqSession.load(path, device=self.ctx.device())
+        return partial(Seq2SeqSession.load, path, self.ctx.device())
+
+    def accept_file(self, path: str, session) -> None:
+        from models.transformer import session_key
+
         key = session_key(session)
         self.stop_jobs()
+        if str(session.device) != str(self.ctx.device()):   # changed while it was read
+            session.to(self.ctx.device())
         self.sessions[key] = session
         for combo, values, value in zip((self.architecture, self.tokenizer, self.task),
                                         (ARCHITECTURES, ALPHABETS, TASKS), key, strict=True):
