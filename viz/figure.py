@@ -29,7 +29,7 @@ This module writes to the path it is given; the caller makes the write atomic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack, contextmanager
 
 import numpy as np
@@ -130,6 +130,12 @@ class _Figure:
               scale: float = 1.0) -> None:
         """Paint the whole figure in logical pixels (0, 0, width, height), enlarged by
         ``scale``."""
+        for _ in self.paint_steps(painter, vector_cells, upsample, scale):
+            pass
+
+    def paint_steps(self, painter: QPainter, vector_cells: bool, upsample: bool,
+                    scale: float = 1.0, vector_symbols: bool = True) -> Iterator[None]:
+        """``paint``, one scene item per step (see :func:`render_png_steps`)."""
         painter.scale(scale, scale)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
@@ -148,6 +154,7 @@ class _Figure:
             painter.translate(0, self.band)
             self.widget.render(painter, QPoint(0, 0))
             painter.restore()
+            yield
             return
         view = self.scene_view
         scene = view.scene()
@@ -156,12 +163,12 @@ class _Figure:
         opts = {"antialias": True, "background": QColor("white"), "painter": painter,
                 "resolutionScale": scale}
         with ExitStack() as stack:
-            stack.enter_context(_export_mode(scene, opts))
+            stack.enter_context(_export_mode(scene, opts, vector_symbols))
             if vector_cells:
                 stack.enter_context(_vector_cells(scene, view))
             if upsample:
                 stack.enter_context(_upsampled_images(scene))
-            paint_scene(painter, scene, source, body.topLeft(), scale)
+            yield from paint_scene_steps(painter, scene, source, body.topLeft(), scale)
 
     def _background(self) -> QColor:
         view = self.scene_view
@@ -182,18 +189,19 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise FigureError(f"Unknown figure format '{fmt}' (choose png, svg or pdf).")
-    fig = _Figure(widget)
-    logical = fig.size()
     if fmt == "png":
-        out_w = int(width) if width else round(logical.width() * (scale or 2.0))
-        if not 16 <= out_w <= 20000:
-            raise FigureError(f"The PNG width must be between 16 and 20000 pixels, got {out_w}.")
-        factor = out_w / logical.width()
-        out = QSize(out_w, max(1, round(logical.height() * factor)))
-        image = _png(fig, out, factor)
+        steps = render_png_steps(widget, width, scale)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                image = done.value
+                break
         if not image.save(path, "PNG"):
             raise FigureError(f"Qt could not write the PNG file {path}.")
-        return out
+        return image.size()
+    fig = _Figure(widget)
+    logical = fig.size()
     if fmt == "svg":
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(svg_text(fig, title))
@@ -227,14 +235,41 @@ def svg_text(fig: _Figure, title: str) -> str:
     return fix_svg(bytes(buffer.data()).decode("utf-8"), _portable_family)
 
 
-def _png(fig: _Figure, out: QSize, factor: float) -> QImage:
+def render_png_steps(widget: QWidget, width: int | None = None, scale: float | None = None,
+                     vector_symbols: bool = True) -> Generator[None, None, QImage]:
+    """``render``'s PNG image (not written), painted one scene item per step: a caller
+    on the GUI thread paints a few items per event-loop turn and the window stays
+    responsive (the scene must not change until the last step). The generator's return
+    value is the ``QImage``; closing it early ends the painting.
+
+    ``vector_symbols=False`` draws scatter symbols from pyqtgraph's pixel atlas at
+    their on-screen pixel size (one call per item instead of one painted path per
+    point: 20,000 points about 10x faster; for animation frames)."""
+    fig = _Figure(widget)
+    logical = fig.size()
+    out_w = int(width) if width else round(logical.width() * (scale or 2.0))
+    if not 16 <= out_w <= 20000:
+        raise FigureError(f"The PNG width must be between 16 and 20000 pixels, got {out_w}.")
+    factor = out_w / logical.width()
+    out = QSize(out_w, max(1, round(logical.height() * factor)))
+    return (yield from _png_steps(fig, out, factor, vector_symbols))
+
+
+def _png_steps(fig: _Figure, out: QSize, factor: float,
+               vector_symbols: bool = True) -> Generator[None, None, QImage]:
     image = QImage(out, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
     if fig.scene_view is not None:
         # the scene enlarged, with every cosmetic (1-px) pen enlarged too, as the SVG's
         # strokes are when it is shown at this size
-        _paint_on(image, lambda p: fig.paint(p, vector_cells=True, upsample=False,
-                                             scale=factor), _WidePenPainter(factor))
+        painter = _WidePenPainter(factor)
+        if not painter.begin(image):
+            raise FigureError("Qt could not open the output for painting.")
+        try:
+            yield from fig.paint_steps(painter, vector_cells=True, upsample=False,
+                                       scale=factor, vector_symbols=vector_symbols)
+        finally:
+            painter.end()
     else:
         # a whole tab: paint at a device pixel ratio, so text and widgets scale together
         image.setDevicePixelRatio(factor)
@@ -278,6 +313,13 @@ def _portable_family(family: str) -> str:
 # -- painting a scene item by item -----------------------------------------------------------------
 def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
                 scale: float = 1.0) -> None:
+    """Paint the items of ``scene`` (see :func:`paint_scene_steps`)."""
+    for _ in paint_scene_steps(painter, scene, source, origin, scale):
+        pass
+
+
+def paint_scene_steps(painter: QPainter, scene, source: QRectF, origin: QPointF,
+                      scale: float = 1.0) -> Iterator[None]:
     """Paint the items of ``scene`` in ``source`` with ``source.topLeft()`` at ``origin``,
     enlarged by ``scale``, one by one in stacking order, each under its own clip set
     afresh.
@@ -285,7 +327,7 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
     ``QGraphicsScene.render`` nests save/restore around clips, and ``QSvgGenerator``
     (SVG 1.1, Qt 6.11) tags the groups after a restore with the wrong clip path: axis
     lines came out clipped to the legend's box and vanished in librsvg. Here a clip is
-    set only outside a save, and replaced, never restored."""
+    set only outside a save, and replaced, never restored. Yields after each item."""
     base = QTransform.fromTranslate(origin.x() - source.x(), origin.y() - source.y())
     outer = QTransform.fromScale(scale, scale)
     option = QStyleOptionGraphicsItem()
@@ -314,6 +356,7 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
             else:
                 item.paint(painter, option, None)
         painter.restore()
+        yield
     painter.setClipping(False)
 
 
@@ -400,8 +443,9 @@ def _wide_item_pen(item: QGraphicsItem, painter: QPainter) -> Iterator[None]:
 
 # -- scene items during an export ----------------------------------------------------------------
 @contextmanager
-def _export_mode(scene, opts: dict) -> Iterator[None]:
-    items = [it for it in scene.items() if hasattr(it, "setExportMode")]
+def _export_mode(scene, opts: dict, vector_symbols: bool = True) -> Iterator[None]:
+    items = [it for it in scene.items() if hasattr(it, "setExportMode")
+             and (vector_symbols or not isinstance(it, pg.ScatterPlotItem))]
     for it in items:
         it.setExportMode(True, opts)
     try:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.tabs.base import TabContext, View, ViewData
+from app.tabs.flows_export import FlowsExport
 from app.tabs.flows_points import UserPointsNote, read_points
 from app.tabs.flows_session import FlowSessionFile
 from app.tabs.training import TrainingTab
@@ -61,7 +62,7 @@ def untrained_nll(trace) -> float:
     return float(-log_p.mean())
 
 
-class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
+class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
     key = "flows"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
@@ -95,6 +96,7 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
         self.view_form.changed.connect(self._view_changed)
         self._drawn_params: dict | None = None
         self._build_views()
+        self._build_export()
         self.timer = QTimer(self)
         self.timer.setInterval(33)                 # about 30 frames a second
         self.timer.timeout.connect(self._tick)
@@ -358,6 +360,19 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
             value = self.slider.maximum()
         self.slider.setValue(value)
 
+    def layer_note(self, trace, t: float) -> str:
+        """The caption under the panels at position t: what that layer does."""
+        layers = trace.points.shape[0] - 1
+        if layers < 1:
+            return ""
+        layer = min(int(t), layers - 1)
+        axis, arrows = "xy", "↔↕"
+        masked, changed = trace.masked[layer], trace.transformed[layer]
+        return (self.tr("layer {0}: {1} kept · {2} moves {3}").format(
+                    layer + 1, axis[masked], axis[changed], arrows[changed])
+                if masked >= 0 and changed >= 0 else
+                self.tr("layer {0}: every coordinate moves").format(layer + 1))
+
     def _slider_moved(self, value: int) -> None:
         t = value / 100
         self.flow_view.set_position(t)
@@ -371,12 +386,7 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
             return
         axis = "xy"
         masked, changed = trace.masked[layer], trace.transformed[layer]
-        arrows = "↔↕"
-        self.flow_view.set_note(
-            self.tr("layer {0}: {1} kept · {2} moves {3}").format(
-                layer + 1, axis[masked], axis[changed], arrows[changed])
-            if masked >= 0 and changed >= 0 else
-            self.tr("layer {0}: every coordinate moves").format(layer + 1))
+        self.flow_view.set_note(self.layer_note(trace, t))
         what = (self.tr("{0} unchanged, {1} transformed").format(axis[masked], axis[changed])
                 if masked >= 0 and changed >= 0 else self.tr("every coordinate transformed"))
         names = {"affine coupling": self.tr("affine coupling"),
@@ -385,83 +395,6 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
         name = names.get(trace.layer_names[layer], trace.layer_names[layer])
         self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
                                  .format(t, layer + 1, name, what, float(trace.logdet[layer])))
-
-    def export_frames(self, folder: str, per_layer: int = 8, width: int = 1200,
-                      quiet: bool = False) -> list[str]:
-        """The animation as PNG frames ``flow_0000.png`` … in ``folder`` (t = 0 … L,
-        ``per_layer`` frames per layer), each written atomically. Returns the paths."""
-        from pathlib import Path
-
-        from app.export import ExportError, atomic_write
-        from viz import figure
-
-        if self.flow_view.trace is None:
-            raise ExportError("There is nothing to export yet: the flow has not been drawn.")
-        target = Path(folder).expanduser()
-        if not target.is_dir():
-            raise ExportError(f"'{target}' is not a folder.")
-        t0 = self.flow_view.t
-        layers = self.flow_view.layers
-        paths = []
-        try:
-            for i in range(layers * per_layer + 1):
-                self.flow_view.set_position(i / per_layer)
-                path = target / f"flow_{i:04d}.png"
-                atomic_write(path, lambda tmp: figure.render(self.flow_view, tmp, "png",
-                                                             width=width))
-                paths.append(str(path))
-        finally:
-            self.flow_view.set_position(t0)
-        if not quiet:
-            self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(paths),
-                                                                      str(target)))
-        return paths
-
-    def export_animation(self, path: str, per_layer: int = 8, width: int = 800,
-                         fps: float = 12.0) -> str:
-        """The animation as one animated GIF or WebP file (by the extension), written
-        atomically; Pillow assembles the frames (Qt writes neither format)."""
-        import tempfile
-        from pathlib import Path
-
-        from PIL import Image
-
-        from app.export import ExportError, atomic_write
-
-        fmt = {".gif": "GIF", ".webp": "WEBP"}.get(Path(path).suffix.lower())
-        if fmt is None:
-            raise ExportError(f"'{Path(path).name}': an animation is written as .gif or .webp.")
-        with tempfile.TemporaryDirectory() as tmp:
-            frames = [Image.open(p).convert("RGB") for p in
-                      self.export_frames(tmp, per_layer, width, quiet=True)]
-
-            def write(target: str) -> None:
-                frames[0].save(target, format=fmt, save_all=True, append_images=frames[1:],
-                               duration=int(1000 / fps), loop=0)
-
-            written = atomic_write(path, write)
-        self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(frames), str(written)))
-        return str(written)
-
-    def export_frames_dialog(self) -> None:
-        from pathlib import Path
-
-        from PySide6.QtWidgets import QFileDialog
-
-        path, chosen = QFileDialog.getSaveFileName(
-            self, self.tr("Export the animation"),
-            f"{self.ctx.settings.last_dir('export')}/flow.gif",
-            self.tr("Animated GIF (*.gif);;Animated WebP (*.webp);;"
-                    "PNG frames, numbered, in this folder (*.png)"))
-        if not path:
-            return
-        try:
-            if path.lower().endswith(".png") or "*.png" in chosen:
-                self.export_frames(str(Path(path).parent))
-            else:
-                self.export_animation(path)
-        except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
-            self.ctx.report_error(exc, None)
 
     # -- training ----------------------------------------------------------------------------------
     def make_job(self, name: str):
@@ -616,8 +549,7 @@ class FlowsTab(FlowSessionFile, UserPointsNote, TrainingTab):
                                  else self.tr("Draw points"))
         self.draw_button.setToolTip(self.tr("Press and drag in the data panel to draw a "
                                             "density of your own, then train on it"))
-        self.frames_button.setToolTip(self.tr("The animation as an animated GIF or WebP, or "
-                                              "as numbered PNG frames; 8 frames per layer"))
+        self.retranslate_export()
         self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
         super().retranslate()
         if self.result is not None:
