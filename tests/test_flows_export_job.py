@@ -156,7 +156,8 @@ def test_a_failure_while_painting_is_reported_and_nothing_is_left(qtbot, window,
     monkeypatch.setattr(figure, "render_png_steps", failing)
     tab.export_animation(str(folder / "flow.gif"), per_layer=4, width=400)
     qtbot.waitUntil(lambda: not tab.exporting(), timeout=60_000)
-    assert [str(e) for e in shown] == ["Qt could not open the output for painting."]
+    assert [str(e) for e in shown] == ["Exporting 'flow.gif' failed: Qt could not open the "
+                                       "output for painting."]
     assert list(folder.iterdir()) == []
     assert not tab.export_bar.isVisible() and tab.frames_button.isEnabled()
     monkeypatch.setattr(figure, "render_png_steps", render)
