@@ -38,7 +38,10 @@ COMPARED = ("gcn", "sage", "gat", "baseline")
 
 
 def session_params(tab: GraphTab) -> dict:
-    """The attribute choice of the graph shown, as ``apply_state`` takes it."""
+    """The attribute choice of the graph shown, as ``apply_state`` takes it (none before
+    PyTorch has loaded: no graph is built then)."""
+    if not tab.torch_ready:
+        return {}
     doc = tab.base_document()
     label, features = tab._attr_choice.get(tab._doc_key(), (doc.label_attr,
                                                              doc.feature_attrs))
