@@ -182,3 +182,40 @@ def test_session_info_and_a_headless_export_of_the_saved_state(qtbot, tmp_path):
                            path, "--out", str(tmp_path / "g.png")], cwd=root, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "holds the tab flows, not graph" in proc.stderr
+
+
+# -- the examples of Help → Examples -------------------------------------------------------------
+def _no_examples() -> bool:
+    from app.sessions import examples
+
+    return not examples()
+
+
+@pytest.mark.skipif(_no_examples(), reason="no example sessions in resources/sessions/ yet: "
+                    "write them with resources/sessions/make_examples.py")
+def test_the_shipped_examples_are_small_and_open_trained(qtbot):
+    from app.sessions import example_title, examples
+    from models.sessionfile import read_manifest
+    from tests.session_checks import make_window, tab_of
+
+    files = {p.stem: p for p in examples()}
+    assert set(files) == {"transformer-reverse", "realnvp-two-moons", "gcn-karate"}
+    win = make_window(qtbot)
+    assert [a.text() for a in win.example_actions] == [example_title(p) for p in files.values()]
+    for stem, path in files.items():
+        assert path.stat().st_size < 1.1e6, f"{path.name}: {path.stat().st_size:,} bytes"
+        manifest = read_manifest(path)
+        (key,) = manifest["tabs"]
+        errors = []
+        win.report_error = lambda error, details, errors=errors: errors.append(error)
+        action = next(a for a in win.example_actions if a.data() == str(path))
+        action.trigger()
+        assert not errors, errors
+        tab = tab_of(win, key)
+        assert win.current_tab() is tab
+        session = tab.current_session()
+        saved_steps = manifest["tabs"][key]["data"]["sessions"]["main"]["step"]
+        assert session.step == saved_steps >= 200, stem
+        # trained: the last losses are well below the first (cross-entropy, or NLL in nats)
+        first, last = sum(session.losses[:20]) / 20, sum(session.losses[-20:]) / 20
+        assert last < first - 0.5, (stem, first, last)
