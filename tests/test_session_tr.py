@@ -201,7 +201,7 @@ def test_transformer_bad_content_is_refused_and_the_tab_keeps_its_state(qtbot, t
         "kind": (_set("transformer", "params", "kind", "sideways"), "kind"),
         "train": (_set("transformer", "params", "train", True), "unknown setting train"),
         "step": (_set("transformer", "params", "step", "self.nonsense"), "step"),
-        "heads": (_set("transformer", "data", "heads_shown", [True, False]), "heads"),
+        "heads": (_set("transformer", "data", "heads_shown", ["yes", False]), "heads"),
         "loss_nan": (tensor("record0", torch.full((10,), float("nan"), dtype=torch.float64)),
                      "loss curve"),
         "history": (tensor("extra.accuracy_history", torch.zeros(3, 5, dtype=torch.float64)),

@@ -72,7 +72,7 @@ def open_session_state(tab: TransformerTab, state, name: str) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
         raise refuse(f"the seed of Generate ({seed!r}) is not a whole number from 0 to "
                      f"{2**31 - 1}.")
-    heads = _check_heads(state.data.get("heads_shown"), session, params["kind"], refuse)
+    heads = _check_heads(state.data.get("heads_shown"), refuse)
     # accepted: now the tab changes (a running training stops first)
     tab.stop_jobs()
     tab.sessions = sessions            # the file's models, as the tab had them
@@ -169,18 +169,21 @@ def _check_controls(params: dict, data: dict, session, refuse) -> str:
     return shown
 
 
-def _check_heads(shown, session, kind: str, refuse):
-    """The head view's shown heads: one true/false per head of the model (or None)."""
+def _check_heads(shown, refuse):
+    """The head view's shown heads: true/false per head (or None). A list of another
+    length than the model's heads is kept for the head view's next heads of that many
+    (saved before the first picture, it may be empty)."""
     import numpy as np
 
-    from models.transformer import layers_and_heads
+    from models.transformer.model import HYPERPARAMETER_LIMITS
 
     if shown is None:
         return None
-    heads = layers_and_heads(session.model, kind)[1]
-    if not isinstance(shown, list) or len(shown) != heads or \
+    most = HYPERPARAMETER_LIMITS["num_heads"][1]
+    if not isinstance(shown, list) or len(shown) > most or \
             not all(isinstance(h, bool) for h in shown):
-        raise refuse(f"the head view's shown heads are not {heads} values true or false.")
+        raise refuse(f"the head view's shown heads are not at most {most} values true or "
+                     "false.")
     return np.array(shown, bool)
 
 
