@@ -426,7 +426,7 @@ def test_untrained_curve_shows_the_loss_of_a_uniform_guess(qtbot, tab):
 
 
 @pytest.mark.parametrize("hostile", ["num_heads_0.pt", "encoder_layers_100000.pt", "empty.pt",
-                                     "runs_code.pt"])
+                                     "runs_code.pt", "max_len_1e9.pt"])
 def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path, monkeypatch,
                                                     hostile):
     from PySide6.QtWidgets import QFileDialog

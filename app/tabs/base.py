@@ -350,6 +350,7 @@ class BaseTab(QWidget):
         says why; cancelled, the status line says nothing changed. Either way the tab
         keeps what it had until the file is accepted."""
         read = self.file_reader(path)
+        self.loads.stop()          # a file still being read is cancelled (and says so)
         self._opening, self._open_failed = path, False
         self.loads.start_call(read)
         self._open_progressed(0.0)

@@ -34,6 +34,7 @@ from models.graphs.features import (
     _labels_from,
     _make_data,
 )
+from models.reading import LoadWatch
 
 MAX_NODES = 200_000
 MAX_EDGES = 2_000_000
@@ -258,15 +259,22 @@ class _RawGraph:
         return value
 
 
-def _build(raw: _RawGraph, source: str, label_attr: str | None = "auto") -> GraphDocument:
+def _build(raw: _RawGraph, source: str, label_attr: str | None = "auto",
+           watch: LoadWatch | None = None) -> GraphDocument:
+    """The document of what a reader found; ``watch`` (a file being opened) is ticked
+    between the steps, each under a second for the largest graph allowed."""
+    watch = watch or LoadWatch(raw.name)
     n = len(raw.node_ids)
     if n == 0:
         raise GraphLoadError(f"{raw.name}: the graph has no nodes.")
     warnings = list(raw.warnings)
     _check_weights(raw)
+    watch.tick(0.1)
     edges, keep_rows, group, collapsed = _merge_parallel(raw, warnings)
+    watch.tick(0.4)
     edge_attributes = _merge_edge_columns(raw, keep_rows, group, warnings)
     node_attributes = {k: _column_from_dict(v, n) for k, v in raw.node_attrs.items()}
+    watch.tick(0.6)
     _report_values(raw, warnings)
     weight = edge_attributes.get("weight")
     edge_weight = None
@@ -300,6 +308,7 @@ def _build(raw: _RawGraph, source: str, label_attr: str | None = "auto") -> Grap
     )
     if label_attr == "auto":
         label_attr = _default_label(doc)
+    watch.tick(0.8)
     return doc.with_attributes(label_attr, tuple(raw.default_features))
 
 

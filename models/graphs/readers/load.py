@@ -98,7 +98,7 @@ def load_graph(path: str | os.PathLike, progress: Callable[[float], None] | None
     with gcpause.paused():
         raw = _read(kind, name, raw_bytes, watch.span(0.1, 0.9))
         watch.tick(0.9)
-        doc = _build(raw, source=str(path))
+        doc = _build(raw, source=str(path), watch=watch.span(0.9, 1.0))
         _let_go(raw)
     watch.tick(1.0)
     return doc
