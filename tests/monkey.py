@@ -123,11 +123,11 @@ class Watch:
         self._answer_timer = None
         self._saved: tuple = ()
         self.note = lambda text: None          # the monkey's log
-        # a stall's cause: the GUI thread's stack, sampled by another thread while it lasts
-        self.samples: list[str] = []
-        self._sampling = threading.Event()
-        self._sampler = threading.Thread(target=self._sample, daemon=True,
-                                         name="monkey-stall-sampler")
+        # a stall's cause: faulthandler's watchdog (C, no Python frame objects made from
+        # another thread) writes every thread's stack here if the event loop has not
+        # ticked for half the limit; re-armed every 20 beats
+        self._dump = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed in uninstall
+        self._beats = 0
         self._gui_thread = threading.get_ident()
 
     def on_gap(self, gap: float, own: float) -> None:
@@ -145,10 +145,29 @@ class Watch:
             self.add("stall", f"the event loop stalled {gap:.0f} ms, {own:.0f} ms of it the "
                               f"GUI thread's own ({computing:.0f} ms computing, the rest "
                               f"blocked: GIL, locks, files; limit {self.stall_limit_ms:.0f}); "
-                              "it was in:\n"
-                     + "\n".join(self.samples))
+                              f"half-way it was in:\n{self.gui_stack()}")
             self.note(f"  stall of {gap:.0f} ms ({own:.0f} ms own)")
-        self.samples = []
+        self._beats += 1
+        if gap > self.stall_limit_ms / 2 or self._beats % 20 == 0:
+            self._arm()
+
+    def _arm(self) -> None:
+        self._dump.seek(0)
+        self._dump.truncate()
+        faulthandler.dump_traceback_later(self.stall_limit_ms / 2000.0, file=self._dump)
+
+    def gui_stack(self) -> str:
+        """The GUI thread's stack as the watchdog wrote it (innermost first)."""
+        self._dump.flush()
+        self._dump.seek(0)
+        text = self._dump.read()
+        head = f"Thread 0x{self._gui_thread:016x}"
+        at = text.find(head)
+        if at < 0:
+            return "  (no stack written)"
+        lines = text[at:].split("\n\n", 1)[0].splitlines()[1:13]
+        root = str(ROOT) + "/"
+        return "\n".join(line.replace(root, "") for line in lines)
 
     def add(self, kind: str, text: str) -> None:
         self.problems.append(Problem(self.action, kind, text))
@@ -190,7 +209,7 @@ class Watch:
         errors.describe = watched_describe
         self.beat.__enter__()
         self._cpu = time.thread_time() * 1000.0
-        self._sampler.start()
+        self._arm()
         # dialogs opened with exec() run a nested event loop: a timer answers them there
         self._answer_timer = QTimer()
         self._answer_timer.setInterval(150)
@@ -198,7 +217,8 @@ class Watch:
         self._answer_timer.start()
 
     def uninstall(self) -> None:
-        self._sampling.set()
+        faulthandler.cancel_dump_traceback_later()
+        self._dump.close()
         self.beat.__exit__()
         if self._answer_timer is not None:
             self._answer_timer.stop()
@@ -206,25 +226,6 @@ class Watch:
             errors, describe = self._saved
             errors.describe = describe
         self.hooks.uninstall()
-
-    def _sample(self) -> None:
-        """Every 250 ms: if the event loop has not ticked for over half the limit, keep
-        where the GUI thread is (this repository's frames, innermost last; 6 samples
-        at most per stall)."""
-        import traceback
-
-        root = str(ROOT)
-        while not self._sampling.wait(0.25):
-            since_ms = (time.perf_counter() - self.beat._last) * 1000.0
-            if since_ms < self.stall_limit_ms / 2 or len(self.samples) >= 6:
-                continue
-            frame = sys._current_frames().get(self._gui_thread)
-            if frame is None:
-                continue
-            lines = [f"{Path(f.filename).relative_to(root)}:{f.lineno} {f.name}"
-                     for f in traceback.extract_stack(frame)
-                     if f.filename.startswith(root) and "/tests/monkey" not in f.filename]
-            self.samples.append(f"  after {since_ms:.0f} ms: " + " > ".join(lines[-6:]))
 
     def judge(self, error: BaseException, text: str) -> None:
         """An error dialog's sentence: expected and clear, or a failure."""

@@ -118,7 +118,7 @@ def test_the_judge_counts_uncaught_exceptions_and_stalls(light_window, qtbot):
         qtbot.wait(1000)
         stalls = [p for p in watch.problems if p.kind == "stall"]
         assert len(stalls) == 1 and stalls[0].action == 7, watch.problems
-        assert "own" in stalls[0].text
+        assert "own" in stalls[0].text and "test_monkey.py" in stalls[0].text, stalls[0].text
     finally:
         watch.uninstall()
 
