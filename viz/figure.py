@@ -10,11 +10,12 @@ paths):
   the same in Qt, Chromium and librsvg (cosmetic strokes baked, images pixelated,
   portable font names);
 * PNG: the same painting, enlarged by the asked-for factor, cosmetic (1-px) pens
-  enlarged with it (:class:`_WidePenPainter`), so a PNG is the SVG at that size: text,
-  legends (which ignore the view's transformations) and line widths keep their
-  proportions. Painting the scene into a scaled QImage drew legend text at screen size
-  (8 px beside 30-px node labels at 2x) and 1-px lines. (Rasterising the SVG with
-  ``QSvgRenderer`` is no way round: it ignores ``clip-path``.)
+  enlarged with it (``viz.figure_png.WidePenPainter``), so a PNG is the SVG at that
+  size: text, legends (which ignore the view's transformations) and line widths keep
+  their proportions. Painting the scene into a scaled QImage drew legend text at screen
+  size (8 px beside 30-px node labels at 2x) and 1-px lines. (Rasterising the SVG with
+  ``QSvgRenderer`` is no way round: it ignores ``clip-path``.) It is painted and
+  written in strips of rows (:mod:`viz.figure_png`), never held whole.
 * PDF: ``QPdfWriter`` at the view's logical DPI (fonts embedded by Qt).
 
 Heatmaps: an ``ImageItem`` of at most :data:`MAX_VECTOR_CELLS` cells is drawn as one
@@ -29,7 +30,7 @@ This module writes to the path it is given; the caller makes the write atomic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 
 import numpy as np
@@ -127,9 +128,13 @@ class _Figure:
                    | Qt.TextFlag.TextWordWrap)
 
     def paint(self, painter: QPainter, vector_cells: bool, upsample: bool,
-              scale: float = 1.0) -> None:
+              scale: float = 1.0, cache: dict | None = None) -> None:
         """Paint the whole figure in logical pixels (0, 0, width, height), enlarged by
-        ``scale``."""
+        ``scale``. The painter's transformation on entry (a PNG strip's shift) stays
+        outermost. The scene is left as it was (no item added, moved or hidden).
+        ``cache`` keeps what strips of one figure share (heatmap cells, axis ticks);
+        the caller clears it when the scene changes."""
+        device = painter.worldTransform()
         painter.scale(scale, scale)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
@@ -157,11 +162,16 @@ class _Figure:
                 "resolutionScale": scale}
         with ExitStack() as stack:
             stack.enter_context(_export_mode(scene, opts))
+            swaps = {}
             if vector_cells:
-                stack.enter_context(_vector_cells(scene, view))
+                swaps = cache.get("swaps") if cache is not None else None
+                if swaps is None:
+                    swaps = vector_swaps(scene, view)
+                    if cache is not None:
+                        cache["swaps"] = swaps
             if upsample:
                 stack.enter_context(_upsampled_images(scene))
-            paint_scene(painter, scene, source, body.topLeft(), scale)
+            paint_scene(painter, scene, source, body.topLeft(), scale, device, swaps, cache)
 
     def _background(self) -> QColor:
         view = self.scene_view
@@ -185,15 +195,9 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
     fig = _Figure(widget)
     logical = fig.size()
     if fmt == "png":
-        out_w = int(width) if width else round(logical.width() * (scale or 2.0))
-        if not 16 <= out_w <= 20000:
-            raise FigureError(f"The PNG width must be between 16 and 20000 pixels, got {out_w}.")
-        factor = out_w / logical.width()
-        out = QSize(out_w, max(1, round(logical.height() * factor)))
-        image = _png(fig, out, factor)
-        if not image.save(path, "PNG"):
-            raise FigureError(f"Qt could not write the PNG file {path}.")
-        return out
+        from viz.figure_png import write_png  # it builds on this module
+
+        return write_png(fig, path, width, scale)
     if fmt == "svg":
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(svg_text(fig, title))
@@ -227,25 +231,6 @@ def svg_text(fig: _Figure, title: str) -> str:
     return fix_svg(bytes(buffer.data()).decode("utf-8"), _portable_family)
 
 
-def _png(fig: _Figure, out: QSize, factor: float) -> QImage:
-    image = QImage(out, QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
-    if fig.scene_view is not None:
-        # the scene enlarged, with every cosmetic (1-px) pen enlarged too, as the SVG's
-        # strokes are when it is shown at this size
-        _paint_on(image, lambda p: fig.paint(p, vector_cells=True, upsample=False,
-                                             scale=factor), _WidePenPainter(factor))
-    else:
-        # a whole tab: paint at a device pixel ratio, so text and widgets scale together
-        image.setDevicePixelRatio(factor)
-        _paint_on(image, lambda p: fig.paint(p, vector_cells=False, upsample=False))
-        image.setDevicePixelRatio(1.0)
-    # the screen's DPI: the PNG is the view enlarged, not the view printed smaller
-    image.setDotsPerMeterX(round(fig.dpi / 0.0254))
-    image.setDotsPerMeterY(round(fig.dpi / 0.0254))
-    return image
-
-
 def _paint_on(device, paint: Callable[[QPainter], None],
               painter: QPainter | None = None) -> None:
     painter = QPainter() if painter is None else painter
@@ -277,10 +262,14 @@ def _portable_family(family: str) -> str:
 
 # -- painting a scene item by item -----------------------------------------------------------------
 def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
-                scale: float = 1.0) -> None:
+                scale: float = 1.0, device: QTransform | None = None,
+                swaps: Mapping[QGraphicsItem, QGraphicsItem] | None = None,
+                cache: dict | None = None) -> None:
     """Paint the items of ``scene`` in ``source`` with ``source.topLeft()`` at ``origin``,
-    enlarged by ``scale``, one by one in stacking order, each under its own clip set
-    afresh.
+    enlarged by ``scale`` (then mapped by ``device``, e.g. a PNG strip's shift), one by
+    one in stacking order, each under its own clip set afresh. An item in ``swaps`` is
+    painted by its stand-in (same place, clip and opacity) instead; ``cache`` keeps
+    the axes' ticks from one PNG strip to the next.
 
     ``QGraphicsScene.render`` nests save/restore around clips, and ``QSvgGenerator``
     (SVG 1.1, Qt 6.11) tags the groups after a restore with the wrong clip path: axis
@@ -288,11 +277,23 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
     set only outside a save, and replaced, never restored."""
     base = QTransform.fromTranslate(origin.x() - source.x(), origin.y() - source.y())
     outer = QTransform.fromScale(scale, scale)
+    if device is not None:
+        outer = outer * device
+    seen = _strip_rect(painter, scale)
     option = QStyleOptionGraphicsItem()
     for item in scene.items(Qt.SortOrder.AscendingOrder):
         if (not item.isVisible() or item.effectiveOpacity() <= 0.0
                 or item.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents):
             continue
+        # items that ignore the view's transformations (legends) keep their on-screen
+        # size in the figure, and are enlarged with it
+        if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
+            world = item.deviceTransform(base) * outer
+        else:
+            world = item.sceneTransform() * base * outer
+        bounds = item.boundingRect()
+        if seen is not None and not bounds.isEmpty() and not world.mapRect(bounds).intersects(seen):
+            continue        # a PNG strip this item does not reach
         clip = _clip_of(item)
         painter.setWorldTransform(base * outer)
         if clip is None:
@@ -300,21 +301,54 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
         else:
             painter.setClipPath(clip)
         painter.save()
-        # items that ignore the view's transformations (legends) keep their on-screen
-        # size in the figure, and are enlarged with it
-        if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
-            painter.setWorldTransform(item.deviceTransform(base) * outer)
-        else:
-            painter.setWorldTransform(item.sceneTransform() * base * outer)
+        painter.setWorldTransform(world)
         painter.setOpacity(item.effectiveOpacity())
-        option.exposedRect = item.boundingRect()
-        with _wide_item_pen(item, painter):
+        stand_in = swaps.get(item) if swaps else None
+        if stand_in is not None:
+            option.exposedRect = stand_in.boundingRect()
+            stand_in.paint(painter, option, None)
+            painter.restore()
+            continue
+        option.exposedRect = bounds
+        with _wide_item_pen(item, painter), _points_in(item, world, seen):
             if isinstance(item, pg.AxisItem) and getattr(painter, "factor", 1.0) != 1.0:
-                _paint_axis(item, painter)
+                _paint_axis(item, painter, cache)
             else:
                 item.paint(painter, option, None)
         painter.restore()
     painter.setClipping(False)
+
+
+def _strip_rect(painter: QPainter, scale: float) -> QRectF | None:
+    """The device's rectangle when painting a PNG strip (a ``QImage``), with a margin
+    for antialiasing and for cosmetic pens made ``scale`` times as wide; else None."""
+    device = painter.device()
+    if not isinstance(device, QImage):
+        return None
+    margin = 2.0 + 4.0 * scale
+    return QRectF(-margin, -margin, device.width() + 2 * margin,
+                  device.height() + 2 * margin)
+
+
+@contextmanager
+def _points_in(item: QGraphicsItem, world: QTransform, seen: QRectF | None) -> Iterator[None]:
+    """A scatter drawn in export mode paints its points one by one, in Python: in a PNG
+    strip, only those that reach the strip (pyqtgraph culls the points by the item's
+    ``viewRect``, whose symbol margins it adds)."""
+    if seen is None or not isinstance(item, pg.ScatterPlotItem) or not item.opts["pxMode"]:
+        yield
+        return
+    inverse, invertible = world.inverted()
+    in_view = item.viewRect()
+    if not invertible or in_view is None:
+        yield
+        return
+    strip = inverse.mapRect(seen).intersected(in_view)
+    item.viewRect = lambda: strip      # an instance attribute shadows the method
+    try:
+        yield
+    finally:
+        del item.viewRect
 
 
 def _clip_of(item: QGraphicsItem) -> QPainterPath | None:
@@ -334,28 +368,6 @@ def _clip_of(item: QGraphicsItem) -> QPainterPath | None:
     return clip
 
 
-class _WidePenPainter(QPainter):
-    """A painter whose cosmetic pens are ``factor`` times as wide.
-
-    A cosmetic pen (pyqtgraph's default) is drawn ``width`` device pixels wide whatever
-    the transformation, so a PNG at twice the view's size had lines half as thick,
-    relative to everything else, as the window and the SVG. Python items set their pens
-    through this painter's ``setPen``; Qt's own shape items are given wider pens by
-    :func:`_wide_item_pen` while they paint."""
-
-    def __init__(self, factor: float) -> None:
-        super().__init__()
-        self.factor = factor
-
-    def setPen(self, pen) -> None:  # noqa: N802 - Qt's name
-        if not isinstance(pen, QPen):
-            pen = QPen(pen)
-        super().setPen(wider(pen, self.factor))
-
-    def strokePath(self, path, pen) -> None:  # noqa: N802 - Qt's name
-        super().strokePath(path, wider(QPen(pen), self.factor))
-
-
 def wider(pen: QPen, factor: float) -> QPen:
     """``pen``, ``factor`` times as wide if it is cosmetic (width 0 counts as 1)."""
     if factor == 1.0 or not pen.isCosmetic() or pen.style() == Qt.PenStyle.NoPen:
@@ -365,12 +377,18 @@ def wider(pen: QPen, factor: float) -> QPen:
     return out
 
 
-def _paint_axis(axis: pg.AxisItem, painter: QPainter) -> None:
+def _paint_axis(axis: pg.AxisItem, painter: QPainter, cache: dict | None = None) -> None:
     """``AxisItem.paint`` without its cached QPicture, whose pens this painter cannot
     widen (the picture is recorded by a painter of its own and replayed in C++)."""
     if axis.style.get("tickFont"):
         painter.setFont(axis.style["tickFont"])
-    specs = axis.generateDrawSpecs(painter)
+    key = ("axis", id(axis))
+    if cache is not None and key in cache:
+        specs = cache[key]
+    else:
+        specs = axis.generateDrawSpecs(painter)
+        if cache is not None:
+            cache[key] = specs
     if specs is not None:
         axis.drawPicture(painter, *specs)
 
@@ -413,20 +431,55 @@ def _export_mode(scene, opts: dict) -> Iterator[None]:
 
 class _CellsItem(QGraphicsItem):
     """Paints an ``ImageItem``'s rendered colours as filled rectangles, one per run of
-    equal cells in a row, in the image item's place."""
+    equal cells in a row, in the image item's place (never added to the scene: the
+    painter paints it instead of the image). ``rects``: float64[run, 4] (x, y, w, h);
+    ``colours``: uint8[run, 4] (r, g, b, a)."""
 
-    def __init__(self, runs: list[tuple[QRectF, QColor]], bounds: QRectF) -> None:
+    def __init__(self, rects: np.ndarray, colours: np.ndarray, bounds: QRectF) -> None:
         super().__init__()
-        self.runs = runs
-        self.bounds = bounds
+        self.rects, self.colours, self.bounds = rects, colours, bounds
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         return self.bounds
 
     def paint(self, painter: QPainter, *args) -> None:
         painter.setPen(Qt.PenStyle.NoPen)
-        for rect, colour in self.runs:
-            painter.fillRect(rect, colour)
+        keep = range(len(self.rects))
+        device = painter.device()
+        inverse, invertible = painter.worldTransform().inverted()
+        if isinstance(device, QImage) and invertible:
+            # a PNG strip: only the rows of cells it shows (with a margin for antialiasing)
+            seen = inverse.mapRect(QRectF(-2, -2, device.width() + 4, device.height() + 4))
+            y, h = self.rects[:, 1], self.rects[:, 3]
+            keep = np.flatnonzero((y + h >= seen.top()) & (y <= seen.bottom())).tolist()
+        rects, colours = self.rects, self.colours
+        for i in keep:
+            x, y, w, h = rects[i].tolist()
+            red, green, blue, alpha = colours[i].tolist()
+            painter.fillRect(QRectF(x, y, w, h), QColor(red, green, blue, alpha))
+
+
+def run_table(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
+              overlap: tuple[float, float] = (0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of :func:`cell_runs` as arrays: rectangles float64[run, 4] (x, y, w, h)
+    and colours uint8[run, 4], in rows top to bottom, left to right."""
+    rows, cols = rgba.shape[:2]
+    packed = rgba.astype(np.uint32)
+    key = (packed[..., 0] << 24) | (packed[..., 1] << 16) | (packed[..., 2] << 8) | packed[..., 3]
+    starts = np.ones((rows, cols), bool)
+    starts[:, 1:] = key[:, 1:] != key[:, :-1]
+    r, s = np.nonzero(starts)                      # row-major: each row's runs in order
+    same_row = np.r_[r[1:] == r[:-1], False]
+    e = np.where(same_row, np.r_[s[1:], 0], cols)
+    colours = rgba[r, s].astype(np.uint8)
+    opaque = colours[:, 3] == 255
+    w = (e - s) * cell_w
+    h = np.full(len(r), cell_h, np.float64)
+    w = np.where(opaque & (e < cols), w + overlap[0], w)
+    h = np.where(opaque & (r < rows - 1), h + overlap[1], h)
+    rects = np.stack([s * cell_w, r * cell_h, w, h], axis=1).astype(np.float64)
+    visible = colours[:, 3] != 0
+    return rects[visible], colours[visible]
 
 
 def cell_runs(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
@@ -435,24 +488,9 @@ def cell_runs(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
     of equal colours in a row; transparent cells are left out. An opaque run reaches
     ``overlap`` (x, y) into its right and lower neighbours, which are drawn after it,
     so antialiased edges leave no hairline seams between cells."""
-    rows, cols = rgba.shape[:2]
-    packed = rgba.astype(np.uint32)
-    key = (packed[..., 0] << 24) | (packed[..., 1] << 16) | (packed[..., 2] << 8) | packed[..., 3]
-    out: list[tuple[QRectF, QColor]] = []
-    for r in range(rows):
-        line = key[r]
-        starts = np.flatnonzero(np.r_[True, line[1:] != line[:-1]])
-        ends = np.r_[starts[1:], cols]
-        for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-            red, green, blue, alpha = (int(v) for v in rgba[r, s])
-            if alpha == 0:
-                continue
-            w, h = (e - s) * cell_w, cell_h
-            if alpha == 255:
-                w += overlap[0] if e < cols else 0.0
-                h += overlap[1] if r < rows - 1 else 0.0
-            out.append((QRectF(s * cell_w, r * cell_h, w, h), QColor(red, green, blue, alpha)))
-    return out
+    rects, colours = run_table(rgba, cell_w, cell_h, overlap)
+    return [(QRectF(*rect), QColor(*colour)) for rect, colour in
+            zip(rects.tolist(), colours.tolist(), strict=True)]
 
 
 def _rgba(image: QImage) -> np.ndarray:
@@ -480,11 +518,10 @@ def _raster_of(it: QGraphicsItem) -> tuple[QImage, QRectF] | None:
     return None
 
 
-@contextmanager
-def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
-    """Swap every small, visible raster (a heatmap's ``ImageItem``, a colour bar's
-    pixmap) for a ``_CellsItem`` while painting."""
-    swapped: list[tuple[QGraphicsItem, float, _CellsItem]] = []
+def vector_swaps(scene, view: QGraphicsView) -> dict[QGraphicsItem, _CellsItem]:
+    """A ``_CellsItem`` for every small, visible raster (a heatmap's ``ImageItem``, a
+    colour bar's pixmap), to paint in its place."""
+    swaps: dict[QGraphicsItem, _CellsItem] = {}
     for it in scene.items():
         if not it.isVisible() or it.effectiveOpacity() <= 0:
             continue
@@ -501,27 +538,11 @@ def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
         on_screen = view.mapFromScene(it.mapToScene(QRectF(0, 0, cell_w, cell_h))
                                       ).boundingRect()
         overlap = (cell_w / max(on_screen.width(), 1.0), cell_h / max(on_screen.height(), 1.0))
-        runs = [(rect.translated(target.topLeft()), colour) for rect, colour in
-                cell_runs(_rgba(qimage), cell_w, cell_h, overlap)]
-        cells = _CellsItem(runs, target)
-        parent = it.parentItem()
-        if parent is not None:
-            cells.setParentItem(parent)
-            cells.setTransform(it.itemTransform(parent)[0])
-        else:
-            scene.addItem(cells)
-            cells.setTransform(it.sceneTransform())
-        cells.setZValue(it.zValue())
-        cells.setOpacity(it.opacity())
-        cells.stackBefore(it)
-        swapped.append((it, it.opacity(), cells))
-        it.setOpacity(0.0)
-    try:
-        yield
-    finally:
-        for it, opacity, cells in swapped:
-            it.setOpacity(opacity)
-            scene.removeItem(cells)
+        rects, colours = run_table(_rgba(qimage), cell_w, cell_h, overlap)
+        rects[:, 0] += target.x()
+        rects[:, 1] += target.y()
+        swaps[it] = _CellsItem(rects, colours, target)
+    return swaps
 
 
 @contextmanager
