@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         # a PNG export's progress and Cancel (shown while one runs)
         self.export_runner = JobRunner(self)
         self.export_bar = ExportBar(self.export_runner)
+        self.export_bar.stop_button.clicked.connect(self.cancel_png_export)
         self.statusBar().insertPermanentWidget(0, self.export_bar, 1)
         self.png_job: PngExportJob | None = None
         self.loader = TorchLoader(self)
@@ -453,6 +454,10 @@ class MainWindow(QMainWindow):
         self._png_progress(name, 0.0, False)
         return job
 
+    def cancel_png_export(self) -> None:
+        if self.png_job is not None:
+            self.png_job.cancel()
+
     def _png_progress(self, name: str, fraction: float, paused: bool) -> None:
         percent = int(100 * fraction)
         text = (translate("MainWindow", "Exporting {0}: {1} % (training paused until the "
@@ -523,8 +528,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802
         from app.jobs import wait_for_workers
 
-        if self.png_job is not None:
-            self.png_job.cancel()          # no half file; the old one stays
+        self.cancel_png_export()           # no half file; the old one stays
         for tab in self.tabs:
             tab.shutdown()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())

@@ -32,10 +32,13 @@ from PySide6.QtWidgets import QGraphicsView, QWidget
 from app.export import AtomicFile, ExportError
 from app.jobs import Failure, JobRunner
 from app.tabs.base import BaseTab, JobBar
+from viz.figure import FigureError
 from viz.figure_png import PngStrips, encode
 
 #: strips painted ahead of the worker (each at most ``viz.figure_png.STRIP_BYTES``)
 WAITING = 2
+#: seconds the first strip waits for a turn in which the views do not change
+SETTLE_S = 2.0
 #: times an export starts over because its view changed before it gives up
 RESTARTS = 3
 #: a strip's painting aims at this many milliseconds of the GUI thread: its rows follow
@@ -62,12 +65,16 @@ class ExportBar(JobBar):
         super().__init__(runner, parent)
         self.setObjectName("ExportBar")
         self.stop_button.setObjectName("CancelExportButton")
+        self.stop_button.clicked.disconnect()      # the window cancels the export job
         self.label.setMinimumWidth(260)
         self.setVisible(False)
 
     def retranslate(self) -> None:
         self.stop_button.setText(translate("ExportBar", "Cancel"))
 
+    def _set_running(self, running: bool) -> None:
+        # shown only while an export runs, whose writer may start and stop (start over)
+        self.stop_button.setEnabled(True)
 
 class _InputBlocker(QObject):
     """Swallows mouse, wheel, key and hover events of the exported views (a zoom, a
@@ -124,42 +131,59 @@ class PngExportJob(QObject):
         self._timer.timeout.connect(self._paint_next)
         self._ended = False
         self._restarting = False
+        self._encoding = False
+        self._settle_until = 0.0
         runner.progressed.connect(self._on_progress)
         runner.failed.connect(self._on_failed)
         runner.stopped.connect(self._on_stopped)
 
     # -- the life of an export ------------------------------------------------------------
     def start(self) -> None:
-        """Begin (returns at once); raises FigureError/ExportError for a size or a
-        folder that cannot be written, before anything is written."""
+        """Begin (returns at once); raises ExportError for a size or a folder that
+        cannot be written, before anything is written."""
         try:
             self._attempt()
         except BaseException:
             self._end()
             raise
 
+    def _measure(self) -> None:
+        """The PNG's size from the view's size now."""
+        try:
+            self._strips = PngStrips(self.widget, self.width, self.scale)
+        except FigureError as exc:      # a size out of range: a sentence for the user
+            raise ExportError(str(exc)) from exc
+
     def _attempt(self) -> None:
-        self._strips = PngStrips(self.widget, self.width, self.scale)
+        self._measure()
         self._top = 0
         self._rows = min(self._strips.rows, FIRST_ROWS)
         self._fastest_ms = float("inf")
         self._changed = False
+        self._encoding = False
+        self._settle_until = time.perf_counter() + SETTLE_S
         self._file = AtomicFile(self.path)
         self._waiting = queue.Queue()
         self._abandon = threading.Event()
         if self._strips.rows < self._strips.size.height():    # more than one strip
             self._hold()
-        strips, file, waiting, abandon = self._strips, self._file, self._waiting, self._abandon
-        self.runner.start(lambda: _encode_job(file.tmp, strips, waiting, abandon))
         self._timer.start()
+
+    def _start_encoding(self) -> None:
+        strips, file, waiting, abandon = self._strips, self._file, self._waiting, self._abandon
+        self._encoding = True
+        self.runner.start(lambda: _encode_job(file.tmp, strips, waiting, abandon))
 
     def cancel(self) -> None:
         """Stop now: no file is written, the target keeps what it had."""
-        if not self._ended and self.runner.is_running():
+        if self._ended:
+            return
+        if self.runner.is_running():
             self.runner.stop()          # -> _on_stopped(False)
-        elif not self._ended:
-            self._end()
-            self.cancelled.emit()
+            return
+        self._stop_attempt()
+        self._end()
+        self.cancelled.emit()
 
     def is_running(self) -> bool:
         return not self._ended
@@ -170,8 +194,20 @@ class PngExportJob(QObject):
             return
         self._flush_scene_updates(quiet=False)      # changes made by others, before us
         if self._changed:
-            self._start_over()
-            return
+            self._changed = False
+            if self._top > 0:
+                self._start_over()                  # the strips so far show another moment
+                return
+            if time.perf_counter() < self._settle_until:
+                # nothing painted yet: the last report before the pause is still being
+                # laid out (an axis, a legend moving aside); paint once a turn is still
+                try:
+                    self._measure()
+                except ExportError as exc:
+                    self._fail(exc)
+                return
+        if not self._encoding:
+            self._start_encoding()
         if self._waiting.qsize() >= WAITING:
             return                                  # the worker is behind: next turn
         height = self._strips.size.height()

@@ -62,10 +62,7 @@ class PngStrips:
                  scale: float | None = None, strip_bytes: int = STRIP_BYTES) -> None:
         self.fig = widget if isinstance(widget, _Figure) else _Figure(widget)
         logical = self.fig.size()
-        out_w = int(width) if width else round(logical.width() * (scale or 2.0))
-        if not MIN_WIDTH <= out_w <= MAX_WIDTH:
-            raise FigureError(f"The PNG width must be between {MIN_WIDTH} and {MAX_WIDTH} "
-                              f"pixels, got {out_w}.")
+        out_w = png_width(logical.width(), width, scale)
         self.factor = out_w / logical.width()
         self.size = QSize(out_w, max(1, round(logical.height() * self.factor)))
         # the screen's DPI: the PNG is the view enlarged, not the view printed smaller
@@ -115,6 +112,28 @@ class PngStrips:
             _paint_on(image, paint)
             image.setDevicePixelRatio(1.0)
         return image
+
+
+def png_width(logical_width: int, width: int | None = None,
+              scale: float | None = None) -> int:
+    """The PNG's width in pixels: ``width``, or ``scale`` (default 2) times the view's
+    ``logical_width``; FigureError, naming what was asked, if that is not a width from
+    MIN_WIDTH to MAX_WIDTH (a NaN, an infinite or a negative scale included)."""
+    if width is not None:
+        if not MIN_WIDTH <= width <= MAX_WIDTH:
+            raise FigureError(f"The PNG width must be between {MIN_WIDTH} and {MAX_WIDTH} "
+                              f"pixels, got {width}.")
+        return int(width)
+    factor = 2.0 if scale is None else float(scale)
+    wide = logical_width * factor
+    if not MIN_WIDTH <= wide <= MAX_WIDTH:      # False for NaN too
+        made = (f"makes the PNG {wide:.0f} pixels wide" if np.isfinite(wide) and wide > 0
+                else "gives no PNG size")
+        raise FigureError(
+            f"A scale of {factor:g} {made}; use a scale from {MIN_WIDTH / logical_width:.3g}"
+            f" to {MAX_WIDTH / logical_width:.3g} for this view ({logical_width} pixels wide"
+            f" on screen; a PNG is {MIN_WIDTH} to {MAX_WIDTH} pixels wide).")
+    return round(wide)
 
 
 def rgba(image: QImage) -> np.ndarray:
