@@ -447,7 +447,11 @@ class MainWindow(QMainWindow):
         job.failed.connect(lambda exc: self.report_error(exc, None))
         job.cancelled.connect(lambda: self.statusBar().showMessage(translate(
             "MainWindow", "Export cancelled: {0} was not changed.").format(path), 8000))
-        job.start()
+        try:
+            job.start()
+        except BaseException:
+            job.deleteLater()
+            raise
         self.png_job = job
         self.act_export_fig.setEnabled(False)
         self.export_bar.setVisible(True)

@@ -9,17 +9,22 @@ encoding (:func:`encode`) may run in a worker. :func:`write_png` does both at on
 a caller that may block (the headless export, the tests); the window runs the same two
 halves as a background job (``app.png_export``).
 
-A strip is the whole figure painted with the painter shifted up by the strip's top, so
-the pixels are those of one large image: the same transformation, clip and pens, only
-the device is shorter. Two things would otherwise depend on where a strip begins:
+A strip is the whole figure painted with the painter shifted up by the strip's top:
+the same transformation, clip and pens as one large image, only the device is
+shorter. A figure that fits one strip (up to about 1,000 x 1,000 pixels) is painted
+exactly as the one image was before. In strips, Qt's antialiasing of a line or a glyph
+crossing a strip's edge can differ by a few levels (a line end by a pixel); beyond
+that, two things depend on where a strip begins and are made not to:
 
 * dashes: Qt leaves out the dashes of a wide pen outside the device and starts the
   pattern afresh where a line enters it, so a dashed line came out dashed differently
   in every strip. :class:`WidePenPainter` dashes such a line itself, in the figure's
   pixels (``QPainterPathStroker``), and fills the outline;
-* nothing else: a strip paints only what it shows (``viz.figure.paint_scene`` skips
-  the items outside it and the points of a scatter outside it, a heatmap's cells
-  only the rows inside it), which is also what keeps a strip quick.
+* cost: a strip paints only what it reaches (``viz.figure.paint_scene`` skips the
+  items outside it, a scatter's points outside it, a heatmap's cells outside it; a
+  long line is cut to the strip), and what every strip would work out again (heatmap
+  cells, axis ticks) is kept in :attr:`PngStrips.cache`, so a strip of a few rows is
+  quick.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ from viz.png_writer import PngWriter
 #: the most bytes a strip holds (ARGB32): 4 MiB, 52 rows of a 20,000-px figure and the
 #: whole of a figure up to about 1,000 x 1,000 pixels; painting one takes some 10-50 ms
 STRIP_BYTES = 4 << 20
+#: what a strip is painted on: the format the one image had (ARGB32_Premultiplied
+#: paints faster but blends translucent points a level apart)
 STRIP_FORMAT = QImage.Format.Format_ARGB32
 #: the PNG widths the export takes, in pixels
 MIN_WIDTH, MAX_WIDTH = 16, 20000
