@@ -67,6 +67,12 @@ class ExportBar(JobBar):
         self.stop_button.setObjectName("CancelExportButton")
         self.stop_button.clicked.disconnect()      # the window cancels the export job
         self.label.setMinimumWidth(260)
+        # no taller than the status bar's text: a taller bar would make the status bar,
+        # and so the views, change size (the export would see its view change)
+        height = self.label.sizeHint().height() + 2
+        for widget in (self.stop_button, self.bar):
+            widget.setMaximumHeight(height)
+        self.layout().setContentsMargins(4, 0, 4, 0)
         self.setVisible(False)
 
     def retranslate(self) -> None:
