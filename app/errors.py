@@ -10,8 +10,9 @@ import sys
 import threading
 import traceback
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
+from shiboken6 import isValid
 
 from models.errors import ArchScopeError
 
@@ -43,6 +44,9 @@ def show_error(parent: QWidget | None, error: BaseException, details: str | None
     box.setDetailedText(details)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.setModal(False)
+    # gone once answered: a hidden box kept its text and widgets for as long as the window
+    # lived (0.2 MB each; hundreds in a long session of refused files)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.show()
     return box
 
@@ -80,5 +84,5 @@ class ExceptHooks:
             pass  # the bridge is gone (shutting down); stderr has the report
 
     def _show(self, exc, details: str) -> None:
-        self.dialogs = [d for d in self.dialogs if d.isVisible()]
+        self.dialogs = [d for d in self.dialogs if isValid(d) and d.isVisible()]
         self.dialogs.append(show_error(self._parent, exc, details))

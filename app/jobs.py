@@ -5,6 +5,10 @@ at a time per tab in a superqt worker, forwards at most ~25 updates a second (th
 generator itself runs at full speed, the skipped items are dropped, the last one is
 always delivered) and stops between two items when asked.
 
+``JobRunner.start_call`` runs a plain function that reports progress through a callback
+and checks a "cancelled" callable (the file loaders of ``models/``): the same throttled
+``progressed``, the same Stop, and its return value in ``returned``.
+
 ``ComputeRunner`` runs plain functions (a trace for the current slider values): while
 one runs, newer requests replace each other and only the newest runs next, so a
 dragged slider never queues up stale work.
@@ -38,6 +42,28 @@ class Failure:
 
     error: BaseException
     details: str
+
+
+def _failure(exc: BaseException) -> Failure:
+    """``exc`` with its traceback as text, and its frames let go here, in the worker: their
+    locals (a half-read file's element tree, millions of parsed rows) would otherwise
+    travel with the exception and be freed on the GUI thread, freezing it for seconds."""
+    details = traceback.format_exc()
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:     # the chain: raise ... from
+        seen.add(id(error))
+        traceback.clear_frames(error.__traceback__)
+        error.__traceback__ = None
+        error = error.__cause__ or error.__context__
+    return Failure(exc, details)
+
+
+@dataclass(frozen=True)
+class _Returned:
+    """The value a ``start_call`` function returned (the last item of its job)."""
+
+    value: object
 
 
 def _throttled(make_gen: Callable[[], Iterator], stop: threading.Event,
@@ -75,7 +101,7 @@ def _throttled_items(make_gen: Callable[[], Iterator], stop: threading.Event,
     except Exception as exc:  # noqa: BLE001 - delivered to the GUI, never swallowed
         if have_pending and not stop.is_set():
             yield pending   # the last good report still counts
-        yield Failure(exc, traceback.format_exc())
+        yield _failure(exc)
 
 
 class JobRunner(QObject):
@@ -83,15 +109,21 @@ class JobRunner(QObject):
 
     Signals:
         started(): a job began.
-        progressed(object): a throttled item from the generator.
+        progressed(object): a throttled item from the generator (for ``start_call``:
+            what the function passed to ``report``).
+        returned(object): what a ``start_call`` function returned, just before
+            ``stopped(True)``.
         failed(object): a ``Failure``; the job has ended.
         stopped(bool): the job ended; True if it ran to completion.
     """
 
     started = Signal()
     progressed = Signal(object)
+    returned = Signal(object)
     failed = Signal(object)
     stopped = Signal(bool)
+    #: ``(job, item)`` reported from a ``start_call`` function's thread (queued here)
+    _reported = Signal(object)
 
     def __init__(self, parent: QObject | None = None, hz: float = UPDATE_HZ) -> None:
         super().__init__(parent)
@@ -103,6 +135,7 @@ class JobRunner(QObject):
         self._go = threading.Event()
         self._go.set()
         self._kept: list = []      # items that arrived while paused (the one in flight)
+        self._reported.connect(self._on_yielded)
 
     def is_running(self) -> bool:
         return self._worker is not None
@@ -127,13 +160,39 @@ class JobRunner(QObject):
 
     def start(self, make_gen: Callable[[], Iterator]) -> None:
         """Start ``make_gen()`` in a worker thread; a running job is stopped first."""
+        self._launch(lambda stop, job: make_gen)
+
+    def start_call(self, fn: Callable[[Callable[[object], None], Callable[[], bool]],
+                                      object]) -> None:
+        """Start ``fn(report, cancelled)`` in a worker thread (a running job is stopped
+        first). ``report(item)`` from inside it reaches ``progressed`` at most ~25 times a
+        second; ``cancelled()`` turns True on Stop, and ``fn`` should then give up (raise)
+        soon: whatever it raises after Stop goes nowhere. Its return value arrives in
+        ``returned``, then ``stopped(True)``; an exception in ``failed``."""
+        def make(stop: threading.Event, job: int) -> Callable[[], Iterator]:
+            last = [0.0]
+
+            def report(item: object) -> None:
+                now = time.perf_counter()
+                if now - last[0] >= self._interval and not stop.is_set():
+                    last[0] = now
+                    self._reported.emit((job, item))   # queued to the GUI thread
+
+            def gen() -> Iterator:
+                yield _Returned(fn(report, stop.is_set))
+
+            return gen
+
+        self._launch(make)
+
+    def _launch(self, make: Callable[[threading.Event, int], Callable[[], Iterator]]) -> None:
         from superqt.utils import create_worker  # imported here: 0.3 s, not at start-up
 
         self.stop()
         stop = threading.Event()
         self._job += 1
-        worker = create_worker(_throttled, make_gen, stop, self._interval, self._job,
-                               self._go, _start_thread=False)
+        worker = create_worker(_throttled, make(stop, self._job), stop, self._interval,
+                               self._job, self._go, _start_thread=False)
         # Bound methods, not lambdas: Qt then disconnects them when this runner is
         # deleted, so items still queued at shutdown go nowhere. The job number drops
         # items that an old worker queued before Stop.
@@ -171,6 +230,9 @@ class JobRunner(QObject):
         if isinstance(item, Failure):
             self._failed = True
             self.failed.emit(item)
+            return
+        if isinstance(item, _Returned):
+            self.returned.emit(item.value)
             return
         self.progressed.emit(item)
 
@@ -245,7 +307,7 @@ class ComputeRunner(QObject):
             try:
                 return generation, fn()
             except Exception as exc:  # noqa: BLE001 - delivered to the GUI
-                return generation, Failure(exc, traceback.format_exc())
+                return generation, _failure(exc)
 
         self._running = True
         worker = create_worker(guarded, _start_thread=False)

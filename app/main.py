@@ -211,6 +211,9 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of --train: torch's generators and the tab's own seed "
                              "option where it has one (default 0)")
+    parser.add_argument("--session", default=None, metavar="FILE",
+                        help="open this session file (.archscope) first: the view shows "
+                             "its saved state; --set and --train apply on top of it")
     args = parser.parse_args(argv)
     if not args.list and (not args.view or not args.out):
         parser.error("give a VIEW and --out FILE, or --list")
@@ -260,6 +263,8 @@ def export_main(argv: list[str]) -> int:
                     parser.error(f"--set {key} is not available in a headless export")
             window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
             window.set_device(args.device)
+            if args.session:
+                _open_session_headless(window, args.session, tab)
             window.tabs_widget.setCurrentWidget(tab)
             window.resize(1600, 1000)
             window.show()
@@ -291,6 +296,72 @@ def export_main(argv: list[str]) -> int:
     finally:
         _dispose_headless(window)
 
+
+def _open_session_headless(window, path: str, tab) -> None:
+    """Open the session at ``path`` into ``window`` (errors raised, not shown in a
+    dialog); the tab of the view to export must be in it."""
+    from app import export
+    from app.sessions import read
+
+    doc = read(path, tuple(t.key for t in window.tabs))
+    if tab.key not in doc.tabs:
+        raise export.ExportError(
+            f"{os.path.basename(path)} holds the tab {', '.join(doc.tabs)}, not {tab.key}: "
+            f"export a view of {' or '.join(doc.tabs)}, or save a session of the {tab.key} tab.")
+    from app.sessions import apply
+
+    apply(doc, {t.key: t for t in window.tabs}, os.path.basename(path), window.device_name)
+
+
+# -- archscope session ---------------------------------------------------------------------------
+def session_main(argv: list[str]) -> int:
+    """``archscope session info FILE [--json]``: what a session file holds, from its
+    checked manifest (nothing is loaded into a model)."""
+    parser = argparse.ArgumentParser(prog="archscope session",
+                                     description="Look into a session file (.archscope).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    info = sub.add_parser("info", help="print the manifest of a session file")
+    info.add_argument("file")
+    info.add_argument("--json", action="store_true", help="the manifest as JSON")
+    args = parser.parse_args(argv)
+    from models.errors import SessionFileError
+    from models.sessionfile import read_manifest
+
+    try:
+        manifest = read_manifest(args.file)
+    except SessionFileError as exc:
+        sys.stderr.write(f"archscope session: {exc}\n")
+        return 1
+    if args.json:
+        print(json.dumps(manifest, indent=1, ensure_ascii=False))
+        return 0
+    print(describe_manifest(manifest, os.path.basename(args.file)))
+    return 0
+
+
+def describe_manifest(manifest: dict, name: str) -> str:
+    """The manifest as a person reads it: versions, where it was saved, each tab's
+    settings, training sessions (kind, steps) and the arrays and weights it holds."""
+    members = manifest.get("_members", {})
+    lines = [f"{name}: ArchScope session, format {manifest['format_version']}, written by "
+             f"ArchScope {manifest.get('app_version') or '?'}",
+             f"saved {manifest.get('saved_at') or '?'} on {manifest.get('saved_on') or '?'}; "
+             f"tab in front: {manifest.get('current') or '-'}"]
+    for tab, entry in manifest["tabs"].items():
+        lines.append(f"[{tab}]")
+        params = entry.get("params", {})
+        if params:
+            lines.append("  settings: " + ", ".join(f"{k}={v}" for k, v in params.items()))
+        for sname, meta in (entry.get("data", {}).get("sessions") or {}).items():
+            if isinstance(meta, dict):
+                lines.append(f"  session {sname}: {meta.get('kind', '?')}, "
+                             f"{meta.get('step', 0)} steps, lr {meta.get('lr', '?')}, "
+                             f"trained on {meta.get('saved_on', '?')}")
+        if entry.get("weights"):
+            lines.append(f"  weights: {members.get(entry['weights'], 0):,} bytes")
+        for key, member in entry.get("arrays", {}).items():
+            lines.append(f"  array {key}: {members.get(member, 0):,} bytes")
+    return "\n".join(lines)
 
 def _png_width(text: str) -> int:
     """``--width``: a whole number of pixels from 16 to 20000."""
@@ -419,6 +490,8 @@ def run(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "export":
         return export_main(argv[1:])
+    if argv and argv[0] == "session":
+        return session_main(argv[1:])
     parser = argparse.ArgumentParser(prog="archscope", description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true",
                         help="open the window, print start-up figures as JSON, exit")

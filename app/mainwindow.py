@@ -28,11 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import export
+from app import export, memory
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
 from app.jobs import JobRunner
 from app.png_export import ExportBar, PngExportJob
+from app.sessions import SessionActions
 from app.settings import Settings
 from app.tabs.base import BaseTab, TabContext
 from app.tabs.catalog import TabSpec, tab_specs
@@ -115,7 +116,7 @@ class ExportFigureDialog(QDialog):
             self.path.setText(path)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, SessionActions):
     """Signals: torchReady() once torch, PyG and the devices are known.
 
     ``specs`` are the tabs to build, in order; by default ``app.tabs.catalog.tab_specs()``
@@ -127,8 +128,11 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings, translations: Translations,
                  start_loader: bool = True, specs: list[TabSpec] | None = None) -> None:
+        memory.limit_arenas()          # before the workers' threads exist (app/memory.py)
         super().__init__()
         self.setObjectName("MainWindow")
+        self.releaser = memory.Releaser(self)
+        self.collector = memory.GuiCollector(self)   # cyclic garbage: on this thread only
         self.settings = settings
         self.translations = translations
         self.device_name = "cpu"
@@ -142,13 +146,17 @@ class MainWindow(QMainWindow):
         self.specs = tab_specs() if specs is None else list(specs)
         ctx = TabContext(settings=settings, device=lambda: self.device_name,
                          language=lambda: self.translations.language,
-                         report_error=self.report_error,
+                         report_error=lambda error, details: self.report_error(error,
+                                                                               details),
                          status=lambda text: self.statusBar().showMessage(text, 8000),
                          peer=lambda key: next((t for t in self.tabs if t.key == key), None))
         for spec in self.specs:
             tab = spec.make(ctx)
+            tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
             self.tabs.append(tab)
             self.tabs_widget.addTab(tab, "")
+            for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
+                signal.connect(self.releaser.poke)     # what the work freed goes back
         self._build_toolbar()
         self._build_menus()
         self.device_label = QLabel()
@@ -249,6 +257,7 @@ class MainWindow(QMainWindow):
         self.act_about = QAction(self)
         self.act_about.triggered.connect(self.show_about)
         self.menu_help.addAction(self.act_about)
+        self._build_session_actions(self.menu_file, self.menu_help)
 
     # -- translations ------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
@@ -273,6 +282,7 @@ class MainWindow(QMainWindow):
         self.menu_lang.setTitle(translate("MainWindow", "&Language"))
         self.menu_help.setTitle(translate("MainWindow", "&Help"))
         self.act_about.setText(translate("MainWindow", "&About ArchScope"))
+        self._retranslate_session_actions()
         self.device_caption.setText(translate("MainWindow", "Device:"))
         self.export_bar.retranslate()
         for i, spec in enumerate(self.specs):
@@ -313,6 +323,7 @@ class MainWindow(QMainWindow):
         self.device_combo.blockSignals(False)
         self.device_name = wanted
         self.torch_is_ready = True
+        self.collector.freeze_startup()
         self._update_device_label()
         for tab in self.tabs:
             if notify_tabs:
@@ -369,12 +380,15 @@ class MainWindow(QMainWindow):
             tab.file_filter())
         if not path:
             return
-        try:
-            tab.open_file(path)
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report_error(exc, None)
+        if path.lower().endswith(".archscope"):     # a session chosen here opens as one
+            self.open_session(path)
             return
-        self.settings.set_last_dir("open", path)
+        # read in the background with progress and Cancel; the tab keeps what it shows
+        # until the file is accepted, and a refusal reaches report_error
+        try:
+            tab.start_open(path)
+        except Exception as exc:  # noqa: BLE001 - refused before reading: shown to the user
+            self.report_error(exc, None)
 
     def current_tab(self) -> BaseTab:
         return self.tabs[self.tabs_widget.currentIndex()]
@@ -535,6 +549,7 @@ class MainWindow(QMainWindow):
         self.cancel_png_export()           # no half file; the old one stays
         for tab in self.tabs:
             tab.shutdown()
+        self.collector.stop()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.sync()
         if not wait_for_workers(1.5):

@@ -41,3 +41,16 @@ class ModelFileError(InvalidParameterError):
 class DegenerateDataError(InvalidParameterError):
     """Training data a model cannot fit sensibly: all points (nearly) the same, or on a
     line, so the likelihood of a density has no upper bound."""
+
+
+class SessionFileError(ArchScopeError, ValueError):
+    """A session file (``.archscope``) that cannot be opened: not a session, damaged or
+    truncated, written by a newer ArchScope, for a tab this version does not have, with
+    weights of the wrong shapes, or built to exhaust memory (too many members, too large
+    unpacked, paths that leave the archive). The message names the file and what is
+    wrong; the window keeps what it had."""
+
+
+class LoadCancelled(ArchScopeError):
+    """The user cancelled reading a file (Cancel beside its progress bar): raised by a
+    loader at its next check (``models.reading.LoadWatch``); nothing of the file is kept."""

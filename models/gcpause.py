@@ -3,7 +3,9 @@
 Automatic collection runs on whichever thread happens to allocate. Two places pause it
 while worker threads run native code that must not be interrupted by a collection on
 another thread (the CPU profiler's parser in ``models.efficient_attention.cost``; ODE solves in the
-neural-ODE tab). Each pauses with ``hold()`` and ends with ``release()``; collection comes
+neural-ODE tab). The file loaders (``load_graph``, ``load_points_csv``) pause it while they
+parse: millions of new objects, none in a cycle, that a collection would walk while holding
+the interpreter (and the window) for seconds. Each pauses with ``hold()`` and ends with ``release()``; collection comes
 back when the last holder releases, and only if it was on before the first hold, so one
 user's release never switches it on under another's feet.
 """

@@ -58,7 +58,7 @@ import torch
 
 from models import checkpoint
 from models.devices import device_for
-from models.errors import InvalidParameterError, TrainingDivergedError
+from models.errors import InvalidParameterError, SessionFileError, TrainingDivergedError
 from models.traces import Progress
 
 
@@ -152,6 +152,8 @@ class TrainingSession:
         self.step = 0
         self.losses = []
         self.snapshots_taken = 0            # rollback points taken (the benchmark reads it)
+        #: states put in by ``load_state``: a run begun before one stops, not training on
+        self.loads = 0
         self.good_step = 0
         self.good_state = self._snapshot()
 
@@ -222,6 +224,125 @@ class TrainingSession:
 
     def _after_restore(self) -> None:
         """Hook: refresh what depends on the weights (a cached metric) after a rollback."""
+
+    # -- session files: everything needed to go on training elsewhere ----------------------------
+    def save_state(self) -> tuple[dict[str, torch.Tensor], dict]:
+        """The session as ``(tensors, meta)``: weights, optimizer moments, random-generator
+        states and records as CPU tensors; step, learning rate and the optimizers'
+        hyper-parameters as JSON-able ``meta``. Under the lock (never half a step)."""
+        with self.lock:
+            tensors: dict[str, torch.Tensor] = {}
+            optimizers = []
+            for i, (module, optimizer) in enumerate(self._pairs()):
+                for key, value in module.state_dict().items():
+                    tensors[f"model{i}.{key}"] = value.detach().cpu().clone()
+                sd = optimizer.state_dict()
+                scalars = {}
+                for pid, entry in sd["state"].items():
+                    for key, value in entry.items():
+                        if torch.is_tensor(value):
+                            tensors[f"optim{i}.{pid}.{key}"] = value.detach().cpu().clone()
+                        else:
+                            scalars[f"{pid}.{key}"] = value
+                optimizers.append({"param_groups": sd["param_groups"], "scalars": scalars})
+            for j, record in enumerate(self._records()):
+                ints = all(isinstance(v, int) and not isinstance(v, bool) for v in record)
+                tensors[f"record{j}"] = torch.tensor(
+                    record, dtype=torch.int64 if ints and record else torch.float64)
+            numpy_rngs = {}
+            for attr, value in sorted(vars(self).items()):
+                if isinstance(value, torch.Generator):
+                    tensors[f"rng.{attr}"] = value.get_state()
+                elif isinstance(value, np.random.Generator):
+                    numpy_rngs[attr] = value.bit_generator.state
+            extra_tensors, extra = self._extra_state()
+            tensors.update({f"extra.{k}": v.detach().cpu().clone()
+                            for k, v in extra_tensors.items()})
+            meta = {"kind": type(self).__name__, "step": self.step, "lr": self.lr,
+                    "optimizers": optimizers, "numpy_rngs": numpy_rngs, "extra": extra,
+                    "saved_on": str(self.device)}
+        return tensors, meta
+
+    def load_state(self, tensors: dict[str, torch.Tensor], meta: dict, name: str = "") -> None:
+        """Put a state from ``save_state`` (maybe saved on another device) into this
+        session, built with the same settings. Weights that do not fit this session's
+        model raise ``SessionFileError`` naming them, before anything changes."""
+        where = f"{name}: " if name else ""
+        if meta.get("kind") not in (None, type(self).__name__):
+            raise SessionFileError(f"{where}the saved session is a {meta.get('kind')}, not "
+                                   f"a {type(self).__name__}.")
+        with self.lock:
+            pairs = self._pairs()
+            states = []
+            for i, (module, _) in enumerate(pairs):
+                own = module.state_dict()
+                saved = {k[len(f"model{i}."):]: v for k, v in tensors.items()
+                         if k.startswith(f"model{i}.")}
+                missing = sorted(set(own) - set(saved))
+                unexpected = sorted(set(saved) - set(own))
+                wrong = [f"{k} ({'×'.join(map(str, saved[k].shape)) or 'scalar'} in the file, "
+                         f"{'×'.join(map(str, own[k].shape)) or 'scalar'} here)"
+                         for k in own if k in saved and saved[k].shape != own[k].shape]
+                if missing or unexpected or wrong:
+                    parts = ([f"missing {', '.join(missing[:4])}"] if missing else []) + \
+                        ([f"unknown {', '.join(unexpected[:4])}"] if unexpected else []) + \
+                        ([f"wrong shapes: {'; '.join(wrong[:3])}"] if wrong else [])
+                    raise SessionFileError(
+                        f"{where}the saved weights do not fit the model its settings build "
+                        f"({'; '.join(parts)}).")
+                states.append(saved)
+            optimizers = meta.get("optimizers", [])
+            if len(optimizers) != len(pairs):
+                raise SessionFileError(f"{where}the file holds {len(optimizers)} optimizer "
+                                       f"state(s); this model has {len(pairs)}.")
+            for i, (_, optimizer) in enumerate(pairs):
+                groups = optimizers[i].get("param_groups", [])
+                own_groups = optimizer.state_dict()["param_groups"]
+                if [len(g.get("params", ())) for g in groups] != \
+                        [len(g["params"]) for g in own_groups]:
+                    raise SessionFileError(f"{where}the saved optimizer state does not fit "
+                                           "this model's parameters.")
+            # checked: now change the session
+            for i, ((module, optimizer), saved) in enumerate(zip(pairs, states, strict=True)):
+                module.load_state_dict(saved)
+                state: dict[int, dict] = {}
+                prefix = f"optim{i}."
+                for key, value in tensors.items():
+                    if key.startswith(prefix):
+                        pid, field_name = key[len(prefix):].split(".", 1)
+                        state.setdefault(int(pid), {})[field_name] = value
+                for key, value in optimizers[i].get("scalars", {}).items():
+                    pid, field_name = key.split(".", 1)
+                    state.setdefault(int(pid), {})[field_name] = value
+                optimizer.load_state_dict({"state": state,
+                                           "param_groups": optimizers[i]["param_groups"]})
+            for j, record in enumerate(self._records()):
+                saved_record = tensors.get(f"record{j}")
+                record[:] = [] if saved_record is None else saved_record.tolist()
+            for attr, value in vars(self).items():
+                if isinstance(value, torch.Generator) and f"rng.{attr}" in tensors:
+                    value.set_state(tensors[f"rng.{attr}"].to(torch.uint8))
+                elif isinstance(value, np.random.Generator) and \
+                        attr in meta.get("numpy_rngs", {}):
+                    value.bit_generator.state = meta["numpy_rngs"][attr]
+            self.step = int(meta.get("step", len(self.losses)))
+            self._apply_lr(float(meta.get("lr", self.lr)))
+            self._load_extra_state({k[len("extra."):]: v for k, v in tensors.items()
+                                    if k.startswith("extra.")}, meta.get("extra", {}))
+            self.good_state, self.good_step = self._snapshot(), self.step
+            self.loads += 1
+        self._after_load()
+
+    def _extra_state(self) -> tuple[dict[str, torch.Tensor], dict]:
+        """Hook: a subclass's own state beyond weights, optimizers, records and random
+        generators (tensors, JSON-able dict). Under the lock."""
+        return {}, {}
+
+    def _load_extra_state(self, tensors: dict[str, torch.Tensor], meta: dict) -> None:
+        """Hook: put back what ``_extra_state`` saved. Under the lock."""
+
+    def _after_load(self) -> None:
+        """Hook, outside the lock: refresh what depends on the loaded weights."""
 
     # -- checked steps ------------------------------------------------------------------------
     def _diverged(self, what: str) -> TrainingDivergedError:
@@ -299,10 +420,12 @@ class TrainingSession:
         steps = check_steps(steps)
         every = check_steps(every, "every")
         self._before_train(steps)
-        t0, start = time.perf_counter(), self.step
+        t0, start, loads = time.perf_counter(), self.step, self.loads
         for index in range(1, steps + 1):
             run = Run(start=start, steps=steps, index=index, every=every, t0=t0)
             with self.lock:
+                if self.loads != loads:     # a session was opened into it: this run is over
+                    return
                 outcome = self._train_step(run)
             self._after_step(outcome, run)
             yield self._progress(outcome, run)

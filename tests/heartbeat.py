@@ -10,6 +10,11 @@ minus the interval. Ticks only happen while the event loop runs (``qtbot.wait``,
 ``waitUntil``, ``processEvents``), which is exactly what a frozen window would block.
 The default limit (``STALL_LIMIT_MS``) is the issue's 100 ms goal with room for this
 shared two-core machine; the figure itself is printed by the benchmarks.
+
+``longest_own_ms`` is the same gap less the time the GUI thread spent runnable but
+waiting for a CPU (Linux schedstat): on a machine loaded by other processes two thirds
+of a gap can be that wait, while a freeze of the app's own (computing, or blocked on a
+lock or the GIL) stays whole. Elsewhere it equals ``longest_ms``.
 """
 
 from __future__ import annotations
@@ -23,24 +28,39 @@ from PySide6.QtCore import QTimer
 STALL_LIMIT_MS = float(os.environ.get("ARCHSCOPE_STALL_LIMIT_MS", "250"))
 
 
+def runqueue_ms() -> float:
+    """Milliseconds the calling thread has spent runnable but waiting for a CPU (Linux
+    schedstat; 0 elsewhere)."""
+    try:
+        with open("/proc/thread-self/schedstat") as fh:
+            return int(fh.read().split()[1]) / 1e6
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class Heartbeat:
     def __init__(self, interval_ms: int = 10, limit_ms: float = STALL_LIMIT_MS) -> None:
         self.interval_ms = interval_ms
         self.limit_ms = limit_ms
         self.gaps_ms: list[float] = []
+        self.own_gaps_ms: list[float] = []      # the gaps less the wait for a CPU
         self._last = 0.0
+        self._waited = 0.0
         self._timer = QTimer()
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
 
     def _tick(self) -> None:
-        now = time.perf_counter()
-        self.gaps_ms.append(max(0.0, (now - self._last) * 1000.0 - self.interval_ms))
-        self._last = now
+        now, waited = time.perf_counter(), runqueue_ms()
+        gap = max(0.0, (now - self._last) * 1000.0 - self.interval_ms)
+        self.gaps_ms.append(gap)
+        self.own_gaps_ms.append(max(0.0, gap - (waited - self._waited)))
+        self._last, self._waited = now, waited
 
     def __enter__(self) -> Heartbeat:
         self.gaps_ms.clear()
-        self._last = time.perf_counter()
+        self.own_gaps_ms.clear()
+        self._last, self._waited = time.perf_counter(), runqueue_ms()
         self._timer.start()
         return self
 
@@ -52,6 +72,10 @@ class Heartbeat:
         return max(self.gaps_ms, default=0.0)
 
     @property
+    def longest_own_ms(self) -> float:
+        return max(self.own_gaps_ms, default=0.0)
+
+    @property
     def beats(self) -> int:
         return len(self.gaps_ms)
 
@@ -59,4 +83,5 @@ class Heartbeat:
         gaps = sorted(self.gaps_ms)
         median = gaps[len(gaps) // 2] if gaps else 0.0
         return (f"longest event-loop stall {self.longest_ms:.0f} ms (limit {self.limit_ms:.0f}), "
+                f"{self.longest_own_ms:.0f} ms the GUI thread's own, "
                 f"median {median:.1f} ms over {self.beats} beats")

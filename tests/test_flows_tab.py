@@ -109,31 +109,6 @@ def test_every_tour_step_applies(qtbot, tab):
                 assert params[k] == v, (step.id, k)
 
 
-def test_animation_exports_as_numbered_png_frames(tab, tmp_path):
-    paths = tab.export_frames(str(tmp_path), per_layer=2, width=400)
-    layers = tab.result.trace.points.shape[0] - 1
-    assert len(paths) == 2 * layers + 1
-    assert all(p.endswith(f"flow_{i:04d}.png") for i, p in enumerate(paths))
-    assert all((tmp_path / f"flow_{i:04d}.png").read_bytes()[:4] == b"\x89PNG"
-               for i in range(len(paths)))
-    assert not list(tmp_path.glob("*.part"))
-
-
-@pytest.mark.parametrize("ext", ["gif", "webp"])
-def test_animation_exports_as_an_animated_file(tab, tmp_path, ext):
-    from PIL import Image
-
-    for _ in tab.session().train(30):    # an untrained flow is the identity: frames would
-        pass                             # be equal, and equal frames are merged
-    tab.compute_now()
-    out = tab.export_animation(str(tmp_path / f"flow.{ext}"), per_layer=1, width=300)
-    with Image.open(out) as im:
-        assert im.format == ext.upper() and im.n_frames == tab.flow_view.layers + 1
-    from app.export import ExportError
-    with pytest.raises(ExportError, match="gif or .webp"):
-        tab.export_animation(str(tmp_path / "flow.mp4"))
-
-
 def test_drawn_points_become_the_training_data(qtbot, tab):
     from PySide6.QtCore import QPoint
 

@@ -89,7 +89,10 @@ def test_bad_input_is_explained_in_the_panel(qtbot, tab, text, needle):
     tab.sequence.editingFinished.emit()
     qtbot.waitUntil(lambda: needle in tab.input_note.text(), timeout=5000)
     qtbot.wait(100)
-    assert tab.trace is before   # what was shown stays
+    # what was shown stays: the last input that could be read (the other controls still
+    # act on it, and a reopened session shows it again)
+    assert tab.trace.src_tokens == before.src_tokens
+    np.testing.assert_array_equal(tab.trace.weights, before.weights)
 
 
 def test_generate_gives_a_new_valid_sequence(qtbot, tab):
@@ -137,7 +140,8 @@ def test_save_and_open_a_trained_model(qtbot, window, tab, tmp_path, monkeypatch
     assert window.act_open.isEnabled()
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (path, "")))
-    window.act_open.trigger()
+    window.act_open.trigger()                # read in the background
+    qtbot.waitUntil(lambda: not tab.is_opening(), timeout=30_000)
     assert tab.sessions[("encoder-decoder", "digits", "reverse")].step == 15
     assert "15 steps" in window.statusBar().currentMessage()
     window.tabs_widget.setCurrentIndex(0)
@@ -154,7 +158,8 @@ def test_opening_a_bad_file_reports_it(qtbot, window, tab, tmp_path, monkeypatch
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(bad), "")))
     window.act_open.trigger()
-    assert shown and "not a model" in str(shown[0])
+    qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
+    assert "not a model" in str(shown[0]) and not tab.is_opening()
 
 
 def test_overview_has_every_layer_and_head_plus_average(qtbot, tab):
@@ -421,7 +426,7 @@ def test_untrained_curve_shows_the_loss_of_a_uniform_guess(qtbot, tab):
 
 
 @pytest.mark.parametrize("hostile", ["num_heads_0.pt", "encoder_layers_100000.pt", "empty.pt",
-                                     "runs_code.pt"])
+                                     "runs_code.pt", "max_len_1e9.pt"])
 def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path, monkeypatch,
                                                     hostile):
     from PySide6.QtWidgets import QFileDialog
@@ -440,6 +445,7 @@ def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path
     qtbot.mouseClick(tab.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: training.step >= 3, timeout=30_000)
     window.act_open.trigger()
+    qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
     assert len(shown) == 1 and hostile in str(shown[0])      # reported, naming the file
     assert "weights_only" not in str(shown[0])
     assert tab.jobs.is_running() and tab.train_button.text() == "Stop"
@@ -449,6 +455,7 @@ def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path
     # an accepted model does stop it, and takes its place
     chosen[0] = good
     window.act_open.trigger()
-    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=30_000)
+    assert not tab.is_opening()
     assert len(shown) == 1 and tab.sessions[key] is not training
     assert tab.sessions[key].step == 0

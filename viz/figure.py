@@ -10,7 +10,7 @@ paths):
   the same in Qt, Chromium and librsvg (cosmetic strokes baked, images pixelated,
   portable font names);
 * PNG: the same painting, enlarged by the asked-for factor, cosmetic (1-px) pens
-  enlarged with it (``viz.figure_png.WidePenPainter``), so a PNG is the SVG at that
+  enlarged with it (``_WidePenPainter``), so a PNG is the SVG at that
   size: text, legends (which ignore the view's transformations) and line widths keep
   their proportions. Painting the scene into a scaled QImage drew legend text at screen
   size (8 px beside 30-px node labels at 2x) and 1-px lines. (Rasterising the SVG with
@@ -18,19 +18,19 @@ paths):
   written in strips of rows (:mod:`viz.figure_png`), never held whole.
 * PDF: ``QPdfWriter`` at the view's logical DPI (fonts embedded by Qt).
 
-Heatmaps: an ``ImageItem`` of at most :data:`MAX_VECTOR_CELLS` cells is drawn as one
+Heatmaps: an ``ImageItem`` of at most ``MAX_VECTOR_CELLS`` cells is drawn as one
 filled rectangle per run of equal cells in a row (vector, crisp at any zoom, no
 interpolation in any viewer); a larger image stays an image, pixelated in SVG and
-upsampled nearest-neighbour in PDF (PDF viewers smooth images and Qt stores them as
-JPEG). A whole tab (not a view) is painted with ``QWidget.render``; its PNG at a
-device pixel ratio, so its text scales with it.
+upsampled nearest-neighbour in PDF (:mod:`viz.figure_cells`). A whole tab (not a view)
+is painted with ``QWidget.render``; its PNG at a device pixel ratio, so its text scales
+with it.
 
 This module writes to the path it is given; the caller makes the write atomic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 
 import numpy as np
@@ -68,20 +68,21 @@ from PySide6.QtWidgets import (
     QAbstractGraphicsShapeItem,
     QGraphicsItem,
     QGraphicsLineItem,
-    QGraphicsPixmapItem,
     QGraphicsView,
     QStyleOptionGraphicsItem,
     QWidget,
 )
 
+from viz.figure_cells import (  # noqa: F401 - MAX_VECTOR_CELLS, cell_runs: as before
+    MAX_VECTOR_CELLS,
+    cell_runs,
+    upsampled_images,
+    vector_swaps,
+)
 from viz.panel import ViewPanel
 from viz.svg_post import fix_svg
 
 FORMATS = ("png", "svg", "pdf")
-#: Images with more cells than this (about 128 x 128) stay images in SVG and PDF.
-MAX_VECTOR_CELLS = 128 * 128
-#: Images larger than MAX_VECTOR_CELLS but shorter than this are upsampled for PDF.
-PDF_MIN_IMAGE_SIDE = 1200
 #: Left/right margin of the title band, as the panel's layout has it.
 TITLE_MARGIN = 4
 
@@ -134,6 +135,13 @@ class _Figure:
         outermost. The scene is left as it was (no item added, moved or hidden).
         ``cache`` keeps what strips of one figure share (heatmap cells, axis ticks);
         the caller clears it when the scene changes."""
+        for _ in self.paint_steps(painter, vector_cells, upsample, scale, cache=cache):
+            pass
+
+    def paint_steps(self, painter: QPainter, vector_cells: bool, upsample: bool,
+                    scale: float = 1.0, vector_symbols: bool = True,
+                    cache: dict | None = None) -> Iterator[None]:
+        """``paint``, one scene item per step (see :func:`render_png_steps`)."""
         device = painter.worldTransform()
         painter.scale(scale, scale)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -153,6 +161,7 @@ class _Figure:
             painter.translate(0, self.band)
             self.widget.render(painter, QPoint(0, 0))
             painter.restore()
+            yield
             return
         view = self.scene_view
         scene = view.scene()
@@ -161,7 +170,7 @@ class _Figure:
         opts = {"antialias": True, "background": QColor("white"), "painter": painter,
                 "resolutionScale": scale}
         with ExitStack() as stack:
-            stack.enter_context(_export_mode(scene, opts))
+            stack.enter_context(_export_mode(scene, opts, vector_symbols))
             swaps = {}
             if vector_cells:
                 swaps = cache.get("swaps") if cache is not None else None
@@ -170,8 +179,9 @@ class _Figure:
                     if cache is not None:
                         cache["swaps"] = swaps
             if upsample:
-                stack.enter_context(_upsampled_images(scene))
-            paint_scene(painter, scene, source, body.topLeft(), scale, device, swaps, cache)
+                stack.enter_context(upsampled_images(scene))
+            yield from paint_scene_steps(painter, scene, source, body.topLeft(), scale,
+                                         device, swaps, cache)
 
     def _background(self) -> QColor:
         view = self.scene_view
@@ -192,12 +202,12 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise FigureError(f"Unknown figure format '{fmt}' (choose png, svg or pdf).")
-    fig = _Figure(widget)
-    logical = fig.size()
     if fmt == "png":
         from viz.figure_png import write_png  # it builds on this module
 
-        return write_png(fig, path, width, scale)
+        return write_png(widget, path, width, scale)
+    fig = _Figure(widget)
+    logical = fig.size()
     if fmt == "svg":
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(svg_text(fig, title))
@@ -229,6 +239,52 @@ def svg_text(fig: _Figure, title: str) -> str:
     _paint_on(gen, lambda p: fig.paint(p, vector_cells=True, upsample=False))
     buffer.close()
     return fix_svg(bytes(buffer.data()).decode("utf-8"), _portable_family)
+
+
+def render_png_steps(widget: QWidget, width: int | None = None, scale: float | None = None,
+                     vector_symbols: bool = True) -> Generator[None, None, QImage]:
+    """``render``'s PNG image (not written), painted one scene item per step: a caller
+    on the GUI thread paints a few items per event-loop turn and the window stays
+    responsive (the scene must not change until the last step). The generator's return
+    value is the ``QImage``; closing it early ends the painting.
+
+    ``vector_symbols=False`` draws scatter symbols from pyqtgraph's pixel atlas at
+    their on-screen pixel size (one call per item instead of one painted path per
+    point: 20,000 points about 10x faster; for animation frames)."""
+    from viz.figure_png import png_width  # it builds on this module
+
+    fig = _Figure(widget)
+    logical = fig.size()
+    out_w = png_width(logical.width(), width, scale)
+    factor = out_w / logical.width()
+    out = QSize(out_w, max(1, round(logical.height() * factor)))
+    return (yield from _png_steps(fig, out, factor, vector_symbols))
+
+
+def _png_steps(fig: _Figure, out: QSize, factor: float,
+               vector_symbols: bool = True) -> Generator[None, None, QImage]:
+    image = QImage(out, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    if fig.scene_view is not None:
+        # the scene enlarged, with every cosmetic (1-px) pen enlarged too, as the SVG's
+        # strokes are when it is shown at this size
+        painter = _WidePenPainter(factor)
+        if not painter.begin(image):
+            raise FigureError("Qt could not open the output for painting.")
+        try:
+            yield from fig.paint_steps(painter, vector_cells=True, upsample=False,
+                                       scale=factor, vector_symbols=vector_symbols)
+        finally:
+            painter.end()
+    else:
+        # a whole tab: paint at a device pixel ratio, so text and widgets scale together
+        image.setDevicePixelRatio(factor)
+        _paint_on(image, lambda p: fig.paint(p, vector_cells=False, upsample=False))
+        image.setDevicePixelRatio(1.0)
+    # the screen's DPI: the PNG is the view enlarged, not the view printed smaller
+    image.setDotsPerMeterX(round(fig.dpi / 0.0254))
+    image.setDotsPerMeterY(round(fig.dpi / 0.0254))
+    return image
 
 
 def _paint_on(device, paint: Callable[[QPainter], None],
@@ -265,16 +321,26 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
                 scale: float = 1.0, device: QTransform | None = None,
                 swaps: Mapping[QGraphicsItem, QGraphicsItem] | None = None,
                 cache: dict | None = None) -> None:
+    """Paint the items of ``scene`` (see :func:`paint_scene_steps`)."""
+    for _ in paint_scene_steps(painter, scene, source, origin, scale, device, swaps, cache):
+        pass
+
+
+def paint_scene_steps(painter: QPainter, scene, source: QRectF, origin: QPointF,
+                      scale: float = 1.0, device: QTransform | None = None,
+                      swaps: Mapping[QGraphicsItem, QGraphicsItem] | None = None,
+                      cache: dict | None = None) -> Iterator[None]:
     """Paint the items of ``scene`` in ``source`` with ``source.topLeft()`` at ``origin``,
     enlarged by ``scale`` (then mapped by ``device``, e.g. a PNG strip's shift), one by
     one in stacking order, each under its own clip set afresh. An item in ``swaps`` is
     painted by its stand-in (same place, clip and opacity) instead; ``cache`` keeps
-    the axes' ticks from one PNG strip to the next.
+    the axes' ticks from one PNG strip to the next; on a ``QImage`` only the items that
+    reach it are painted.
 
     ``QGraphicsScene.render`` nests save/restore around clips, and ``QSvgGenerator``
     (SVG 1.1, Qt 6.11) tags the groups after a restore with the wrong clip path: axis
     lines came out clipped to the legend's box and vanished in librsvg. Here a clip is
-    set only outside a save, and replaced, never restored."""
+    set only outside a save, and replaced, never restored. Yields after each item."""
     base = QTransform.fromTranslate(origin.x() - source.x(), origin.y() - source.y())
     outer = QTransform.fromScale(scale, scale)
     if device is not None:
@@ -308,6 +374,7 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
             option.exposedRect = stand_in.boundingRect()
             stand_in.paint(painter, option, None)
             painter.restore()
+            yield
             continue
         option.exposedRect = bounds
         with _wide_item_pen(item, painter), _points_in(item, world, seen):
@@ -316,6 +383,7 @@ def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
             else:
                 item.paint(painter, option, None)
         painter.restore()
+        yield
     painter.setClipping(False)
 
 
@@ -368,6 +436,28 @@ def _clip_of(item: QGraphicsItem) -> QPainterPath | None:
     return clip
 
 
+class _WidePenPainter(QPainter):
+    """A painter whose cosmetic pens are ``factor`` times as wide.
+
+    A cosmetic pen (pyqtgraph's default) is drawn ``width`` device pixels wide whatever
+    the transformation, so a PNG at twice the view's size had lines half as thick,
+    relative to everything else, as the window and the SVG. Python items set their pens
+    through this painter's ``setPen``; Qt's own shape items are given wider pens by
+    :func:`_wide_item_pen` while they paint."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def setPen(self, pen) -> None:  # noqa: N802 - Qt's name
+        if not isinstance(pen, QPen):
+            pen = QPen(pen)
+        super().setPen(wider(pen, self.factor))
+
+    def strokePath(self, path, pen) -> None:  # noqa: N802 - Qt's name
+        super().strokePath(path, wider(QPen(pen), self.factor))
+
+
 def wider(pen: QPen, factor: float) -> QPen:
     """``pen``, ``factor`` times as wide if it is cosmetic (width 0 counts as 1)."""
     if factor == 1.0 or not pen.isCosmetic() or pen.style() == Qt.PenStyle.NoPen:
@@ -418,8 +508,9 @@ def _wide_item_pen(item: QGraphicsItem, painter: QPainter) -> Iterator[None]:
 
 # -- scene items during an export ----------------------------------------------------------------
 @contextmanager
-def _export_mode(scene, opts: dict) -> Iterator[None]:
-    items = [it for it in scene.items() if hasattr(it, "setExportMode")]
+def _export_mode(scene, opts: dict, vector_symbols: bool = True) -> Iterator[None]:
+    items = [it for it in scene.items() if hasattr(it, "setExportMode")
+             and (vector_symbols or not isinstance(it, pg.ScatterPlotItem))]
     for it in items:
         it.setExportMode(True, opts)
     try:
@@ -427,146 +518,3 @@ def _export_mode(scene, opts: dict) -> Iterator[None]:
     finally:
         for it in items:
             it.setExportMode(False, opts)
-
-
-class _CellsItem(QGraphicsItem):
-    """Paints an ``ImageItem``'s rendered colours as filled rectangles, one per run of
-    equal cells in a row, in the image item's place (never added to the scene: the
-    painter paints it instead of the image). ``rects``: float64[run, 4] (x, y, w, h);
-    ``colours``: uint8[run, 4] (r, g, b, a)."""
-
-    def __init__(self, rects: np.ndarray, colours: np.ndarray, bounds: QRectF) -> None:
-        super().__init__()
-        self.rects, self.colours, self.bounds = rects, colours, bounds
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        return self.bounds
-
-    def paint(self, painter: QPainter, *args) -> None:
-        painter.setPen(Qt.PenStyle.NoPen)
-        keep = range(len(self.rects))
-        device = painter.device()
-        inverse, invertible = painter.worldTransform().inverted()
-        if isinstance(device, QImage) and invertible:
-            # a PNG strip: only the rows of cells it shows (with a margin for antialiasing)
-            seen = inverse.mapRect(QRectF(-2, -2, device.width() + 4, device.height() + 4))
-            y, h = self.rects[:, 1], self.rects[:, 3]
-            keep = np.flatnonzero((y + h >= seen.top()) & (y <= seen.bottom())).tolist()
-        rects, colours = self.rects, self.colours
-        for i in keep:
-            x, y, w, h = rects[i].tolist()
-            red, green, blue, alpha = colours[i].tolist()
-            painter.fillRect(QRectF(x, y, w, h), QColor(red, green, blue, alpha))
-
-
-def run_table(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
-              overlap: tuple[float, float] = (0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
-    """The runs of :func:`cell_runs` as arrays: rectangles float64[run, 4] (x, y, w, h)
-    and colours uint8[run, 4], in rows top to bottom, left to right."""
-    rows, cols = rgba.shape[:2]
-    packed = rgba.astype(np.uint32)
-    key = (packed[..., 0] << 24) | (packed[..., 1] << 16) | (packed[..., 2] << 8) | packed[..., 3]
-    starts = np.ones((rows, cols), bool)
-    starts[:, 1:] = key[:, 1:] != key[:, :-1]
-    r, s = np.nonzero(starts)                      # row-major: each row's runs in order
-    same_row = np.r_[r[1:] == r[:-1], False]
-    e = np.where(same_row, np.r_[s[1:], 0], cols)
-    colours = rgba[r, s].astype(np.uint8)
-    opaque = colours[:, 3] == 255
-    w = (e - s) * cell_w
-    h = np.full(len(r), cell_h, np.float64)
-    w = np.where(opaque & (e < cols), w + overlap[0], w)
-    h = np.where(opaque & (r < rows - 1), h + overlap[1], h)
-    rects = np.stack([s * cell_w, r * cell_h, w, h], axis=1).astype(np.float64)
-    visible = colours[:, 3] != 0
-    return rects[visible], colours[visible]
-
-
-def cell_runs(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
-              overlap: tuple[float, float] = (0.0, 0.0)) -> list[tuple[QRectF, QColor]]:
-    """Rectangles for an image of ``rgba[row, col] = (r, g, b, a)`` (uint8), one per run
-    of equal colours in a row; transparent cells are left out. An opaque run reaches
-    ``overlap`` (x, y) into its right and lower neighbours, which are drawn after it,
-    so antialiased edges leave no hairline seams between cells."""
-    rects, colours = run_table(rgba, cell_w, cell_h, overlap)
-    return [(QRectF(*rect), QColor(*colour)) for rect, colour in
-            zip(rects.tolist(), colours.tolist(), strict=True)]
-
-
-def _rgba(image: QImage) -> np.ndarray:
-    image = image.convertToFormat(QImage.Format.Format_RGBA8888)
-    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
-    rows = buf.reshape(image.height(), image.bytesPerLine())
-    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)
-
-
-def _raster_of(it: QGraphicsItem) -> tuple[QImage, QRectF] | None:
-    """The image an item draws and where (item coordinates), or None."""
-    if isinstance(it, pg.ImageItem):
-        if it.image is None:
-            return None
-        it.render()                # the QImage the item would draw, LUT and levels applied
-        qimage = it.qimage
-        if qimage is None or qimage.isNull():
-            return None
-        return qimage, QRectF(0, 0, it.width(), it.height())
-    if isinstance(it, QGraphicsPixmapItem) and not it.pixmap().isNull():
-        pixmap = it.pixmap()
-        dpr = pixmap.devicePixelRatio() or 1.0
-        size = QSizeF(pixmap.width() / dpr, pixmap.height() / dpr)
-        return pixmap.toImage(), QRectF(it.offset(), size)
-    return None
-
-
-def vector_swaps(scene, view: QGraphicsView) -> dict[QGraphicsItem, _CellsItem]:
-    """A ``_CellsItem`` for every small, visible raster (a heatmap's ``ImageItem``, a
-    colour bar's pixmap), to paint in its place."""
-    swaps: dict[QGraphicsItem, _CellsItem] = {}
-    for it in scene.items():
-        if not it.isVisible() or it.effectiveOpacity() <= 0:
-            continue
-        raster = _raster_of(it)
-        if raster is None:
-            continue
-        qimage, target = raster
-        if qimage.width() * qimage.height() > MAX_VECTOR_CELLS:
-            continue
-        cell_w, cell_h = target.width() / qimage.width(), target.height() / qimage.height()
-        # one screen pixel of overlap, in the item's units: a pixel that two cells
-        # share is then covered whole by the first (antialiased edges composited one
-        # over the other let the white through: seams between the rows)
-        on_screen = view.mapFromScene(it.mapToScene(QRectF(0, 0, cell_w, cell_h))
-                                      ).boundingRect()
-        overlap = (cell_w / max(on_screen.width(), 1.0), cell_h / max(on_screen.height(), 1.0))
-        rects, colours = run_table(_rgba(qimage), cell_w, cell_h, overlap)
-        rects[:, 0] += target.x()
-        rects[:, 1] += target.y()
-        swaps[it] = _CellsItem(rects, colours, target)
-    return swaps
-
-
-@contextmanager
-def _upsampled_images(scene) -> Iterator[None]:
-    """Large images only (small ones are vector cells): nearest-neighbour upsampling,
-    so a PDF viewer's smoothing and Qt's JPEG do not blur the cells."""
-    saved: list[tuple[pg.ImageItem, np.ndarray, QRectF, object]] = []
-    for it in scene.items():
-        if not isinstance(it, pg.ImageItem) or it.image is None or it.opacity() <= 0:
-            continue
-        img = it.image
-        side = max(img.shape[0], img.shape[1])
-        factor = int(np.ceil(PDF_MIN_IMAGE_SIDE / max(1, side)))
-        if factor <= 1:
-            continue
-        rect = it.mapRectToParent(it.boundingRect())
-        levels = it.getLevels()
-        big = np.repeat(np.repeat(img, factor, axis=0), factor, axis=1)
-        it.setImage(big, autoLevels=False, levels=levels)
-        it.setRect(rect)
-        saved.append((it, img, rect, levels))
-    try:
-        yield
-    finally:
-        for it, img, rect, levels in saved:
-            it.setImage(img, autoLevels=False, levels=levels)
-            it.setRect(rect)

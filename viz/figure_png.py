@@ -47,7 +47,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from viz.figure import FigureError, _Figure, _paint_on, wider
+from viz.figure import FigureError, _Figure, _paint_on, _WidePenPainter
 from viz.png_writer import PngWriter
 
 #: the most bytes a strip holds (ARGB32): 4 MiB, 52 rows of a 20,000-px figure and the
@@ -208,30 +208,16 @@ def write_png(widget: QWidget | _Figure, path: str, width: int | None = None,
     return strips.size
 
 
-class WidePenPainter(QPainter):
-    """A painter whose cosmetic pens are ``factor`` times as wide, for a strip whose
-    first row is row ``top`` of the figure.
-
-    A cosmetic pen (pyqtgraph's default) is drawn ``width`` device pixels wide whatever
-    the transformation, so a PNG at twice the view's size had lines half as thick,
-    relative to everything else, as the window and the SVG. Python items set their pens
-    through this painter's ``setPen``; Qt's own shape items are given wider pens by
-    ``viz.figure._wide_item_pen`` while they paint. With ``dashes``, wide dashed lines
-    are dashed here (see the module docstring)."""
+class WidePenPainter(_WidePenPainter):
+    """``viz.figure``'s painter with cosmetic pens ``factor`` times as wide, for a strip
+    whose first row is row ``top`` of the figure. With ``dashes`` (a figure in more
+    than one strip), wide dashed lines are dashed here and long lines cut to the strip
+    (see the module docstring)."""
 
     def __init__(self, factor: float, top: float = 0.0, dashes: bool = False) -> None:
-        super().__init__()
-        self.factor = factor
+        super().__init__(factor)
         self.top = top
         self.dashes = dashes
-
-    def setPen(self, pen) -> None:  # noqa: N802 - Qt's name
-        if not isinstance(pen, QPen):
-            pen = QPen(pen)
-        super().setPen(wider(pen, self.factor))
-
-    def strokePath(self, path, pen) -> None:  # noqa: N802 - Qt's name
-        super().strokePath(path, wider(QPen(pen), self.factor))
 
     def drawPath(self, path) -> None:  # noqa: N802 - Qt's name
         if not self._dash(path):

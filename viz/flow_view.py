@@ -17,6 +17,8 @@ views of unequal widths, linked, widened each other's range step after step).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -32,6 +34,8 @@ SIGMAS = (1.0, 2.0, 3.0)
 #: the latent panel always shows at least this square (the 3 σ contour and a margin)
 LATENT_HALF = 3.3
 REFERENCE_COLOUR = "#303030"
+#: the points' diameter on screen, in pixels
+SYMBOL_SIZE = 3
 
 
 def sigma_circles(radii=SIGMAS, n: int = 180) -> np.ndarray:
@@ -66,31 +70,53 @@ class FlowView(pg.GraphicsLayoutWidget):
     #: the mouse drew at (x, y) in the data panel (only while drawing is on)
     drawn = Signal(float, float)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent=None, *, in_steps: bool = False) -> None:
+        """``in_steps``: the panels are made by ``build_steps()`` (a panel per step,
+        ~0.1 s in all), to be run before the view is used."""
         super().__init__(parent)
-        self.plots = [self.addPlot(row=0, col=c) for c in range(3)]
-        for p in self.plots:
-            _square(p)
+        self.plots: list[pg.PlotItem] = []
+        self.scatters: list[list[pg.ScatterPlotItem]] = []
+        self.grids: list[pg.PlotCurveItem] = []
+        self.references: list[pg.PlotCurveItem] = []
+        self.reference_labels: list[list[pg.TextItem]] = []
+        self.trace: FlowTrace | None = None
+        self._grid: np.ndarray | None = None
+        self._groups: list[np.ndarray] = []
+        self.t = 0.0
+        self.drawing = False
+        self._titles = ("", "", "")
+        self._building = self._build()
+        if not in_steps:
+            for _ in self._building:
+                pass
+
+    def build_steps(self) -> Iterator[None]:
+        """What is left of making the view (all of it after ``FlowView(in_steps=True)``);
+        closing these steps half way leaves the rest for the next call."""
+        for _ in self._building:            # (``yield from`` would close _building too)
+            yield
+
+    def _build(self) -> Iterator[None]:
         lut = colormap("CET-C6").getLookupTable(nPts=COLOUR_GROUPS, alpha=False)
         self._brushes = [pg.mkBrush(int(r), int(g), int(b), 170) for r, g, b in lut]
-        self.scatters: list[list[pg.ScatterPlotItem]] = []
-        for p in self.plots:
-            items = [pg.ScatterPlotItem(pxMode=True, size=3, pen=None, brush=b)
+        grid_pen = pg.mkPen(120, 120, 120, 110)
+        # N(0, I) at 1, 2, 3 σ in whichever panel is the latent one (drawn under the points)
+        pen = pg.mkPen(REFERENCE_COLOUR, width=1.4, style=Qt.PenStyle.DashLine)
+        circles = sigma_circles()
+        for c in range(3):
+            p = self.addPlot(row=0, col=c)
+            _square(p)
+            self.plots.append(p)
+            yield
+            items = [pg.ScatterPlotItem(pxMode=True, size=SYMBOL_SIZE, pen=None, brush=b)
                      for b in self._brushes]
             for item in items:
                 p.addItem(item)
             self.scatters.append(items)
-        self.grids = [pg.PlotCurveItem(pen=pg.mkPen(120, 120, 120, 110), connect="finite")
-                      for _ in self.plots]
-        for p, g in zip(self.plots, self.grids, strict=True):
+            g = pg.PlotCurveItem(pen=grid_pen, connect="finite")
             p.addItem(g)
             g.setZValue(-1)
-        # N(0, I) at 1, 2, 3 σ in whichever panel is the latent one (drawn under the points)
-        pen = pg.mkPen(REFERENCE_COLOUR, width=1.4, style=Qt.PenStyle.DashLine)
-        self.references: list[pg.PlotCurveItem] = []
-        self.reference_labels: list[list[pg.TextItem]] = []
-        circles = sigma_circles()
-        for p in self.plots:
+            self.grids.append(g)
             ref = pg.PlotCurveItem(circles[:, 0], circles[:, 1], pen=pen, connect="finite")
             ref.setZValue(5)
             ref.setVisible(False)
@@ -107,17 +133,47 @@ class FlowView(pg.GraphicsLayoutWidget):
                 p.addItem(text, ignoreBounds=True)
                 labels.append(text)
             self.reference_labels.append(labels)
+            yield
         # what the current layer does (e.g. "x kept · y moves ↕"): a caption under the
         # panels, not a box over the points it talks about
         self.note = self.ci.addLabel("", row=1, col=0, colspan=3, size="9pt", color="#333333")
-        self.trace: FlowTrace | None = None
-        self._grid: np.ndarray | None = None
-        self._groups: list[np.ndarray] = []
-        self.t = 0.0
-        self.drawing = False
         self.scene().sigMouseMoved.connect(self._on_move)
         self.scene().sigMouseClicked.connect(self._on_click)
-        self._titles = ("", "", "")
+
+    def copy_steps(self, copy: FlowView, symbol_scale: float = 1.0) -> Iterator[None]:
+        """Steps that make ``copy`` (e.g. a ``FlowView(in_steps=True)``), kept off screen,
+        show what this view shows now (size, trace, grid, titles, axis labels, zoom and
+        note), its points ``symbol_scale`` times as large: a panel or a scatter item per
+        step (20,000 points take ~0.5 s in all). An export paints its frames from the
+        copy while this view goes on changing (the animation, the slider, a new trace
+        from training). The copy is never repainted: call its ``scene().prepareForPaint()``
+        before painting it by hand."""
+        trace, grid, titles, labels = self.trace, self._grid, self._titles, self.axis_labels()
+        ranges = [p.vb.viewRange() for p in self.plots]
+        size, note = self.size(), self.note.text
+
+        def steps() -> Iterator[None]:
+            yield from copy.build_steps()
+            copy.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+            copy.setUpdatesEnabled(False)   # it is only painted by hand, never repainted
+            copy.set_titles(*titles)
+            copy.set_axis_labels(labels)
+            copy.resize(size)
+            copy.show()
+            yield
+            copy.ci.layout.activate()       # laid out now, not at the next event-loop turn
+            for items in copy.scatters:
+                for item in items:
+                    item.clear()             # resized while empty: cheap
+                    item.setSize(SYMBOL_SIZE * symbol_scale)
+            yield
+            if trace is not None:
+                yield from copy.trace_steps(trace, grid)
+            for plot, (x, y) in zip(copy.plots, ranges, strict=True):
+                plot.setRange(xRange=x, yRange=y, padding=0)
+            copy.set_note(note)
+
+        return steps()
 
     def set_drawing(self, on: bool) -> None:
         """While on, pressing or dragging the mouse in the data panel emits ``drawn``."""
@@ -183,6 +239,11 @@ class FlowView(pg.GraphicsLayoutWidget):
 
     def set_trace(self, trace: FlowTrace, grid: np.ndarray | None = None) -> None:
         """``grid``: float[L+1, m, 2] polyline points (NaN rows break the lines)."""
+        for _ in self.trace_steps(trace, grid):
+            pass
+
+    def trace_steps(self, trace: FlowTrace, grid: np.ndarray | None = None) -> Iterator[None]:
+        """``set_trace``, a scatter item per step."""
         self.trace = trace
         self._grid = grid
         start = trace.points[0] if trace.direction == "forward" else trace.points[-1]
@@ -190,8 +251,8 @@ class FlowView(pg.GraphicsLayoutWidget):
         angle = np.arctan2(start[:, 1] - centre[1], start[:, 0] - centre[0])
         group = ((angle + np.pi) / (2 * np.pi) * COLOUR_GROUPS).astype(int) % COLOUR_GROUPS
         self._groups = [np.flatnonzero(group == g) for g in range(COLOUR_GROUPS)]
-        self._draw(0, trace.points[0], grid[0] if grid is not None else None)
-        self._draw(2, trace.points[-1], grid[-1] if grid is not None else None)
+        yield from self._draw_steps(0, trace.points[0], grid[0] if grid is not None else None)
+        yield from self._draw_steps(2, trace.points[-1], grid[-1] if grid is not None else None)
         latent = self.latent_panel()
         for i in (0, 2):
             self.references[i].setVisible(i == latent)
@@ -199,7 +260,7 @@ class FlowView(pg.GraphicsLayoutWidget):
                 label.setVisible(i == latent)
             self._fit(i, trace.points[0] if i == 0 else trace.points[-1],
                       at_least=LATENT_HALF if i == latent else 0.0)
-        self.set_position(min(self.t, self.layers))
+        yield from self.position_steps(min(self.t, self.layers))
 
     @property
     def layers(self) -> int:
@@ -216,6 +277,12 @@ class FlowView(pg.GraphicsLayoutWidget):
         return pts[lo] if f == 0 else (1 - f) * pts[lo] + f * pts[lo + 1]
 
     def set_position(self, t: float) -> None:
+        for _ in self.position_steps(t):
+            pass
+
+    def position_steps(self, t: float) -> Iterator[None]:
+        """``set_position``, a scatter item per step (an export paints frames of 20,000
+        points, ~150 ms a position, between event-loop turns)."""
         if self.trace is None:
             return
         self.t = float(np.clip(t, 0, self.layers))
@@ -225,7 +292,7 @@ class FlowView(pg.GraphicsLayoutWidget):
             f = self.t - lo
             grid = self._grid[lo] if self.layers == 0 else (
                 (1 - f) * self._grid[lo] + f * self._grid[min(lo + 1, self.layers)])
-        self._draw(1, self.points_at(self.t), grid)
+        yield from self._draw_steps(1, self.points_at(self.t), grid)
         self.positionChanged.emit(self.t)
 
     def fit_middle(self) -> None:
@@ -248,9 +315,11 @@ class FlowView(pg.GraphicsLayoutWidget):
             self.plots[panel].setRange(xRange=(lo[0], hi[0]), yRange=(lo[1], hi[1]),
                                        padding=0)
 
-    def _draw(self, panel: int, pts: np.ndarray, grid: np.ndarray | None) -> None:
+    def _draw_steps(self, panel: int, pts: np.ndarray,
+                    grid: np.ndarray | None) -> Iterator[None]:
         for item, idx in zip(self.scatters[panel], self._groups, strict=True):
             item.setData(pos=pts[idx])
+            yield
         if grid is not None:
             self.grids[panel].setData(grid[:, 0], grid[:, 1])
         else:

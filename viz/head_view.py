@@ -215,6 +215,7 @@ class HeadView(pg.GraphicsView):
         self.setCentralItem(self.lines)
         self.scene().sigMouseMoved.connect(self._on_move)
         self.scene().sigMouseClicked.connect(self._on_click)
+        self._next_shown: np.ndarray | None = None    # see set_shown_heads
 
     def set_heads(self, weights: np.ndarray, q_labels: Sequence[str], k_labels: Sequence[str],
                   names: Sequence[str], selected: int = -1,
@@ -225,7 +226,10 @@ class HeadView(pg.GraphicsView):
         w = np.ascontiguousarray(weights, dtype=np.float32)
         lines = self.lines
         if len(lines.shown) != w.shape[0]:
-            lines.shown = np.ones(w.shape[0], bool)
+            nxt = self._next_shown
+            lines.shown = nxt if nxt is not None and len(nxt) == w.shape[0] else \
+                np.ones(w.shape[0], bool)
+        self._next_shown = None
         if (w.shape[1], w.shape[2]) != lines.weights.shape[1:]:
             lines.hover = (-1, -1)
         lines.weights = w
@@ -248,6 +252,17 @@ class HeadView(pg.GraphicsView):
         self.lines.shown[head] = shown
         self.lines.update()
         self.headsToggled.emit()
+
+    def set_shown_heads(self, shown) -> None:
+        """Show the heads where ``shown`` is true, hide the others (a reopened session);
+        for another number of heads than drawn now, from the next ``set_heads``."""
+        shown = np.array(shown, bool)
+        if len(shown) == len(self.lines.shown):
+            self.lines.shown = shown
+            self.lines.update()
+            self.headsToggled.emit()
+        else:
+            self._next_shown = shown
 
     def set_hover(self, side: int, index: int) -> None:
         """Keep only the lines of one token (side QUERY or KEY), or all (-1, -1)."""

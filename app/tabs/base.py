@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -65,18 +66,22 @@ class View:
 
 
 class JobBar(QWidget):
-    """Progress bar, a line of figures and a Stop button for the tab's job."""
+    """Progress bar, a line of figures and a Stop button for the tab's job.
 
-    def __init__(self, runner: JobRunner, parent=None) -> None:
+    With ``cancel=True`` (the bar of a file being opened) the button reads Cancel and the
+    bar shows only while its job runs."""
+
+    def __init__(self, runner: JobRunner, parent=None, cancel: bool = False) -> None:
         super().__init__(parent)
         self.runner = runner
+        self.cancel = cancel
         self.label = QLabel(self)
         self.bar = QProgressBar(self)
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)
         self.bar.setMaximumWidth(260)
         self.stop_button = QPushButton(self)
-        self.stop_button.setObjectName("StopButton")
+        self.stop_button.setObjectName("CancelButton" if cancel else "StopButton")
         self.stop_button.clicked.connect(runner.stop)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
@@ -90,10 +95,13 @@ class JobBar(QWidget):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self.stop_button.setText(QCoreApplication.translate("JobBar", "Stop"))
+        self.stop_button.setText(QCoreApplication.translate("JobBar", "Cancel") if self.cancel
+                                 else QCoreApplication.translate("JobBar", "Stop"))
 
     def _set_running(self, running: bool) -> None:
         self.stop_button.setEnabled(running)
+        if self.cancel:
+            self.setVisible(running)
         # a job that ends, stops or fails leaves no half bar and no "step 515" behind
         self.bar.setValue(0)
         if not running:
@@ -108,6 +116,8 @@ class BaseTab(QWidget):
     """Skeleton: controls and tour on the left, a grid of views, a job bar below."""
 
     key = "base"
+    #: a file opened in the background was accepted (its path)
+    file_opened = Signal(str)
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(parent)
@@ -160,10 +170,25 @@ class BaseTab(QWidget):
         self._fitted_width = 0
         self._on_show: dict[object, Callable[[], object]] = {}
         self.job_bar = JobBar(self.jobs)
+        # a file being opened (File → Open…): its own runner, so a training goes on
+        # meanwhile, and its own bar with Cancel beside the job's, shown while it reads
+        self.loads = JobRunner(self)
+        self.load_bar = JobBar(self.loads, cancel=True)
+        self.load_bar.setObjectName("LoadBar")
+        self._opening = ""
+        self._open_failed = False
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(0, 0, 0, 0)
+        bottom.addWidget(self.job_bar, 1)
+        bottom.addWidget(self.load_bar, 1)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
         outer.addWidget(split, 1)
-        outer.addWidget(self.job_bar)
+        outer.addLayout(bottom)
+        self.loads.progressed.connect(self._open_progressed)
+        self.loads.returned.connect(self._open_returned)
+        self.loads.failed.connect(self._open_failed_with)
+        self.loads.stopped.connect(self._open_stopped)
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -182,8 +207,8 @@ class BaseTab(QWidget):
         super().showEvent(event)
         self.fit_controls()
         waiting, self._on_show = self._on_show, {}
-        for fn in waiting.values():        # after this turn: the tab paints first
-            QTimer.singleShot(0, fn)
+        for fn in waiting.values():        # after this turn: the tab paints first (and
+            QTimer.singleShot(0, self, fn)  # not at all if the tab is deleted meanwhile)
 
     def when_shown(self, fn: Callable[[], object], key: object = None) -> None:
         """Run ``fn`` now if the tab is on screen, else the first time it is shown. For
@@ -269,6 +294,7 @@ class BaseTab(QWidget):
 
     def shutdown(self) -> None:
         self.jobs.stop()
+        self.loads.stop()
         self.compute.close()
         self.save_state()
         for v in self.views:         # the window is about to go: no anchor outlives it
@@ -301,8 +327,63 @@ class BaseTab(QWidget):
         """The Open dialog's filter for files this tab reads, or None (Open… disabled)."""
         return None
 
-    def open_file(self, path: str) -> None:
+    def file_reader(self, path: str) -> Callable[[Callable | None, Callable | None], object]:
+        """``read(progress, cancelled)``: reads ``path`` on any thread (a loader of
+        ``models/``, no Qt) and returns what ``accept_file`` takes. Made on the GUI thread,
+        so it may capture the tab's settings (the device, say)."""
         raise NotImplementedError
+
+    def accept_file(self, path: str, loaded: object) -> None:
+        """Show what ``file_reader`` read (GUI thread): the tab's data is replaced only
+        here, so a file refused or cancelled before leaves everything as it was."""
+        raise NotImplementedError
+
+    def open_file(self, path: str) -> None:
+        """Read ``path`` and show it, on this thread (scripts and tests). A refused file
+        raises (``GraphLoadError``, ``ModelFileError``, ...) and changes nothing."""
+        self.accept_file(path, self.file_reader(path)(None, None))
+
+    def start_open(self, path: str) -> None:
+        """Read ``path`` in the background (File → Open…): the bar below shows how far,
+        with Cancel; the window stays responsive and whatever runs goes on. Accepted, it
+        replaces what the tab showed (``file_opened`` then); refused, the error dialog
+        says why; cancelled, the status line says nothing changed. Either way the tab
+        keeps what it had until the file is accepted."""
+        read = self.file_reader(path)
+        self.loads.stop()          # a file still being read is cancelled (and says so)
+        self._opening, self._open_failed = path, False
+        self.loads.start_call(read)
+        self._open_progressed(0.0)
+
+    def is_opening(self) -> bool:
+        """A file is being read in the background."""
+        return self.loads.is_running()
+
+    def _open_progressed(self, fraction: float) -> None:
+        name = Path(self._opening).name
+        self.load_bar.show_progress(fraction, QCoreApplication.translate(
+            "BaseTab", "Opening {0}: {1} %").format(name, int(100 * fraction)))
+
+    def _open_returned(self, loaded: object) -> None:
+        path = self._opening
+        try:
+            self.accept_file(path, loaded)
+        except Exception as exc:  # noqa: BLE001 - shown, as a refused file would be
+            self._open_failed = True
+            self.ctx.report_error(exc, None)
+            return
+        self.file_opened.emit(path)
+
+    def _open_failed_with(self, failure: Failure) -> None:
+        self._open_failed = True
+        self.last_error = failure.error
+        self.ctx.report_error(failure.error, failure.details)
+
+    def _open_stopped(self, completed: bool) -> None:
+        if not completed and not self._open_failed:       # Cancel (or a newer file)
+            self.ctx.status(QCoreApplication.translate(
+                "BaseTab", "Opening {0} was cancelled; nothing was changed.").format(
+                    Path(self._opening).name))
 
     # -- to implement ----------------------------------------------------------------
     def compute_fn(self) -> Callable[[], object]:
@@ -324,9 +405,46 @@ class BaseTab(QWidget):
 
     def retranslate(self) -> None:
         self.job_bar.retranslate()
+        self.load_bar.retranslate()
+        if self.is_opening():
+            self._open_progressed(self.load_bar.bar.value() / 1000)
         self.retranslate_tour()
         if self.isVisible():
-            QTimer.singleShot(0, self.fit_controls)
+            QTimer.singleShot(0, self, self.fit_controls)   # never after the tab is gone
 
     def save_state(self) -> None:
         pass
+
+    # -- session files (File → Save session… / Open session…, app/sessions.py) -----------
+    def session_state(self):
+        """The tab as a session file keeps it: its controls (``params()``, what
+        ``apply_state`` takes back) and the user's own inputs (``session_inputs``)."""
+        from models.sessionfile import TabState
+
+        data, arrays = self.session_inputs()
+        return TabState(params=dict(self.params()), data=data, arrays=arrays)
+
+    def session_inputs(self) -> tuple[dict, dict]:
+        """What the user gave the tab beyond its controls (points drawn, a graph loaded,
+        a sentence typed): JSON-able data and numpy arrays."""
+        return {}, {}
+
+    def restore_session_inputs(self, data: dict, arrays: dict, name: str) -> None:
+        """Put back what ``session_inputs`` saved (before the controls are set);
+        ``SessionFileError`` naming the file ``name`` if it is malformed."""
+
+    def open_session_state(self, state, name: str) -> None:
+        """Take a tab's part of a session: inputs, then controls (checked strictly: a
+        value out of range is refused, not clamped), then a redraw."""
+        self.restore_session_inputs(state.data, state.arrays, name)
+        self._apply_session_params(state.params, name)
+        self.request_update()
+
+    def _apply_session_params(self, params: dict, name: str) -> None:
+        from models.errors import InvalidParameterError, SessionFileError
+
+        try:
+            self.apply_state(dict(params), strict=True)
+        except InvalidParameterError as exc:
+            raise SessionFileError(f"{name}: the {self.key} tab's settings cannot be "
+                                   f"used: {exc}") from exc

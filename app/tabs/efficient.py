@@ -9,6 +9,7 @@ from functools import partial
 import numpy as np
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from app.tabs import efficient_session
 from app.tabs.base import TabContext, View, ViewData
 from app.tabs.training import TrainingTab
 from models.efficient_attention.options import (
@@ -276,7 +277,7 @@ class EfficientTab(TrainingTab):
         from models.efficient_attention import efficient_trace  # torch is loaded by now
 
         p = self.params()
-        source = self._source_qkv(p)
+        source = efficient_session.source(self, p, self._source_qkv(p))  # maybe as saved
         wanted = {}           # the settings of each part (only changed parts are redone)
         for part, keys in PARTS.items():
             wanted[part] = {k: p[k] for k in sorted(keys)}
@@ -380,6 +381,7 @@ class EfficientTab(TrainingTab):
         note = self.tr("A quick first measurement (N ≤ {0}, {1:g} s budget); press “Measure "
                        "time and memory” for more.").format(max(QUICK_NS), QUICK_BUDGET_S) \
             if self.cost_is_quick else self.tr("Measured on {0}.").format(t.device)
+        note = efficient_session.cost_note(self) or note    # one opened from a session
         for key in ("time", "memory"):
             self.view(key).panel.set_readout(note)
         xs, ts, ms, labels = [], [], [], []
@@ -447,6 +449,10 @@ class EfficientTab(TrainingTab):
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
         """Nothing to recompute: the cost plots followed every report of the job."""
+
+    # session files: what was measured, q/k/v as shown (see ``efficient_session``)
+    session_inputs = efficient_session.inputs
+    open_session_state = efficient_session.open_state
 
     def update_buttons(self) -> None:
         super().update_buttons()

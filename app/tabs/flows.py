@@ -14,7 +14,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.tabs.base import TabContext, View, ViewData
-from app.tabs.flows_points import UserPointsNote
+from app.tabs.flows_export import FlowsExport
+from app.tabs.flows_points import UserPointsNote, read_points
+from app.tabs.flows_session import FlowSessionFile
 from app.tabs.training import TrainingTab
 from models.flows import options
 from models.traces import FlowResult, Progress
@@ -45,6 +47,7 @@ VIEW_PARAMS = (
 )
 #: the parameters that make a different model (the others tune the one there is)
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
+SESSIONS_KEPT = 4
 
 
 def untrained_nll(trace) -> float:
@@ -59,12 +62,16 @@ def untrained_nll(trace) -> float:
     return float(-log_p.mean())
 
 
-class FlowsTab(UserPointsNote, TrainingTab):
+class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
     key = "flows"
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
-        self.sessions: dict[tuple, object] = {}     # one model per architecture + data
+        # one model per architecture + data: the 4 most recently used (issue 19: a model of
+        # 32 layers of 512 units is ~150 MB trained)
+        self.sessions = self.keep_sessions(SESSIONS_KEPT, lambda: self._session_key(),
+                                           lambda: self.running() and self._running_key)
+        self._made: dict[tuple, object] = {}  # models made in a worker, not kept yet
         self.custom_points: np.ndarray | None = None
         self.custom_name = ""
         self._custom_id = 0                   # counts the point sets loaded or drawn
@@ -89,6 +96,7 @@ class FlowsTab(UserPointsNote, TrainingTab):
         self.view_form.changed.connect(self._view_changed)
         self._drawn_params: dict | None = None
         self._build_views()
+        self._build_export()
         self.timer = QTimer(self)
         self.timer.setInterval(33)                 # about 30 frames a second
         self.timer.timeout.connect(self._tick)
@@ -205,18 +213,22 @@ class FlowsTab(UserPointsNote, TrainingTab):
         return tuple(p[k] for k in MODEL_KEY) + ((self._custom_id,) if p["density"] ==
                                                   options.CUSTOM else ())
 
-    def session(self):
+    def _new_session(self):
+        """The maker of the current setting's model: read here, run on any thread."""
         from models.flows import FlowSession
 
+        p, custom = self.params(), self.params()["density"] == options.CUSTOM
+        return partial(FlowSession, p["model"], data="two_moons" if custom else p["density"],
+                       points=self.custom_points if custom else None, device=self.ctx.device(),
+                       lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
+                       num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None,
+                       statistics=self.points_statistics() if custom else None)
+
+    def session(self):
         key = self._session_key()
+        made = self._made.pop(key, None)        # made by the worker of compute_fn
         if key not in self.sessions:
-            p = self.params()
-            custom = p["density"] == options.CUSTOM
-            self.sessions[key] = FlowSession(
-                p["model"], data="two_moons" if custom else p["density"],
-                points=self.custom_points if custom else None, device=self.ctx.device(),
-                lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
-                num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None)
+            self.sessions[key] = made or self._new_session()()
         return self.sessions[key]
 
     def training_sessions(self):
@@ -226,12 +238,24 @@ class FlowsTab(UserPointsNote, TrainingTab):
     def compute_fn(self):
         from models.flows.probe import flow_result
 
-        session = self.session()
-        return partial(flow_result, session, self.params(), self.custom_points)
+        key, p, points = self._session_key(), self.params(), self.custom_points
+        if key in self.sessions or key in self._made:
+            return partial(flow_result, self.session(), p, points)
+        make = self._new_session()
+
+        def made_and_traced():    # a new model is made here, off the GUI thread (a density's
+            session = make()      # entropy and 32 layers of 512 units took it 2-4 s)
+            self._made[key] = session
+            return flow_result(session, p, points)
+        return made_and_traced
 
     def show_trace(self, result: FlowResult) -> None:
         if result is None:
             return
+        if self._made:                # models made by workers: the one shown is kept, the
+            if self._session_key() in self._made:       # others (settings passed over) go
+                self.session()
+            self._made.clear()
         self.result = result
         trace = result.trace
         self.flow_view.set_trace(trace, result.grid)
@@ -336,6 +360,19 @@ class FlowsTab(UserPointsNote, TrainingTab):
             value = self.slider.maximum()
         self.slider.setValue(value)
 
+    def layer_note(self, trace, t: float) -> str:
+        """The caption under the panels at position t: what that layer does."""
+        layers = trace.points.shape[0] - 1
+        if layers < 1:
+            return ""
+        layer = min(int(t), layers - 1)
+        axis, arrows = "xy", "↔↕"
+        masked, changed = trace.masked[layer], trace.transformed[layer]
+        return (self.tr("layer {0}: {1} kept · {2} moves {3}").format(
+                    layer + 1, axis[masked], axis[changed], arrows[changed])
+                if masked >= 0 and changed >= 0 else
+                self.tr("layer {0}: every coordinate moves").format(layer + 1))
+
     def _slider_moved(self, value: int) -> None:
         t = value / 100
         self.flow_view.set_position(t)
@@ -349,12 +386,7 @@ class FlowsTab(UserPointsNote, TrainingTab):
             return
         axis = "xy"
         masked, changed = trace.masked[layer], trace.transformed[layer]
-        arrows = "↔↕"
-        self.flow_view.set_note(
-            self.tr("layer {0}: {1} kept · {2} moves {3}").format(
-                layer + 1, axis[masked], axis[changed], arrows[changed])
-            if masked >= 0 and changed >= 0 else
-            self.tr("layer {0}: every coordinate moves").format(layer + 1))
+        self.flow_view.set_note(self.layer_note(trace, t))
         what = (self.tr("{0} unchanged, {1} transformed").format(axis[masked], axis[changed])
                 if masked >= 0 and changed >= 0 else self.tr("every coordinate transformed"))
         names = {"affine coupling": self.tr("affine coupling"),
@@ -363,83 +395,6 @@ class FlowsTab(UserPointsNote, TrainingTab):
         name = names.get(trace.layer_names[layer], trace.layer_names[layer])
         self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
                                  .format(t, layer + 1, name, what, float(trace.logdet[layer])))
-
-    def export_frames(self, folder: str, per_layer: int = 8, width: int = 1200,
-                      quiet: bool = False) -> list[str]:
-        """The animation as PNG frames ``flow_0000.png`` … in ``folder`` (t = 0 … L,
-        ``per_layer`` frames per layer), each written atomically. Returns the paths."""
-        from pathlib import Path
-
-        from app.export import ExportError, atomic_write
-        from viz import figure
-
-        if self.flow_view.trace is None:
-            raise ExportError("There is nothing to export yet: the flow has not been drawn.")
-        target = Path(folder).expanduser()
-        if not target.is_dir():
-            raise ExportError(f"'{target}' is not a folder.")
-        t0 = self.flow_view.t
-        layers = self.flow_view.layers
-        paths = []
-        try:
-            for i in range(layers * per_layer + 1):
-                self.flow_view.set_position(i / per_layer)
-                path = target / f"flow_{i:04d}.png"
-                atomic_write(path, lambda tmp: figure.render(self.flow_view, tmp, "png",
-                                                             width=width))
-                paths.append(str(path))
-        finally:
-            self.flow_view.set_position(t0)
-        if not quiet:
-            self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(paths),
-                                                                      str(target)))
-        return paths
-
-    def export_animation(self, path: str, per_layer: int = 8, width: int = 800,
-                         fps: float = 12.0) -> str:
-        """The animation as one animated GIF or WebP file (by the extension), written
-        atomically; Pillow assembles the frames (Qt writes neither format)."""
-        import tempfile
-        from pathlib import Path
-
-        from PIL import Image
-
-        from app.export import ExportError, atomic_write
-
-        fmt = {".gif": "GIF", ".webp": "WEBP"}.get(Path(path).suffix.lower())
-        if fmt is None:
-            raise ExportError(f"'{Path(path).name}': an animation is written as .gif or .webp.")
-        with tempfile.TemporaryDirectory() as tmp:
-            frames = [Image.open(p).convert("RGB") for p in
-                      self.export_frames(tmp, per_layer, width, quiet=True)]
-
-            def write(target: str) -> None:
-                frames[0].save(target, format=fmt, save_all=True, append_images=frames[1:],
-                               duration=int(1000 / fps), loop=0)
-
-            written = atomic_write(path, write)
-        self.ctx.status(self.tr("Wrote {0} frames to {1}.").format(len(frames), str(written)))
-        return str(written)
-
-    def export_frames_dialog(self) -> None:
-        from pathlib import Path
-
-        from PySide6.QtWidgets import QFileDialog
-
-        path, chosen = QFileDialog.getSaveFileName(
-            self, self.tr("Export the animation"),
-            f"{self.ctx.settings.last_dir('export')}/flow.gif",
-            self.tr("Animated GIF (*.gif);;Animated WebP (*.webp);;"
-                    "PNG frames, numbered, in this folder (*.png)"))
-        if not path:
-            return
-        try:
-            if path.lower().endswith(".png") or "*.png" in chosen:
-                self.export_frames(str(Path(path).parent))
-            else:
-                self.export_animation(path)
-        except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
-            self.ctx.report_error(exc, None)
 
     # -- training ----------------------------------------------------------------------------------
     def make_job(self, name: str):
@@ -503,12 +458,14 @@ class FlowsTab(UserPointsNote, TrainingTab):
     def file_filter(self) -> str | None:
         return self.tr("2D points (*.csv *.txt *.tsv)")
 
-    def open_file(self, path: str) -> None:
+    def file_reader(self, path: str):
+        return partial(read_points, path)       # InvalidParameterError names the line
+
+    def accept_file(self, path: str, loaded) -> None:
+        """The points read from ``path`` become "your points"; training stops only now."""
         from pathlib import Path
 
-        from models.flows.densities import load_points_csv
-
-        points = load_points_csv(path)        # InvalidParameterError names the line
+        points, self._known_statistics = loaded[0], loaded
         self.stop_jobs()
         self.custom_points, self.custom_name = points, Path(path).name
         self._custom_id += 1
@@ -592,8 +549,7 @@ class FlowsTab(UserPointsNote, TrainingTab):
                                  else self.tr("Draw points"))
         self.draw_button.setToolTip(self.tr("Press and drag in the data panel to draw a "
                                             "density of your own, then train on it"))
-        self.frames_button.setToolTip(self.tr("The animation as an animated GIF or WebP, or "
-                                              "as numbered PNG frames; 8 frames per layer"))
+        self.retranslate_export()
         self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
         super().retranslate()
         if self.result is not None:

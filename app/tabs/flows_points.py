@@ -1,24 +1,55 @@
-"""The Flows tab's note on the user's own points, and the offer to standardise them.
+"""The Flows tab's note on the user's own points, the offer to standardise them, and
+reading a file of points in the background.
 
 A file of points (or points drawn) can be impossible to learn a density from (all one
 point, no spread, a line: ``FlowSession.data_problem``) or so far from unit scale
 that training diverges (1e30) or crawls. The tab says so before Train is pressed, and
 where standardising would help offers "Standardise the points".
+
+A file is read, and the points judged (``densities.point_statistics``: their spread and
+k-NN entropy, a second for a million points), in the background job of File → Open; the
+session made for them later takes those figures instead of computing them on the GUI
+thread.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QCoreApplication
 
 from models.flows.options import CUSTOM
+from models.reading import LoadWatch
 
 translate = QCoreApplication.translate
+
+
+def read_points(path: str, progress=None, cancelled=None):
+    """``(points, statistics)`` of a file of points (any thread): ``load_points_csv``,
+    then ``densities.point_statistics`` of what it read."""
+    from models.flows.densities import load_points_csv, point_statistics
+
+    watch = LoadWatch(Path(path).name, progress, cancelled)
+    points = load_points_csv(path, watch.span(0.0, 0.8).tick, cancelled)
+    watch.tick(0.8)
+    statistics = point_statistics(points)
+    watch.tick(1.0)
+    return points, statistics
 
 
 class UserPointsNote:
     """Mixed into ``FlowsTab`` (which has ``custom_points``, ``custom_name``,
     ``_custom_id``, ``error_note``, ``standardise_button``, ``session()``, ``params()``
     and ``_model_changed()``); its strings are in the FlowsTab context."""
+
+    def points_statistics(self):
+        """``densities.point_statistics`` of ``custom_points`` if it was computed with the
+        file (``_known_statistics``, kept with the very array it describes: points drawn
+        or standardised since are other arrays, judged afresh), else None."""
+        known = getattr(self, "_known_statistics", None)
+        if known is not None and known[0] is self.custom_points:
+            return known[1]
+        return None
 
     def _show_data_problem(self) -> None:
         """Before Train is pressed: why the user's points cannot be trained on (the

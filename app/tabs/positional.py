@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.tabs import positional_session
 from app.tabs.base import TabContext, View, ViewData
 from app.tabs.training import TrainingTab
 from models.traces import OffsetFitTrace, PEGrid, Progress
@@ -325,6 +326,13 @@ class PositionalTab(TrainingTab):
 
     def save_state(self) -> None:
         self.ctx.settings.set_tab_state(self.key, self.params())
+
+    # -- session files: the controls and the fit shown (``positional_session``) ----------
+    def session_inputs(self) -> tuple[dict, dict]:
+        return positional_session.inputs(self)
+
+    def open_session_state(self, state, name: str) -> None:
+        positional_session.open_state(self, state, name)
 
     def _params_changed(self, *_):
         if self.stop_jobs():

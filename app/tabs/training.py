@@ -26,13 +26,14 @@ What the base does for every job:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, MutableMapping
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from app.jobs import Failure
 from app.tabs.base import BaseTab, TabContext
+from app.tabs.kept import Kept
 from models.errors import ArchScopeError
 from viz.theme import error_style
 
@@ -121,6 +122,29 @@ class TrainingTab(BaseTab):
         self.update_buttons()
         self.on_job_stopped(name, completed, failed)
 
+    # -- the models kept per setting ------------------------------------------------------------
+    def keep_sessions(self, limit: int, shown: Callable[[], Hashable],
+                      training: Callable[[], Hashable | None] = lambda: None,
+                      forget: Iterable[MutableMapping] = ()) -> Kept:
+        """The dict of this tab's models per setting, bounded (``app.tabs.kept``): at most
+        ``limit``, never the one ``shown()`` or the one ``training()`` trains, untrained
+        ones first (they are rebuilt the same from their seed). ``forget``: dicts keyed
+        alike whose entry goes with a model (its history, its marks). A trained model
+        let go is said in the status bar."""
+        forget = list(forget)
+
+        def dropped(key, session, trained: bool) -> None:
+            for other in forget:
+                other.pop(key, None)
+            if trained:
+                self.ctx.status(QCoreApplication.translate(
+                    "TrainingTab", "To keep memory bounded, the model {0} ({1} steps trained) "
+                    "was let go: this tab keeps its {2} most recently used models."
+                ).format(" · ".join(str(k) for k in key), getattr(session, "step", 0), limit))
+
+        return Kept(limit, pinned=lambda: {shown(), training()},
+                    precious=lambda s: getattr(s, "step", 0) > 0, dropped=dropped)
+
     # -- device and lifecycle ----------------------------------------------------------------
     def on_device_changed(self, name: str) -> None:
         if self.stop_jobs():
@@ -194,6 +218,55 @@ class TrainingTab(BaseTab):
     def current_session(self):
         """The session the tab shows now (None if it has not been made yet)."""
         return None
+
+    # -- session files ----------------------------------------------------------------------
+    def saved_sessions(self) -> dict[str, object]:
+        """The training sessions a session file keeps, by name: the one on screen."""
+        session = self.current_session()
+        return {"main": session} if session is not None else {}
+
+    def session_named(self, name: str):
+        """The session ``name`` of ``saved_sessions`` for the settings now, made if it
+        does not exist yet (weights are then loaded into it)."""
+        from models.errors import SessionFileError
+
+        if name != "main":
+            raise SessionFileError(f"the {self.key} tab has no training session {name!r}.")
+        return self.session()
+
+    def session_state(self):
+        state = super().session_state()
+        metas = {}
+        for name, session in self.saved_sessions().items():
+            tensors, meta = session.save_state()
+            state.tensors.update({f"{name}/{k}": v for k, v in tensors.items()})
+            metas[name] = meta
+        state.data["sessions"] = metas
+        return state
+
+    def open_session_state(self, state, name: str) -> None:
+        from models.errors import SessionFileError
+
+        self.stop_jobs()
+        self.restore_session_inputs(state.data, state.arrays, name)
+        self._apply_session_params(state.params, name)
+        sessions = state.data.get("sessions", {})
+        if not isinstance(sessions, dict):
+            raise SessionFileError(f"{name}: the {self.key} tab's sessions are malformed.")
+        for session_name, meta in sessions.items():
+            if not isinstance(meta, dict):
+                raise SessionFileError(f"{name}: the session {session_name!r} is malformed.")
+            prefix = f"{session_name}/"
+            tensors = {k[len(prefix):]: v for k, v in state.tensors.items()
+                       if k.startswith(prefix)}
+            self.session_named(session_name).load_state(tensors, meta, name)
+        self.error_note.setText("")
+        self.after_session_opened()
+
+    def after_session_opened(self) -> None:
+        """Redraw everything a session's weights and records show (curves too)."""
+        self.update_buttons()
+        self.request_update()
 
     def trained_steps(self) -> int:
         """Steps the shown session has trained (words the button "Resume training")."""

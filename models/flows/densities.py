@@ -30,17 +30,26 @@ import functools
 import io
 import math
 import re
+from array import array
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from models import gcpause
 from models.errors import InvalidParameterError
 from models.flows.options import DENSITIES
+from models.reading import (
+    TICK_EVERY,
+    LoadWatch,
+    data_lines_at_least,
+    iter_lines,
+    read_bytes,
+)
 
 __all__ = ["DENSITIES", "MAX_POINTS", "sample", "differential_entropy", "knn_entropy", "mixture_entropy",
            "target_density", "histogram_density", "load_points_csv", "MIN_POINTS",
-           "spread_problem", "standardise"]
+           "spread_problem", "standardise", "check_points", "point_statistics"]
 
 #: the most points ``load_points_csv`` accepts
 MAX_POINTS = 1_000_000
@@ -330,18 +339,32 @@ MIN_SPREAD = 1e-6
 #: points whose spread across their main direction is below this fraction of the spread
 #: along it lie on a line
 MIN_SPREAD_RATIO = 1e-5
+#: the largest file of points read (a million points of 40 digits each fit 5 times over)
+MAX_POINTS_FILE_BYTES = 256 << 20
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
          (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
 
 
-def _read_text(path: Path) -> str:
-    """The file's text: UTF-8, or UTF-16/32 with a byte-order mark."""
+def _read_text(path: Path, watch: LoadWatch) -> str:
+    """The file's text: UTF-8, or UTF-16/32 with a byte-order mark. A file over
+    ``MAX_POINTS_FILE_BYTES``, or (in UTF-8, without quotes) with more lines of data than
+    ``MAX_POINTS`` and a header, is refused before a line is parsed."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, MAX_POINTS_FILE_BYTES, watch)
     except OSError as exc:
         raise InvalidParameterError(
             f"{path.name}: cannot read the file ({exc.strerror or exc}).") from exc
+    if len(data) > MAX_POINTS_FILE_BYTES:
+        raise InvalidParameterError(
+            f"{path.name}: the file is over {MAX_POINTS_FILE_BYTES >> 20} MB; ArchScope "
+            f"reads up to {MAX_POINTS:,} points, which fit in far less.")
     codec = next((c for bom, c in _BOMS if data.startswith(bom)), "utf-8")
+    if codec.startswith("utf-8") and b'"' not in data:
+        lines = data_lines_at_least(data, comments=b"#")
+        if lines > MAX_POINTS + 1:
+            raise InvalidParameterError(
+                f"{path.name}: more than {MAX_POINTS:,} points ({lines:,} lines of "
+                "points).")
     try:
         return data.decode(codec)
     except UnicodeDecodeError as exc:
@@ -352,7 +375,7 @@ def _read_text(path: Path) -> str:
 
 def _plain_records(text: str):
     """(line number, cells) of a file without quotes: ``#`` comments, any separators."""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(iter_lines(text), start=1):
         line = raw.split("#", 1)[0].strip()
         if line:
             yield number, line, [c for c in _SPLIT.split(line) if c]
@@ -402,7 +425,7 @@ def _unclosed(text: str, line: int, delimiter: str) -> bool:
     return False
 
 
-def load_points_csv(path: str | Path) -> np.ndarray:
+def load_points_csv(path: str | Path, progress=None, cancelled=None) -> np.ndarray:
     """2D points from a text file, as float32[n, 2].
 
     One point per line, the first two columns used (more are ignored); columns separated
@@ -413,17 +436,36 @@ def load_points_csv(path: str | Path) -> np.ndarray:
     byte-order mark. Raises ``InvalidParameterError`` naming the file (and the line) for
     an unreadable file, a malformed line, fewer than 2 columns, NaN or infinity, a value
     beyond float32 (``FLOAT32_MAX``: it would become infinity in the model), fewer than
-    ``MIN_POINTS`` or more than ``MAX_POINTS`` points.
+    ``MIN_POINTS`` or more than ``MAX_POINTS`` points (a file with far more lines than
+    that before a line is parsed).
+
+    ``progress(fraction)`` is called now and then from 0 to 1 (the bytes read, then the
+    lines parsed); once ``cancelled()`` is True, ``LoadCancelled`` is raised at the next
+    check (see ``models.reading``).
     """
     path = Path(path)
-    text = _read_text(path)
-    records = _quoted_records(path.name, text) if '"' in text else _plain_records(text)
-    rows: list[tuple[float, float]] = []
+    watch = LoadWatch(path.name, progress, cancelled)
+    text = _read_text(path, watch.span(0.0, 0.1))
+    with gcpause.paused():     # no collection walks the million rows being made
+        return _points_from_text(path.name, text, watch.span(0.1, 1.0))
+
+
+def _points_from_text(name: str, text: str, parsing: LoadWatch) -> np.ndarray:
+    """The points of ``text`` (see ``load_points_csv``), gathered in an ``array`` of
+    doubles: made into numpy at once, where a list of a million tuples would hold the
+    interpreter for a second."""
+    records = _quoted_records(name, text) if '"' in text else _plain_records(text)
+    total = text.count("\n") + 1
+    values = array("d")
     seen_data = False
+    next_tick = 0
     for number, line, cells in records:
+        if number >= next_tick:
+            next_tick = number + TICK_EVERY
+            parsing.tick(number / total)
         if len(cells) < 2:
             raise InvalidParameterError(
-                f"{path.name}, line {number}: expected 2 columns (x and y), found {len(cells)}.")
+                f"{name}, line {number}: expected 2 columns (x and y), found {len(cells)}.")
         try:
             x, y = float(cells[0]), float(cells[1])
         except ValueError:
@@ -431,28 +473,65 @@ def load_points_csv(path: str | Path) -> np.ndarray:
                 seen_data = True
                 continue
             raise InvalidParameterError(
-                f"{path.name}, line {number}: '{line[:40]}' is not two numbers.") from None
+                f"{name}, line {number}: '{line[:40]}' is not two numbers.") from None
         seen_data = True
         if not (math.isfinite(x) and math.isfinite(y)):
             raise InvalidParameterError(
-                f"{path.name}, line {number}: NaN or infinity is not a point.")
+                f"{name}, line {number}: NaN or infinity is not a point.")
         if abs(x) > FLOAT32_MAX or abs(y) > FLOAT32_MAX:
             raise InvalidParameterError(
-                f"{path.name}, line {number}: {max(x, y, key=abs):g} is beyond float32's "
+                f"{name}, line {number}: {max(x, y, key=abs):g} is beyond float32's "
                 f"range (±{FLOAT32_MAX:.3g}), in which the flow computes: it would become "
                 "infinity. Rescale the points.")
-        rows.append((x, y))
-        if len(rows) > MAX_POINTS:
+        values.append(x)
+        values.append(y)
+        if len(values) > 2 * MAX_POINTS:
             raise InvalidParameterError(
-                f"{path.name}: more than {MAX_POINTS:,} points (line {number}).")
-    if not rows:
-        raise InvalidParameterError(f"{path.name}: the file holds no points.")
-    if len(rows) < MIN_POINTS:
+                f"{name}: more than {MAX_POINTS:,} points (line {number}).")
+    count = len(values) // 2
+    if not count:
+        raise InvalidParameterError(f"{name}: the file holds no points.")
+    if count < MIN_POINTS:
         raise InvalidParameterError(
-            f"{path.name}: only {len(rows)} point{'s' if len(rows) > 1 else ''}; a flow needs "
+            f"{name}: only {count} point{'s' if count > 1 else ''}; a flow needs "
             f"at least {MIN_POINTS} to learn a density from (with fewer it just memorises "
             "them).")
-    return np.asarray(rows, dtype=np.float32).reshape(-1, 2)
+    out = np.frombuffer(values, dtype=np.float64).astype(np.float32).reshape(-1, 2)
+    parsing.tick(1.0)
+    return out
+
+
+def point_statistics(points: np.ndarray) -> tuple[str | None, float]:
+    """What a ``FlowSession`` judges user points by: ``(spread_problem, entropy)``, the
+    entropy the k-NN estimate on up to 10,000 of them (NaN when there is a problem). Its
+    second costs a second for a large file: worth computing once per point set, in the
+    background, and handing to every session trained on them (``statistics=``)."""
+    pool = np.asarray(points, np.float32)
+    problem = spread_problem(pool)
+    return problem, (math.nan if problem else knn_entropy(pool[:10_000]))
+
+
+def check_points(points) -> np.ndarray:
+    """The user's points (from a file, drawn, or kept in a session file) as C-contiguous
+    float32[n, 2], or ``InvalidParameterError`` saying what is wrong: not real numbers,
+    not n rows of (x, y), fewer than ``MIN_POINTS`` or more than ``MAX_POINTS`` rows, a
+    NaN, an infinity or a value beyond float32's range (the flow computes in float32)."""
+    arr = np.asarray(points)
+    if arr.dtype.kind not in "fiu":
+        raise InvalidParameterError(f"Custom points must be real numbers, got {arr.dtype}.")
+    if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) < MIN_POINTS:
+        raise InvalidParameterError(
+            f"Custom points must be an array of at least {MIN_POINTS} rows of (x, y), got "
+            f"shape {arr.shape}.")
+    if len(arr) > MAX_POINTS:
+        raise InvalidParameterError(f"Custom points: at most {MAX_POINTS:,} rows, got "
+                                    f"{len(arr):,}.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        pool = np.ascontiguousarray(arr, dtype=np.float32)
+    if not np.isfinite(pool).all():
+        raise InvalidParameterError("Custom points must be finite in float32 (no NaN, no "
+                                    "infinity, nothing beyond ±3.4e38).")
+    return pool
 
 
 def spread_problem(points: np.ndarray) -> str | None:

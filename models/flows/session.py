@@ -3,13 +3,12 @@ training contract of ``models.session``."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
 import torch
 
-from models.errors import DegenerateDataError, InvalidParameterError, TrainingDivergedError
+from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
 from models.session import Run, StepOutcome, TrainingSession, check_lr
@@ -41,7 +40,7 @@ class FlowSession(TrainingSession):
                  points: np.ndarray | None = None, device: str | torch.device = "cpu",
                  seed: int = 0, lr: float = 1e-3, batch_size: int = 256, hidden_dim: int = 64,
                  num_flows: int = 8, actnorm: bool = False, clip_grad: float | None = None,
-                 ) -> None:
+                 statistics: tuple[str | None, float] | None = None) -> None:
         self.kind = kind
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -52,18 +51,11 @@ class FlowSession(TrainingSession):
         #: ``train`` raises ``DegenerateDataError`` with it before the first step
         self.data_problem: str | None = None
         if points is not None:
-            pool = np.asarray(points, np.float32)
-            if pool.ndim != 2 or pool.shape[1] != 2 or len(pool) < densities.MIN_POINTS:
-                raise InvalidParameterError(
-                    f"Custom points must be an array of at least {densities.MIN_POINTS} rows "
-                    f"of (x, y), got shape {pool.shape}.")
-            if not np.isfinite(pool).all():
-                raise InvalidParameterError("Custom points must be finite in float32 (no NaN,"
-                                            " no infinity, nothing beyond ±3.4e38).")
+            pool = densities.check_points(points)     # InvalidParameterError: what is wrong
             self.data = "custom"
-            self.data_problem = densities.spread_problem(pool)
-            self.entropy = (math.nan if self.data_problem else
-                            densities.knn_entropy(pool[:10_000]))
+            # ``statistics``: densities.point_statistics of these points, if known already
+            self.data_problem, self.entropy = (statistics if statistics is not None else
+                                               densities.point_statistics(pool))
         else:
             pool = densities.sample(data, 100_000, seed=seed + 1)
             self.data, self.entropy = data, densities.differential_entropy(data)

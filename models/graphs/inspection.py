@@ -327,10 +327,13 @@ def batch_trace(graphs: Sequence[Data], indices: Sequence[int]) -> BatchTrace:
 class _AlignedPCA:
     """Projects rows on their first two principal axes; each projection is rotated/reflected
     (orthogonal Procrustes) onto the previous one, so the picture does not flip between
-    epochs. Rows must be the same items every call (otherwise alignment restarts)."""
+    epochs. Rows must be the same items every call (otherwise alignment restarts). The
+    same rows again (no epoch trained since) give the same picture, not one rotated by
+    rounding; ``state``/``load_state`` carry that across a session file."""
 
     def __init__(self) -> None:
         self.prev: np.ndarray | None = None
+        self.raw: np.ndarray | None = None      # ``prev`` before its alignment
 
     def __call__(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h = np.asarray(h, np.float64)
@@ -345,8 +348,28 @@ class _AlignedPCA:
         total = float((s ** 2).sum())
         if total > 0:
             var[:k] = s[:k] ** 2 / total
+        if self.prev is not None and self.raw is not None and np.array_equal(y, self.raw):
+            return self.prev.astype(np.float32), var.astype(np.float32)
+        raw = y
         if self.prev is not None and self.prev.shape == y.shape:
             u, _, wt = np.linalg.svd(y.T @ self.prev)
             y = y @ (u @ wt)
-        self.prev = y
+        self.prev, self.raw = y, raw
         return y.astype(np.float32), var.astype(np.float32)
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The last projection, as drawn and as computed (float64[n, 2] each), or {}."""
+        if self.prev is None or self.raw is None:
+            return {}
+        return {"prev": self.prev.copy(), "raw": self.raw.copy()}
+
+    def load_state(self, state: dict[str, np.ndarray], rows: int) -> None:
+        """Put back ``state()``; ``ValueError`` unless both are finite [rows, 2]."""
+        if not state:
+            self.prev = self.raw = None
+            return
+        arrays = [np.asarray(state.get(k), np.float64) for k in ("prev", "raw")]
+        if any(a.shape != (rows, 2) or not np.isfinite(a).all() for a in arrays):
+            raise ValueError(f"the embedding's alignment is not two finite columns of "
+                             f"{rows} rows")
+        self.prev, self.raw = arrays

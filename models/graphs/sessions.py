@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
@@ -30,6 +31,7 @@ from models.graphs.inspection import _AlignedPCA
 from models.graphs.layers import GCN, GraphClassifier, _np, build_model
 from models.graphs.metrics import _accuracy, roc_auc, roc_curve
 from models.graphs.options import LINK_FEATURES
+from models.graphs.session_state import SavedBestWeights, SavedEmbedding
 from models.session import Run, StepOutcome, TrainingSession, finite
 from models.traces import GraphClassTrace, LinkTrace, NodeTrainTrace, Progress
 
@@ -62,9 +64,9 @@ class _Epochs:
     def _hint(self) -> str:
         return ""
 
-    def _seed_step(self) -> None:
+    def _seed_step(self) -> int:
         """Seed the global generator (inside ``fork_rng``) from the session's own, so the
-        dropout masks and negatives of each epoch follow ``seed``. ``torch.manual_seed``
+        dropout masks and negatives of each epoch follow ``seed``; returns the seed. ``torch.manual_seed``
         also seeds every CUDA generator and records a stack for CUDA's lazy start (0.15 ms,
         a tenth of the session's cost over a plain loop on karate); a CPU session seeds
         the CPU generator alone, which draws the same numbers."""
@@ -73,6 +75,7 @@ class _Epochs:
             torch.default_generator.manual_seed(seed)
         else:
             torch.manual_seed(seed)
+        return seed
 
     def _message(self) -> str:
         return ""
@@ -129,7 +132,7 @@ def _masks(split, n: int) -> tuple[torch.Tensor, ...]:
     return out
 
 
-class NodeClassificationSession(_Epochs, TrainingSession):
+class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
     """Semi-supervised node classification with a GCN, GraphSAGE or GAT (full batch, Adam,
     cross-entropy on the training nodes only).
 
@@ -177,6 +180,9 @@ class NodeClassificationSession(_Epochs, TrainingSession):
         self.seed = seed
         self._init_session(dev, lr)
         self._last_acc = dict.fromkeys(("train_acc", "val_acc", "test_acc"), math.nan)
+
+    def _embedding_rows(self) -> int:
+        return int(self.data.num_nodes)
 
     def _move_data(self, dev: torch.device) -> None:
         self.data = self.data.to(dev)
@@ -244,7 +250,7 @@ class NodeClassificationSession(_Epochs, TrainingSession):
 
 
 # -- graph classification -----------------------------------------------------------------------
-class GraphClassificationSession(_Epochs, TrainingSession):
+class GraphClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
     """Graph classification on a list of ``Data`` (each ``y`` one label): a seeded 80/20
     train/test split, mini-batches of ``batch_size`` graphs collated by PyG's
     ``DataLoader``, a ``GraphClassifier`` trained with Adam. Same ``lock``/divergence
@@ -282,6 +288,9 @@ class GraphClassificationSession(_Epochs, TrainingSession):
         self.seed = seed
         self._init_session(dev, lr)
         self._last_acc = dict.fromkeys(("train_acc", "test_acc"), math.nan)
+
+    def _embedding_rows(self) -> int:
+        return len(self.graphs)
 
     def _move_data(self, dev: torch.device) -> None:
         self._all = self._all.to(dev)
@@ -332,7 +341,7 @@ class GraphClassificationSession(_Epochs, TrainingSession):
 
 
 # -- link prediction ----------------------------------------------------------------------------
-class LinkPredictionSession(_Epochs, TrainingSession):
+class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
     """Link prediction: a seeded split of the undirected edges into train / val / test
     (both directions of a pair stay together), a ``GCN`` encoder on the training edges only,
     and a dot-product decoder ``score(u, v) = sigmoid(z_u · z_v)``.
@@ -478,10 +487,16 @@ class LinkPredictionSession(_Epochs, TrainingSession):
         pos = self.train_pos.to(self.device)
         self.model.train()
         with torch.random.fork_rng(devices=[]):
-            self._seed_step()
-            # 1. fresh negatives: pairs that are not training edges
-            neg = negative_sampling(self.train_edge_index, self.num_nodes,
-                                    num_neg_samples=len(pos)).T
+            seed = self._seed_step()
+            # 1. fresh negatives: pairs that are not training edges (PyG draws them with
+            #    Python's ``random``: seeded too, its state put back, so they follow ``seed``)
+            outside = random.getstate()
+            random.seed(seed)
+            try:
+                neg = negative_sampling(self.train_edge_index, self.num_nodes,
+                                        num_neg_samples=len(pos)).T
+            finally:
+                random.setstate(outside)
             # 2. encode on the training graph (dropout on), score both kinds
             z = self.encode()
             logits = torch.cat([self.decode(z, pos), self.decode(z, neg)])

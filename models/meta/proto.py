@@ -19,7 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from models.devices import device_for
-from models.errors import InvalidParameterError
+from models.errors import InvalidParameterError, SessionFileError
 from models.meta.checks import _int, _positive
 from models.meta.options import FAMILIES
 from models.meta.tasks import _PROTO_EPISODE, _PROTO_TRAIN
@@ -168,6 +168,30 @@ class ProtoSession(TrainingSession):
 
     def _records(self) -> list[list]:
         return [self.losses, self.accuracies]
+
+    # -- session files -----------------------------------------------------------------------
+    def _extra_state(self) -> tuple[dict[str, Tensor], dict]:
+        return {}, {"seed": self.seed, "n_query": self.n_query}
+
+    def load_state(self, tensors: dict[str, Tensor], meta: dict, name: str = "") -> None:
+        """``TrainingSession.load_state`` plus the episode stream's seed and the query
+        points per class (checked before anything changes: ``SessionFileError``)."""
+        where = f"{name}: " if name else ""
+        extra = meta.get("extra", {})
+        seed = extra.get("seed", self.seed) if isinstance(extra, dict) else None
+        n_query = extra.get("n_query", self.n_query) if isinstance(extra, dict) else None
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
+            raise SessionFileError(f"{where}the episode stream's seed {seed!r} is not a "
+                                   "whole number ≥ 0.")
+        try:
+            _int("The number of query points per class", n_query, 1, 1000)
+        except InvalidParameterError as exc:
+            raise SessionFileError(f"{where}{exc}") from exc
+        super().load_state(tensors, meta, name)
+
+    def _load_extra_state(self, tensors: dict[str, Tensor], meta: dict) -> None:
+        self.seed = int(meta.get("seed", self.seed))
+        self.n_query = int(meta.get("n_query", self.n_query))
 
     def set_options(self, **kw) -> None:
         """Change ``family``, ``n_way``, ``k_shot``, ``n_query`` or ``lr`` (checked,

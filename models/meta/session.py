@@ -19,7 +19,7 @@ from torch import Tensor
 from torch.func import grad_and_value, vmap
 
 from models.devices import device_for
-from models.errors import InvalidParameterError
+from models.errors import InvalidParameterError, SessionFileError
 from models.meta.checks import _int, _positive
 from models.meta.maml import (
     SineNet,
@@ -126,6 +126,39 @@ class MetaSession(TrainingSession):
     @lr.setter
     def lr(self, value: float) -> None:
         self.meta_lr = value
+
+    # -- session files -----------------------------------------------------------------------
+    def _extra_state(self) -> tuple[dict[str, Tensor], dict]:
+        return {}, {"seed": self.seed, "methods": list(self.methods),
+                    "seconds": {m: float(v) for m, v in self.seconds.items()}}
+
+    def load_state(self, tensors: dict[str, Tensor], meta: dict, name: str = "") -> None:
+        """``TrainingSession.load_state`` plus the task stream's seed and each method's
+        training time; a state of other methods, or a malformed seed or time, is refused
+        (``SessionFileError``) before anything changes."""
+        where = f"{name}: " if name else ""
+        extra = meta.get("extra", {})
+        if not isinstance(extra, dict):
+            raise SessionFileError(f"{where}the meta-learners' saved state is malformed.")
+        methods = extra.get("methods", list(self.methods))
+        if not isinstance(methods, list) or methods != list(self.methods):
+            raise SessionFileError(f"{where}the file holds the meta-learners {methods!r}; "
+                                   f"this session trains {list(self.methods)!r}.")
+        seed, seconds = extra.get("seed", self.seed), extra.get("seconds", {})
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
+            raise SessionFileError(f"{where}the task stream's seed {seed!r} is not a whole "
+                                   "number ≥ 0.")
+        if not isinstance(seconds, dict) or set(seconds) - set(self.methods) or any(
+                isinstance(v, bool) or not isinstance(v, (int, float)) or
+                not math.isfinite(v) or v < 0 for v in seconds.values()):
+            raise SessionFileError(f"{where}the meta-learners' training times are "
+                                   "malformed.")
+        super().load_state(tensors, meta, name)
+
+    def _load_extra_state(self, tensors: dict[str, Tensor], meta: dict) -> None:
+        self.seed = int(meta.get("seed", self.seed))
+        seconds = meta.get("seconds", {})
+        self.seconds = {m: float(seconds.get(m, 0.0)) for m in self.methods}
 
     # -- options -----------------------------------------------------------------------------
     def _apply(self, kw: dict) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import torch
 from torch import nn
 
-from models.errors import TrainingDivergedError
+from models.errors import InvalidParameterError, SessionFileError, TrainingDivergedError
 from models.ode.diagnostics import compare_adjoint, vector_field
 from models.ode.dynamics import ODEFunc
 from models.ode.solver import (
@@ -27,6 +27,7 @@ from models.ode.solver import (
     solver_steps,
 )
 from models.session import Run, StepOutcome, TrainingSession, check_lr, finite
+from models.session_numbers import decode_number, encode_number
 from models.traces import AdjointComparison, Progress, SolverSteps, VectorField
 
 __all__ = ["ODESession"]
@@ -82,6 +83,41 @@ class ODESession(TrainingSession):
         with self.lock:
             self.solver = new
         return replace(new)
+
+    # -- session files: the solver and the last evaluation (models/session.py) --------------
+    def _extra_state(self) -> tuple[dict[str, torch.Tensor], dict]:
+        return {}, {"solver": asdict(self.solver), "last_metric": encode_number(self.last_metric),
+                    "last_instability": self.last_instability,
+                    "clip_grad": None if self.clip_grad is None else float(self.clip_grad)}
+
+    @staticmethod
+    def _checked_extra(extra, where: str) -> tuple[SolverConfig, float, str, float | None]:
+        if not isinstance(extra, dict) or not isinstance(extra.get("solver"), dict):
+            raise SessionFileError(f"{where}the ODE session's solver settings are missing.")
+        try:
+            solver = _config(extra["solver"])
+        except InvalidParameterError as exc:
+            raise SessionFileError(f"{where}the ODE session's solver cannot be used: "
+                                   f"{exc}") from exc
+        metric = decode_number(extra.get("last_metric", "nan"), "the last metric", where)
+        instability = extra.get("last_instability", "")
+        if instability not in ("", "underflow", "nfe", "nan"):
+            raise SessionFileError(f"{where}unknown instability {instability!r}.")
+        clip = extra.get("clip_grad")
+        if clip is not None:
+            clip = decode_number(clip, "the gradient clipping", where)
+            if not (math.isfinite(clip) and clip > 0):
+                raise SessionFileError(f"{where}the gradient clipping ({clip}) is not a "
+                                       "number > 0.")
+        return solver, metric, instability, clip
+
+    def load_state(self, tensors: dict, meta: dict, name: str = "") -> None:
+        self._checked_extra(meta.get("extra"), f"{name}: " if name else "")   # first
+        super().load_state(tensors, meta, name)
+
+    def _load_extra_state(self, tensors: dict, meta: dict) -> None:
+        self.solver, self.last_metric, self.last_instability, self.clip_grad = \
+            self._checked_extra(meta, "")
 
     # -- what a task defines -------------------------------------------------------------------
     def _next_batch(self):

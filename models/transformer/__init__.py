@@ -51,6 +51,7 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "training_loss": "seq2seq",
     "sequence_accuracy": "seq2seq",
     "Seq2SeqSession": "session",
+    "session_from_state": "session",
     # what the tabs ask for
     "stack_steps": "forward_steps",
     "head_average": "analysis",

@@ -18,7 +18,8 @@ import torch
 from torch import nn
 
 from models.checkpoint import load_torch_file
-from models.errors import InvalidParameterError, ModelFileError
+from models.errors import InvalidParameterError, ModelFileError, SessionFileError
+from models.reading import LoadWatch
 from models.session import Run, StepOutcome, TrainingSession, check_lr
 from models.traces import Progress
 from models.transformer.model import HYPERPARAMETER_LIMITS, check_whole, validate_hyperparameters
@@ -45,7 +46,7 @@ class Seq2SeqSession(TrainingSession):
                  device: str | torch.device = "cpu", seed: int = 0, lr: float = 1e-3,
                  batch_size: int = 64, held_out: int = 256, warmup: int = 100,
                  decay_steps: int | None = None) -> None:
-        self.task, self.model_config = task, model
+        self.task, self.model_config, self.seed = task, model, seed
         with torch.random.fork_rng(devices=[]):   # seeded, without touching global RNG
             torch.manual_seed(seed)
             self.model = model.build(task)
@@ -77,6 +78,20 @@ class Seq2SeqSession(TrainingSession):
         weights that diverged."""
         self.accuracy_history[:] = [(s, a) for s, a in self.accuracy_history
                                     if s <= self.good_step]
+        self.output_cache.clear()
+
+    def _extra_state(self) -> tuple[dict[str, torch.Tensor], dict]:
+        """For a session file: what builds this session again (task, model, schedule,
+        seed of the batches and of the held-out set) and the held-out evaluations."""
+        history = torch.tensor(self.accuracy_history, dtype=torch.float64).reshape(-1, 2)
+        return {"accuracy_history": history}, {
+            "task": asdict(self.task), "model": asdict(self.model_config),
+            "schedule": {"warmup": self.warmup, "decay_steps": self.decay_steps or 0,
+                         "batch_size": self.batch_size, "seed": self.seed}}
+
+    def _load_extra_state(self, tensors: dict[str, torch.Tensor], meta: dict) -> None:
+        history = tensors.get("accuracy_history", torch.zeros(0, 2, dtype=torch.float64))
+        self.accuracy_history = [(int(s), float(a)) for s, a in history.tolist()]
         self.output_cache.clear()
 
     def _lr_at(self, step: int) -> float:
@@ -143,16 +158,22 @@ class Seq2SeqSession(TrainingSession):
                    path)
 
     @classmethod
-    def load(cls, path, device: str | torch.device = "cpu") -> Seq2SeqSession:
+    def load(cls, path, device: str | torch.device = "cpu", progress=None,
+             cancelled=None) -> Seq2SeqSession:
         """Reopen a model that ``save`` wrote. Nothing is built before the file has passed
         every check: torch's zip format, no zip bomb, only tensors and plain data
         (``models.checkpoint.load_torch_file``), then every hyper-parameter in its range
         (``validate_hyperparameters``). A refused file raises ``ModelFileError`` naming
         the file (and the field, its value and the allowed range); nothing else changes,
-        so a caller can keep training the model it had."""
+        so a caller can keep training the model it had. ``progress(fraction)`` and
+        ``cancelled()`` as for every loader (``models.reading``): checked between reading,
+        checking, building and filling in the weights."""
         path = Path(path)
+        watch = LoadWatch(path.name, progress, cancelled)
+        watch.tick(0.0)
         doc = load_torch_file(path, f"{path.name} is not a model ArchScope can open",
                               ModelFileError)
+        watch.tick(0.5)
         if not isinstance(doc, dict) or doc.get("format") != "archscope-seq2seq-1":
             raise ModelFileError(f"{path.name} is not an ArchScope sequence-to-sequence model.")
         try:
@@ -160,6 +181,7 @@ class Seq2SeqSession(TrainingSession):
             session = cls(TaskConfig(**task), ModelConfig(**model), device, **sched)
         except InvalidParameterError as exc:
             raise ModelFileError(f"{path.name}: {exc}") from exc
+        watch.tick(0.7)
         try:
             session.model.load_state_dict(doc["state_dict"])
             if "optimizer" in doc:
@@ -178,7 +200,62 @@ class Seq2SeqSession(TrainingSession):
                 f"{detail}") from exc
         # the reopened weights are the rollback point (not the fresh ones built above)
         session.good_step, session.good_state = session.step, session._snapshot()
+        watch.tick(1.0)
         return session
+
+
+def session_from_state(tensors: dict[str, torch.Tensor], meta: dict, name: str,
+                       device: str | torch.device = "cpu") -> Seq2SeqSession:
+    """A ``Seq2SeqSession`` rebuilt from a session file's part (``save_state``'s tensors
+    and meta): its task, model and schedule checked as a model file's are, its records
+    and held-out evaluations checked for shape and range, then the weights, optimizer
+    moments and random-generator states loaded. Nothing outside the new session
+    changes; a refusal raises ``SessionFileError`` naming the file ``name``."""
+    extra = meta.get("extra") if isinstance(meta, dict) else None
+    if not isinstance(extra, dict):
+        raise SessionFileError(f"{name}: the saved Transformer has no description of its "
+                               "task and model.")
+    schedule = extra.get("schedule", {})
+    if not isinstance(schedule, dict):
+        schedule = None       # refused by _checked_fields
+    try:
+        task, model, options, step = _checked_fields(
+            {"task": extra.get("task"), "model": extra.get("model"), "step": meta.get("step"),
+             "schedule": schedule if schedule is None else
+             {**{k: v for k, v in schedule.items() if k != "seed"}, "lr": meta.get("lr")}})
+        seed = check_whole("seed", (schedule or {}).get("seed", 0), 0, 2**31 - 1)
+        _check_records(tensors, step)
+        session = Seq2SeqSession(TaskConfig(**task), ModelConfig(**model), device, seed=seed,
+                                 **options)
+    except InvalidParameterError as exc:
+        raise SessionFileError(f"{name}: the saved Transformer cannot be used: {exc}") from exc
+    session.load_state(tensors, meta, name)
+    return session
+
+
+def _check_records(tensors: dict[str, torch.Tensor], step: int) -> None:
+    """Losses, token accuracies and held-out evaluations: the shapes and values a
+    training run writes (at most one per step; finite; accuracies in [0, 1])."""
+    for key, what in (("record0", "loss"), ("record1", "token accuracy")):
+        record = tensors.get(key)
+        if record is None:
+            continue
+        if record.dim() != 1 or len(record) > step or not torch.isfinite(record).all():
+            raise InvalidParameterError(
+                f"its {what} curve is not a list of at most {step} finite numbers "
+                f"(shape {tuple(record.shape)}).")
+        if key == "record1" and len(record) and not (0 <= record.min() <= record.max() <= 1):
+            raise InvalidParameterError("a token accuracy is outside 0 to 1.")
+    history = tensors.get("extra.accuracy_history")
+    if history is not None:
+        if history.dim() != 2 or history.shape[1] != 2 or not torch.isfinite(history).all():
+            raise InvalidParameterError(
+                f"its held-out evaluations are not rows of (step, accuracy) "
+                f"(shape {tuple(history.shape)}).")
+        if len(history) and not (history[:, 0].min() >= 0 and history[:, 0].max() <= step
+                                 and history[:, 1].min() >= 0 and history[:, 1].max() <= 1):
+            raise InvalidParameterError("a held-out evaluation has a step or an accuracy "
+                                        "out of range.")
 
 
 def _checked_fields(doc: dict) -> tuple[dict, dict, dict, int]:

@@ -1,19 +1,26 @@
-<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE TS>
+<?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>BaseTab</name>
     <message>
         <source>The job was stopped: the device changed to {0}.</source>
-        <extracomment>the job the Train button starts and stops</extracomment>
+        <extracomment>a file opened in the background was accepted (its path)</extracomment>
         <translation>任务已停止：设备已切换为 {0}。</translation>
+    </message>
+    <message>
+        <source>Opening {0}: {1} %</source>
+        <translation>正在打开 {0}：{1} %</translation>
+    </message>
+    <message>
+        <source>Opening {0} was cancelled; nothing was changed.</source>
+        <translation>已取消打开 {0}，未作任何更改。</translation>
     </message>
 </context>
 <context>
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile's title ("course" is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -464,6 +471,19 @@ on this device.</source>
         <source>peak bytes</source>
         <translation>峰值字节数</translation>
     </message>
+    <message>
+        <source>q/k/v of the Transformer tab as saved in the session ({0} queries, d_k = {1}); its head now is used once it changes.</source>
+        <extracomment>the cost arrays a session keeps (``CostTrace`` fields)</extracomment>
+        <translation>会话中保存的 Transformer 标签页的 q/k/v（{0} 个查询，d_k = {1}）；该标签页的注意力头一旦改变，即改用其当前的 q/k/v。</translation>
+    </message>
+    <message>
+        <source>A quick measurement on {0}, as saved in the session ({1}). “Measure time and memory” measures on this machine.</source>
+        <translation>在 {0} 上的快速测量，取自会话文件（{1}）。点击“测量时间和内存”可在本机重新测量。</translation>
+    </message>
+    <message>
+        <source>Measured on {0}, as saved in the session ({1}). “Measure time and memory” measures on this machine.</source>
+        <translation>在 {0} 上实测，取自会话文件（{1}）。点击“测量时间和内存”可在本机重新测量。</translation>
+    </message>
 </context>
 <context>
     <name>Errors</name>
@@ -558,7 +578,7 @@ on this device.</source>
         <translation>样本 x</translation>
     </message>
     <message>
-        <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
+        <source>The data's density beside the learned exp log p_θ(x) with samples</source>
         <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
         <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
@@ -657,8 +677,45 @@ by maximum likelihood.</source>
         <translation>t = {0:.2f} · 第 {1} 层 {2}：{3}；log|det J| {4:+.3f}</translation>
     </message>
     <message>
+        <source>Cancel</source>
+        <extracomment>frames painted and not yet written, at most how often a waiting writer looks whether the export was cancelled, in seconds</extracomment>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancelling the export…</source>
+        <translation>正在取消导出…</translation>
+    </message>
+    <message>
+        <source>Writing {0}…</source>
+        <translation>正在写入 {0}…</translation>
+    </message>
+    <message>
+        <source>Exporting PNG frames to {0}: frame {1} of {2}</source>
+        <translation>正在导出 PNG 帧到 {0}：第 {1} 帧，共 {2} 帧</translation>
+    </message>
+    <message>
+        <source>Exporting {0}: frame {1} of {2}</source>
+        <translation>正在导出 {0}：第 {1} 帧，共 {2} 帧</translation>
+    </message>
+    <message>
         <source>Wrote {0} frames to {1}.</source>
         <translation>已将 {0} 帧写入 {1}。</translation>
+    </message>
+    <message>
+        <source>Export cancelled: no frames were written to {0}; frames there from before are unchanged.</source>
+        <translation>导出已取消：没有帧写入 {0}，其中原有的帧保持不变。</translation>
+    </message>
+    <message>
+        <source>Export cancelled: {0} was not written; a file of that name from before is unchanged.</source>
+        <translation>导出已取消：未写入 {0}，原有的同名文件保持不变。</translation>
+    </message>
+    <message>
+        <source>These temporary files could not be removed: {0}</source>
+        <translation>以下临时文件无法删除：{0}</translation>
+    </message>
+    <message>
+        <source>An export is running: cancel it in the bar below or wait for it to end</source>
+        <translation>正在导出：可在下方进度条中取消，或等待导出完成</translation>
     </message>
     <message>
         <source>Export the animation</source>
@@ -678,6 +735,7 @@ by maximum likelihood.</source>
     </message>
     <message>
         <source>Draw points</source>
+        <extracomment>(state, models, point-set number) as ``session_state`` last gave them</extracomment>
         <translation>绘制点</translation>
     </message>
     <message>
@@ -865,7 +923,7 @@ by maximum likelihood.</source>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
-        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
+        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms' keys the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -990,11 +1048,11 @@ by maximum likelihood.</source>
         <translation>特征</translation>
     </message>
     <message>
-        <source>update = the layer&apos;s output (max |Δ| {0:.1e})</source>
+        <source>update = the layer's output (max |Δ| {0:.1e})</source>
         <translation>更新 = 层的输出（最大 |Δ| {0:.1e}）</translation>
     </message>
     <message>
-        <source>{0} layer {1} aggregates with {2}; the update row is the real layer&apos;s output at this node, computed by the layer itself.</source>
+        <source>{0} layer {1} aggregates with {2}; the update row is the real layer's output at this node, computed by the layer itself.</source>
         <translation>{0} 第 {1} 层用 {2} 聚合；“更新”一行是真实层在这个节点上的输出，由层本身计算。</translation>
     </message>
     <message>
@@ -1002,7 +1060,7 @@ by maximum likelihood.</source>
         <translation>假设：用 {0} 代替 {1}</translation>
     </message>
     <message>
-        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model&apos;s output.</source>
+        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model's output.</source>
         <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
     </message>
     <message>
@@ -1230,7 +1288,7 @@ by maximum likelihood.</source>
         <translation>GraphML (*.graphml);;GEXF (*.gexf)</translation>
     </message>
     <message>
-        <source>Zachary&apos;s karate club</source>
+        <source>Zachary's karate club</source>
         <translation>Zachary 空手道俱乐部</translation>
     </message>
     <message>
@@ -1446,7 +1504,7 @@ by maximum likelihood.</source>
         <translation>第 {0} 个头</translation>
     </message>
     <message>
-        <source>the layer&apos;s own</source>
+        <source>the layer's own</source>
         <translation>层自身的</translation>
     </message>
     <message>
@@ -1547,7 +1605,7 @@ by maximum likelihood.</source>
         <translation>特征来自 {0} 个属性（共 {1} 列）：{2}。</translation>
     </message>
     <message>
-        <source>Labels ({0}): the 4 communities of PyG&apos;s KarateClub; {1} is the split after the conflict (2 classes).</source>
+        <source>Labels ({0}): the 4 communities of PyG's KarateClub; {1} is the split after the conflict (2 classes).</source>
         <translation>标签（{0}）：PyG 的 KarateClub 数据集中的 4 个社团；{1} 是冲突之后俱乐部的分裂（2 类）。</translation>
     </message>
     <message>
@@ -1563,7 +1621,7 @@ by maximum likelihood.</source>
         <translation>标签（{0}）：每个节点在随机块模型中所属的块。</translation>
     </message>
     <message>
-        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer&apos;s BA-Shapes.</source>
+        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer's BA-Shapes.</source>
         <translation>标签（{0}）：0 为基础图，1 为房屋顶部，2 为房屋中部，3 为房屋底部，与 GNNExplainer 的 BA-Shapes 相同。</translation>
     </message>
     <message>
@@ -1571,7 +1629,7 @@ by maximum likelihood.</source>
         <translation>标签（{0}）：节点位于网格的哪个象限。</translation>
     </message>
     <message>
-        <source>Labels ({0}): which quarter of the unit square&apos;s width the node lies in (x-coordinate bucket, 4 classes).</source>
+        <source>Labels ({0}): which quarter of the unit square's width the node lies in (x-coordinate bucket, 4 classes).</source>
         <translation>标签（{0}）：节点的 x 坐标落在单位正方形宽度的哪个四分之一区间（4 类）。</translation>
     </message>
     <message>
@@ -1598,8 +1656,12 @@ by maximum likelihood.</source>
 <context>
     <name>JobBar</name>
     <message>
+        <source>Cancel</source>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head</extracomment>
+        <translation>取消</translation>
+    </message>
+    <message>
         <source>Stop</source>
-        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head</extracomment>
         <translation>停止</translation>
     </message>
 </context>
@@ -2039,7 +2101,7 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
-        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on the user&apos;s start points per task (state coordinates at the animation&apos;s start) what was last handed to each session (solver settings, learning rate)</extracomment>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user's start points per task (state coordinates at the animation's start)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -2076,7 +2138,7 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>true spiral</source>
-        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
+        <extracomment>the plane's axes: the state's two coordinates (the spiral's y, the classifier's h, the CNF's z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -2389,7 +2451,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>two moons</source>
-        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
+        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -2738,6 +2800,66 @@ f 的求值次数。</translation>
     </message>
 </context>
 <context>
+    <name>Sessions</name>
+    <message>
+        <source>Saved on {0}, opened here on {1}.</source>
+        <translation>保存于 {0}，此处在 {1} 上打开。</translation>
+    </message>
+    <message>
+        <source>Transformer trained to reverse digits</source>
+        <translation>训练好的 Transformer：反转数字序列</translation>
+    </message>
+    <message>
+        <source>RealNVP flow trained on two moons</source>
+        <translation>训练好的 RealNVP 流：双月数据</translation>
+    </message>
+    <message>
+        <source>GCN trained on Zachary's karate club</source>
+        <translation>训练好的 GCN：Zachary 空手道俱乐部</translation>
+    </message>
+    <message>
+        <source>Open &amp;session…</source>
+        <translation>打开会话(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Save session of this tab…</source>
+        <translation>保存此标签页的会话(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Save session of &amp;all tabs…</source>
+        <translation>保存所有标签页的会话(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Examples</source>
+        <translation>示例(&amp;E)</translation>
+    </message>
+    <message>
+        <source>ArchScope sessions (*.archscope)</source>
+        <translation>ArchScope 会话 (*.archscope)</translation>
+    </message>
+    <message>
+        <source>Saved the session {0}</source>
+        <translation>已保存会话 {0}</translation>
+    </message>
+    <message>
+        <source>Save session</source>
+        <extracomment>the longest sequence text a session may hold (the line edit's own limit)</extracomment>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Opening {0} once PyTorch has loaded…</source>
+        <translation>PyTorch 加载完成后将打开 {0}…</translation>
+    </message>
+    <message>
+        <source>Opened the session {0}</source>
+        <translation>已打开会话 {0}</translation>
+    </message>
+</context>
+<context>
     <name>Tabs</name>
     <message>
         <source>Positional encoding</source>
@@ -2798,6 +2920,11 @@ f 的求值次数。</translation>
         <translation>继续训练</translation>
     </message>
     <message>
+        <source>To keep memory bounded, the model {0} ({1} steps trained) was let go: this tab keeps its {2} most recently used models.</source>
+        <extracomment>the job the Train button starts and stops</extracomment>
+        <translation>为控制内存占用，已释放模型 {0}（已训练 {1} 步）：本页只保留最近使用的 {2} 个模型。</translation>
+    </message>
+    <message>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -2810,7 +2937,7 @@ f 的求值次数。</translation>
     <name>TransformerSteps</name>
     <message>
         <source>token ids</source>
-        <extracomment>the step-through&apos;s steps (``models.transformer.forward_steps`` keys, without the &quot;self.&quot; / &quot;cross.&quot; block prefix)</extracomment>
+        <extracomment>the step-through's steps (``models.transformer.forward_steps`` keys, without the "self." / "cross." block prefix)</extracomment>
         <translation>词元 id</translation>
     </message>
     <message>
@@ -2937,12 +3064,12 @@ f 的求值次数。</translation>
         <translation>训练</translation>
     </message>
     <message>
-        <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
-        <extracomment>one model per (architecture, tokenizer, task): switching loses nothing</extracomment>
-        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
+        <source>Text of at most {0} characters: a–z, space and . , ! ? ' -</source>
+        <extracomment>one model per (architecture, tokenizer, task), the 6 most recently used (issue 19); a change of them stops the training, so the shown one is the trained one the last sequence typed that the model could read: what the views show</extracomment>
+        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? ' -（仅限英文字母）</translation>
     </message>
     <message>
-        <source>At most {0} words of the model&apos;s vocabulary: {1}</source>
+        <source>At most {0} words of the model's vocabulary: {1}</source>
         <translation>最多 {0} 个词，须来自模型的词表：{1}</translation>
     </message>
     <message>
@@ -3096,18 +3223,6 @@ Press “Train” to train this model live.</source>
         <translation>已训练 {0} 步；留出集序列正确率：{1}</translation>
     </message>
     <message>
-        <source>ArchScope models (*.pt)</source>
-        <translation>ArchScope 模型 (*.pt)</translation>
-    </message>
-    <message>
-        <source>Opened a {0} model trained for {1} steps.</source>
-        <translation>已打开 {0} 任务的模型，已训练 {1} 步。</translation>
-    </message>
-    <message>
-        <source>Save model</source>
-        <translation>保存模型</translation>
-    </message>
-    <message>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
@@ -3168,8 +3283,24 @@ Press “Train” to train this model live.</source>
         <translation>移位（循环移动一位）</translation>
     </message>
     <message>
-        <source>Save model…</source>
-        <translation>保存模型…</translation>
+        <source>ArchScope models saved as .pt; sessions open with File → Open session… (*.pt)</source>
+        <translation>以 .pt 保存的 ArchScope 模型；会话文件请用“文件 → 打开会话…”打开 (*.pt)</translation>
+    </message>
+    <message>
+        <source>{0} is a session: open it with File → Open session….</source>
+        <translation>{0} 是会话文件：请用“文件 → 打开会话…”打开。</translation>
+    </message>
+    <message>
+        <source>Opened a {0} model trained for {1} steps. “Save session…” keeps it as a session file (.archscope).</source>
+        <translation>已打开 {0} 任务的模型，已训练 {1} 步。点击“保存会话…”可将其存为会话文件（.archscope）。</translation>
+    </message>
+    <message>
+        <source>Save session…</source>
+        <translation>保存会话…</translation>
+    </message>
+    <message>
+        <source>Save this tab as a session file (.archscope): the model, its optimizer state, the curves and the input. Open it with File → Open session…; File → Open… still opens models saved as .pt.</source>
+        <translation>将本标签页保存为会话文件（.archscope）：包括模型、优化器状态、训练曲线和输入。用“文件 → 打开会话…”打开；“文件 → 打开…”仍可打开以 .pt 保存的模型。</translation>
     </message>
     <message>
         <source>Input</source>

@@ -16,10 +16,9 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 from app.tabs.base import TabContext
 from app.tabs.graph import drawing
+from app.tabs.graph import session as session_file
 from app.tabs.graph.controls import (
     ACTIONS,
     JOB_KEYS,
@@ -30,6 +29,7 @@ from app.tabs.graph.controls import (
     fill_attribute_box,
 )
 from app.tabs.graph.describe import describe_document
+from app.tabs.kept import Kept
 from app.tabs.training import TrainingTab
 from models.graphs.options import DATASETS
 from models.traces import Progress
@@ -49,20 +49,28 @@ class GraphTab(TrainingTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.result: GraphResult | None = None
-        self.docs: dict[tuple, object] = {}          # (dataset, seed[, file id]) -> doc
+        # what is kept per setting is bounded (issue 19), never what is on screen or trains:
+        # (dataset, seed[, attribute choice]) -> doc, made again from the seed when needed
+        self.docs = Kept(8, pinned=lambda: {self._doc_key(), self._choice_doc_key()},
+                         precious=lambda doc: False)
         self.file_doc = None                         # the opened file's document, as read
         self.file_name = ""
         self._file_id = 0
-        self.sessions: dict[tuple, object] = {}      # node classifiers
-        self.graph_sessions: dict[str, object] = {}  # pooling -> graph classifier
-        self.link_sessions: dict[tuple, object] = {}
-        self.motif = None                            # the graph-classification data set
-        self.layouts: dict[tuple, np.ndarray] = {}
         self.histories: dict[tuple, list[dict]] = {}  # session key -> evaluations so far
         self._running_key: tuple | None = None
+        self.sessions = self.keep_sessions(          # node classifiers
+            6, lambda: self._session_key(), lambda: self.running() == "node" and
+            self._running_key, forget=(self.histories,))
+        self.graph_sessions: dict[str, object] = {}  # pooling -> graph classifier
+        self.link_sessions = self.keep_sessions(4, lambda: self._graph_key())
+        self.motif = None                            # the graph-classification data set
+        self.layouts = Kept(16, pinned=lambda: {self._layout_key()}, precious=lambda p: False)
         self._shown_doc_key: tuple | None = None
-        self.comparisons: dict[tuple, ModelComparison] = {}   # comparison key -> accuracies
-        self.untrained: dict[tuple, ModelComparison] = {}     # the same, before training
+        # comparison key -> accuracies; the same before training
+        self.comparisons = Kept(8, pinned=lambda: {self._compare_key(), self.running() ==
+                                                   "compare" and self._running_key})
+        self.untrained = Kept(8, pinned=lambda: {self._untrained_key()},
+                              precious=lambda c: False)
         self._last_redraw = 0.0
         self._untrained_for: tuple = ()
         build_controls(self)
@@ -105,7 +113,9 @@ class GraphTab(TrainingTab):
             label, features = self._attr_choice.get(self._doc_key(),
                                                     (doc.label_attr, doc.feature_attrs))
             label = state.get("label", label) or None
-            if "features" in state:
+            if isinstance(state.get("features"), (list, tuple)):   # names with commas
+                features = tuple(str(f) for f in state["features"])
+            elif "features" in state:
                 features = tuple(f for f in str(state["features"]).split(",") if f)
             try:
                 doc.with_attributes(label, features)
@@ -215,10 +225,16 @@ class GraphTab(TrainingTab):
         choice = self._attr_choice.get(self._doc_key())
         if choice is None or choice == (doc.label_attr, doc.feature_attrs):
             return doc
-        cache_key = (*self._doc_key(), choice)
+        cache_key = self._choice_doc_key()
         if cache_key not in self.docs:
             self.docs[cache_key] = doc.with_attributes(*choice)
         return self.docs[cache_key]
+
+    def _choice_doc_key(self) -> tuple:
+        return (*self._doc_key(), self._attr_choice.get(self._doc_key()))
+
+    def _layout_key(self) -> tuple:
+        return (self._doc_key(), self.params()["layout"], self.params()["seed"])
 
     def _graph_key(self) -> tuple:
         """The graph and its label / feature choice: what every model of it depends on."""
@@ -293,7 +309,7 @@ class GraphTab(TrainingTab):
             self._attr_choice.pop(self._doc_key(), None)
             self.ctx.report_error(exc, None)
             return lambda: None
-        layout_key = (self._doc_key(), p["layout"], p["seed"])
+        layout_key = self._layout_key()
         self._untrained_for = self._untrained_key()      # only the latest result arrives
         # the other two tasks are drawn untrained until trained: sessions made now
         graph_session, link_session = self.graph_sessions.get(p["pooling"]), None
@@ -425,15 +441,46 @@ class GraphTab(TrainingTab):
         super().on_torch_ready()
         self._graph_changed()
 
+    # -- session files (what is kept: app/tabs/graph/session.py) -------------------------------
+    def session_state(self):
+        state = super().session_state()
+        state.params.update(session_file.session_params(self))
+        return state
+
+    def session_inputs(self) -> tuple[dict, dict]:
+        return session_file.session_inputs(self)
+
+    def restore_session_inputs(self, data: dict, arrays: dict, name: str) -> None:
+        session_file.restore_inputs(self, data, arrays, name)
+
+    def saved_sessions(self) -> dict[str, object]:
+        return session_file.saved_sessions(self)
+
+    def session_named(self, name: str):
+        return session_file.session_named(self, name)
+
+    def after_session_opened(self) -> None:
+        session_file.after_opened(self)
+        super().after_session_opened()
+
     # -- files ---------------------------------------------------------------------------------
     def file_filter(self) -> str | None:
         return self.tr("Graphs (*.graphml *.gexf *.gml *.net *.json *.csv *.tsv *.txt *.edges "
                        "*.edgelist *.pt *.pth);;All files (*)")
 
-    def open_file(self, path: str) -> None:
-        from models.graphs import load_graph
+    def file_reader(self, path: str):
+        def read(progress=None, cancelled=None):
+            # imported in the worker (the first time, the readers take a while to import);
+            # GraphLoadError names the file and line, a graph over the limits is refused
+            # as soon as that is known
+            from models.graphs import load_graph
 
-        doc = load_graph(path)                 # GraphLoadError names the file and line
+            return load_graph(path, progress, cancelled)
+
+        return read
+
+    def accept_file(self, path: str, doc) -> None:
+        """The graph read from ``path`` becomes "your file"; the jobs stop only now."""
         self.stop_jobs()
         self.file_doc, self.file_name = doc, Path(path).name
         self._file_id += 1

@@ -29,6 +29,7 @@ from app.tabs.meta.controls import (
     parse_methods,
     parse_support,
 )
+from app.tabs.meta.session_file import MetaSessionFile
 from app.tabs.training import TrainingTab
 from models.meta.options import ADAPT_STEPS, EVAL_TASKS, METHODS
 from models.traces import Progress
@@ -39,7 +40,7 @@ from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
 
-class MetaTab(TrainingTab):
+class MetaTab(MetaSessionFile, TrainingTab):
     train_job = "meta"          # the Train button meta-trains; the embedding has its own
     key = "meta"
 

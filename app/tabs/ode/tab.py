@@ -39,6 +39,7 @@ from app.tabs.ode.controls import (
     retranslate_forms,
 )
 from app.tabs.ode.gc_hold import GCHold
+from app.tabs.ode.session import ODESessionFile
 from app.tabs.ode.views import build_views
 from app.tabs.training import TrainingTab
 from models.ode.options import ADAPTIVE, TASKS
@@ -47,17 +48,22 @@ from models.traces.ode import ODEResult, UserPaths
 from viz.controls import ParamForm
 
 
-class ODETab(TrainingTab):
+class ODETab(ODESessionFile, TrainingTab):
     key = "ode"
     #: (session key, step or None, solver settings or None): a change reached a session
     settings_applied = Signal(object)
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
-        self.sessions: dict[tuple, object] = {}
         #: per session: [(step, solver label)] — the solver from that step on
         self.switches: dict[tuple, list[tuple[int, str]]] = {}
         self.comparisons: dict[tuple, dict] = {}
+        #: what was last handed to each session (solver settings, learning rate)
+        self._asked: dict[tuple, dict] = {}
+        # the 4 most recently used models (issue 19); their marks and comparisons go with them
+        self.sessions = self.keep_sessions(
+            4, lambda: self._session_key(), lambda: self.running() and self._running_key,
+            forget=(self.switches, self.comparisons, self._asked))
         #: the user's start points per task (state coordinates at the animation's start)
         self.starts: dict[str, list[tuple[float, float]]] = {t: [] for t in TASKS}
         self.user_paths: UserPaths | None = None
@@ -67,8 +73,6 @@ class ODETab(TrainingTab):
         self._last_redraw = 0.0
         self._task = "spiral"
         self._shown_key: tuple | None = None
-        #: what was last handed to each session (solver settings, learning rate)
-        self._asked: dict[tuple, dict] = {}
         self._settings_pool = None
         self._settings_future = None
         self.settings_applied.connect(self._on_settings_applied)

@@ -10,13 +10,13 @@ in ``models.transformer.probe``.
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 import numpy as np
-from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
-from app.tabs.transformer import drawing
+from app.tabs.transformer import drawing, saving
 from app.tabs.transformer.controls import build_controls, build_views
 from app.tabs.transformer.steps import step_title
 from models.traces import Progress, TransformerTrace
@@ -34,10 +34,13 @@ class TransformerTab(TrainingTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.trace: TransformerTrace | None = None
-        #: one model per (architecture, tokenizer, task): switching loses nothing
-        self.sessions: dict[tuple[str, str, str], object] = {}
+        #: one model per (architecture, tokenizer, task), the 6 most recently used (issue
+        #: 19); a change of them stops the training, so the shown one is the trained one
+        self.sessions = self.keep_sessions(6, lambda: self.current_key())
         self._job_params: dict | None = None   # controls snapshot read by the training job
         self._seed = 1
+        #: the last sequence typed that the model could read: what the views show
+        self._shown_sequence: str | None = None
         build_controls(self, DEFAULTS["step"])
         build_views(self)
         self.apply_state(dict(DEFAULTS))
@@ -58,15 +61,19 @@ class TransformerTab(TrainingTab):
 
     def session(self):
         """The model of the current task (made on first use, on the chosen device)."""
-        from models.transformer import ModelConfig, Seq2SeqSession, TaskConfig
-
         key = self.current_key()
         if key not in self.sessions:
-            arch, tokenizer, task = key
-            self.sessions[key] = Seq2SeqSession(
-                TaskConfig.for_alphabet(task, tokenizer), ModelConfig(architecture=arch),
-                device=self.ctx.device(), lr=3e-3, decay_steps=1500)
+            self.sessions[key] = self.new_session(key)
         return self.sessions[key]
+
+    def new_session(self, key: tuple[str, str, str]):
+        """A fresh model for (architecture, tokenizer, task), on the chosen device."""
+        from models.transformer import ModelConfig, Seq2SeqSession, TaskConfig
+
+        arch, tokenizer, task = key
+        return Seq2SeqSession(TaskConfig.for_alphabet(task, tokenizer),
+                              ModelConfig(architecture=arch), device=self.ctx.device(),
+                              lr=3e-3, decay_steps=1500)
 
     def _task_changed(self, *_):
         self.stop_jobs()
@@ -147,14 +154,23 @@ class TransformerTab(TrainingTab):
         try:
             symbols = parse_sequence(p["sequence"], cfg)
             self.input_note.setText("")
+            self._shown_sequence = p["sequence"]
         except Exception as exc:  # noqa: BLE001 - a typed InvalidParameterError
             self.input_note.setText(str(exc))
-            symbols = None
+            symbols = self._shown_symbols(cfg)     # the last input that could be read
         self.input_note.setVisible(bool(self.input_note.text()))
         self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
         return partial(session_trace, session, p, symbols)
+
+    def _shown_symbols(self, cfg):
+        from models.transformer import parse_sequence
+
+        try:
+            return parse_sequence(self._shown_sequence or "", cfg)
+        except Exception:  # noqa: BLE001 - none for this model: keep what is shown
+            return None
 
     def _sync_ranges(self):
         """Fit the controls to the current model: the attention kinds it has (an
@@ -367,21 +383,51 @@ class TransformerTab(TrainingTab):
 
     def update_buttons(self) -> None:
         super().update_buttons()
-        self.save_button.setEnabled(self.torch_ready and not self.running())
+        self.save_button.setEnabled(self.torch_ready)   # while training too (its lock)
 
-    # -- files ---------------------------------------------------------------------------------
+    # -- session files (in ``saving``) -----------------------------------------------------
+    def saved_sessions(self) -> dict[str, object]:
+        return saving.saved_sessions(self)
+
+    def session_named(self, name: str):
+        return self.session() if name == "main" else \
+            self.sessions[tuple(name.split("."))]
+
+    def session_inputs(self) -> tuple[dict, dict]:
+        return saving.session_inputs(self)
+
+    def open_session_state(self, state, name: str) -> None:
+        saving.open_session_state(self, state, name)
+
+    def save_dialog(self) -> None:
+        saving.save_dialog(self)
+
+    # -- model files (.pt, before sessions) ----------------------------------------------------
     def file_filter(self) -> str | None:
-        return self.tr("ArchScope models (*.pt)")
+        return self.tr("ArchScope models saved as .pt; sessions open with File → Open "
+                       "session… (*.pt)")
 
-    def open_file(self, path: str) -> None:
+    def file_reader(self, path: str):
         """Open a saved model. The file is read and checked first (``Seq2SeqSession.load``
         raises ``ModelFileError`` before building anything): a refused file leaves the
-        training that runs running; only an accepted model stops it and takes its place."""
-        from models.transformer import Seq2SeqSession, session_key
+        training that runs running; only an accepted model stops it and takes its place
+        (``accept_file``). A session file is not a model file: it is pointed to File →
+        Open session…."""
+        from models.errors import ModelFileError
+        from models.transformer import Seq2SeqSession
 
-        session = Seq2SeqSession.load(path, device=self.ctx.device())
+        if path.lower().endswith(".archscope"):
+            raise ModelFileError(self.tr("{0} is a session: open it with File → Open "
+                                         "session….").format(Path(path).name))
+        return partial(Seq2SeqSession.load, path, self.ctx.device())
+
+    def accept_file(self, path: str, session) -> None:
+        from models.transformer import session_key
+
         key = session_key(session)
         self.stop_jobs()
+        if str(session.device) != str(self.ctx.device()):   # changed while it was read
+            session.to(self.ctx.device())
         self.sessions[key] = session
         for combo, values, value in zip((self.architecture, self.tokenizer, self.task),
                                         (ARCHITECTURES, ALPHABETS, TASKS), key, strict=True):
@@ -390,18 +436,12 @@ class TransformerTab(TrainingTab):
             combo.blockSignals(False)
         self._tokenizer_changed()      # an input this model can read; buttons; redraw
         self._redraw_training()
-        self.ctx.status(self.tr("Opened a {0} model trained for {1} steps.").format(
+        self.ctx.status(self.tr("Opened a {0} model trained for {1} steps. “Save "
+                                "session…” keeps it as a session file (.archscope).").format(
             self.task.currentText(), session.step))
 
-    def save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, self.tr("Save model"),
-            f"{self.ctx.settings.last_dir('export')}/transformer-{'-'.join(self.current_key())}.pt",
-            self.file_filter())
-        if path:
-            self.save_model(path)
-
     def save_model(self, path: str) -> str:
+        """The model file of earlier versions (.pt), which File → Open… still reads."""
         from app.export import atomic_write
 
         session = self.session()
@@ -429,7 +469,11 @@ class TransformerTab(TrainingTab):
         for i, text in enumerate((self.tr("copy"), self.tr("reverse"), self.tr("sort"),
                                   self.tr("shift (rotate by one)"))):
             self.task.setItemText(i, text)
-        self.save_button.setText(self.tr("Save model…"))
+        self.save_button.setText(self.tr("Save session…"))
+        self.save_button.setToolTip(self.tr(
+            "Save this tab as a session file (.archscope): the model, its optimizer state, "
+            "the curves and the input. Open it with File → Open session…; File → Open… "
+            "still opens models saved as .pt."))
         self.box_input.setTitle(self.tr("Input"))
         self.sequence_label.setText(self.tr("Sequence"))
         self.generate_button.setText(self.tr("Generate"))

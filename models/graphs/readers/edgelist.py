@@ -4,28 +4,34 @@ from __future__ import annotations
 
 import ast
 import csv
+from itertools import islice
 
 from models.errors import GraphLoadError
 from models.graphs.document import _RawGraph
 from models.graphs.readers.text import _decode, _is_number
+from models.reading import TICK_EVERY, LoadWatch, iter_lines
 
 _HEADER_WORDS = {"source", "target", "from", "to", "src", "dst", "node1", "node2", "node_1",
                  "node_2", "id1", "id2", "source_id", "target_id", "head", "tail", "start",
                  "end", "sender", "receiver", "origin", "destination"}
 
 
-def _read_edge_list(name: str, data: bytes) -> _RawGraph:
+def _read_edge_list(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGraph:
     """Two or three columns per line (``u v [weight]``), comma-, tab- or space-separated.
 
     ``#`` and ``%`` start comments; a first line of column names is recognised; a third
     column in networkx's ``{'weight': 4}`` form is read as a literal (never evaluated).
+    ``watch`` ticks every ``TICK_EVERY`` lines.
     """
+    watch = watch or LoadWatch(name)
     text = _decode(data)
-    lines = text.splitlines()
-    delimiter = _edge_list_delimiter(name, lines)
+    total = text.count("\n") + 1
+    delimiter = _edge_list_delimiter(name, list(islice(iter_lines(text), 50)))
     raw = _RawGraph(name, directed=False)
     header_done = False
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, line in enumerate(iter_lines(text), start=1):
+        if not lineno % TICK_EVERY:
+            watch.tick(lineno / total)
         stripped = line.strip()
         if not stripped or stripped[0] in "#%":
             continue
@@ -68,6 +74,8 @@ def _split_edge_line(line: str, delimiter: str | None, name: str, lineno: int) -
         if len(parts) == 3 and parts[2].lstrip().startswith("{"):
             return parts
         return line.split()
+    if '"' not in line and "\0" not in line:   # as the csv module would split it
+        return [c.strip() for c in line.split(delimiter)]
     try:
         row = next(csv.reader([line], delimiter=delimiter, strict=True))
     except csv.Error as e:

@@ -9,13 +9,18 @@ import re
 from models.errors import GraphLoadError
 from models.graphs.document import _RawGraph
 from models.graphs.readers.xmlutil import _children, _local, _pos_from_xy, _typed
+from models.reading import TICK_EVERY, LoadWatch
 
 _GEXF_NUMERIC = {"integer": "int", "int": "int", "long": "int", "short": "int", "byte": "int",
                  "biginteger": "int", "double": "float", "float": "float",
                  "bigdecimal": "float", "boolean": "bool"}
 
 
-def _gexf_from_root(name: str, root) -> _RawGraph:
+def _gexf_from_root(name: str, root, watch: LoadWatch | None = None,
+                    elements: int = 0) -> _RawGraph:
+    """The first graph of ``root``; ``watch`` ticks every ``TICK_EVERY`` of its
+    ``elements`` (as many as ``_parse_xml`` counted)."""
+    watch = watch or LoadWatch(name)
     graphs = _children(root, "graph")
     if not graphs:
         raise GraphLoadError(f"{name}: a GEXF file without a <graph> element.")
@@ -38,7 +43,9 @@ def _gexf_from_root(name: str, root) -> _RawGraph:
             table[attribute.get("id") or title] = spec
             table.setdefault(title, spec)
     state = {"dynamic": dynamic, "spells": False, "mixed": 0}
-    for element in graph.iter():
+    for k, element in enumerate(graph.iter()):
+        if not k % TICK_EVERY:
+            watch.tick(k / max(1, elements))
         tag = _local(element.tag)
         if tag == "node" and element.get("id") is not None:
             _gexf_node(raw, element, specs["node"], state)

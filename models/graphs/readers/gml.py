@@ -9,6 +9,7 @@ import re
 from models.errors import GraphLoadError
 from models.graphs.document import _RawGraph
 from models.graphs.readers.text import _decode
+from models.reading import TICK_EVERY, LoadWatch
 
 _GML_TOKEN = re.compile(
     r'\s*(?:(?P<comment>#[^\n]*)|(?P<open>\[)|(?P<close>\])|"(?P<string>[^"]*)"'
@@ -17,10 +18,16 @@ _GML_TOKEN = re.compile(
 )
 
 
-def _gml_tokens(text: str, name: str):
-    """Tokens with line numbers; strings may hold any character and HTML entities."""
+def _gml_tokens(text: str, name: str, watch: LoadWatch | None = None):
+    """Tokens with line numbers; strings may hold any character and HTML entities.
+    ``watch`` ticks every ``TICK_EVERY`` tokens."""
+    watch = watch or LoadWatch(name)
     pos, line, end = 0, 1, len(text)
+    count = 0
     while pos < end:
+        count += 1
+        if not count % TICK_EVERY:
+            watch.tick(pos / end)
         m = _GML_TOKEN.match(text, pos)
         if m is None:
             rest = text[pos:].lstrip()
@@ -39,13 +46,13 @@ def _gml_tokens(text: str, name: str):
             line += value.count("\n")
 
 
-def _parse_gml(text: str, name: str) -> list:
+def _parse_gml(text: str, name: str, watch: LoadWatch | None = None) -> list:
     """Nested ``[(key, value, line), ...]`` lists; parsed with a stack, not recursion."""
     top: list = []
     stack = [top]
     key = None
     key_line = 0
-    for kind, value, line in _gml_tokens(text, name):
+    for kind, value, line in _gml_tokens(text, name, watch):
         if key is None:
             if kind == "key":
                 key, key_line = value, line
@@ -79,8 +86,9 @@ def _gml_number(text: str) -> int | float:
         return float(text)
 
 
-def _read_gml(name: str, data: bytes) -> _RawGraph:
-    items = _parse_gml(_decode(data), name)
+def _read_gml(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGraph:
+    watch = watch or LoadWatch(name)
+    items = _parse_gml(_decode(data), name, watch.span(0.0, 0.9))
     graph = next((v for k, v, _ in items if k == "graph" and isinstance(v, list)), None)
     if graph is None:
         raise GraphLoadError(f"{name}: no 'graph [ ... ]' block in the GML file.")

@@ -5,13 +5,18 @@ from __future__ import annotations
 from models.errors import GraphLoadError
 from models.graphs.document import _RawGraph
 from models.graphs.readers.xmlutil import _children, _local, _pos_from_xy, _typed
+from models.reading import TICK_EVERY, LoadWatch
 
 _GRAPHML_TYPES = {"int": "int", "long": "int", "integer": "int", "short": "int",
                   "float": "float", "double": "float", "boolean": "bool",
                   "string": "str"}
 
 
-def _graphml_from_root(name: str, root) -> _RawGraph:
+def _graphml_from_root(name: str, root, watch: LoadWatch | None = None,
+                       elements: int = 0) -> _RawGraph:
+    """The first graph of ``root``; ``watch`` ticks every ``TICK_EVERY`` of its
+    ``elements`` (as many as ``_parse_xml`` counted)."""
+    watch = watch or LoadWatch(name)
     keys: dict[tuple[str, str], tuple[str, str, str | None]] = {}
     for key in (k for k in root.iter() if _local(k.tag) == "key"):  # some files nest them
         kid = key.get("id")
@@ -30,7 +35,9 @@ def _graphml_from_root(name: str, root) -> _RawGraph:
     raw = _RawGraph(name, directed)
     ignored_hyperedges = 0
     mixed = 0
-    for element in graph.iter():
+    for k, element in enumerate(graph.iter()):
+        if not k % TICK_EVERY:
+            watch.tick(k / max(1, elements))
         tag = _local(element.tag)
         if tag == "node" and element.get("id") is not None:
             i = raw.node(element.get("id"))

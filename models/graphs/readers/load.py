@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
+from models import gcpause
 from models.errors import GraphLoadError
-from models.graphs.document import GraphDocument, _build, _RawGraph
+from models.graphs import document
+from models.graphs.document import GraphDocument, _build, _let_go, _RawGraph
 from models.graphs.readers.edgelist import _read_edge_list
 from models.graphs.readers.gexf import _gexf_from_root
 from models.graphs.readers.gml import _read_gml
@@ -28,7 +31,8 @@ from models.graphs.readers.graphml import _graphml_from_root
 from models.graphs.readers.nodelink import _read_json
 from models.graphs.readers.pajek import _read_pajek
 from models.graphs.readers.torchfile import _read_torch
-from models.graphs.readers.xmlutil import _local, _parse_xml
+from models.graphs.readers.xmlutil import _dismantle, _local, _parse_xml
+from models.reading import LoadWatch, data_lines_at_least, read_bytes
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 
@@ -41,15 +45,24 @@ SUPPORTED_FORMATS = (
 _EDGE_LIST_EXT = {".csv", ".tsv", ".txt", ".edges", ".edgelist", ".el"}
 
 
-def load_graph(path: str | os.PathLike) -> GraphDocument:
+def load_graph(path: str | os.PathLike, progress: Callable[[float], None] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> GraphDocument:
     """Read a graph file (only read; nothing in it is executed).
 
     The format is chosen by extension and checked against the content (an XML file
     named ``.txt`` is read as XML). Raises :class:`GraphLoadError` with a sentence
-    naming the file (and line, where known) for anything that cannot be read.
+    naming the file (and line, where known) for anything that cannot be read. A graph
+    over ``MAX_NODES`` or ``MAX_EDGES`` is refused as soon as that is known: an edge list
+    with more lines of data than ``MAX_EDGES`` before a line is parsed, GraphML and GEXF
+    while the parser passes the limit.
+
+    ``progress(fraction)`` is called now and then from 0 to 1 (the file read, parsed,
+    then the document built); once ``cancelled()`` is True, ``LoadCancelled`` is raised
+    at the next check (see ``models.reading``).
     """
     path = Path(path)
     name = path.name
+    watch = LoadWatch(name, progress, cancelled)
     try:
         size = path.stat().st_size
     except OSError as e:
@@ -63,8 +76,7 @@ def load_graph(path: str | os.PathLike) -> GraphDocument:
             f"{name}: the file is {size / 2**20:.0f} MB; ArchScope opens graph files up to "
             f"{MAX_FILE_BYTES // 2**20} MB.")
     try:
-        with open(path, "rb") as f:
-            raw_bytes = f.read(MAX_FILE_BYTES + 1)
+        raw_bytes = read_bytes(path, MAX_FILE_BYTES, watch.span(0.0, 0.1))
     except OSError as e:
         raise GraphLoadError(f"{name}: cannot read the file ({e.strerror or e}).") from e
     raw_bytes = _to_utf8(name, raw_bytes)
@@ -79,8 +91,28 @@ def load_graph(path: str | os.PathLike) -> GraphDocument:
         raise GraphLoadError(
             f"{name}: not a graph file ArchScope can read. Supported formats: "
             f"{SUPPORTED_FORMATS}.")
-    raw = _read(kind, name, raw_bytes)
-    return _build(raw, source=str(path))
+    if kind == "edgelist":
+        _check_edge_lines(name, raw_bytes)
+    # parsing makes millions of small objects, none in a cycle: an automatic collection
+    # would walk them all, holding the interpreter (and the window) for seconds
+    with gcpause.paused():
+        raw = _read(kind, name, raw_bytes, watch.span(0.1, 0.9))
+        watch.tick(0.9)
+        doc = _build(raw, source=str(path), watch=watch.span(0.9, 1.0))
+        _let_go(raw)
+    watch.tick(1.0)
+    return doc
+
+
+def _check_edge_lines(name: str, data: bytes) -> None:
+    """Refuse an edge list with more lines of data than ``MAX_EDGES`` (and a header):
+    each becomes an edge (or an error), so parsing millions of them only to refuse the
+    file after ``MAX_EDGES`` of them would keep the student waiting for nothing."""
+    lines = data_lines_at_least(data, comments=b"#%")
+    if lines > document.MAX_EDGES + 1:
+        raise GraphLoadError(
+            f"{name}: more than {document.MAX_EDGES:,} edges ({lines:,} lines of edges); "
+            "take a smaller sample of the graph.")
 
 
 #: byte-order marks of the wide Unicode encodings (UTF-32 first: its LE mark starts
@@ -161,14 +193,14 @@ _READER_ERRORS = (ValueError, KeyError, IndexError, TypeError, LookupError, Unic
                   OverflowError, RecursionError, AttributeError)
 
 
-def _read(kind: str, name: str, data: bytes) -> _RawGraph:
+def _read(kind: str, name: str, data: bytes, watch: LoadWatch) -> _RawGraph:
     readers = {
         "graphml": _read_graphml, "gexf": _read_gexf, "xml": _read_xml, "gml": _read_gml,
         "pajek": _read_pajek, "json": _read_json, "torch": _read_torch,
         "edgelist": _read_edge_list,
     }
     try:
-        return readers[kind](name, data)
+        return readers[kind](name, data, watch)
     except GraphLoadError:
         raise
     except _READER_ERRORS as e:
@@ -176,20 +208,25 @@ def _read(kind: str, name: str, data: bytes) -> _RawGraph:
                              f"({type(e).__name__}: {e}).") from e
 
 
-def _read_xml(name: str, data: bytes) -> _RawGraph:
-    root = _parse_xml(name, data).getroot()
+def _read_xml(name: str, data: bytes, watch: LoadWatch) -> _RawGraph:
+    """GraphML or GEXF by the root element: parsed (most of the time, 3/4 of the bar),
+    then walked."""
+    root, elements = _parse_xml(name, data, watch.span(0.0, 0.75))
     tag = _local(root.tag)
-    if tag == "gexf":
-        return _gexf_from_root(name, root)
-    if tag == "graphml":
-        return _graphml_from_root(name, root)
+    try:
+        if tag == "gexf":
+            return _gexf_from_root(name, root, watch.span(0.75, 1.0), elements)
+        if tag == "graphml":
+            return _graphml_from_root(name, root, watch.span(0.75, 1.0), elements)
+    finally:
+        _dismantle(root)
     raise GraphLoadError(f"{name}: an XML file but neither GraphML nor GEXF (its root "
                          f"element is <{tag}>). Supported formats: {SUPPORTED_FORMATS}.")
 
 
-def _read_graphml(name: str, data: bytes) -> _RawGraph:
-    return _read_xml(name, data)
+def _read_graphml(name: str, data: bytes, watch: LoadWatch) -> _RawGraph:
+    return _read_xml(name, data, watch)
 
 
-def _read_gexf(name: str, data: bytes) -> _RawGraph:
-    return _read_xml(name, data)
+def _read_gexf(name: str, data: bytes, watch: LoadWatch) -> _RawGraph:
+    return _read_xml(name, data, watch)

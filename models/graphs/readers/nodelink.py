@@ -7,10 +7,12 @@ import json
 from models.errors import GraphLoadError
 from models.graphs.document import _RawGraph
 from models.graphs.readers.text import _decode
+from models.reading import TICK_EVERY, LoadWatch
 
 
-def _read_json(name: str, data: bytes) -> _RawGraph:
+def _read_json(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGraph:
     """networkx ``node_link_data``: ``nodes`` (with ``id``) and ``links`` or ``edges``."""
+    watch = watch or LoadWatch(name)
     try:
         doc = json.loads(_decode(data))
     except json.JSONDecodeError as e:
@@ -23,7 +25,10 @@ def _read_json(name: str, data: bytes) -> _RawGraph:
         raise GraphLoadError(f"{name}: 'links' should be a list.")
     raw = _RawGraph(name, directed=bool(doc.get("directed", False)))
     has_ids = all(isinstance(nd, dict) and "id" in nd for nd in doc["nodes"])
+    total = max(1, len(doc["nodes"]) + len(links))
     for k, node in enumerate(doc["nodes"]):
+        if not k % TICK_EVERY:
+            watch.tick(k / total)
         if not isinstance(node, dict):
             raise GraphLoadError(f"{name}: node {k} is not an object.")
         i = raw.node(_json_id(name, node["id"], f"node {k}") if has_ids else k)
@@ -32,6 +37,8 @@ def _read_json(name: str, data: bytes) -> _RawGraph:
                 continue
             _json_node_attr(raw, i, key, value)
     for k, link in enumerate(links):
+        if not k % TICK_EVERY:
+            watch.tick((len(doc["nodes"]) + k) / total)
         if not isinstance(link, dict) or "source" not in link or "target" not in link:
             raise GraphLoadError(f"{name}: link {k} needs 'source' and 'target'.")
         ends = [_json_id(name, link[end], f"link {k}") for end in ("source", "target")]

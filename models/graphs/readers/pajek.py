@@ -7,6 +7,7 @@ import re
 from models.errors import GraphLoadError
 from models.graphs.document import MAX_NODES, _RawGraph
 from models.graphs.readers.text import _decode, _is_number
+from models.reading import TICK_EVERY, LoadWatch, iter_lines
 
 _PAJEK_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
 
@@ -16,18 +17,22 @@ def _pajek_fields(line: str) -> list[str]:
 
 
 # 65 lines: one pass over the file's sections; vertex and edge lines go to the helpers below
-def _read_pajek(name: str, data: bytes) -> _RawGraph:
+def _read_pajek(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGraph:
     """``*Vertices n``, vertex lines ``id "label" x y [z] [shape] [key value ...]``,
     then ``*Edges``/``*Arcs`` (``u v [weight] [key value ...]``) or ``*Edgeslist``/
     ``*Arcslist`` (``u v1 v2 ...``)."""
-    lines = _decode(data).splitlines()
+    watch = watch or LoadWatch(name)
+    text = _decode(data)
+    total = text.count("\n") + 1
     raw = _RawGraph(name)
     numbers: dict[str, int] = {}
     section = None
     vertex_rows: list[tuple[str, str | None, list[str], int]] = []
     edge_rows: list[tuple[str, list[str], int]] = []
     declared = 0
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, line in enumerate(iter_lines(text), start=1):
+        if not lineno % TICK_EVERY:
+            watch.tick(0.8 * lineno / total)
         s = line.strip()
         if not s or s.startswith("%"):
             continue
@@ -76,7 +81,9 @@ def _read_pajek(name: str, data: bytes) -> _RawGraph:
     raw.directed = any(sec.startswith("arcs") for sec, _, _ in edge_rows)
     if raw.directed and any(sec.startswith("edges") for sec, _, _ in edge_rows):
         raw.warnings.append("The file has both *Arcs and *Edges: all read as directed arcs.")
-    for sec, fields, lineno in edge_rows:
+    for k, (sec, fields, lineno) in enumerate(edge_rows):
+        if not k % TICK_EVERY:
+            watch.tick(0.8 + 0.2 * k / len(edge_rows))
         _pajek_edge(raw, numbers, sec, fields, name, lineno)
     if len(raw.pos) == len(raw.node_ids) and len(set(raw.pos.values())) <= 1:
         raw.pos = {}

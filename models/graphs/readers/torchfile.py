@@ -10,6 +10,7 @@ from torch_geometric.data import Data
 from models.checkpoint import load_torch_file
 from models.errors import GraphLoadError
 from models.graphs.document import MAX_EDGES, MAX_NODES, _RawGraph
+from models.reading import LoadWatch
 
 
 def _torch_allow_list() -> list:
@@ -20,9 +21,10 @@ def _torch_allow_list() -> list:
     return [Data, DataEdgeAttr, DataTensorAttr, GlobalStorage, NodeStorage, EdgeStorage]
 
 
-def _read_torch(name: str, data: bytes) -> _RawGraph:
+def _read_torch(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGraph:
     """``torch.load(weights_only=True)`` with PyG's Data classes allowed, nothing else,
-    after ``models.checkpoint``'s checks (torch's zip format, no zip bomb)."""
+    after ``models.checkpoint``'s checks (torch's zip format, no zip bomb). (``watch``:
+    torch reads the archive in one call; the caller ticks before and after.)"""
     obj = load_torch_file(data, name, GraphLoadError, allowed=tuple(_torch_allow_list()))
     if isinstance(obj, Data):
         tensors = {k: obj[k] for k in obj.keys()}  # noqa: SIM118 (Data)

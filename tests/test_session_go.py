@@ -1,0 +1,369 @@
+"""Session files of the graph and neural-ODE tabs: what a user saved comes back the same
+(the arrays behind every view, the canvas, the curves), training goes on from where it
+was, the graph the user opened comes back, and a session that does not fit is refused
+with the window as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from models.sessionfile import read_session, write_session
+from tests.session_checks import (
+    assert_same_views,
+    make_window,
+    round_trip,
+    settle,
+    tab_of,
+    train_steps,
+    view_arrays,
+)
+
+GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
+
+
+def run_job(tab, name: str) -> None:
+    """The tab's job ``name`` run to its end on this thread, each report handed to the
+    tab as the job runner would (the node classifier's curves are kept that way)."""
+    items = tab.make_job(name)()
+    try:
+        for item in items:
+            tab.on_job_progress(name, item)
+    finally:
+        items.close()
+
+
+def canvas_of(qtbot, tab) -> dict:
+    """What the graph canvas draws once its nodes have moved to the layout: positions,
+    edges, colours, edge values, the overlay, the node selected."""
+    from PySide6.QtCore import QAbstractAnimation
+
+    qtbot.waitUntil(lambda: tab.canvas._animation is None or tab.canvas._animation.state()
+                    == QAbstractAnimation.State.Stopped, timeout=5_000)
+    return {"canvas": {**tab.canvas.export_arrays(),
+                       "selected": np.array([tab.canvas.selected()])}}
+
+
+def next_losses(tab, steps: int = 4) -> dict[str, list[float]]:
+    return {name: train_steps(tab, steps, name) for name in tab.saved_sessions()}
+
+
+def graph_prepare(tab) -> None:
+    tab.apply_state({"model": "gat", "epochs": 20, "edges": "gat", "head": "2",
+                     "node": 5, "layout": "kamada_kawai", "pooling": "max",
+                     "links": 6, "colour": "correct"}, strict=True)
+    run_job(tab, "node")                    # 20 epochs, with the tab's curves
+    run_job(tab, "compare")                 # GCN, GraphSAGE, GAT and the baseline
+    train_steps(tab, 6, "graphs")
+    train_steps(tab, 15, "links")
+
+
+def test_a_trained_graph_tab_comes_back_with_every_session_and_trains_on(qtbot, tmp_path):
+    a, b, path = round_trip(qtbot, "graph", tmp_path, graph_prepare)
+    assert set(b.saved_sessions()) == {"node", "graphs", "links"}
+    for name, session in a.saved_sessions().items():
+        assert b.saved_sessions()[name].step == session.step, name
+    assert b.saved_sessions()["links"].best_epoch == a.saved_sessions()["links"].best_epoch
+    assert b.params() == a.params()
+    assert len(b.histories[b._session_key()]) == len(a.histories[a._session_key()]) > 1
+    assert_same_views(view_arrays(a), view_arrays(b))
+    assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
+    assert b.canvas.selected() == 5 and b.canvas.overlay_edge_count() == 6
+    assert next_losses(a) == next_losses(b)
+
+
+def test_a_graph_the_user_opened_comes_back_with_its_attributes(qtbot, tmp_path):
+    def prepare(tab):
+        tab.open_file(str(GEPHI / "Les_Miserables.gexf"))
+        tab.apply_state({"label": "Modularity Class", "colour": "attribute",
+                         "colour_attribute": "Modularity Class", "edges": "weight",
+                         "layout": "data", "epochs": 10}, strict=True)
+        run_job(tab, "node")
+
+    a, b, _ = round_trip(qtbot, "graph", tmp_path, prepare)
+    assert b.params()["dataset"] == "file" and b.file_name == "Les_Miserables.gexf"
+    da, db = a.document(), b.document()
+    assert db is not da and db.node_ids == da.node_ids and db.summary() == da.summary()
+    np.testing.assert_array_equal(db.edges, da.edges)
+    np.testing.assert_array_equal(db.edge_weight, da.edge_weight)
+    np.testing.assert_array_equal(db.pos, da.pos)
+    assert db.label_attr == "Modularity Class" and db.label_names == da.label_names
+    assert b.colour_combo.currentData() == "Modularity Class"
+    assert "Les_Miserables.gexf" in b.view("graph").panel.title.text()
+    assert b.note.text() == a.note.text()
+    assert_same_views(view_arrays(a), view_arrays(b))
+    assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
+    assert next_losses(a, 3) == next_losses(b, 3)
+
+
+# -- refusals -------------------------------------------------------------------------------
+def tampered(path: str, out: Path, change) -> str:
+    doc = read_session(path)
+    change(doc.tabs[doc.current])
+    write_session(out, doc)
+    return str(out)
+
+
+def _wrong_best_weight(state):
+    key = next(k for k in state.tensors if k.startswith("links/extra.best."))
+    state.tensors[key] = torch.zeros(3, 3)
+
+
+def _wrong_weight(state):
+    key = next(k for k in state.tensors if k.startswith("node/model0."))
+    state.tensors[key] = torch.zeros(2, 2)
+
+
+def _edge_out_of_range(state):
+    edges = state.arrays["file.edges"].copy()
+    edges[7, 1] = state.data["file"]["nodes"] + 3
+    state.arrays["file.edges"] = edges
+
+
+def _negative_edge(state):
+    edges = state.arrays["file.edges"].copy()
+    edges[0, 0] = -1
+    state.arrays["file.edges"] = edges
+
+
+def _infinite_weight(state):
+    meta = state.data["file"]
+    i = next(i for i, c in enumerate(meta["edge_attributes"]) if c["name"] == "weight")
+    weights = state.arrays[f"file.edge{i}"].copy()
+    weights[3] = np.inf
+    state.arrays[f"file.edge{i}"] = weights
+
+
+def _short_attribute(state):
+    i = next(i for i, c in enumerate(state.data["file"]["node_attributes"])
+             if c["kind"] == "number")
+    state.arrays[f"file.node{i}"] = state.arrays[f"file.node{i}"][:5]
+
+
+def _text_offsets(state):
+    i = next(i for i, c in enumerate(state.data["file"]["node_attributes"])
+             if c["kind"] == "text")
+    offsets = state.arrays[f"file.node{i}_at"].copy()
+    offsets[3] = 10**9
+    state.arrays[f"file.node{i}_at"] = offsets
+
+
+def _repeated_node_id(state):
+    from models.graphs.saved import pack_strings, unpack_strings
+
+    ids = unpack_strings(state.arrays["file.ids"], state.arrays["file.ids_at"],
+                         state.data["file"]["nodes"], "ids", "")
+    ids[1] = ids[0]
+    state.arrays["file.ids"], state.arrays["file.ids_at"] = pack_strings(ids)
+
+
+def _too_many_nodes(state):
+    state.data["file"]["nodes"] = 10**9
+
+
+def _layout_rows(state):
+    state.arrays["layout"] = state.arrays["layout"][:-1]
+
+
+def _layout_nan(state):
+    layout = state.arrays["layout"].copy()
+    layout[2, 0] = np.nan
+    state.arrays["layout"] = layout
+
+
+def _unknown_session(state):
+    state.data["sessions"]["nodes"] = state.data["sessions"].pop("node")
+
+
+def _missing_weights(state):
+    for key in [k for k in state.tensors if k.startswith("links/model0.")]:
+        del state.tensors[key]
+
+
+def _node_out_of_range(state):
+    state.params["node"] = 10**8
+
+
+def _history_float32(state):
+    state.arrays["history"] = state.arrays["history"].astype(np.float32)
+
+
+REFUSED = [
+    (_wrong_best_weight, "best weights do not fit"),
+    (_wrong_weight, "do not fit"),
+    (_edge_out_of_range, "joins nodes"),
+    (_negative_edge, "joins nodes"),
+    (_infinite_weight, "not a finite number"),
+    (_short_attribute, "float32"),
+    (_text_offsets, "offsets"),
+    (_repeated_node_id, "not unique"),
+    (_too_many_nodes, "nodes"),
+    (_layout_rows, "layout"),
+    (_layout_nan, "layout"),
+    (_unknown_session, "no training session"),
+    (_missing_weights, "missing"),
+    (_node_out_of_range, "node"),
+    (_history_float32, "history"),
+]
+
+
+def test_a_graph_session_that_does_not_fit_is_refused_and_the_tab_stays_as_it_was(
+        qtbot, tmp_path):
+    win = make_window(qtbot)
+    tab = tab_of(win, "graph")
+    win.tabs_widget.setCurrentWidget(tab)
+    tab.open_file(str(GEPHI / "Les_Miserables.gexf"))
+    tab.apply_state({"epochs": 10, "edges": "weight"}, strict=True)
+    run_job(tab, "node")
+    train_steps(tab, 10, "links")
+    settle(qtbot, tab)
+    good = win.save_session(str(tmp_path / "good.archscope"))
+    # the tab as the user has it now: the karate club, a GCN trained a little
+    tab.apply_state({"dataset": "karate", "model": "gcn", "node": 3}, strict=True)
+    train_steps(tab, 7, "node")
+    settle(qtbot, tab)
+    before = view_arrays(tab)
+    steps = {k: s.step for k, s in tab.saved_sessions().items()}
+    errors = []
+    win.report_error = lambda error, details: errors.append(str(error))
+    for i, (change, words) in enumerate(REFUSED):
+        path = tampered(good, tmp_path / f"bad{i}.archscope", change)
+        assert not win.open_session(path), change.__name__
+        assert f"bad{i}.archscope" in errors[-1] and words in errors[-1], \
+            (change.__name__, errors[-1])
+        settle(qtbot, tab)
+        assert tab.params()["dataset"] == "karate" and tab.params()["node"] == 3
+        assert {k: s.step for k, s in tab.saved_sessions().items()} == steps
+        assert_same_views(before, view_arrays(tab))
+    # and the good one opens
+    assert win.open_session(good), errors[-1:]
+    settle(qtbot, tab)
+    assert tab.params()["dataset"] == "file" and tab.params()["edges"] == "weight"
+
+
+# -- the neural-ODE tab ---------------------------------------------------------------------------
+def ode_prepare(qtbot, tab) -> None:
+    tab.apply_state({"task": "spiral", "hidden": 16, "lr": 0.01, "max_nfe": 2000},
+                    strict=True)
+    train_steps(tab, 8)
+    tab.apply_state({"method": "rk4", "step_size": 0.1}, strict=True)   # from step 9 on
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: len(tab.switches[key]) == 2, timeout=10_000)
+    train_steps(tab, 5)
+    tab.add_start(0.5, -1.0)
+    tab.add_start(-1.5, 0.25)
+    tab.apply_state({"t": 0.4}, strict=True)
+
+
+def test_a_trained_ode_comes_back_with_its_records_solver_starts_and_comparison(
+        qtbot, tmp_path):
+    a, b, _ = round_trip(qtbot, "ode", tmp_path, lambda tab: ode_prepare(qtbot, tab))
+    sa, sb = a.current_session(), b.current_session()
+    assert sb.step == 13 and sb.solver == sa.solver and sb.solver.method == "rk4"
+    for record in ("losses", "nfe_forward", "nfe_backward", "step_seconds"):
+        assert getattr(sb, record) == getattr(sa, record), record
+    assert b.switches[b._session_key()] == a.switches[a._session_key()]
+    assert b.starts == a.starts and len(b.starts["spiral"]) == 2
+    assert b.t_fraction() == pytest.approx(0.4)
+    views_a, views_b = view_arrays(a), view_arrays(b)
+    assert "your_paths" in views_b["field"] and "comparison" in views_b["adjoint"]
+    assert_same_views(views_a, views_b)
+    # the comparison measured on the saving machine is shown, not measured again
+    ca, cb = (t.comparisons[t._session_key()]["result"] for t in (a, b))
+    assert (cb.seconds_direct, cb.seconds_adjoint) == (ca.seconds_direct, ca.seconds_adjoint)
+    assert b.view("adjoint").panel.readout.text() == a.view("adjoint").panel.readout.text()
+    assert train_steps(a, 3) == train_steps(b, 3)
+
+
+def _ode_nan_start(state):
+    state.data["starts"]["spiral"] = [[0.5, "nan"]]       # JSON has no NaN: as text
+
+
+def _ode_too_many_starts(state):
+    state.data["starts"]["cnf"] = [[0.1 * i, 0.0] for i in range(50)]
+
+
+def _ode_time(state):
+    state.data["t"] = 3.5
+
+
+def _ode_comparison_shape(state):
+    state.arrays["comparison"] = state.arrays["comparison"][:4]
+
+
+def _ode_solver(state):
+    state.data["sessions"]["main"]["extra"]["solver"]["rtol"] = 5.0
+
+
+def _ode_weight(state):
+    key = next(k for k in state.tensors if k.startswith("main/model0."))
+    state.tensors[key] = torch.zeros(7)
+
+
+def _ode_switches(state):
+    state.data["switches"] = [[9, "rk4"], [0, "dopri5"]]
+
+
+def _ode_hidden(state):
+    state.params["hidden"] = 100_000
+
+
+ODE_REFUSED = [
+    (_ode_nan_start, "starts"), (_ode_too_many_starts, "at most 8"), (_ode_time, "fraction"),
+    (_ode_comparison_shape, "comparison"), (_ode_solver, "rtol"), (_ode_weight, "do not fit"),
+    (_ode_switches, "switches"), (_ode_hidden, "hidden"),
+]
+
+
+def test_an_ode_session_saved_while_training_opens_stopped_and_bad_ones_are_refused(
+        qtbot, tmp_path):
+    """Saved while the job trains (each session's lock: never half a step), opened into
+    a tab whose own training runs (stopped first, and no step after), refused when it
+    does not fit (the tab as it was)."""
+    win = make_window(qtbot)
+    tab = tab_of(win, "ode")
+    win.tabs_widget.setCurrentWidget(tab)
+    ode_prepare(qtbot, tab)
+    settle(qtbot, tab)
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: tab.current_session().step >= 16, timeout=60_000)
+    good = win.save_session(str(tmp_path / "running.archscope"))
+    assert tab.running() == "train"
+    saved = read_session(good).tabs["ode"]
+    meta = saved.data["sessions"]["main"]
+    assert meta["step"] >= 16
+    for j in range(4):           # loss, NFE forward, NFE backward, seconds: one per step
+        assert len(saved.tensors[f"main/record{j}"]) == meta["step"]
+    # opening stops the running training, and the file's state is not trained further
+    assert win.open_session(good)
+    assert not tab.running() and not tab.jobs.is_running()
+    session = tab.current_session()
+    step = session.step
+    assert step == meta["step"]
+    qtbot.wait(1500)
+    assert session.step == step and len(session.losses) == step
+    settle(qtbot, tab)
+    first = train_steps(tab, 3)
+    assert win.open_session(good)
+    settle(qtbot, tab)
+    assert train_steps(tab, 3) == first          # from the file, the same steps each time
+    # the tab as the user has it now, then files that do not fit
+    tab.apply_state({"task": "classify", "hidden": 8}, strict=True)
+    train_steps(tab, 4)
+    tab.add_start(0.2, 0.3)
+    settle(qtbot, tab)
+    before, starts = view_arrays(tab), {k: list(v) for k, v in tab.starts.items()}
+    errors = []
+    win.report_error = lambda error, details: errors.append(str(error))
+    for i, (change, words) in enumerate(ODE_REFUSED):
+        path = tampered(good, tmp_path / f"bad{i}.archscope", change)
+        assert not win.open_session(path), change.__name__
+        assert f"bad{i}.archscope" in errors[-1] and words in errors[-1], \
+            (change.__name__, errors[-1])
+        settle(qtbot, tab)
+        assert tab.params()["task"] == "classify" and tab.current_session().step == 4
+        assert tab.starts == starts
+        assert_same_views(before, view_arrays(tab))
