@@ -34,34 +34,59 @@ def format_of(path: str | os.PathLike, allowed: tuple[str, ...]) -> str:
     return ext
 
 
+class AtomicFile:
+    """A file written under a temporary name (``tmp``) in the target's folder, put in
+    place by :meth:`commit` only when complete; :meth:`discard` removes it. For a write
+    that spans many event-loop turns (a PNG written in the background)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.target = Path(path).expanduser()
+        folder = self.target.parent
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".part",
+                                            dir=folder)
+        except OSError as exc:
+            raise ExportError(f"Cannot write to '{folder}': {exc.strerror or exc}.") from exc
+        os.close(fd)
+
+    def commit(self) -> Path:
+        """Rename the complete temporary file over the target; on failure it is removed."""
+        try:
+            if not os.path.exists(self.tmp) or os.path.getsize(self.tmp) == 0:
+                raise ExportError(f"Nothing was written for '{self.target.name}'.")
+            os.chmod(self.tmp, 0o666 & ~_umask())   # mkstemp makes 0600; exports are ordinary
+            os.replace(self.tmp, self.target)
+        except ExportError:
+            self.discard()
+            raise
+        except OSError as exc:
+            self.discard()
+            raise ExportError(f"Cannot write '{self.target}': {exc.strerror or exc}.") from exc
+        return self.target
+
+    def discard(self) -> None:
+        _remove(self.tmp)
+
+
 def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
     """Call ``write(tmp_path)`` then rename ``tmp_path`` to ``path``."""
-    target = Path(path).expanduser()
-    folder = target.parent
+    file = AtomicFile(path)
+    target = file.target
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
-    except OSError as exc:
-        raise ExportError(f"Cannot write to '{folder}': {exc.strerror or exc}.") from exc
-    os.close(fd)
-    try:
-        write(tmp)
-        if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
-            raise ExportError(f"Nothing was written for '{target.name}'.")
-        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; exports are ordinary files
-        os.replace(tmp, target)
+        write(file.tmp)
     except ExportError:
-        _remove(tmp)
+        file.discard()
         raise
     except OSError as exc:
-        _remove(tmp)
+        file.discard()
         raise ExportError(f"Cannot write '{target}': {exc.strerror or exc}.") from exc
     except Exception as exc:
-        _remove(tmp)
+        file.discard()
         raise ExportError(f"Exporting '{target.name}' failed: {exc}") from exc
     except BaseException:   # KeyboardInterrupt, SystemExit: no half file either
-        _remove(tmp)
+        file.discard()
         raise
-    return target
+    return file.commit()
 
 
 def _umask() -> int:

@@ -13,6 +13,11 @@ and checks a "cancelled" callable (the file loaders of ``models/``): the same th
 one runs, newer requests replace each other and only the newest runs next, so a
 dragged slider never queues up stale work.
 
+While a figure of a tab is painted strip by strip (a large PNG), its views must not
+change between strips: ``JobRunner.pause`` holds the job between two items (the
+worker waits; nothing is dropped) and ``ComputeRunner.hold`` keeps the newest result
+until ``release``.
+
 superqt's ``GeneratorWorker`` returns a ``RuntimeError`` raised inside the generator
 instead of emitting ``errored`` (it assumes the worker was deleted) and the error
 would be lost; the wrappers here catch every exception themselves and deliver it.
@@ -62,20 +67,25 @@ class _Returned:
 
 
 def _throttled(make_gen: Callable[[], Iterator], stop: threading.Event,
-               min_interval: float, job: int) -> Iterator:
-    """Yields ``(job, item)`` at most every ``min_interval`` s; returns ``job``."""
-    for item in _throttled_items(make_gen, stop, min_interval):
+               min_interval: float, job: int,
+               go: threading.Event | None = None) -> Iterator:
+    """Yields ``(job, item)`` at most every ``min_interval`` s; returns ``job``. Before
+    each next item it waits while ``go`` is clear (paused)."""
+    for item in _throttled_items(make_gen, stop, min_interval, go):
         yield job, item
     return job
 
 
 def _throttled_items(make_gen: Callable[[], Iterator], stop: threading.Event,
-                     min_interval: float) -> Iterator:
+                     min_interval: float, go: threading.Event | None = None) -> Iterator:
     last = 0.0
     pending = None
     have_pending = False
     try:
         for item in make_gen():
+            while go is not None and not go.wait(0.05):   # paused
+                if stop.is_set():
+                    return
             if stop.is_set():
                 return
             now = time.perf_counter()
@@ -122,10 +132,31 @@ class JobRunner(QObject):
         self._job = 0
         self._stop: threading.Event | None = None
         self._failed = False
+        self._go = threading.Event()
+        self._go.set()
+        self._kept: list = []      # items that arrived while paused (the one in flight)
         self._reported.connect(self._on_yielded)
 
     def is_running(self) -> bool:
         return self._worker is not None
+
+    def pause(self) -> None:
+        """Hold the job before its next item; the item in flight is kept, not shown. A
+        job started while paused waits too. ``resume`` delivers what was kept and lets
+        the job go on; ``stop`` still stops."""
+        self._go.clear()
+
+    def resume(self) -> None:
+        self._go.set()
+        self._deliver_kept()
+
+    def _deliver_kept(self) -> None:
+        kept, self._kept = self._kept, []
+        for tagged in kept:
+            self._deliver(tagged)
+
+    def is_paused(self) -> bool:
+        return not self._go.is_set()
 
     def start(self, make_gen: Callable[[], Iterator]) -> None:
         """Start ``make_gen()`` in a worker thread; a running job is stopped first."""
@@ -161,7 +192,7 @@ class JobRunner(QObject):
         stop = threading.Event()
         self._job += 1
         worker = create_worker(_throttled, make(stop, self._job), stop, self._interval,
-                               self._job, _start_thread=False)
+                               self._job, self._go, _start_thread=False)
         # Bound methods, not lambdas: Qt then disconnects them when this runner is
         # deleted, so items still queued at shutdown go nowhere. The job number drops
         # items that an old worker queued before Stop.
@@ -174,6 +205,7 @@ class JobRunner(QObject):
     def stop(self) -> None:
         """Ask the job to stop after its current item (returns at once)."""
         if self._worker is not None:
+            self._kept.clear()
             self._stop.set()
             self._worker.quit()
             self._detach(completed=False)
@@ -186,6 +218,15 @@ class JobRunner(QObject):
         job, item = tagged
         if self._worker is None or job != self._job:
             return   # from a job that was stopped or replaced
+        if not self._go.is_set():
+            self._kept.append(tagged)
+            return
+        self._deliver(tagged)
+
+    def _deliver(self, tagged) -> None:
+        job, item = tagged
+        if self._worker is None or job != self._job:
+            return
         if isinstance(item, Failure):
             self._failed = True
             self.failed.emit(item)
@@ -197,6 +238,7 @@ class JobRunner(QObject):
 
     def _on_returned(self, job) -> None:
         if self._worker is not None and job == self._job:
+            self._deliver_kept()       # the job ended while paused: its last report counts
             self._detach(completed=not self._failed and not self._stop.is_set())
 
 
@@ -221,6 +263,19 @@ class ComputeRunner(QObject):
         self._pending: Callable | None = None
         self._closed = False
         self._generation = 0
+        self._held = False
+        self._kept: tuple[int, object] | None = None
+
+    def hold(self) -> None:
+        """Keep results instead of delivering them (the newest only) until ``release``."""
+        self._held = True
+
+    def release(self) -> None:
+        """Deliver the newest result kept while held, if it is still wanted."""
+        self._held = False
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            self._on_returned(kept)
 
     def request(self, fn: Callable[[], object]) -> None:
         if self._closed:
@@ -234,6 +289,7 @@ class ComputeRunner(QObject):
         """Drop every result still to come (the caller computed a newer one itself)."""
         self._generation += 1
         self._pending = None
+        self._kept = None
 
     def is_busy(self) -> bool:
         return self._running
@@ -263,6 +319,9 @@ class ComputeRunner(QObject):
         generation, result = tagged
         if self._closed or generation != self._generation:
             return  # invalidated: the caller computed a newer result itself
+        if self._held:
+            self._kept = tagged
+            return
         if isinstance(result, Failure):
             self.failed.emit(result)
         else:

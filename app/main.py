@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -197,8 +198,9 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--out", help="output file; the extension chooses the format")
     parser.add_argument("--lang", default="en", help="en or zh_CN")
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--width", type=int, default=None, help="PNG width in pixels")
-    size.add_argument("--scale", type=float, default=None,
+    size.add_argument("--width", type=_png_width, default=None,
+                      help="PNG width in pixels (16 to 20000)")
+    size.add_argument("--scale", type=_png_scale, default=None,
                       help="PNG size as a multiple of the on-screen view (default 2)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda:N or mps")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -215,6 +217,10 @@ def export_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not args.list and (not args.view or not args.out):
         parser.error("give a VIEW and --out FILE, or --list")
+    fmt = os.path.splitext(args.out or "")[1].lower().lstrip(".")
+    if not args.list and fmt != "png" and (args.width is not None or args.scale is not None):
+        parser.error(f"--width and --scale size a PNG; '{os.path.basename(args.out)}' is not "
+                     "one (an SVG or PDF has the view's size on screen, data has no size)")
     if args.train is not None and args.train < 1:
         parser.error(f"--train needs a number of steps of at least 1, got {args.train}")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -243,6 +249,9 @@ def export_main(argv: list[str]) -> int:
             if args.view not in names:
                 parser.error(f"unknown view '{args.view}'; try --list")
             tab, view = names[args.view]
+            if view is None and fmt not in figure.FORMATS:
+                parser.error(f"the whole tab exports as a figure only: give --out a .png, "
+                             f".svg or .pdf file, not '{os.path.basename(args.out)}'")
             state = {}
             for item in args.set:
                 key, sep, value = item.partition("=")
@@ -265,14 +274,13 @@ def export_main(argv: list[str]) -> int:
             tab.compute_now()
             for _ in range(3):
                 app.processEvents()
-            fmt = os.path.splitext(args.out)[1].lower().lstrip(".")
             if fmt in figure.FORMATS:
                 written = window.export_figure(tab, view.key if view else "", args.out,
                                                args.width, args.scale)
-            elif view is not None:
+            elif fmt in export.DATA_FORMATS:
                 written = window.export_data(tab, view.key, args.out)
             else:
-                parser.error("the whole tab exports as a figure only (.png, .svg, .pdf)")
+                parser.error(_unknown_format(args.out, view.data() is not None))
             print(written)
             _dispose_headless(window)   # inside the temporary settings folder's lifetime
             window = None
@@ -354,6 +362,48 @@ def describe_manifest(manifest: dict, name: str) -> str:
         for key, member in entry.get("arrays", {}).items():
             lines.append(f"  array {key}: {members.get(member, 0):,} bytes")
     return "\n".join(lines)
+
+def _png_width(text: str) -> int:
+    """``--width``: a whole number of pixels from 16 to 20000."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a whole number of pixels (16 to 20000)") from None
+    if not 16 <= value <= 20000:
+        raise argparse.ArgumentTypeError(
+            f"{value} pixels is out of range: a PNG is 16 to 20000 pixels wide")
+    return value
+
+
+def _png_scale(text: str) -> float:
+    """``--scale``: a finite multiple of the view's size, more than 0 (whether the PNG
+    it makes is 16 to 20000 pixels wide is checked against the view)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a number (e.g. 2 for twice the view's size)") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a size: give a number above 0, e.g. 2 for twice the view's "
+            "size on screen")
+    return value
+
+
+def _unknown_format(out: str, has_data: bool) -> str:
+    """The message for an --out whose extension is no format of this view."""
+    from app import export
+    from viz import figure
+
+    name = os.path.basename(out)
+    figures = ", ".join("." + f for f in figure.FORMATS)
+    datas = ", ".join("." + f for f in export.DATA_FORMATS)
+    if has_data:
+        return (f"cannot tell the format of '{name}' from its extension: use a figure "
+                f"format ({figures}) or a data format ({datas})")
+    return (f"cannot tell the format of '{name}' from its extension: use a figure format "
+            f"({figures}); this view has no data yet for {datas}")
 
 
 def _dispose_headless(window) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import sys
 from functools import partial
+from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -30,6 +31,8 @@ from PySide6.QtWidgets import (
 from app import export, memory
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
+from app.jobs import JobRunner
+from app.png_export import ExportBar, PngExportJob
 from app.sessions import SessionActions
 from app.settings import Settings
 from app.tabs.base import BaseTab, TabContext
@@ -158,6 +161,12 @@ class MainWindow(QMainWindow, SessionActions):
         self._build_menus()
         self.device_label = QLabel()
         self.statusBar().addPermanentWidget(self.device_label)
+        # a PNG export's progress and Cancel (shown while one runs)
+        self.export_runner = JobRunner(self)
+        self.export_bar = ExportBar(self.export_runner)
+        self.export_bar.stop_button.clicked.connect(self.cancel_png_export)
+        self.statusBar().insertPermanentWidget(0, self.export_bar, 1)
+        self.png_job: PngExportJob | None = None
         self.loader = TorchLoader(self)
         self.loader.ready.connect(self._on_torch_ready)
         self.loader.failed.connect(self._on_torch_failed)
@@ -275,6 +284,7 @@ class MainWindow(QMainWindow, SessionActions):
         self.act_about.setText(translate("MainWindow", "&About ArchScope"))
         self._retranslate_session_actions()
         self.device_caption.setText(translate("MainWindow", "Device:"))
+        self.export_bar.retranslate()
         for i, spec in enumerate(self.specs):
             self.tabs_widget.setTabText(i, translate(TAB_CONTEXT, spec.title))
         for tab in self.tabs:
@@ -416,13 +426,69 @@ class MainWindow(QMainWindow, SessionActions):
     def _export_from_dialog(self, dialog: ExportFigureDialog) -> None:
         path = dialog.path.text().strip()
         try:
+            if export.format_of(path, figure.FORMATS) == "png":
+                self.start_png_export(dialog.tab, dialog.view.currentData(), path,
+                                      *dialog.png_size())
+                return
             written = self.export_figure(dialog.tab, dialog.view.currentData(), path,
                                          *dialog.png_size())
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)
             return
+        self._saved(written)
+
+    def _saved(self, written: str) -> None:
         self.settings.set_last_dir("export", written)
         self.statusBar().showMessage(translate("MainWindow", "Saved {0}").format(written), 8000)
+
+    def start_png_export(self, tab: BaseTab, view_key: str, path: str,
+                         width: int | None = None, scale: float | None = None
+                         ) -> PngExportJob:
+        """Export a view ('' = the whole tab) to the PNG ``path`` in the background, with
+        progress and Cancel in the status bar; raises (nothing written) if the size or
+        the folder will not do. Export figure… is off until it ends."""
+        if self.png_job is not None:
+            raise export.ExportError(translate(
+                "MainWindow", "A PNG is being exported; wait for it or cancel it first."))
+        widget = tab.view(view_key).panel if view_key else tab
+        job = PngExportJob(tab, widget, path, width, scale, self.export_runner, self)
+        name = Path(path).name
+        job.progressed.connect(lambda fraction, paused: self._png_progress(name, fraction,
+                                                                          paused))
+        for signal in (job.finished, job.failed, job.cancelled):
+            signal.connect(lambda *_: self._png_job_ended(job))
+        job.finished.connect(self._saved)
+        job.failed.connect(lambda exc: self.report_error(exc, None))
+        job.cancelled.connect(lambda: self.statusBar().showMessage(translate(
+            "MainWindow", "Export cancelled: {0} was not changed.").format(path), 8000))
+        try:
+            job.start()
+        except BaseException:
+            job.deleteLater()
+            raise
+        self.png_job = job
+        self.act_export_fig.setEnabled(False)
+        self.export_bar.setVisible(True)
+        self._png_progress(name, 0.0, False)
+        return job
+
+    def cancel_png_export(self) -> None:
+        if self.png_job is not None:
+            self.png_job.cancel()
+
+    def _png_progress(self, name: str, fraction: float, paused: bool) -> None:
+        percent = int(100 * fraction)
+        text = (translate("MainWindow", "Exporting {0}: {1} % (training paused until the "
+                                        "figure is painted)") if paused else
+                translate("MainWindow", "Exporting {0}: {1} %")).format(name, percent)
+        self.export_bar.show_progress(fraction, text)
+
+    def _png_job_ended(self, job: PngExportJob) -> None:
+        if self.png_job is job:
+            self.png_job = None
+        self.act_export_fig.setEnabled(True)
+        self.export_bar.setVisible(False)
+        job.deleteLater()
 
     def export_data(self, tab: BaseTab, view_key: str, path: str) -> str:
         data = tab.view(view_key).data()
@@ -480,6 +546,7 @@ class MainWindow(QMainWindow, SessionActions):
     def closeEvent(self, event) -> None:  # noqa: N802
         from app.jobs import wait_for_workers
 
+        self.cancel_png_export()           # no half file; the old one stays
         for tab in self.tabs:
             tab.shutdown()
         self.collector.stop()

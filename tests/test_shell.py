@@ -230,6 +230,7 @@ def test_export_figure_dialog_writes_the_chosen_view(qtbot, window, tmp_path):
     dialog.width.setValue(640)
     save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
     qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.png_job is None, timeout=60_000)   # in the background
     from PySide6.QtGui import QImage
 
     img = QImage(str(tmp_path / "sim.png"))

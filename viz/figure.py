@@ -10,26 +10,27 @@ paths):
   the same in Qt, Chromium and librsvg (cosmetic strokes baked, images pixelated,
   portable font names);
 * PNG: the same painting, enlarged by the asked-for factor, cosmetic (1-px) pens
-  enlarged with it (:class:`_WidePenPainter`), so a PNG is the SVG at that size: text,
-  legends (which ignore the view's transformations) and line widths keep their
-  proportions. Painting the scene into a scaled QImage drew legend text at screen size
-  (8 px beside 30-px node labels at 2x) and 1-px lines. (Rasterising the SVG with
-  ``QSvgRenderer`` is no way round: it ignores ``clip-path``.)
+  enlarged with it (``_WidePenPainter``), so a PNG is the SVG at that
+  size: text, legends (which ignore the view's transformations) and line widths keep
+  their proportions. Painting the scene into a scaled QImage drew legend text at screen
+  size (8 px beside 30-px node labels at 2x) and 1-px lines. (Rasterising the SVG with
+  ``QSvgRenderer`` is no way round: it ignores ``clip-path``.) It is painted and
+  written in strips of rows (:mod:`viz.figure_png`), never held whole.
 * PDF: ``QPdfWriter`` at the view's logical DPI (fonts embedded by Qt).
 
-Heatmaps: an ``ImageItem`` of at most :data:`MAX_VECTOR_CELLS` cells is drawn as one
+Heatmaps: an ``ImageItem`` of at most ``MAX_VECTOR_CELLS`` cells is drawn as one
 filled rectangle per run of equal cells in a row (vector, crisp at any zoom, no
 interpolation in any viewer); a larger image stays an image, pixelated in SVG and
-upsampled nearest-neighbour in PDF (PDF viewers smooth images and Qt stores them as
-JPEG). A whole tab (not a view) is painted with ``QWidget.render``; its PNG at a
-device pixel ratio, so its text scales with it.
+upsampled nearest-neighbour in PDF (:mod:`viz.figure_cells`). A whole tab (not a view)
+is painted with ``QWidget.render``; its PNG at a device pixel ratio, so its text scales
+with it.
 
 This module writes to the path it is given; the caller makes the write atomic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 
 import numpy as np
@@ -67,20 +68,21 @@ from PySide6.QtWidgets import (
     QAbstractGraphicsShapeItem,
     QGraphicsItem,
     QGraphicsLineItem,
-    QGraphicsPixmapItem,
     QGraphicsView,
     QStyleOptionGraphicsItem,
     QWidget,
 )
 
+from viz.figure_cells import (  # noqa: F401 - MAX_VECTOR_CELLS, cell_runs: as before
+    MAX_VECTOR_CELLS,
+    cell_runs,
+    upsampled_images,
+    vector_swaps,
+)
 from viz.panel import ViewPanel
 from viz.svg_post import fix_svg
 
 FORMATS = ("png", "svg", "pdf")
-#: Images with more cells than this (about 128 x 128) stay images in SVG and PDF.
-MAX_VECTOR_CELLS = 128 * 128
-#: Images larger than MAX_VECTOR_CELLS but shorter than this are upsampled for PDF.
-PDF_MIN_IMAGE_SIDE = 1200
 #: Left/right margin of the title band, as the panel's layout has it.
 TITLE_MARGIN = 4
 
@@ -127,15 +129,20 @@ class _Figure:
                    | Qt.TextFlag.TextWordWrap)
 
     def paint(self, painter: QPainter, vector_cells: bool, upsample: bool,
-              scale: float = 1.0) -> None:
+              scale: float = 1.0, cache: dict | None = None) -> None:
         """Paint the whole figure in logical pixels (0, 0, width, height), enlarged by
-        ``scale``."""
-        for _ in self.paint_steps(painter, vector_cells, upsample, scale):
+        ``scale``. The painter's transformation on entry (a PNG strip's shift) stays
+        outermost. The scene is left as it was (no item added, moved or hidden).
+        ``cache`` keeps what strips of one figure share (heatmap cells, axis ticks);
+        the caller clears it when the scene changes."""
+        for _ in self.paint_steps(painter, vector_cells, upsample, scale, cache=cache):
             pass
 
     def paint_steps(self, painter: QPainter, vector_cells: bool, upsample: bool,
-                    scale: float = 1.0, vector_symbols: bool = True) -> Iterator[None]:
+                    scale: float = 1.0, vector_symbols: bool = True,
+                    cache: dict | None = None) -> Iterator[None]:
         """``paint``, one scene item per step (see :func:`render_png_steps`)."""
+        device = painter.worldTransform()
         painter.scale(scale, scale)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
@@ -164,11 +171,17 @@ class _Figure:
                 "resolutionScale": scale}
         with ExitStack() as stack:
             stack.enter_context(_export_mode(scene, opts, vector_symbols))
+            swaps = {}
             if vector_cells:
-                stack.enter_context(_vector_cells(scene, view))
+                swaps = cache.get("swaps") if cache is not None else None
+                if swaps is None:
+                    swaps = vector_swaps(scene, view)
+                    if cache is not None:
+                        cache["swaps"] = swaps
             if upsample:
-                stack.enter_context(_upsampled_images(scene))
-            yield from paint_scene_steps(painter, scene, source, body.topLeft(), scale)
+                stack.enter_context(upsampled_images(scene))
+            yield from paint_scene_steps(painter, scene, source, body.topLeft(), scale,
+                                         device, swaps, cache)
 
     def _background(self) -> QColor:
         view = self.scene_view
@@ -190,16 +203,9 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
     if fmt not in FORMATS:
         raise FigureError(f"Unknown figure format '{fmt}' (choose png, svg or pdf).")
     if fmt == "png":
-        steps = render_png_steps(widget, width, scale)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                image = done.value
-                break
-        if not image.save(path, "PNG"):
-            raise FigureError(f"Qt could not write the PNG file {path}.")
-        return image.size()
+        from viz.figure_png import write_png  # it builds on this module
+
+        return write_png(widget, path, width, scale)
     fig = _Figure(widget)
     logical = fig.size()
     if fmt == "svg":
@@ -245,11 +251,11 @@ def render_png_steps(widget: QWidget, width: int | None = None, scale: float | N
     ``vector_symbols=False`` draws scatter symbols from pyqtgraph's pixel atlas at
     their on-screen pixel size (one call per item instead of one painted path per
     point: 20,000 points about 10x faster; for animation frames)."""
+    from viz.figure_png import png_width  # it builds on this module
+
     fig = _Figure(widget)
     logical = fig.size()
-    out_w = int(width) if width else round(logical.width() * (scale or 2.0))
-    if not 16 <= out_w <= 20000:
-        raise FigureError(f"The PNG width must be between 16 and 20000 pixels, got {out_w}.")
+    out_w = png_width(logical.width(), width, scale)
     factor = out_w / logical.width()
     out = QSize(out_w, max(1, round(logical.height() * factor)))
     return (yield from _png_steps(fig, out, factor, vector_symbols))
@@ -312,17 +318,24 @@ def _portable_family(family: str) -> str:
 
 # -- painting a scene item by item -----------------------------------------------------------------
 def paint_scene(painter: QPainter, scene, source: QRectF, origin: QPointF,
-                scale: float = 1.0) -> None:
+                scale: float = 1.0, device: QTransform | None = None,
+                swaps: Mapping[QGraphicsItem, QGraphicsItem] | None = None,
+                cache: dict | None = None) -> None:
     """Paint the items of ``scene`` (see :func:`paint_scene_steps`)."""
-    for _ in paint_scene_steps(painter, scene, source, origin, scale):
+    for _ in paint_scene_steps(painter, scene, source, origin, scale, device, swaps, cache):
         pass
 
 
 def paint_scene_steps(painter: QPainter, scene, source: QRectF, origin: QPointF,
-                      scale: float = 1.0) -> Iterator[None]:
+                      scale: float = 1.0, device: QTransform | None = None,
+                      swaps: Mapping[QGraphicsItem, QGraphicsItem] | None = None,
+                      cache: dict | None = None) -> Iterator[None]:
     """Paint the items of ``scene`` in ``source`` with ``source.topLeft()`` at ``origin``,
-    enlarged by ``scale``, one by one in stacking order, each under its own clip set
-    afresh.
+    enlarged by ``scale`` (then mapped by ``device``, e.g. a PNG strip's shift), one by
+    one in stacking order, each under its own clip set afresh. An item in ``swaps`` is
+    painted by its stand-in (same place, clip and opacity) instead; ``cache`` keeps
+    the axes' ticks from one PNG strip to the next; on a ``QImage`` only the items that
+    reach it are painted.
 
     ``QGraphicsScene.render`` nests save/restore around clips, and ``QSvgGenerator``
     (SVG 1.1, Qt 6.11) tags the groups after a restore with the wrong clip path: axis
@@ -330,11 +343,23 @@ def paint_scene_steps(painter: QPainter, scene, source: QRectF, origin: QPointF,
     set only outside a save, and replaced, never restored. Yields after each item."""
     base = QTransform.fromTranslate(origin.x() - source.x(), origin.y() - source.y())
     outer = QTransform.fromScale(scale, scale)
+    if device is not None:
+        outer = outer * device
+    seen = _strip_rect(painter, scale)
     option = QStyleOptionGraphicsItem()
     for item in scene.items(Qt.SortOrder.AscendingOrder):
         if (not item.isVisible() or item.effectiveOpacity() <= 0.0
                 or item.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents):
             continue
+        # items that ignore the view's transformations (legends) keep their on-screen
+        # size in the figure, and are enlarged with it
+        if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
+            world = item.deviceTransform(base) * outer
+        else:
+            world = item.sceneTransform() * base * outer
+        bounds = item.boundingRect()
+        if seen is not None and not bounds.isEmpty() and not world.mapRect(bounds).intersects(seen):
+            continue        # a PNG strip this item does not reach
         clip = _clip_of(item)
         painter.setWorldTransform(base * outer)
         if clip is None:
@@ -342,22 +367,56 @@ def paint_scene_steps(painter: QPainter, scene, source: QRectF, origin: QPointF,
         else:
             painter.setClipPath(clip)
         painter.save()
-        # items that ignore the view's transformations (legends) keep their on-screen
-        # size in the figure, and are enlarged with it
-        if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
-            painter.setWorldTransform(item.deviceTransform(base) * outer)
-        else:
-            painter.setWorldTransform(item.sceneTransform() * base * outer)
+        painter.setWorldTransform(world)
         painter.setOpacity(item.effectiveOpacity())
-        option.exposedRect = item.boundingRect()
-        with _wide_item_pen(item, painter):
+        stand_in = swaps.get(item) if swaps else None
+        if stand_in is not None:
+            option.exposedRect = stand_in.boundingRect()
+            stand_in.paint(painter, option, None)
+            painter.restore()
+            yield
+            continue
+        option.exposedRect = bounds
+        with _wide_item_pen(item, painter), _points_in(item, world, seen):
             if isinstance(item, pg.AxisItem) and getattr(painter, "factor", 1.0) != 1.0:
-                _paint_axis(item, painter)
+                _paint_axis(item, painter, cache)
             else:
                 item.paint(painter, option, None)
         painter.restore()
         yield
     painter.setClipping(False)
+
+
+def _strip_rect(painter: QPainter, scale: float) -> QRectF | None:
+    """The device's rectangle when painting a PNG strip (a ``QImage``), with a margin
+    for antialiasing and for cosmetic pens made ``scale`` times as wide; else None."""
+    device = painter.device()
+    if not isinstance(device, QImage):
+        return None
+    margin = 2.0 + 4.0 * scale
+    return QRectF(-margin, -margin, device.width() + 2 * margin,
+                  device.height() + 2 * margin)
+
+
+@contextmanager
+def _points_in(item: QGraphicsItem, world: QTransform, seen: QRectF | None) -> Iterator[None]:
+    """A scatter drawn in export mode paints its points one by one, in Python: in a PNG
+    strip, only those that reach the strip (pyqtgraph culls the points by the item's
+    ``viewRect``, whose symbol margins it adds)."""
+    if seen is None or not isinstance(item, pg.ScatterPlotItem) or not item.opts["pxMode"]:
+        yield
+        return
+    inverse, invertible = world.inverted()
+    in_view = item.viewRect()
+    if not invertible or in_view is None:
+        yield
+        return
+    strip = inverse.mapRect(seen).intersected(in_view)
+    item.viewRect = lambda: strip      # an instance attribute shadows the method
+    try:
+        yield
+    finally:
+        del item.viewRect
 
 
 def _clip_of(item: QGraphicsItem) -> QPainterPath | None:
@@ -408,12 +467,18 @@ def wider(pen: QPen, factor: float) -> QPen:
     return out
 
 
-def _paint_axis(axis: pg.AxisItem, painter: QPainter) -> None:
+def _paint_axis(axis: pg.AxisItem, painter: QPainter, cache: dict | None = None) -> None:
     """``AxisItem.paint`` without its cached QPicture, whose pens this painter cannot
     widen (the picture is recorded by a painter of its own and replayed in C++)."""
     if axis.style.get("tickFont"):
         painter.setFont(axis.style["tickFont"])
-    specs = axis.generateDrawSpecs(painter)
+    key = ("axis", id(axis))
+    if cache is not None and key in cache:
+        specs = cache[key]
+    else:
+        specs = axis.generateDrawSpecs(painter)
+        if cache is not None:
+            cache[key] = specs
     if specs is not None:
         axis.drawPicture(painter, *specs)
 
@@ -453,143 +518,3 @@ def _export_mode(scene, opts: dict, vector_symbols: bool = True) -> Iterator[Non
     finally:
         for it in items:
             it.setExportMode(False, opts)
-
-
-class _CellsItem(QGraphicsItem):
-    """Paints an ``ImageItem``'s rendered colours as filled rectangles, one per run of
-    equal cells in a row, in the image item's place."""
-
-    def __init__(self, runs: list[tuple[QRectF, QColor]], bounds: QRectF) -> None:
-        super().__init__()
-        self.runs = runs
-        self.bounds = bounds
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        return self.bounds
-
-    def paint(self, painter: QPainter, *args) -> None:
-        painter.setPen(Qt.PenStyle.NoPen)
-        for rect, colour in self.runs:
-            painter.fillRect(rect, colour)
-
-
-def cell_runs(rgba: np.ndarray, cell_w: float = 1.0, cell_h: float = 1.0,
-              overlap: tuple[float, float] = (0.0, 0.0)) -> list[tuple[QRectF, QColor]]:
-    """Rectangles for an image of ``rgba[row, col] = (r, g, b, a)`` (uint8), one per run
-    of equal colours in a row; transparent cells are left out. An opaque run reaches
-    ``overlap`` (x, y) into its right and lower neighbours, which are drawn after it,
-    so antialiased edges leave no hairline seams between cells."""
-    rows, cols = rgba.shape[:2]
-    packed = rgba.astype(np.uint32)
-    key = (packed[..., 0] << 24) | (packed[..., 1] << 16) | (packed[..., 2] << 8) | packed[..., 3]
-    out: list[tuple[QRectF, QColor]] = []
-    for r in range(rows):
-        line = key[r]
-        starts = np.flatnonzero(np.r_[True, line[1:] != line[:-1]])
-        ends = np.r_[starts[1:], cols]
-        for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-            red, green, blue, alpha = (int(v) for v in rgba[r, s])
-            if alpha == 0:
-                continue
-            w, h = (e - s) * cell_w, cell_h
-            if alpha == 255:
-                w += overlap[0] if e < cols else 0.0
-                h += overlap[1] if r < rows - 1 else 0.0
-            out.append((QRectF(s * cell_w, r * cell_h, w, h), QColor(red, green, blue, alpha)))
-    return out
-
-
-def _rgba(image: QImage) -> np.ndarray:
-    image = image.convertToFormat(QImage.Format.Format_RGBA8888)
-    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
-    rows = buf.reshape(image.height(), image.bytesPerLine())
-    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4)
-
-
-def _raster_of(it: QGraphicsItem) -> tuple[QImage, QRectF] | None:
-    """The image an item draws and where (item coordinates), or None."""
-    if isinstance(it, pg.ImageItem):
-        if it.image is None:
-            return None
-        it.render()                # the QImage the item would draw, LUT and levels applied
-        qimage = it.qimage
-        if qimage is None or qimage.isNull():
-            return None
-        return qimage, QRectF(0, 0, it.width(), it.height())
-    if isinstance(it, QGraphicsPixmapItem) and not it.pixmap().isNull():
-        pixmap = it.pixmap()
-        dpr = pixmap.devicePixelRatio() or 1.0
-        size = QSizeF(pixmap.width() / dpr, pixmap.height() / dpr)
-        return pixmap.toImage(), QRectF(it.offset(), size)
-    return None
-
-
-@contextmanager
-def _vector_cells(scene, view: QGraphicsView) -> Iterator[None]:
-    """Swap every small, visible raster (a heatmap's ``ImageItem``, a colour bar's
-    pixmap) for a ``_CellsItem`` while painting."""
-    swapped: list[tuple[QGraphicsItem, float, _CellsItem]] = []
-    for it in scene.items():
-        if not it.isVisible() or it.effectiveOpacity() <= 0:
-            continue
-        raster = _raster_of(it)
-        if raster is None:
-            continue
-        qimage, target = raster
-        if qimage.width() * qimage.height() > MAX_VECTOR_CELLS:
-            continue
-        cell_w, cell_h = target.width() / qimage.width(), target.height() / qimage.height()
-        # one screen pixel of overlap, in the item's units: a pixel that two cells
-        # share is then covered whole by the first (antialiased edges composited one
-        # over the other let the white through: seams between the rows)
-        on_screen = view.mapFromScene(it.mapToScene(QRectF(0, 0, cell_w, cell_h))
-                                      ).boundingRect()
-        overlap = (cell_w / max(on_screen.width(), 1.0), cell_h / max(on_screen.height(), 1.0))
-        runs = [(rect.translated(target.topLeft()), colour) for rect, colour in
-                cell_runs(_rgba(qimage), cell_w, cell_h, overlap)]
-        cells = _CellsItem(runs, target)
-        parent = it.parentItem()
-        if parent is not None:
-            cells.setParentItem(parent)
-            cells.setTransform(it.itemTransform(parent)[0])
-        else:
-            scene.addItem(cells)
-            cells.setTransform(it.sceneTransform())
-        cells.setZValue(it.zValue())
-        cells.setOpacity(it.opacity())
-        cells.stackBefore(it)
-        swapped.append((it, it.opacity(), cells))
-        it.setOpacity(0.0)
-    try:
-        yield
-    finally:
-        for it, opacity, cells in swapped:
-            it.setOpacity(opacity)
-            scene.removeItem(cells)
-
-
-@contextmanager
-def _upsampled_images(scene) -> Iterator[None]:
-    """Large images only (small ones are vector cells): nearest-neighbour upsampling,
-    so a PDF viewer's smoothing and Qt's JPEG do not blur the cells."""
-    saved: list[tuple[pg.ImageItem, np.ndarray, QRectF, object]] = []
-    for it in scene.items():
-        if not isinstance(it, pg.ImageItem) or it.image is None or it.opacity() <= 0:
-            continue
-        img = it.image
-        side = max(img.shape[0], img.shape[1])
-        factor = int(np.ceil(PDF_MIN_IMAGE_SIDE / max(1, side)))
-        if factor <= 1:
-            continue
-        rect = it.mapRectToParent(it.boundingRect())
-        levels = it.getLevels()
-        big = np.repeat(np.repeat(img, factor, axis=0), factor, axis=1)
-        it.setImage(big, autoLevels=False, levels=levels)
-        it.setRect(rect)
-        saved.append((it, img, rect, levels))
-    try:
-        yield
-    finally:
-        for it, img, rect, levels in saved:
-            it.setImage(img, autoLevels=False, levels=levels)
-            it.setRect(rect)
