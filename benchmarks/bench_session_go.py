@@ -60,7 +60,8 @@ def _graph(tab, file: str | None, epochs: int) -> None:
     if file:
         tab.open_file(str(GEPHI / file))
     tab.apply_state({"epochs": epochs}, strict=True)
-    _train(tab.session(), epochs)
+    if (tab.document().labels >= 0).any():       # the power grid has no labels
+        _train(tab.session(), epochs)
     _train(tab.graph_session(), 10)
     _train(tab.link_session(), 30)
 

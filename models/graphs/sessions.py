@@ -534,14 +534,14 @@ class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
     def _top_non_edges(self, z: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         n, k = self.num_nodes, self.top_k
         best_s, best_p = torch.zeros(0), torch.zeros(0, 2, dtype=torch.long)
-        full = torch.as_tensor(sorted(self._full), dtype=torch.long)
+        pairs = self.full_pairs                                    # every edge once, u < v
         for r0 in range(0, n, 1024):
             rows = torch.arange(r0, min(n, r0 + 1024))
             s = (z[rows] @ z.T).cpu()
             cols = torch.arange(n)
             s[cols[None, :] <= rows[:, None]] = -math.inf          # u < v only
-            flat = rows[:, None] * n + cols[None, :]
-            s[torch.isin(flat, full)] = -math.inf                  # not an edge
+            here = pairs[(pairs[:, 0] >= r0) & (pairs[:, 0] < r0 + len(rows))]
+            s[here[:, 0] - r0, here[:, 1]] = -math.inf             # not an edge
             top = torch.topk(s.reshape(-1), min(k, s.numel()))
             ok = torch.isfinite(top.values)
             idx = top.indices[ok]
