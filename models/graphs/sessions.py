@@ -66,10 +66,11 @@ class _Epochs:
 
     def _seed_step(self) -> int:
         """Seed the global generator (inside ``fork_rng``) from the session's own, so the
-        dropout masks and negatives of each epoch follow ``seed``; returns the seed. ``torch.manual_seed``
-        also seeds every CUDA generator and records a stack for CUDA's lazy start (0.15 ms,
-        a tenth of the session's cost over a plain loop on karate); a CPU session seeds
-        the CPU generator alone, which draws the same numbers."""
+        dropout masks and negatives of each epoch follow ``seed``; returns the seed.
+        ``torch.manual_seed`` also seeds every CUDA generator and records a stack for
+        CUDA's lazy start (0.15 ms, a tenth of the session's cost over a plain loop on
+        karate); a CPU session seeds the CPU generator alone, which draws the same
+        numbers."""
         seed = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=self.gen))
         if self.device.type == "cpu":
             torch.default_generator.manual_seed(seed)
@@ -416,7 +417,6 @@ class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
             sf = _structural_features(train_ei, n, num_spectral)
             x = sf if features == "structural" else torch.cat([x, sf], 1)
         self.x = x.to(dev)
-        self._full = {int(a) * n + int(b) for a, b in pairs.tolist()}
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.model = GCN(self.x.shape[1], hidden_dim, out_dim, num_layers=2,
