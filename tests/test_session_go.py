@@ -99,6 +99,41 @@ def test_a_graph_the_user_opened_comes_back_with_its_attributes(qtbot, tmp_path)
     assert next_losses(a, 3) == next_losses(b, 3)
 
 
+# -- the sessions themselves -----------------------------------------------------------------
+def test_a_run_begun_before_a_session_is_opened_ends_without_another_step():
+    from models.graphs import NodeClassificationSession, builtin_graph
+
+    data = builtin_graph("karate", seed=0).data
+    saved = NodeClassificationSession(data, "gcn", seed=1)
+    train_run = saved.train(7)
+    list(train_run)
+    tensors, meta = saved.save_state()
+    s = NodeClassificationSession(data, "gcn", seed=1)
+    run = s.train(100)
+    next(run), next(run)                     # a job has trained two epochs ...
+    s.load_state(tensors, meta, "f.archscope")   # ... when a session is opened into it
+    with pytest.raises(StopIteration):
+        next(run)
+    assert s.step == 7 and len(s.losses) == 7
+
+
+def test_the_link_predictor_trains_the_same_whatever_pythons_random_state():
+    """PyG draws the negatives with Python's ``random``: seeded from the session, so a
+    session opened elsewhere goes on with the same negatives (the state outside is kept)."""
+    import random
+
+    from models.graphs import LinkPredictionSession, builtin_graph
+
+    data = builtin_graph("karate", seed=0).data
+    losses = []
+    for outside in (1, 2):
+        random.seed(outside)
+        s = LinkPredictionSession(data, seed=3)
+        losses.append([p.loss for p in s.train(6)])
+        assert random.random() == random.Random(outside).random()   # left as it was
+    assert losses[0] == losses[1]
+
+
 # -- refusals -------------------------------------------------------------------------------
 def tampered(path: str, out: Path, change) -> str:
     doc = read_session(path)

@@ -66,10 +66,11 @@ class _Epochs:
 
     def _seed_step(self) -> int:
         """Seed the global generator (inside ``fork_rng``) from the session's own, so the
-        dropout masks and negatives of each epoch follow ``seed``; returns the seed. ``torch.manual_seed``
-        also seeds every CUDA generator and records a stack for CUDA's lazy start (0.15 ms,
-        a tenth of the session's cost over a plain loop on karate); a CPU session seeds
-        the CPU generator alone, which draws the same numbers."""
+        dropout masks and negatives of each epoch follow ``seed``; returns the seed.
+        ``torch.manual_seed`` also seeds every CUDA generator and records a stack for
+        CUDA's lazy start (0.15 ms, a tenth of the session's cost over a plain loop on
+        karate); a CPU session seeds the CPU generator alone, which draws the same
+        numbers."""
         seed = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=self.gen))
         if self.device.type == "cpu":
             torch.default_generator.manual_seed(seed)
@@ -416,7 +417,6 @@ class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
             sf = _structural_features(train_ei, n, num_spectral)
             x = sf if features == "structural" else torch.cat([x, sf], 1)
         self.x = x.to(dev)
-        self._full = {int(a) * n + int(b) for a, b in pairs.tolist()}
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.model = GCN(self.x.shape[1], hidden_dim, out_dim, num_layers=2,
@@ -534,14 +534,14 @@ class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
     def _top_non_edges(self, z: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         n, k = self.num_nodes, self.top_k
         best_s, best_p = torch.zeros(0), torch.zeros(0, 2, dtype=torch.long)
-        full = torch.as_tensor(sorted(self._full), dtype=torch.long)
+        pairs = self.full_pairs                                    # every edge once, u < v
         for r0 in range(0, n, 1024):
             rows = torch.arange(r0, min(n, r0 + 1024))
             s = (z[rows] @ z.T).cpu()
             cols = torch.arange(n)
             s[cols[None, :] <= rows[:, None]] = -math.inf          # u < v only
-            flat = rows[:, None] * n + cols[None, :]
-            s[torch.isin(flat, full)] = -math.inf                  # not an edge
+            here = pairs[(pairs[:, 0] >= r0) & (pairs[:, 0] < r0 + len(rows))]
+            s[here[:, 0] - r0, here[:, 1]] = -math.inf             # not an edge
             top = torch.topk(s.reshape(-1), min(k, s.numel()))
             ok = torch.isfinite(top.values)
             idx = top.indices[ok]
