@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({summary['seconds']:.0f} s of actions)")
         print(f"longest stall: {summary['longest_stall_ms']:.0f} ms of the GUI thread's own "
               f"({summary['longest_wall_stall_ms']:.0f} ms wall, with the wait for a CPU), "
-              f"at action {summary['longest_stall_action']}")
+              f"at action {summary['longest_stall_action']}; the run's limit "
+              f"{summary.get('stall_limit_ms', 0):.0f} ms (2 s × load per core, at least 1)")
         print(f"RSS: {' → '.join(f'{mb:.0f}' for _, mb in summary['rss_mb'])} MB")
         print(f"clear messages shown: {summary['messages']}; actions: {summary['counts']}")
         for p in summary["problems"]:
