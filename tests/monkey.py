@@ -293,12 +293,12 @@ def open_window(settings_dir: str, timeout_s: float = 180.0):
     """The main window as ``archscope`` opens it, shown, with torch loaded and every
     tab's first trace drawn."""
     from PySide6.QtCore import QCoreApplication
-    from PySide6.QtTest import QTest
 
     from app.i18n import Translations
     from app.main import _application
     from app.mainwindow import MainWindow
     from app.settings import Settings
+    from tests.monkey_actions import run_events
 
     _application("archscope-monkey")
     window = MainWindow(Settings(settings_dir), Translations())
@@ -308,7 +308,7 @@ def open_window(settings_dir: str, timeout_s: float = 180.0):
     while time.monotonic() < end and not (
             window.torch_is_ready
             and all(getattr(t, "trace", None) is not None for t in window.tabs)):
-        QTest.qWait(50)
+        run_events(50)
     if not window.torch_is_ready:
         raise RuntimeError(f"torch was not ready after {timeout_s:.0f} s")
     QCoreApplication.processEvents()

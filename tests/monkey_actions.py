@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEventLoop, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QInputMethodEvent, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
@@ -38,6 +38,17 @@ WEIGHTS = {"tab": 7, "button": 18, "train": 6, "combo": 12, "spin_edge": 7, "spi
 #: what a clumsy user types into a number field
 TYPED_NUMBERS = ("0", "-1", "-0", "1e308", "1e-320", "99999999999", "nan", "inf", "-inf",
                  "abc", "", " ", "1,5", "0x10", "½", "２５６")
+
+
+def run_events(ms: int) -> None:
+    """Let the event loop run ``ms`` milliseconds the way the app's own loop does.
+
+    Not ``QTest.qWait``: PySide6 keeps the GIL through its sleeps, so every worker thread
+    (the torch import, training) waits for it; the window came up with torch 27-57 s late
+    instead of ~7 s (and not within 180 s on a loaded CI). ``QEventLoop.exec`` lets go."""
+    loop = QEventLoop()
+    QTimer.singleShot(max(0, int(ms)), loop.quit)
+    loop.exec()
 #: ... and into a text field
 TYPED_TEXTS = ("", " ", "0", "-1", "1e308", "nan", "注意力 是 你 所 需要 的", "😀 emoji",
                "<b>bold</b> &amp;", "../../etc/passwd", "%s {0} {} %n", "a b c d e f g h i j",
@@ -143,14 +154,14 @@ class Monkey:
         except Exception:  # noqa: BLE001 - an exception out of a user action is a failure
             self.watch.add("action raised", traceback.format_exc())
         self.answer()
-        QTest.qWait(self.rng.randint(5, 60))
+        run_events(self.rng.randint(5, 60))
         self.answer()
 
     def answer(self) -> None:
         self.watch.answer_dialogs()
 
     def settle(self, ms: int = 500) -> None:
-        QTest.qWait(ms)
+        run_events(ms)
         self.answer()
 
     # -- targets -----------------------------------------------------------------------------------
@@ -371,4 +382,4 @@ class Monkey:
 
     def plan_wait(self) -> Plan:
         ms = self.rng.randint(100, 1500)
-        return f"{ms} ms", lambda: QTest.qWait(ms)
+        return f"{ms} ms", lambda: run_events(ms)

@@ -455,7 +455,7 @@ def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path
     # an accepted model does stop it, and takes its place
     chosen[0] = good
     window.act_open.trigger()
-    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=30_000)
-    assert not tab.is_opening()
+    # the training stops first, then the model read in the background takes its place
+    qtbot.waitUntil(lambda: not tab.jobs.is_running() and not tab.is_opening(), timeout=30_000)
     assert len(shown) == 1 and tab.sessions[key] is not training
     assert tab.sessions[key].step == 0
