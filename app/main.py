@@ -472,15 +472,21 @@ def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
     last = None
     tab.running_job = name
     jobs = make()
+    delivered = None
     try:
         for progress in jobs:
             last = progress
+            # as in the window, a report carrying a trace is never dropped (the graph
+            # tab's training curves are made of them)
+            if getattr(progress, "trace", None) is not None:
+                tab.on_job_progress(name, progress)
+                delivered = progress
             if getattr(progress, "step", start) - start >= steps:
                 break
     finally:
         jobs.close()
         tab.running_job = ""
-    if last is not None:
+    if last is not None and last is not delivered:
         tab.on_job_progress(name, last)
     tab.on_job_stopped(name, True, False)
     tab.update_buttons()

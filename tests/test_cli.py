@@ -114,6 +114,20 @@ def test_export_train_trains_the_tab_model_seeded_and_repeatably(tmp_path):
     assert a[-5:].mean() < a[:5].mean() - 0.2      # and it learned
 
 
+def test_export_train_keeps_the_graph_training_curve_epoch_by_epoch(tmp_path):
+    """The graph tab's curves are made of the job's reports: a headless run keeps every
+    report's row, as the Train button does (it kept only the last)."""
+    import numpy as np
+
+    out = tmp_path / "history.npy"
+    proc = _run(["export", "graph.training", "--train", "40", "--seed", "1", "--out", str(out)],
+                tmp_path, timeout=240)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    history = np.load(out)                       # loss, train, val and test accuracy
+    assert history.shape == (8, 4)               # the tab reports every 5 epochs
+    assert history[-2:, 0].mean() < history[:2, 0].mean()
+
+
 def _mean_row_entropy(path) -> float:
     import numpy as np
 

@@ -214,7 +214,8 @@ def test_the_shipped_examples_are_small_and_open_trained(qtbot):
         tab = tab_of(win, key)
         assert win.current_tab() is tab
         session = tab.current_session()
-        saved_steps = manifest["tabs"][key]["data"]["sessions"]["main"]["step"]
+        name = next(n for n, s in tab.saved_sessions().items() if s is session)
+        saved_steps = manifest["tabs"][key]["data"]["sessions"][name]["step"]
         assert session.step == saved_steps >= 200, stem
         # trained: the last losses are well below the first (cross-entropy, or NLL in nats)
         first, last = sum(session.losses[:20]) / 20, sum(session.losses[-20:]) / 20
