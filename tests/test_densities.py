@@ -90,3 +90,11 @@ def test_load_points_empty_and_too_many(tmp_path, monkeypatch):
         densities.load_points_csv(q)
     with pytest.raises(InvalidParameterError, match="missing.csv"):
         densities.load_points_csv(tmp_path / "missing.csv")
+
+
+def test_the_tabulated_entropies_are_what_the_computation_gives():
+    """The table the tabs read (no 0.5-2.4 s computation on the GUI thread) is the
+    seeded computation's result, for every built-in density."""
+    assert set(densities.ENTROPIES) == set(densities.DENSITIES)
+    for name, value in densities.ENTROPIES.items():
+        assert densities.computed_differential_entropy(name) == pytest.approx(value, rel=1e-6), name

@@ -15,7 +15,6 @@ Shapes:
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,28 +22,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from viz.legend import keep_clear
-from viz.plots import CurvesPlot, GroupedBarsPlot, LabelledPlot, _TickLevelsAxis
-from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS
-
-
-def _hint_item(plot: pg.PlotItem) -> pg.TextItem:
-    """A centred grey note over a plot's view box (what to press while it is empty)."""
-    hint = pg.TextItem(anchor=(0.5, 0.5), color=MUTED)
-    hint.setParentItem(plot.vb)
-
-    def place(*_) -> None:
-        hint.setPos(plot.vb.boundingRect().center())
-
-    plot.vb.sigResized.connect(place)
-    hint.place = place
-    return hint
-
-
-def _set_hint(hint: pg.TextItem, text: str) -> None:
-    hint.setHtml(f"<div style='text-align:center; color:{MUTED}'>"
-                 + html.escape(text).replace("\n", "<br>") + "</div>")
-    hint.setVisible(bool(text))
-    hint.place()
+from viz.plots import (
+    CurvesPlot,
+    GroupedBarsPlot,
+    LabelledPlot,
+    _TickLevelsAxis,
+    hint_item,
+    set_hint_text,
+)
+from viz.theme import LEGEND_BORDER, SERIES_COLOURS
 
 
 class TimelinePlot(CurvesPlot):
@@ -123,13 +109,13 @@ class StepsPlot(LabelledPlot):
         self.rejected = item.plot([], [], pen=None, symbol="x", symbolSize=10,
                                   symbolPen=pg.mkPen(SERIES_COLOURS[1], width=2),
                                   symbolBrush=SERIES_COLOURS[1])
-        self.hint = _hint_item(item)
+        self.hint = hint_item(item)
         self._legend_key: tuple = ()
         self._data = {k: np.zeros(0, np.float32) for k in
                       ("accepted_t", "accepted_dt", "rejected_t", "rejected_dt")}
 
     def set_hint(self, text: str) -> None:
-        _set_hint(self.hint, text)
+        set_hint_text(self.hint, text)
 
     def set_steps(self, accepted_t, accepted_dt, rejected_t, rejected_dt,
                   names: tuple[str, str]) -> None:
@@ -160,14 +146,14 @@ class LabelledBarsPlot(GroupedBarsPlot):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.hint = _hint_item(self.plotItem)
+        self.hint = hint_item(self.plotItem)
         self._texts: list[pg.TextItem] = []
         # one row across the top, above the bars (the y range leaves room for it)
         self.legend.setColumnCount(2)
         self.legend.setOffset((10, 4))
 
     def set_hint(self, text: str) -> None:
-        _set_hint(self.hint, text)
+        set_hint_text(self.hint, text)
 
     def set_bars(self, categories: Sequence[str], values: np.ndarray,
                  series: Sequence[str], labels: Sequence[Sequence[str]] = ()) -> None:

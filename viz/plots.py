@@ -37,6 +37,33 @@ def _positive(a: np.ndarray) -> np.ndarray:
     return np.maximum(a, pos.min()) if pos.size else np.ones_like(a)
 
 
+def hint_item(plot: pg.PlotItem) -> pg.TextItem:
+    """A centred grey note over a plot's view box (what to press while it is empty),
+    wrapped to the box's width (a narrow plot cut a one-line hint at both sides) and
+    re-placed when the box changes size; ``set_hint_text`` writes it."""
+    hint = pg.TextItem(anchor=(0.5, 0.5), color=MUTED)
+    hint.setParentItem(plot.vb)
+
+    def place(*_) -> None:
+        r = plot.vb.boundingRect()
+        width = max(60.0, r.width() - 16)
+        if abs(hint.textItem.textWidth() - width) > 0.5:
+            hint.setTextWidth(width)
+        hint.setPos(r.center())
+
+    plot.vb.sigResized.connect(place)
+    hint.place = place
+    return hint
+
+
+def set_hint_text(hint: pg.TextItem, text: str) -> None:
+    """Show ``text`` in a ``hint_item`` (hidden when empty); a newline breaks the line."""
+    hint.setHtml(f"<div style='text-align:center; color:{MUTED}'>"
+                 + html.escape(text).replace("\n", "<br>") + "</div>")
+    hint.setVisible(bool(text))
+    hint.place()
+
+
 class LabelledPlot(pg.PlotWidget):
     """A plot without pyqtgraph's context menu and "A" button, with axis labels."""
 
@@ -84,9 +111,7 @@ class CurvesPlot(LabelledPlot):
         # (antialiased paths of 4096 oscillating points took 2.6 s a frame otherwise)
         self.plotItem.setDownsampling(auto=True, mode="peak")
         self.plotItem.setClipToView(True)
-        self.hint = pg.TextItem(anchor=(0.5, 0.5), color=MUTED)
-        self.hint.setParentItem(self.plotItem.vb)
-        self.plotItem.vb.sigResized.connect(self._place_hint)
+        self.hint = hint_item(self.plotItem)
         self._items: list[pg.PlotDataItem] = []
         self._bands: list[pg.FillBetweenItem] = []
         self._data: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros((0, 0)))
@@ -94,18 +119,7 @@ class CurvesPlot(LabelledPlot):
     def set_hint(self, text: str) -> None:
         """A centred note shown while the plot has no curves (e.g. what to press); a
         newline in ``text`` breaks the line."""
-        self.hint.setHtml(f"<div style='text-align:center; color:{MUTED}'>"
-                          + html.escape(text).replace("\n", "<br>") + "</div>")
-        self.hint.setVisible(bool(text))
-        self._place_hint()
-
-    def _place_hint(self, *_) -> None:
-        r = self.plotItem.vb.boundingRect()
-        # wrapped to the plot's width: a narrow plot cut a one-line hint at both sides
-        width = max(60.0, r.width() - 16)
-        if abs(self.hint.textItem.textWidth() - width) > 0.5:
-            self.hint.setTextWidth(width)
-        self.hint.setPos(r.center())
+        set_hint_text(self.hint, text)
 
     def set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None] = (),
                    colours: Sequence[int] = ()) -> None:

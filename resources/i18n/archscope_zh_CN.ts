@@ -501,6 +501,14 @@ on this device.</source>
     </message>
 </context>
 <context>
+    <name>ExportBar</name>
+    <message>
+        <source>Cancel</source>
+        <extracomment>strips painted ahead of the worker (each at most ``viz.figure_png.STRIP_BYTES``) seconds the first strip waits for a turn in which the views do not change times an export starts over because its view changed before it gives up a strip's painting aims at this many milliseconds of the GUI thread: its rows follow what the last strip took (within MIN_ROWS and the strip's size limit). Where even the smallest strip takes long (a busy machine, thousands of scatter points, each painted in Python), the aim rises to twice that, up to MAX_TURN_MS, so that the export still ends: a strip of a few rows costs about as much as a larger one.</extracomment>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>ExportFigureDialog</name>
     <message>
         <source>Export figure</source>
@@ -1752,6 +1760,22 @@ by maximum likelihood.</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
+        <source>A PNG is being exported; wait for it or cancel it first.</source>
+        <translation>正在导出一个 PNG；请等它完成，或先将其取消。</translation>
+    </message>
+    <message>
+        <source>Export cancelled: {0} was not changed.</source>
+        <translation>导出已取消：{0} 未被改动。</translation>
+    </message>
+    <message>
+        <source>Exporting {0}: {1} % (training paused until the figure is painted)</source>
+        <translation>正在导出 {0}：{1} %（训练已暂停，图绘制完成后继续）</translation>
+    </message>
+    <message>
+        <source>Exporting {0}: {1} %</source>
+        <translation>正在导出 {0}：{1} %</translation>
+    </message>
+    <message>
         <source>This view has no data yet.</source>
         <translation>此视图尚无数据。</translation>
     </message>
@@ -2565,6 +2589,13 @@ f 的求值次数。</translation>
     <message>
         <source>relative (the larger = 1)</source>
         <translation>相对值（较大者 = 1）</translation>
+    </message>
+</context>
+<context>
+    <name>PngExportJob</name>
+    <message>
+        <source>The view kept changing while the PNG was painted (an animation playing, or the window resized?). Stop it and export again.</source>
+        <translation>绘制 PNG 期间视图一直在变化（也许有动画在播放，或窗口大小被调整）。请先让它停下，再重新导出。</translation>
     </message>
 </context>
 <context>
