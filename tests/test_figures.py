@@ -288,3 +288,26 @@ def test_a_hint_wraps_inside_its_plot_and_a_note_past_the_edge_is_found(qtbot):
     plot.plotItem.vb.setRange(xRange=(0, 1), yRange=(0, 1))
     _settle(qtbot, plot)
     assert [t for t, _ in fc._scene_text_clipped(plot.scene())] == [note.toPlainText()]
+
+
+def test_a_plot_asking_for_more_height_never_slides_over_its_readout(qtbot):
+    """A legend moved below a short plot makes the plot ask for more height; the panel
+    grows with it (the grid scrolls) instead of drawing the plot over the read-out."""
+    from PySide6.QtWidgets import QWidget
+
+    from viz.panel import MIN_HEIGHT, ViewPanel
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    plot = CurvesPlot()
+    panel = ViewPanel(plot, host)
+    panel.set_title("Node classification: loss and accuracy")
+    panel.set_readout("epoch 200: loss 0.074 · test accuracy 0.58")
+    panel.resize(290, MIN_HEIGHT)
+    host.show()
+    plot.setMinimumHeight(MIN_HEIGHT + 60)
+    qtbot.waitUntil(lambda: panel.minimumHeight() > MIN_HEIGHT + 60)
+    panel.resize(290, panel.minimumHeight())
+    qtbot.wait(20)
+    assert panel.readout.geometry().top() >= plot.geometry().bottom()
+    assert panel.readout.geometry().bottom() <= panel.height()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
@@ -43,6 +44,19 @@ class ViewPanel(QFrame):
         # below this a plot is no use (axes and labels eat it): the views' grid scrolls
         self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
         self.set_highlighted(False)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._fit_minimum()
+        return super().event(event)
+
+    def _fit_minimum(self) -> None:
+        """Never shorter than what title, plot and read-out need together: a plot that
+        asks for more height (a legend moved below it) pushed the read-out under itself,
+        since an explicit minimum size overrides the layout's."""
+        need = max(MIN_HEIGHT, self.layout().minimumSize().height())
+        if self.minimumHeight() != need:
+            self.setMinimumHeight(need)
 
     def set_title(self, text: str) -> None:
         self.title.set_text(text)
