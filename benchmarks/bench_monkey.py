@@ -53,8 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed {seed}: {' '.join(cmd[1:])}", flush=True)
         print(f"{'actions':>8} {'RSS MB':>8} {'longest own stall ms':>21}", flush=True)
         t0 = time.perf_counter()
+        # stderr into a file, not a pipe read at the end: Qt's warnings over thousands of
+        # actions fill a pipe's 64 KB and the monkey would block writing the next one
+        errors = (Path(tmp) / "stderr.txt").open("w+", encoding="utf-8")
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=errors, text=True)
         summary = None
         try:
             for line in proc.stdout:
@@ -68,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             proc.wait(timeout=args.timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
-        err = proc.stderr.read()
+        errors.seek(0)
+        err = errors.read()
+        errors.close()
         took = time.perf_counter() - t0
         rc = proc.returncode
         if summary is None:
