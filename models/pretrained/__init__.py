@@ -16,7 +16,7 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "ArchConfig": "config",
     "parse_config": "config",
     "Rule": "mapping",
-    "mapping": "mapping",
+    "name_mapping": "mapping",
     "LearnedEmbeddings": "network",
     "PretrainedEncoder": "network",
     "PretrainedDecoder": "network",

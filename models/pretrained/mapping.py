@@ -119,8 +119,8 @@ def _gpt2_layer(i: int) -> list[Rule]:
     return rules
 
 
-def mapping(cfg: ArchConfig) -> list[Rule]:
-    """Every weight of the course's model for ``cfg``, with where it comes from."""
+def name_mapping(cfg: ArchConfig) -> list[Rule]:
+    """Every weight of the course's model for ``cfg``, with the checkpoint tensor it comes from."""
     if cfg.family == "gpt2":
         rules = [Rule("embeddings.word_embeddings.weight", "wte.weight"),
                  Rule("embeddings.position_embeddings.weight", "wpe.weight")]
@@ -157,7 +157,7 @@ def check_names(cfg: ArchConfig, source: WeightSource,
     """Check the checkpoint's names and shapes against the mapping, from the headers
     alone. ``expected``: the course model's parameter shapes. Returns the rules and the
     stored name of every checkpoint name."""
-    rules = mapping(cfg)
+    rules = name_mapping(cfg)
     stored = _strip_prefix(cfg, list(source))
     needed = {r.source for r in rules}
     missing = sorted(needed - stored.keys())
@@ -183,7 +183,7 @@ def check_names(cfg: ArchConfig, source: WeightSource,
 
 def map_weights(cfg: ArchConfig, source: WeightSource,
                 expected: dict[str, tuple[int, ...]]) -> dict[str, torch.Tensor]:
-    """The course model's state dict, read from the checkpoint through ``mapping``."""
+    """The course model's state dict, read from the checkpoint through ``name_mapping``."""
     rules, stored = check_names(cfg, source, expected)
     cache: dict[str, torch.Tensor] = {}
     state = {}

@@ -21,7 +21,6 @@ from models.errors import PretrainedModelError
 from models.pretrained.options import (
     CONFIG_FILE,
     CONVERT_COMMAND,
-    PICKLE_FILE,
     SAFETENSORS_FILE,
     SAFETENSORS_INDEX,
     TOKENIZER_FILE,
@@ -100,7 +99,7 @@ def _from_index(folder: Path) -> WeightSource:
     weight_map = index.get("weight_map") if isinstance(index, dict) else None
     if not isinstance(weight_map, dict) or not weight_map:
         raise PretrainedModelError(f"{SAFETENSORS_INDEX} has no weight_map.")
-    handles, shapes, files = {}, {}, {}
+    handles, held, shapes, files = {}, {}, {}, {}
     for name, shard in weight_map.items():
         if not isinstance(shard, str) or Path(shard).name != shard or \
                 not shard.endswith(".safetensors"):
@@ -111,7 +110,8 @@ def _from_index(folder: Path) -> WeightSource:
                 raise PretrainedModelError(f"{SAFETENSORS_INDEX} lists {shard}, which is "
                                            "missing from the folder.")
             handles[shard] = _open_safetensors(folder / shard)
-        if name not in handles[shard].keys():
+            held[shard] = set(handles[shard].keys())
+        if name not in held[shard]:
             raise PretrainedModelError(f"{SAFETENSORS_INDEX} puts {name} in {shard}, which "
                                        "does not hold it.")
         shapes[name], files[name] = _shape(handles[shard], name), handles[shard]
