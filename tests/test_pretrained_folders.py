@@ -14,7 +14,7 @@ from safetensors.torch import load_file, save_file
 
 import models.pretrained.loader as loader
 from models.errors import PretrainedModelError, SequenceTooLongError
-from models.pretrained import load_pretrained, name_mapping, parse_config
+from models.pretrained import inspect_pretrained, load_pretrained, name_mapping, parse_config
 from models.pretrained.network import PretrainedDecoder, PretrainedEncoder
 from tests.helpers_pretrained import copy_folder, write_encoder, write_gpt2
 
@@ -231,6 +231,7 @@ def test_too_many_parameters_refused_before_weights_are_read(tmp_path, bert_fold
                                                    r"400,000,000"):
         load_pretrained(folder)
     monkeypatch.undo()
+    assert inspect_pretrained(folder).parameters > 20_000_000_000    # the estimate, no weights
     with pytest.raises(PretrainedModelError, match="limit is 1,000"):
         load_pretrained(bert_folder, max_parameters=1_000)
 

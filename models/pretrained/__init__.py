@@ -23,5 +23,6 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     # what the app calls
     "PretrainedModel": "model",
     "load_pretrained": "loader",
+    "inspect_pretrained": "loader",
     "bundled_folder": "loader",
 })

@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 from models.errors import PretrainedModelError
-from models.pretrained.config import parse_config
+from models.pretrained.config import ArchConfig, parse_config
 from models.pretrained.mapping import map_weights
 from models.pretrained.model import PretrainedModel
 from models.pretrained.network import PretrainedDecoder, PretrainedEncoder
@@ -41,6 +41,16 @@ def bundled_folder() -> Path:
             f"The bundled model {BUNDLED_NAME} is not installed (package {BUNDLED_PACKAGE}). "
             f"Install it with: {INSTALL_COMMAND}")
     return folder
+
+
+def inspect_pretrained(path: str | Path | None = None) -> ArchConfig:
+    """The architecture and size of a model folder (None: the bundled model) from its
+    config.json, without reading weights: for a memory estimate before loading
+    (``ArchConfig.parameters`` × 4 bytes). Refuses what ``load_pretrained`` refuses
+    about the files and the config."""
+    folder = bundled_folder() if path is None else Path(path)
+    check_folder(folder)
+    return parse_config(read_json(folder / CONFIG_FILE))
 
 
 def load_pretrained(path: str | Path | None = None, *,

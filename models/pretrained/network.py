@@ -25,6 +25,13 @@ from models.transformer.attention import combine_masks, create_look_ahead_mask
 from models.transformer.layers import EncoderLayer
 
 
+def _table(rows: int, d: int) -> nn.Embedding:
+    """An embedding table of zeros: its values always come from a checkpoint. (A
+    randomly initialised one built on the meta device, as the loader builds, imports
+    torch._dynamo on first use: 1 to 4 s of the first load.)"""
+    return nn.Embedding(rows, d, _weight=torch.zeros(rows, d))
+
+
 class LearnedEmbeddings(nn.Module):
     """Token embedding + learned position embedding (+ token-type embedding), then an
     optional LayerNorm. No × √d_model: pretrained models learned their tables at the
@@ -33,9 +40,9 @@ class LearnedEmbeddings(nn.Module):
     def __init__(self, cfg: ArchConfig, layer_norm: bool) -> None:
         super().__init__()
         d = cfg.d_model
-        self.word_embeddings = nn.Embedding(cfg.vocab_size, d)
-        self.position_embeddings = nn.Embedding(cfg.position_rows, d)
-        self.token_type_embeddings = (nn.Embedding(cfg.type_vocab_size, d)
+        self.word_embeddings = _table(cfg.vocab_size, d)
+        self.position_embeddings = _table(cfg.position_rows, d)
+        self.token_type_embeddings = (_table(cfg.type_vocab_size, d)
                                       if cfg.type_vocab_size else None)
         self.layer_norm = nn.LayerNorm(d, eps=cfg.eps) if layer_norm else None
 
