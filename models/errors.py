@@ -54,3 +54,16 @@ class SessionFileError(ArchScopeError, ValueError):
 class LoadCancelled(ArchScopeError):
     """The user cancelled reading a file (Cancel beside its progress bar): raised by a
     loader at its next check (``models.reading.LoadWatch``); nothing of the file is kept."""
+
+
+class PretrainedModelError(ModelFileError):
+    """A pretrained model folder that cannot be opened: a file missing (config.json,
+    the weights, tokenizer.json), an architecture ArchScope does not run (the message
+    names the ones it does), weights with unknown, missing or wrongly shaped names (the
+    message names them), a pickled checkpoint that is refused, a model above the size
+    limit, or the bundled model not installed (the message gives the command)."""
+
+
+class SequenceTooLongError(InvalidParameterError):
+    """A text longer, in tokens, than the model has positions for. The message gives
+    both numbers."""

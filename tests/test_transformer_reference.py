@@ -156,6 +156,30 @@ def test_encoder_layer_equals_torch_encoder_layer():
     torch.testing.assert_close(out, ref_out, atol=TOL, rtol=0)
 
 
+@pytest.mark.parametrize(("norm_first", "activation", "eps"),
+                         [(False, "gelu", 1e-12), (True, "gelu", 1e-5), (True, "relu", 1e-6)])
+def test_encoder_layer_options_equal_torch_encoder_layer(norm_first, activation, eps):
+    """The options pretrained models need (BERT: GELU, eps 1e-12; GPT-2: pre-norm) are
+    PyTorch's ``norm_first``, ``activation`` and ``layer_norm_eps``."""
+    ours = EncoderLayer(D, H, FF, activation=activation, eps=eps, norm_first=norm_first).eval()
+    _randomise(ours)
+    ref = nn.TransformerEncoderLayer(D, H, FF, batch_first=True, activation=activation,
+                                     layer_norm_eps=eps, norm_first=norm_first).eval()
+    _copy_encoder_layer(ours, ref)
+    tokens = _tokens(3, 8, [8, 6, 3])
+    x = torch.randn(3, 8, D)
+    out = ours(x, create_padding_mask(tokens))
+    ref_out = ref(x, src_key_padding_mask=tokens == 0)
+    torch.testing.assert_close(out, ref_out, atol=TOL, rtol=0)
+
+
+def test_tanh_gelu_is_pytorchs_approximate_gelu():
+    ffn = PositionWiseFeedForward(D, FF, activation="gelu_new").eval()
+    x = torch.randn(2, 5, D)
+    expected = ffn.linear2(nn.functional.gelu(ffn.linear1(x), approximate="tanh"))
+    torch.testing.assert_close(ffn(x), expected, atol=TOL, rtol=0)
+
+
 def test_decoder_layer_equals_torch_decoder_layer_with_both_masks():
     ours = DecoderLayer(D, H, FF).eval()
     _randomise(ours)

@@ -6,32 +6,57 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from models.errors import InvalidParameterError
 from models.transformer.attention import MultiHeadAttention
 
 
 class AddNorm(nn.Module):
     """Residual connection then layer normalisation (post-norm, as in the paper):
-    ``LayerNorm(x + Dropout(sublayer_output))``."""
+    ``LayerNorm(x + Dropout(sublayer_output))``.
 
-    def __init__(self, normalized_shape: int, dropout: float = 0.1) -> None:
+    ``eps`` is the layer norm's (PyTorch's 1e-5 by default; BERT uses 1e-12). A pre-norm
+    block (GPT-2, ``EncoderLayer(norm_first=True)``) uses the same two parts the other
+    way round: ``x + Dropout(sublayer(LayerNorm(x)))``.
+    """
+
+    def __init__(self, normalized_shape: int, dropout: float = 0.1, eps: float = 1e-5) -> None:
         super().__init__()
-        self.layer_norm = nn.LayerNorm(normalized_shape)
+        self.layer_norm = nn.LayerNorm(normalized_shape, eps=eps)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
         return self.layer_norm(x + self.dropout(sublayer_output))
 
 
+#: the feed-forward activations by the names Hugging Face configs give them: the paper's
+#: ReLU, BERT's exact (erf) GELU, GPT-2's tanh approximation of it ("gelu_new")
+ACTIVATIONS = ("relu", "gelu", "gelu_new")
+
+
+def activation_module(name: str) -> nn.Module:
+    """The ``nn.Module`` of an activation in ``ACTIVATIONS``."""
+    if name == "relu":
+        return nn.ReLU()
+    if name == "gelu":
+        return nn.GELU()
+    if name == "gelu_new":
+        return nn.GELU(approximate="tanh")
+    raise InvalidParameterError(f"unknown activation {name!r}; one of {', '.join(ACTIVATIONS)}.")
+
+
 class PositionWiseFeedForward(nn.Module):
     """FFN(x) = W_2 Dropout(ReLU(W_1 x + b_1)) + b_2, the same MLP at every position.
+
+    ``activation`` is "relu" (the paper's), "gelu" (BERT's) or "gelu_new" (GPT-2's).
 
     Shapes: (batch, n, d_model) → (batch, n, d_model), with d_ff hidden units.
     """
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1) -> None:
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1,
+                 activation: str = "relu") -> None:
         super().__init__()
         self.linear1 = nn.Linear(d_model, d_ff)
-        self.activation = nn.ReLU()
+        self.activation = activation_module(activation)
         self.dropout = nn.Dropout(dropout)
         self.linear2 = nn.Linear(d_ff, d_model)
 
@@ -42,19 +67,36 @@ class PositionWiseFeedForward(nn.Module):
 class EncoderLayer(nn.Module):
     """Self-attention, Add & Norm, feed-forward, Add & Norm.
 
+    The defaults are the paper's block. Pretrained models need three options:
+    ``activation`` of the feed-forward ("gelu" for BERT), ``eps`` of the layer norms,
+    and ``norm_first`` (pre-norm, GPT-2's layout): each sub-layer then reads the
+    normalised input and its output is added to the un-normalised one,
+    ``x + Dropout(sublayer(LayerNorm(x)))``, as PyTorch's ``norm_first`` does.
+
     Shapes: x (batch, n, d_model); mask: keep-mask broadcastable to
     (batch, heads, n, n), e.g. ``create_padding_mask`` (batch, 1, 1, n).
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1) -> None:
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
+                 *, activation: str = "relu", eps: float = 1e-5,
+                 norm_first: bool = False) -> None:
         super().__init__()
+        self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.add_norm1 = AddNorm(d_model, dropout)
-        self.ffn = PositionWiseFeedForward(d_model, d_ff, dropout)
-        self.add_norm2 = AddNorm(d_model, dropout)
+        self.add_norm1 = AddNorm(d_model, dropout, eps)
+        self.ffn = PositionWiseFeedForward(d_model, d_ff, dropout, activation)
+        self.add_norm2 = AddNorm(d_model, dropout, eps)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 return_attention: bool = False):
+        if self.norm_first:
+            # 1. (pre-norm) attention over the normalised input, added to the input
+            h = self.add_norm1.layer_norm(x)
+            attn, weights = self.self_attn(h, h, h, mask, return_attention=True)
+            x = x + self.add_norm1.dropout(attn)
+            # 2. (pre-norm) the position-wise MLP likewise
+            x = x + self.add_norm2.dropout(self.ffn(self.add_norm2.layer_norm(x)))
+            return (x, weights) if return_attention else x
         # 1. every position attends to every (unmasked) position
         attn, weights = self.self_attn(x, x, x, mask, return_attention=True)
         x = self.add_norm1(x, attn)

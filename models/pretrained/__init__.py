@@ -1,0 +1,28 @@
+"""Pretrained models run through the course's own components: the bundled
+all-MiniLM-L6-v2 (a BERT) and a user's Hugging Face folder (BERT, RoBERTa, DistilBERT,
+GPT-2), loaded through an explicit name mapping into ``MultiHeadAttention``,
+``AddNorm`` and the feed-forward of ``models.transformer``; ``options`` is torch-free."""
+
+from models.face import lazy_face
+
+__getattr__, __dir__, __all__ = lazy_face(__name__, {
+    # options shared with the GUI (torch-free)
+    "SUPPORTED_ARCHITECTURES": "options",
+    "DEFAULT_MAX_PARAMETERS": "options",
+    "INSTALL_COMMAND": "options",
+    "BUNDLED_NAME": "options",
+    "bundled_model_path": "options",
+    # config.json → sizes, the name mapping, the networks
+    "ArchConfig": "config",
+    "parse_config": "config",
+    "Rule": "mapping",
+    "name_mapping": "mapping",
+    "LearnedEmbeddings": "network",
+    "PretrainedEncoder": "network",
+    "PretrainedDecoder": "network",
+    # what the app calls
+    "PretrainedModel": "model",
+    "load_pretrained": "loader",
+    "inspect_pretrained": "loader",
+    "bundled_folder": "loader",
+})

@@ -1,0 +1,130 @@
+"""A pretrained model the app runs: its tokenizer and the course's components holding
+its weights, with what a tab asks of it.
+
+``tokens(text)`` the tokens, special ones included; ``attention(text)`` every head of
+every layer as an ``AttentionMaps`` trace (encoders fill ``encoder_self``, decoders
+``decoder_self``); ``embed(sentences)`` sentence embeddings of an encoder (mean pooling
+over the real tokens, L2-normalised, as sentence-transformers does for
+all-MiniLM-L6-v2); ``logits(text)`` next-token scores of a decoder. A sentence pair
+(BERT's segments A and B, token types 0 and 1) goes in as ``pair=``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from models.errors import InvalidParameterError
+from models.pretrained.config import ArchConfig
+from models.pretrained.network import PretrainedDecoder, PretrainedEncoder
+from models.pretrained.text import Encoded, TextTokenizer
+from models.traces import AttentionMaps
+
+_NO_MAPS = np.zeros((0, 0, 0, 0), np.float32)
+_NO_MASK = np.zeros((0, 0), bool)
+_NO_IDS = np.zeros(0, np.int64)
+#: the most sentences one ``embed`` call takes (a similarity matrix of a few is the use)
+MAX_SENTENCES = 256
+
+
+def _np(t: torch.Tensor) -> np.ndarray:
+    return t.detach().to("cpu", torch.float32, copy=True).numpy()
+
+
+class PretrainedModel:
+    """A loaded model: ``name``, ``folder``, ``config`` (an ``ArchConfig``), ``kind``
+    ("encoder" or "decoder"), ``network`` (the course's components, in eval mode)."""
+
+    def __init__(self, name: str, folder: Path, config: ArchConfig, tokenizer: TextTokenizer,
+                 network: PretrainedEncoder | PretrainedDecoder) -> None:
+        self.name, self.folder, self.config = name, folder, config
+        self.tokenizer, self.network = tokenizer, network.eval()
+        self.kind = "decoder" if config.is_decoder else "encoder"
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"<{type(self).__name__} {self.name!r}: {c.model_type}, {c.layers} layers × "
+                f"{c.heads} heads, d_model {c.d_model}, {self.num_parameters:,} parameters>")
+
+    @property
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.network.parameters())
+
+    @property
+    def max_tokens(self) -> int:
+        """The longest sequence (special tokens included) the model takes."""
+        return self.config.positions
+
+    def encode(self, text: str, pair: str | None = None) -> Encoded:
+        if pair is not None and self.config.type_vocab_size < 2:
+            raise InvalidParameterError(
+                f"{self.name} ({self.config.model_type}) has no token types for a sentence "
+                "pair; type one text.")
+        return self.tokenizer.encode(text, pair)
+
+    def tokens(self, text: str, pair: str | None = None) -> list[str]:
+        """The tokens the model reads, special tokens included."""
+        return self.encode(text, pair).tokens
+
+    @torch.inference_mode()
+    def _run(self, encoded: Encoded):
+        ids = torch.tensor([encoded.ids], dtype=torch.long)
+        types = torch.tensor([encoded.type_ids], dtype=torch.long)
+        keep = torch.ones_like(ids, dtype=torch.bool)
+        return self.network(ids, keep, types), ids
+
+    def attention(self, text: str, pair: str | None = None) -> AttentionMaps:
+        """Every head of every layer for one text (or sentence pair): ``encoder_self``
+        float32[layers, heads, N, N] of an encoder, ``decoder_self`` of a decoder."""
+        (_, weights, mask), ids = self._run(self.encode(text, pair))
+        n = ids.size(1)
+        maps = _np(torch.cat(weights))                          # (layers, heads, n, n)
+        keep = (np.ones((n, n), bool) if mask is None
+                else mask[0, 0].expand(n, n).cpu().numpy().astype(bool))
+        ids_np = ids[0].numpy().astype(np.int64)
+        if self.kind == "encoder":
+            return AttentionMaps(encoder_self=maps, decoder_self=_NO_MAPS, cross=_NO_MAPS,
+                                 src_mask=keep, tgt_mask=_NO_MASK, cross_mask=_NO_MASK,
+                                 src_ids=ids_np, tgt_ids=_NO_IDS)
+        return AttentionMaps(encoder_self=_NO_MAPS, decoder_self=maps, cross=_NO_MAPS,
+                             src_mask=_NO_MASK, tgt_mask=keep, cross_mask=_NO_MASK,
+                             src_ids=_NO_IDS, tgt_ids=ids_np)
+
+    @torch.inference_mode()
+    def embed(self, sentences) -> np.ndarray:
+        """Sentence embeddings float32[n, d_model]: the last layer's token vectors
+        averaged over the real tokens (padding left out), then L2-normalised, so the
+        dot product of two rows is their cosine similarity."""
+        if self.kind != "encoder":
+            raise InvalidParameterError(f"{self.name} is a decoder ({self.config.model_type});"
+                                        " sentence embeddings come from encoder models.")
+        if isinstance(sentences, str):
+            sentences = [sentences]
+        sentences = list(sentences)
+        if not 1 <= len(sentences) <= MAX_SENTENCES:
+            raise InvalidParameterError(f"embed takes 1 to {MAX_SENTENCES} sentences, "
+                                        f"got {len(sentences)}.")
+        encoded = [self.encode(s) for s in sentences]
+        n = max(len(e.ids) for e in encoded)
+        ids = torch.full((len(encoded), n), self.config.pad_token_id, dtype=torch.long)
+        keep = torch.zeros((len(encoded), n), dtype=torch.bool)
+        for row, e in enumerate(encoded):
+            ids[row, :len(e.ids)] = torch.tensor(e.ids)
+            keep[row, :len(e.ids)] = True
+        hidden, _, _ = self.network(ids, keep, torch.zeros_like(ids))
+        # mean over the real tokens, then unit length
+        k = keep.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * k).sum(dim=1) / k.sum(dim=1).clamp(min=1e-9)
+        return _np(torch.nn.functional.normalize(pooled, p=2, dim=1))
+
+    @torch.inference_mode()
+    def logits(self, text: str) -> np.ndarray:
+        """Scores over the vocabulary after every token, float32[N, vocab] (row i
+        predicts token i + 1)."""
+        if self.kind != "decoder":
+            raise InvalidParameterError(f"{self.name} is an encoder ({self.config.model_type});"
+                                        " next-token scores come from decoder models.")
+        (hidden, _, _), _ = self._run(self.encode(text))
+        return _np(self.network.logits(hidden)[0])
