@@ -101,6 +101,49 @@ def rss_mb() -> float:
     return psutil.Process().memory_info().rss / 2**20
 
 
+class StackWatch:
+    """The stack of thread ``thread_id`` once ``arm`` has not been called for ``after_s``
+    seconds, taken by a Python thread with ``sys._current_frames()``: it holds the GIL,
+    so it never reads a frame that is being changed. (faulthandler's watchdog read every
+    thread's frames without it, and now and then crashed the monkey: SIGSEGV in
+    ``_Py_DumpTracebackThreads``, seen twice in 2,000-action runs.)"""
+
+    def __init__(self, thread_id: int, after_s: float) -> None:
+        self.thread_id, self.after_s = thread_id, after_s
+        self.stack = ""
+        self._armed = time.monotonic()
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="monkey-stack", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join(timeout=1.0)
+
+    def arm(self) -> None:
+        with self._lock:
+            self._armed, self.stack = time.monotonic(), ""
+
+    def _watch(self) -> None:
+        import traceback
+
+        root = str(ROOT) + "/"
+        while not self._done.wait(0.02):
+            with self._lock:
+                if self.stack or time.monotonic() - self._armed < self.after_s:
+                    continue
+                frame = sys._current_frames().get(self.thread_id)  # noqa: SLF001
+                if frame is None:
+                    continue
+                frames = traceback.extract_stack(frame)[::-1][:12]
+                self.stack = "\n".join(
+                    f'  File "{f.filename.replace(root, "")}", line {f.lineno} in {f.name}'
+                    for f in frames)
+
+
 class Watch:
     """Records the failures of a run (see the module docstring) and answers dialogs.
 
@@ -136,12 +179,10 @@ class Watch:
         self._answer_timer = None
         self._saved: tuple = ()
         self.note = lambda text: None          # the monkey's log
-        # a stall's cause: faulthandler's watchdog (C, no Python frame objects made from
-        # another thread) writes every thread's stack here if the event loop has not
-        # ticked for half the limit; re-armed every 20 beats
-        self._dump = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed in uninstall
+        # a stall's cause: the GUI thread's stack, taken if the event loop has not ticked
+        # for half the limit; re-armed every 20 beats
+        self._stack = StackWatch(threading.get_ident(), stall_limit_ms / 2000.0)
         self._beats = 0
-        self._gui_thread = threading.get_ident()
 
     def on_gap(self, gap: float, own: float) -> None:
         """A heartbeat: ``gap`` ms since the last one (beyond the interval), ``own`` of it
@@ -165,22 +206,11 @@ class Watch:
             self._arm()
 
     def _arm(self) -> None:
-        self._dump.seek(0)
-        self._dump.truncate()
-        faulthandler.dump_traceback_later(self.stall_limit_ms / 2000.0, file=self._dump)
+        self._stack.arm()
 
     def gui_stack(self) -> str:
-        """The GUI thread's stack as the watchdog wrote it (innermost first)."""
-        self._dump.flush()
-        self._dump.seek(0)
-        text = self._dump.read()
-        head = f"Thread 0x{self._gui_thread:016x}"
-        at = text.find(head)
-        if at < 0:
-            return "  (no stack written)"
-        lines = text[at:].split("\n\n", 1)[0].splitlines()[1:13]
-        root = str(ROOT) + "/"
-        return "\n".join(line.replace(root, "") for line in lines)
+        """The GUI thread's stack as the watch took it (innermost first)."""
+        return self._stack.stack or "  (no stack taken)"
 
     def add(self, kind: str, text: str) -> None:
         self.problems.append(Problem(self.action, kind, text))
@@ -222,6 +252,7 @@ class Watch:
         errors.describe = watched_describe
         self.beat.__enter__()
         self._cpu = time.thread_time() * 1000.0
+        self._stack.start()
         self._arm()
         # dialogs opened with exec() run a nested event loop: a timer answers them there
         self._answer_timer = QTimer()
@@ -230,8 +261,7 @@ class Watch:
         self._answer_timer.start()
 
     def uninstall(self) -> None:
-        faulthandler.cancel_dump_traceback_later()
-        self._dump.close()
+        self._stack.stop()
         self.beat.__exit__()
         if self._answer_timer is not None:
             self._answer_timer.stop()
