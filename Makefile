@@ -40,7 +40,11 @@ lint: setup
 	$(VENV)/bin/ruff check app viz models tests benchmarks
 	$(VENV)/bin/lint-imports
 
+# Figures, not tests. bench_peers.py runs the peers of the optional `bench` extra
+# (normflows, zuko) when they are installed and names those that are not.
 bench: setup
+	-$(PIP) install -q -c constraints.txt -e '.[bench]'
+	$(PY) benchmarks/bench_peers.py
 	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_stall.py
 	$(PY) benchmarks/bench_attention.py

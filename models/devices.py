@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
@@ -61,15 +62,36 @@ def versions() -> dict[str, str]:
     return out
 
 
+def set_cpu_threads(num_threads: int) -> None:
+    """Torch's intra-op threads to ``num_threads``, numpy's (and scipy's) BLAS to one.
+
+    Numpy's OpenBLAS starts as many threads as there are cores, and they spin-wait
+    between calls as torch's OpenMP threads do: straight after torch work a 2000×16 SVD
+    of the graph tab's embedding took 2–200 ms instead of 0.4 ms, and the 2,000-node SBM's
+    GCN session ran 4–5× slower than a plain PyG loop (issue 18). The app's numpy
+    matrices are small (projections, Procrustes, drawing), so one BLAS thread loses
+    nothing and leaves the cores to torch and the GUI. The libraries already loaded are
+    set through threadpoolctl; ``OPENBLAS_NUM_THREADS`` covers one loaded later (scipy's,
+    read when it loads). A user's own ``OPENBLAS_NUM_THREADS`` wins."""
+    torch.set_num_threads(num_threads)
+    blas = os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from threadpoolctl import threadpool_limits
+
+    # applies now, process-wide; nothing to restore
+    threadpool_limits(limits=int(blas) if blas.isdigit() and int(blas) > 0 else 1,
+                      user_api="blas")
+
+
 def warm_up(num_threads: int) -> dict:
     """Load torch and what the tabs need first, for the shell's start-up thread: cap torch's
-    threads at ``num_threads`` (the GUI keeps a core), build one Adam (the first
+    threads at ``num_threads`` (the GUI keeps a core) and numpy's BLAS at one
+    (``set_cpu_threads``), build one Adam (the first
     ``torch.optim`` optimizer lazily imports ``torch._dynamo``, about 0.9 s of GIL-held
     import, which would otherwise freeze the GUI in the middle of the first training
     job) and import the first tabs' models. Returns versions and devices."""
     import torch.optim
 
-    torch.set_num_threads(num_threads)
+    set_cpu_threads(num_threads)
     torch.optim.Adam([torch.zeros(1, requires_grad=True)])
     import models.transformer.model  # noqa: F401
     import models.transformer.positional_probe  # noqa: F401

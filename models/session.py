@@ -119,6 +119,22 @@ def finite(tensors) -> bool:
     return all(bool(torch.isfinite(t).all()) for t in tensors)
 
 
+def grad_norm(grads: list[torch.Tensor]) -> torch.Tensor:
+    """The 2-norm of all of ``grads`` together (one device), as ``clip_grad_norm_``
+    computes it: non-finite when any entry is."""
+    if not grads:
+        return torch.zeros(())
+    return torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
+
+
+def train_mode(module: torch.nn.Module) -> None:
+    """``module.train()``, skipped when it is in training mode already: ``train()`` walks
+    every submodule (0.7 ms a step for an 8-layer RealNVP). A part switched to eval mode
+    for a display is switched back by the code that switched it."""
+    if not module.training:
+        module.train()
+
+
 class TrainingSession:
     """Lock, device, step counter, records, cheap rollback points, checked steps and the
     ``train`` generator shared by every session (see the module docstring)."""
@@ -127,6 +143,8 @@ class TrainingSession:
     unit = "step"
     #: a rollback point at most this many good steps old (see the module docstring)
     snapshot_every = 10
+    #: the names ``Progress.metrics`` gives the rate of steps per second
+    rate_names: tuple[str, ...] = ("steps_per_s",)
 
     lock: threading.Lock
     device: torch.device
@@ -367,13 +385,20 @@ class TrainingSession:
     def _checked_backward(self, loss: torch.Tensor, params=None,
                           clip: float | None = None) -> torch.Tensor:
         """Zero the gradients, backpropagate ``loss``, clip the gradient norm to ``clip``
-        (none by default) and return it; rolls back and raises if it is not finite."""
-        params = [p for m, _ in self._pairs() for p in m.parameters()] \
+        (none by default) and return it; rolls back and raises if it is not finite.
+        ``params``: the optimizers' parameters by default (what their step would use)."""
+        pairs = self._pairs()
+        params = [p for _, o in pairs for g in o.param_groups for p in g["params"]] \
             if params is None else list(params)
-        for _, optimizer in self._pairs():
+        for _, optimizer in pairs:
             optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(params, clip or math.inf)
+        if clip:
+            norm = torch.nn.utils.clip_grad_norm_(params, clip)
+        else:
+            # the norm alone: clip_grad_norm_ with an infinite bound computes the same
+            # norm, then multiplies every gradient by 1 (0.7 ms of a 10 ms RealNVP step)
+            norm = grad_norm([p.grad for p in params if p.grad is not None])
         if not torch.isfinite(norm):
             raise self._diverged("a gradient became non-finite")
         return norm
@@ -404,14 +429,20 @@ class TrainingSession:
 
     def _progress(self, outcome: StepOutcome, run: Run) -> Progress:
         """The ``Progress`` yielded after a step: the outcome's metrics plus ``seconds``
-        and ``steps_per_s``; the whole loss curve on reporting steps."""
+        and the rate (``rate_names``); the whole loss curve on reporting steps."""
         elapsed = run.elapsed()
+        rate = (self.step - run.start) / max(elapsed, 1e-9)
         metrics = {**outcome.metrics, "seconds": elapsed,
-                   "steps_per_s": (self.step - run.start) / max(elapsed, 1e-9)}
+                   **dict.fromkeys(self.rate_names, rate)}
         history = (np.asarray(self.losses, np.float32) if run.report
                    else np.zeros(0, np.float32))
         return Progress(step=self.step, total=run.start + run.steps, loss=outcome.loss,
-                        metrics=metrics, history=history, trace=outcome.trace)
+                        metrics=metrics, history=history, trace=outcome.trace,
+                        message=self._message())
+
+    def _message(self) -> str:
+        """Hook: the ``Progress.message`` of every step ("" by default)."""
+        return ""
 
     def train(self, steps: int, every: int = 25) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each (the whole loss

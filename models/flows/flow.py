@@ -75,7 +75,9 @@ class Flow(nn.Module):
     def sample(self, n: int, seed: int | None = None) -> torch.Tensor:
         gen = torch.Generator().manual_seed(seed) if seed is not None else None
         z = torch.randn(n, self.input_dim, generator=gen).to(self.base_loc.device)
-        return self.inverse(z)[0]
+        for layer in reversed(self.layers):     # the points only: no log-determinants
+            z = layer.inverse(z)
+        return z
 
     @torch.no_grad()
     def trace(self, x: torch.Tensor | np.ndarray) -> FlowTrace:

@@ -11,7 +11,7 @@ import torch
 from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
-from models.session import Run, StepOutcome, TrainingSession, check_lr
+from models.session import Run, StepOutcome, TrainingSession, check_lr, train_mode
 from models.traces import Progress
 
 __all__ = ["FlowSession", "UNIT_SCALE"]
@@ -122,7 +122,7 @@ class FlowSession(TrainingSession):
     def _train_step(self, run: Run) -> StepOutcome:
         # in the step's lock: a display computed meanwhile switches to eval mode under the
         # same lock, so it never sees (or causes) a half-switched flow
-        self.flow.train()
+        train_mode(self.flow)
         self._x = x = self.batch()
         # 1. loss: mean negative log-likelihood, nats per point; 2. its gradient (clipped if
         # asked), both checked; 3. the Adam step

@@ -14,7 +14,6 @@ import copy
 import math
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 import numpy as np
 import torch
@@ -32,7 +31,7 @@ from models.graphs.layers import GCN, GraphClassifier, _np, build_model
 from models.graphs.metrics import _accuracy, roc_auc, roc_curve
 from models.graphs.options import LINK_FEATURES
 from models.graphs.session_state import SavedBestWeights, SavedEmbedding
-from models.session import Run, StepOutcome, TrainingSession, finite
+from models.session import Run, StepOutcome, TrainingSession, finite, train_mode
 from models.traces import GraphClassTrace, LinkTrace, NodeTrainTrace, Progress
 
 __all__ = ["split_nodes", "NodeClassificationSession", "GraphClassificationSession",
@@ -47,6 +46,7 @@ class _Epochs:
     ``_message()``."""
 
     unit = "epoch"
+    rate_names = ("steps_per_s", "epochs_per_s")
     #: the metrics of the last evaluation (NaN before the first), repeated in every
     #: ``Progress.metrics`` between evaluations
     _last_acc: dict[str, float]
@@ -93,10 +93,6 @@ class _Epochs:
             self._last_acc = {k: getattr(trace, k) for k in self._last_acc}
         return StepOutcome(value, {"loss": value, **self._last_acc, **extra}, trace)
 
-    def _progress(self, outcome: StepOutcome, run: Run) -> Progress:
-        p = super()._progress(outcome, run)
-        return replace(p, metrics={**p.metrics, "epochs_per_s": p.metrics["steps_per_s"]},
-                       message=self._message())
 
 
 # -- node classification ------------------------------------------------------------------------
@@ -212,7 +208,7 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
                 "(Attributes → Label) or a graph with labels.")
 
     def _train_step(self, run: Run) -> StepOutcome:
-        self.model.train()
+        train_mode(self.model)
         with torch.random.fork_rng(devices=[]):
             self._seed_step()
             # 1. forward on the whole graph, loss on the training nodes only
@@ -304,7 +300,7 @@ class GraphClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
     def _train_step(self, run: Run) -> StepOutcome:
         loader = DataLoader(self._train_graphs, batch_size=self.batch_size, shuffle=True,
                             generator=self.gen)
-        self.model.train()
+        train_mode(self.model)
         total, count = 0.0, 0
         for b in loader:
             b = b.to(self.device)
@@ -485,7 +481,7 @@ class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
 
     def _train_step(self, run: Run) -> StepOutcome:
         pos = self.train_pos.to(self.device)
-        self.model.train()
+        train_mode(self.model)
         with torch.random.fork_rng(devices=[]):
             seed = self._seed_step()
             # 1. fresh negatives: pairs that are not training edges (PyG draws them with

@@ -26,7 +26,7 @@ from models.ode.solver import (
     _with,
     solver_steps,
 )
-from models.session import Run, StepOutcome, TrainingSession, check_lr, finite
+from models.session import Run, StepOutcome, TrainingSession, check_lr, finite, train_mode
 from models.session_numbers import decode_number, encode_number
 from models.traces import AdjointComparison, Progress, SolverSteps, VectorField
 
@@ -53,6 +53,11 @@ class ODESession(TrainingSession):
 
     task = ""
     metric_name = ""
+    #: the metric's share of training time is kept to about 1 / (1 + metric_budget): a
+    #: reporting step evaluates it only once the steps since the last evaluation took
+    #: ``metric_budget`` times as long as that evaluation (the spiral's whole trajectory
+    #: costs 5-10 steps; every 25 steps it was 35-40 % of the time, issue 18)
+    metric_budget = 20.0
 
     def __init__(self, model: nn.Module, func: ODEFunc, dynamics: _Counted, lr: float,
                  solver: SolverConfig | dict | None, device: torch.device, seed: int) -> None:
@@ -70,6 +75,8 @@ class ODESession(TrainingSession):
         self.last_instability = ""
         self.last_metric = math.nan
         self.clip_grad: float | None = None
+        self._metric_seconds = 0.0     # the last evaluation's time
+        self._since_metric = 0.0       # seconds of training steps since it
         self._init_session()
 
     def _records(self) -> list[list]:
@@ -199,14 +206,16 @@ class ODESession(TrainingSession):
     def train(self, steps: int, eval_every: int = 25) -> Iterator[Progress]:
         """Train ``steps`` more steps, yielding a ``Progress`` after each: metrics "loss",
         "nfe_forward", "nfe_backward", "seconds" (since this call), "steps_per_s",
-        "step_seconds" and the task's metric (re-evaluated every ``eval_every`` steps of
-        the session, at the first step and at the end, the last value otherwise);
+        "step_seconds" and the task's metric (re-evaluated at the end, at the first step
+        while there is no value yet, and on the ``eval_every`` steps of the session when
+        the time since the last evaluation allows, see ``metric_budget``; the last value
+        otherwise);
         ``history`` (the loss curve) every ``eval_every`` steps and at the end."""
         return super().train(steps, every=eval_every)
 
     def _train_step(self, run: Run) -> StepOutcome:
         """One step under the lock: solve, backpropagate, check, update, record; the
-        metric at the first step of a call, every ``run.every`` steps and at the last."""
+        metric when ``_metric_due``."""
         t0 = time.perf_counter()
         cfg = replace(self.solver)
         value, nfe_f, nfe_b = self._solve_and_backpropagate(cfg)
@@ -224,18 +233,29 @@ class ODESession(TrainingSession):
         self.nfe_forward.append(int(nfe_f))
         self.nfe_backward.append(int(nfe_b))
         self.step_seconds.append(seconds)
-        if run.report or run.index == 1:       # every run.every steps of the session, the last
+        self._since_metric += seconds
+        if self._metric_due(run):
+            t1 = time.perf_counter()
             self.last_metric = self._evaluate_safely()
+            self._metric_seconds, self._since_metric = time.perf_counter() - t1, 0.0
         return StepOutcome(value, {"loss": value, "nfe_forward": float(nfe_f),
                                    "nfe_backward": float(nfe_b), "step_seconds": seconds,
                                    self.metric_name: self.last_metric})
 
+    def _metric_due(self, run: Run) -> bool:
+        """Evaluate the metric after this step: at the last step of a call, at the first
+        while there is none yet, and at a reporting step once the training time since the
+        last evaluation is ``metric_budget`` times that evaluation's."""
+        if run.last or (run.index == 1 and not math.isfinite(self.last_metric)):
+            return True
+        return run.report and self._since_metric >= self.metric_budget * self._metric_seconds
+
     def _solve_and_backpropagate(self, cfg: SolverConfig) -> tuple[float, int, int]:
         """The loss of the next batch and its gradients, checked: (loss, NFE forward, NFE
         backward). A solver that gives up, or anything non-finite, rolls back and raises."""
-        params = [p for p in self.model.parameters() if p.requires_grad]
+        params = [p for g in self.optimizer.param_groups for p in g["params"]]
         dyn = self.dynamics
-        self.model.train()
+        train_mode(self.model)
         dyn.reset_counts()
         backward = False
         try:
