@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -135,6 +135,64 @@ def train_mode(module: torch.nn.Module) -> None:
         module.train()
 
 
+class SessionLock:
+    """The session's lock, plus changes that must happen under it but must not wait for
+    it: ``when_free(change)`` runs ``change`` holding the lock at once if it is free,
+    else whoever takes the lock next runs it first (the next step, trace or save).
+
+    The GUI thread sets a learning rate or a batch size while a background trace of
+    20,000 points through a flow, or a 20,000-px export, may hold the lock for seconds:
+    waiting for it froze the window 14 s in the monkey's 2,000-action run. Changes run in
+    the order they were asked for. Otherwise a plain ``threading.Lock``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: list[Callable[[], None]] = []
+        self._pending_lock = threading.Lock()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        taken = self._lock.acquire(blocking, timeout)
+        if taken:
+            try:
+                self._run_pending()
+            except BaseException:
+                self._lock.release()
+                raise
+        return taken
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    def __enter__(self) -> SessionLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def when_free(self, change: Callable[[], None]) -> None:
+        """Run ``change`` under the lock now, or by the next holder; never blocks."""
+        with self._pending_lock:
+            self._pending.append(change)
+        # the holder may have let go between the check and the append: try once more
+        if self._lock.acquire(blocking=False):
+            try:
+                self._run_pending()
+            finally:
+                self._lock.release()
+
+    def _run_pending(self) -> None:
+        while True:
+            with self._pending_lock:
+                if not self._pending:
+                    return
+                change = self._pending.pop(0)
+            change()
+
+
 class TrainingSession:
     """Lock, device, step counter, records, cheap rollback points, checked steps and the
     ``train`` generator shared by every session (see the module docstring)."""
@@ -166,7 +224,7 @@ class TrainingSession:
                 module.to(self.device)
         if lr is not None:
             self.lr = lr
-        self.lock = threading.Lock()
+        self.lock = SessionLock()
         self.step = 0
         self.losses = []
         self.snapshots_taken = 0            # rollback points taken (the benchmark reads it)
@@ -204,10 +262,10 @@ class TrainingSession:
 
     def set_lr(self, lr: float) -> None:
         """A new learning rate for every optimizer, from the next step on (checked first).
-        A later rollback keeps it."""
+        A later rollback keeps it. Never waits for the lock (``SessionLock.when_free``):
+        the GUI thread calls it while a long trace may hold the lock."""
         lr = check_lr(lr)
-        with self.lock:
-            self._apply_lr(lr)
+        self.lock.when_free(lambda: self._apply_lr(lr))
 
     def _apply_lr(self, lr: float) -> None:
         """``set_lr`` with the lock already held (a subclass changing several settings

@@ -168,3 +168,37 @@ def test_a_device_move_takes_the_rollback_point_along():
     with pytest.raises(TrainingDivergedError, match="weights of step 10 were restored"):
         list(s.train(5))
     assert torch.equal(s.model.weight, s.weights_at[10])
+
+
+def test_a_new_learning_rate_never_waits_for_the_lock_and_the_next_step_uses_it():
+    """The GUI thread sets the learning rate while a long trace holds the lock: the call
+    returns at once, and the change is made before the next step (or trace) runs."""
+    import threading
+    import time
+
+    s = Regression()
+    holding, let_go = threading.Event(), threading.Event()
+
+    def trace():                 # a background trace holding the lock
+        with s.lock:
+            holding.set()
+            let_go.wait(5)
+
+    t = threading.Thread(target=trace)
+    t.start()
+    holding.wait(5)
+    t0 = time.perf_counter()
+    s.set_lr(0.5)
+    s.set_lr(0.25)               # in the order asked for: the last one stands
+    assert time.perf_counter() - t0 < 0.5
+    assert s.lr == 1e-2          # not yet: the trace still holds the lock
+    let_go.set()
+    t.join(5)
+    next(iter(s.train(1)))
+    assert s.lr == 0.25
+    assert all(g["lr"] == 0.25 for g in s.optimizer.param_groups)
+    s.set_lr(0.125)              # lock free: at once
+    assert s.lr == 0.125
+    with pytest.raises(InvalidParameterError):
+        s.set_lr(-1.0)           # checked on the caller's thread, nothing queued
+    assert s.lr == 0.125

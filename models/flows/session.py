@@ -73,9 +73,13 @@ class FlowSession(TrainingSession):
         """Learning rate, batch size and gradient clipping together, from the next step on
         (one lock: no step runs with half of them changed)."""
         lr = check_lr(lr)
-        with self.lock:
+        batch_size = int(batch_size)
+
+        def change() -> None:
             self._apply_lr(lr)
-            self.batch_size, self.clip_grad = int(batch_size), clip_grad
+            self.batch_size, self.clip_grad = batch_size, clip_grad
+
+        self.lock.when_free(change)     # never waits: a long trace may hold the lock
 
     def batch(self) -> torch.Tensor:
         idx = torch.randint(0, len(self.pool), (self.batch_size,), generator=self.gen)
