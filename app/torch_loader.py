@@ -38,6 +38,9 @@ class TorchLoader(QObject):
         self._thread = threading.Thread(target=self._run, name="torch-loader", daemon=True)
         self._thread.start()
 
+    def started(self) -> bool:
+        return self._thread is not None
+
     def load_here(self) -> dict:
         """Synchronous variant (headless export)."""
         return load_torch()
