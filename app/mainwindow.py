@@ -35,13 +35,13 @@ from app.jobs import JobRunner
 from app.png_export import ExportBar, PngExportJob
 from app.sessions import SessionActions
 from app.settings import Settings
+from app.tab_pages import TabPages
 from app.tabs.base import BaseTab, TabContext
 from app.tabs.catalog import TabSpec, tab_specs
 from app.torch_loader import TorchLoader
 from viz import figure
 
 translate = QCoreApplication.translate
-TAB_CONTEXT = "Tabs"  # tab titles are marked with QT_TRANSLATE_NOOP("Tabs", ...)
 
 
 class ExportFigureDialog(QDialog):
@@ -116,11 +116,14 @@ class ExportFigureDialog(QDialog):
             self.path.setText(path)
 
 
-class MainWindow(QMainWindow, SessionActions):
+class MainWindow(QMainWindow, SessionActions, TabPages):
     """Signals: torchReady() once torch, PyG and the devices are known.
 
-    ``specs`` are the tabs to build, in order; by default ``app.tabs.catalog.tab_specs()``
+    ``specs`` are the tabs, in order; by default ``app.tabs.catalog.tab_specs()``
     (pass ``tab_specs([extra])`` to add a tab without editing the list or the window).
+    Only the tab in front is built before the window shows; the others when first
+    shown or asked for (``app/tab_pages.py``). PyTorch is loaded in a thread started
+    once the window has painted (``start_loader``).
     """
 
     torchReady = Signal()
@@ -142,21 +145,14 @@ class MainWindow(QMainWindow, SessionActions):
         self.tabs_widget = QTabWidget()
         self.tabs_widget.setDocumentMode(True)
         self.setCentralWidget(self.tabs_widget)
-        self.tabs: list[BaseTab] = []
-        self.specs = tab_specs() if specs is None else list(specs)
         ctx = TabContext(settings=settings, device=lambda: self.device_name,
                          language=lambda: self.translations.language,
                          report_error=lambda error, details: self.report_error(error,
                                                                                details),
                          status=lambda text: self.statusBar().showMessage(text, 8000),
-                         peer=lambda key: next((t for t in self.tabs if t.key == key), None))
-        for spec in self.specs:
-            tab = spec.make(ctx)
-            tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
-            self.tabs.append(tab)
-            self.tabs_widget.addTab(tab, "")
-            for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
-                signal.connect(self.releaser.poke)     # what the work freed goes back
+                         # a tab not opened yet has nothing to show another
+                         peer=lambda key: self.built_tab(key))
+        self._init_tab_pages(tab_specs() if specs is None else list(specs), ctx)
         self._build_toolbar()
         self._build_menus()
         self.device_label = QLabel()
@@ -172,9 +168,33 @@ class MainWindow(QMainWindow, SessionActions):
         self.loader.failed.connect(self._on_torch_failed)
         self.resize(1500, 940)
         self._restore_window(settings)
+        self.tab_at(self.tabs_widget.currentIndex())    # the tab in front, at once
         self.retranslate()
         self.report_settings_problems()
         if start_loader:
+            self._start_loader_after_paint()
+
+    def _start_loader_after_paint(self) -> None:
+        """Start loading PyTorch once the window has painted (at once if it is not
+        shown by the time the event loop runs): the import holds the GIL for up to half
+        a second at a time, which would delay building and painting the window."""
+        from PySide6.QtCore import QObject, QTimer
+
+        window = self
+
+        class FirstPaint(QObject):
+            def eventFilter(self, obj, event):  # noqa: N802 - Qt's API
+                if event.type() == QEvent.Type.Paint:
+                    window.removeEventFilter(self)
+                    QTimer.singleShot(0, window, window._start_loader)
+                return False
+
+        self._first_paint = FirstPaint(self)
+        self.installEventFilter(self._first_paint)
+        QTimer.singleShot(0, self, lambda: None if self.isVisible() else self._start_loader())
+
+    def _start_loader(self) -> None:
+        if not self.loader.started():
             self.loader.start()
 
     def _restore_window(self, settings: Settings) -> None:
@@ -235,7 +255,8 @@ class MainWindow(QMainWindow, SessionActions):
 
         self.menu_view = mb.addMenu("")
         self.act_tour = QAction(self, checkable=True, checked=True)
-        self.act_tour.toggled.connect(lambda on: [t.tour.setVisible(on) for t in self.tabs])
+        self.act_tour.toggled.connect(lambda on: [t.tour.setVisible(on)
+                                                  for t in self.built_tabs()])
         self.act_toolbar = self.toolbar.toggleViewAction()
         self.act_autorange = QAction(self, shortcut=QKeySequence("Ctrl+0"))
         self.act_autorange.triggered.connect(self._auto_range)
@@ -285,10 +306,7 @@ class MainWindow(QMainWindow, SessionActions):
         self._retranslate_session_actions()
         self.device_caption.setText(translate("MainWindow", "Device:"))
         self.export_bar.retranslate()
-        for i, spec in enumerate(self.specs):
-            self.tabs_widget.setTabText(i, translate(TAB_CONTEXT, spec.title))
-        for tab in self.tabs:
-            tab.retranslate()
+        self._retranslate_pages()
         self._update_device_label()
 
     def set_language(self, code: str) -> None:
@@ -325,7 +343,8 @@ class MainWindow(QMainWindow, SessionActions):
         self.torch_is_ready = True
         self.collector.freeze_startup()
         self._update_device_label()
-        for tab in self.tabs:
+        self._notify_tabs = notify_tabs
+        for tab in self.built_tabs():
             if notify_tabs:
                 tab.on_torch_ready()
             else:
@@ -355,7 +374,7 @@ class MainWindow(QMainWindow, SessionActions):
         self.device_name = name
         self.settings.device = name
         self._update_device_label()
-        for tab in self.tabs:
+        for tab in self.built_tabs():      # a tab built later reads the device then
             tab.on_device_changed(name)
 
     def _update_device_label(self) -> None:
@@ -366,7 +385,8 @@ class MainWindow(QMainWindow, SessionActions):
 
     # -- actions ---------------------------------------------------------------------------------
     def _update_open_action(self) -> None:
-        can_open = self.current_tab().file_filter() is not None
+        tab = self.current_built_tab()     # a tab still being prepared opens nothing yet
+        can_open = tab is not None and tab.file_filter() is not None
         self.act_open.setEnabled(can_open)
         self.act_open.setToolTip("" if can_open else
                                  translate("MainWindow", "This tab opens no files."))
@@ -390,11 +410,12 @@ class MainWindow(QMainWindow, SessionActions):
         except Exception as exc:  # noqa: BLE001 - refused before reading: shown to the user
             self.report_error(exc, None)
 
-    def current_tab(self) -> BaseTab:
-        return self.tabs[self.tabs_widget.currentIndex()]
+    def _tab_built(self, tab: BaseTab) -> None:
+        if tab is self.current_built_tab():
+            self._update_open_action()
 
     def _auto_range(self) -> None:
-        for tab in self.tabs:
+        for tab in self.built_tabs():
             for v in tab.views:
                 if hasattr(v.panel.graphics, "plotItem"):
                     v.panel.graphics.plotItem.autoRange()
@@ -547,7 +568,7 @@ class MainWindow(QMainWindow, SessionActions):
         from app.jobs import wait_for_workers
 
         self.cancel_png_export()           # no half file; the old one stays
-        for tab in self.tabs:
+        for tab in self.built_tabs():     # a tab never opened has nothing to save
             tab.shutdown()
         self.collector.stop()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())

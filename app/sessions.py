@@ -113,8 +113,9 @@ def example_title(path: Path) -> str:
 
 class SessionActions:
     """File → Open session… / Save session… / Save all tabs as a session…, and
-    Help → Examples, mixed into ``MainWindow`` (which has ``tabs``, ``settings``,
-    ``current_tab()``, ``report_error`` and ``torchReady``)."""
+    Help → Examples, mixed into ``MainWindow`` (which has ``tabs``, ``specs``, ``tab(key)``,
+    ``show_tab(key)``, ``settings``, ``current_tab()``, ``report_error`` and
+    ``torchReady``)."""
 
     def _build_session_actions(self, menu_file, menu_help) -> None:
         from PySide6.QtGui import QAction, QKeySequence
@@ -209,15 +210,16 @@ class SessionActions:
                 .format(Path(path).name))
             return False
         name = Path(path).name
-        tabs_by_key = {t.key: t for t in self.tabs}
         try:
-            doc = read(path, tuple(tabs_by_key))
+            doc = read(path, tuple(spec.key for spec in self.specs))
+            # only the tabs the session holds are built (those not opened yet, now)
+            tabs_by_key = {key: self.tab(key) for key in doc.tabs}
             notes = apply(doc, tabs_by_key, name, self.device_name)
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)
             return False
-        if doc.current in tabs_by_key:
-            self.tabs_widget.setCurrentWidget(tabs_by_key[doc.current])
+        if doc.current in {spec.key for spec in self.specs}:
+            self.show_tab(doc.current)
         if not str(path).startswith(str(EXAMPLES)):
             self.settings.set_last_dir("session", path)
         message = QCoreApplication.translate("Sessions", "Opened the session {0}").format(name)

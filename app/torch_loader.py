@@ -16,8 +16,46 @@ def cpu_threads_for_background() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
+def preload_native_libraries() -> bool:
+    """Load torch's native libraries without holding the GIL (Linux; call in a thread).
+
+    ``import torch`` opens ``torch/_C*.so`` (and with it libtorch_cpu, about 0.4 s of
+    loading and static initialisers) from inside the import machinery, which holds the
+    GIL all along: the GUI thread froze for 0.3-0.6 s in the middle of start-up. Opened
+    first here through libc's ``dlopen``, called by ctypes with the GIL released, with
+    the flags and in the order torch and Python use (``libtorch_global_deps.so`` global,
+    then the extension with ``sys.getdlopenflags()``), the import finds them loaded.
+    Nothing of torch is imported; False (and nothing done) where this does not apply."""
+    import ctypes
+    import importlib.machinery
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        spec = importlib.util.find_spec("torch")
+        if spec is None or not spec.submodule_search_locations:
+            return False
+        root = Path(list(spec.submodule_search_locations)[0])
+        ext = next((root / f"_C{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                    if (root / f"_C{suffix}").is_file()), None)
+        if ext is None:
+            return False
+        dlopen = ctypes.CDLL(None).dlopen
+        dlopen.restype, dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
+        deps = root / "lib" / "libtorch_global_deps.so"
+        if deps.is_file():
+            dlopen(str(deps).encode(), os.RTLD_GLOBAL | os.RTLD_NOW)
+        return bool(dlopen(str(ext).encode(), sys.getdlopenflags()))
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
 def load_torch() -> dict:
     """Import everything the tabs need; returns versions and devices (runs in a thread)."""
+    preload_native_libraries()
     from models.devices import warm_up
 
     return warm_up(cpu_threads_for_background())
@@ -37,6 +75,9 @@ class TorchLoader(QObject):
         # daemon: a window closed during the import must not wait for it
         self._thread = threading.Thread(target=self._run, name="torch-loader", daemon=True)
         self._thread.start()
+
+    def started(self) -> bool:
+        return self._thread is not None
 
     def load_here(self) -> dict:
         """Synchronous variant (headless export)."""

@@ -1,32 +1,44 @@
 """Longest event-loop stall of the GUI thread while work runs in the background.
 
     .venv/bin/python benchmarks/bench_stall.py
+    .venv/bin/python benchmarks/bench_stall.py --startup [--rounds 5] [--trees OLD,.]
 
 A 5 ms QTimer ticks on the GUI thread; a stall is the time between two ticks minus
 the interval. Phases, measured one after another in one run:
-  startup   from window.show() until torch, PyG and the first trace are ready
+  startup   from window.show() until torch is loaded (the loader thread has ended) and
+            every tab built so far shows its first trace (before lazy tabs: all seven)
   idle      one second with nothing running (the baseline of this machine)
   training  the "Learn M_k" job (d_model 128, max_len 100) for 4 s
   training-big  the same job at d_model 512, max_len 2048
   sliders   d_model dragged across its range, 20 values, at max_len 4096
 Prints max, 99th percentile and median stall for each phase, in milliseconds.
+
+``--startup`` measures the start-up phase only, in a fresh process per round and per
+source tree, alternating (A/B in one run), and prints the medians over rounds.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "")
 if not os.environ["QT_QPA_PLATFORM"]:
     del os.environ["QT_QPA_PLATFORM"]
 
 
-def main() -> int:
+def main(startup_only: bool = False) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -63,16 +75,30 @@ def main() -> int:
         run_until(until, limit)
         timer.stop()
         g = np.array(gaps) * 1000
-        print(f"{name:14s} max {g.max():7.1f} ms   p99 {np.percentile(g, 99):6.1f} ms   "
-              f"median {np.median(g):5.2f} ms   ({len(g)} ticks)")
+        figures = {"max": float(g.max()), "p99": float(np.percentile(g, 99)),
+                   "median": float(np.median(g)), "ticks": len(g)}
+        if startup_only:
+            print(json.dumps(figures), flush=True)
+        else:
+            print(f"{name:14s} max {g.max():7.1f} ms   p99 {np.percentile(g, 99):6.1f} ms   "
+                  f"median {np.median(g):5.2f} ms   ({len(g)} ticks)")
         return g
 
     with tempfile.TemporaryDirectory() as tmp:
-        win = MainWindow(Settings(tmp), Translations(), start_loader=False)
-        tab = win.tabs[0]
+        # as the app starts it (the loader thread started by the window itself)
+        win = MainWindow(Settings(tmp), Translations())
         win.resize(1500, 940)
-        phase("startup", lambda: (win.show(), win.loader.start()),
-              lambda: win.torch_is_ready and tab.trace is not None, 120)
+        built = getattr(win, "built_tabs", lambda: win.tabs)   # lazy tabs, or all
+
+        def started():
+            thread = getattr(win.loader, "_thread", None)
+            return (win.torch_is_ready and thread is not None and not thread.is_alive()
+                    and all(t.trace is not None for t in built()))
+        phase("startup", win.show, started, 180)
+        tab = win.current_tab()
+        if startup_only:
+            win.close()
+            return 0
         t0 = time.perf_counter()
         phase("idle", lambda: None, lambda: time.perf_counter() - t0 > 1.0, 2)
 
@@ -108,5 +134,37 @@ def main() -> int:
     return 0
 
 
+def compare(trees: list[str], rounds: int) -> int:
+    """The start-up phase of each tree, a fresh process each, alternating."""
+    runs: dict[str, list[dict]] = {t: [] for t in trees}
+    for i in range(rounds):
+        for tree in trees:
+            proc = subprocess.run([sys.executable, __file__, "--worker"], cwd=tree,
+                                  capture_output=True, text=True, timeout=600,
+                                  env=dict(os.environ, PYTHONPATH=tree))
+            if proc.returncode != 0:
+                print(proc.stderr[-2000:], file=sys.stderr)
+                return 1
+            runs[tree].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            print(f"round {i + 1} {Path(tree).name}: {runs[tree][-1]}", flush=True)
+    print(f"\nstart-up stall, medians of {rounds} rounds (ms):")
+    print(f"  {'':<8}" + "".join(f"{Path(t).name:>18}" for t in trees))
+    for k in ("max", "p99", "median"):
+        print(f"  {k:<8}" + "".join(
+            f"{statistics.median(r[k] for r in runs[t]):18.1f}" for t in trees))
+    return 0
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--startup", action="store_true", help="the start-up phase only")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--trees", default=str(ROOT))
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        sys.exit(main(startup_only=True))
+    if args.startup:
+        sys.exit(compare([str(Path(t).resolve()) for t in args.trees.split(",")],
+                         args.rounds))
     sys.exit(main())

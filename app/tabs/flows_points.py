@@ -55,11 +55,12 @@ class UserPointsNote:
         """Before Train is pressed: why the user's points cannot be trained on (the
         session's ``data_problem``: all one point, no spread, a line) or that they lie far
         from unit scale, with "Standardise the points" offered where that would help."""
-        from models.flows import densities
-        from models.flows.session import UNIT_SCALE
-
         note, offer = "", False
         if self.params()["density"] == CUSTOM and self.custom_points is not None:
+            # (imported here: torch with them, never on the GUI thread at start-up)
+            from models.flows import densities
+            from models.flows.session import UNIT_SCALE
+
             session = self.session()
             scale = session.data_scale()
             if session.data_problem:        # the detail is the model's (English) text

@@ -1,0 +1,149 @@
+"""The main window's tabs, each built the first time it is wanted.
+
+Building a tab (its controls, its views, the imports behind them) costs 0.2-0.6 s, and
+its first trace more; building all seven before the window showed made the first paint
+5.8 times a bare window's and held 300 MB nobody had asked for. So the window starts
+with a light placeholder page per tab and builds only the tab in front; another tab is
+built when it is first shown (or first asked for). Building one cannot be cut into
+slices under the 100 ms the event loop may stall, so tabs are not built in idle time.
+
+``window.tabs`` keeps its meaning for callers outside the window (tests, the headless
+export, a session of all tabs): every tab of the list, as real ``BaseTab`` objects,
+building those not built yet. The window itself goes through ``built_tabs()`` (language,
+device, torch ready, closing) and ``tab(key)`` / ``tab_at(i)`` (one tab), so a tab
+nobody opened costs nothing; a tab built later takes what its siblings were told
+before it existed: the language (``retranslate``), PyTorch ready, the tour panel's
+visibility; it reads the device, its saved settings and its tour when it is built.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.tabs.base import BaseTab, TabContext
+from app.tabs.catalog import TabSpec
+
+TAB_CONTEXT = "Tabs"  # tab titles are marked with QT_TRANSLATE_NOOP("Tabs", ...)
+
+
+class Placeholder(QWidget):
+    """The page of a tab not built yet: one line saying it is being prepared."""
+
+    def __init__(self, spec: TabSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        self.setObjectName(f"Placeholder-{spec.key}")
+        self.label = QLabel(self)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        QVBoxLayout(self).addWidget(self.label)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.label.setText(QCoreApplication.translate("MainWindow", "Preparing “{0}”…").format(
+            QCoreApplication.translate(TAB_CONTEXT, self.spec.title)))
+
+
+class TabPages:
+    """Mixed into ``MainWindow`` (which has ``tabs_widget``, ``settings``, ``act_tour``,
+    ``releaser``, ``torch_is_ready`` and ``report_settings_problems``)."""
+
+    def _init_tab_pages(self, specs: list[TabSpec], ctx: TabContext) -> None:
+        self.specs = specs
+        self._tab_ctx = ctx
+        self._built: list[BaseTab | None] = [None] * len(specs)
+        self._notify_tabs = True          # a tab built after torch: compute its first trace
+        for spec in specs:
+            self.tabs_widget.addTab(Placeholder(spec), "")
+        # built once the click has been answered (the placeholder shows meanwhile), and
+        # only if the user is still on that tab: flicking through the tabs builds none
+        self.tabs_widget.currentChanged.connect(
+            lambda i: QTimer.singleShot(0, self, lambda: self._build_if_current(i)))
+
+    # -- asking for tabs ----------------------------------------------------------------
+    @property
+    def tabs(self) -> list[BaseTab]:
+        """Every tab of the list, in order, building those not built yet (seconds for
+        all of them; the window itself uses ``built_tabs`` and ``tab``)."""
+        return [self.tab_at(i) for i in range(len(self.specs))]
+
+    def built_tabs(self) -> list[BaseTab]:
+        """The tabs built so far, in order."""
+        return [t for t in self._built if t is not None]
+
+    def built_tab(self, key: str) -> BaseTab | None:
+        """The tab ``key`` if it has been built, else None (nothing is built)."""
+        return next((t for t in self._built if t is not None and t.key == key), None)
+
+    def tab(self, key: str) -> BaseTab:
+        """The tab ``key``, built now if it was not yet; KeyError if there is none."""
+        for i, spec in enumerate(self.specs):
+            if spec.key == key:
+                return self.tab_at(i)
+        raise KeyError(key)
+
+    def tab_at(self, index: int) -> BaseTab:
+        tab = self._built[index]
+        return tab if tab is not None else self._build(index)
+
+    def show_tab(self, key: str) -> BaseTab:
+        """Bring the tab ``key`` to the front (built first if need be)."""
+        tab = self.tab(key)
+        self.tabs_widget.setCurrentWidget(tab)
+        return tab
+
+    def current_tab(self) -> BaseTab:
+        return self.tab_at(self.tabs_widget.currentIndex())
+
+    def current_built_tab(self) -> BaseTab | None:
+        i = self.tabs_widget.currentIndex()
+        return self._built[i] if 0 <= i < len(self._built) else None
+
+    # -- building ------------------------------------------------------------------------
+    def _build_if_current(self, index: int) -> None:
+        if index == self.tabs_widget.currentIndex() and 0 <= index < len(self._built):
+            self.tab_at(index)
+
+    def _build(self, index: int) -> BaseTab:
+        spec = self.specs[index]
+        tab = spec.make(self._tab_ctx)
+        self._built[index] = tab
+        tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
+        for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
+            signal.connect(self.releaser.poke)     # what the work freed goes back
+        tab.tour.setVisible(self.act_tour.isChecked())
+        # the tab takes the placeholder's place; the tab in front stays in front
+        widgets = self.tabs_widget
+        placeholder, front = widgets.widget(index), widgets.currentIndex()
+        widgets.blockSignals(True)
+        try:
+            widgets.removeTab(index)
+            widgets.insertTab(index, tab, translate_title(spec))
+            widgets.setCurrentIndex(front)
+        finally:
+            widgets.blockSignals(False)
+        placeholder.deleteLater()
+        tab.retranslate()                  # in the window's language, as its siblings
+        if self.torch_is_ready:
+            if self._notify_tabs:
+                tab.on_torch_ready()
+            else:
+                tab.torch_ready = True
+        self.report_settings_problems()    # its saved settings, checked as it was built
+        self._tab_built(tab)
+        return tab
+
+    def _tab_built(self, tab: BaseTab) -> None:
+        """Hook for the window (the Open action follows the tab in front)."""
+
+    def _retranslate_pages(self) -> None:
+        for i, spec in enumerate(self.specs):
+            self.tabs_widget.setTabText(i, translate_title(spec))
+            if self._built[i] is None:
+                self.tabs_widget.widget(i).retranslate()
+        for tab in self.built_tabs():
+            tab.retranslate()
+
+
+def translate_title(spec: TabSpec) -> str:
+    return QCoreApplication.translate(TAB_CONTEXT, spec.title)
