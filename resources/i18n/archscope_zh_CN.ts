@@ -1803,6 +1803,10 @@ by maximum likelihood.</source>
         <source>ArchScope runs the models of an advanced deep-learning course live and shows them.</source>
         <translation>ArchScope 实时运行高级深度学习课程中的模型，并将其可视化呈现。</translation>
     </message>
+    <message>
+        <source>Preparing “{0}”…</source>
+        <translation>正在准备“{0}”…</translation>
+    </message>
 </context>
 <context>
     <name>MetaTab</name>
