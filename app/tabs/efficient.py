@@ -446,6 +446,10 @@ class EfficientTab(TrainingTab):
                        "its memory_efficient_attention needs a CUDA device")}.get(why, why)
             note += " " + self.tr("xformers is left out: {0}.").format(why)
         self.cost_note.setText(note)
+        # a note grown to two lines gets its height now, not at the next layout pass
+        # (up to 0.4 s later while measurements arrive: cut to one line meanwhile)
+        self.cost_note.updateGeometry()
+        self.controls_layout.activate()
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
         """Nothing to recompute: the cost plots followed every report of the job."""
