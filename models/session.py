@@ -138,7 +138,8 @@ def train_mode(module: torch.nn.Module) -> None:
 class SessionLock:
     """The session's lock, plus changes that must happen under it but must not wait for
     it: ``when_free(change)`` runs ``change`` holding the lock at once if it is free,
-    else whoever takes the lock next runs it first (the next step, trace or save).
+    else the holder runs it as it lets go (at the end of the step, trace or save that
+    holds it), before anyone else runs the model.
 
     The GUI thread sets a learning rate or a batch size while a background trace of
     20,000 points through a flow, or a 20,000-px export, may hold the lock for seconds:
@@ -161,7 +162,11 @@ class SessionLock:
         return taken
 
     def release(self) -> None:
-        self._lock.release()
+        try:
+            self._run_pending()
+        finally:
+            self._lock.release()
+        self._drain_if_free()
 
     def locked(self) -> bool:
         return self._lock.locked()
@@ -174,11 +179,21 @@ class SessionLock:
         self.release()
 
     def when_free(self, change: Callable[[], None]) -> None:
-        """Run ``change`` under the lock now, or by the next holder; never blocks."""
+        """Run ``change`` under the lock now, or by the holder as it lets go; never
+        blocks."""
         with self._pending_lock:
             self._pending.append(change)
-        # the holder may have let go between the check and the append: try once more
-        if self._lock.acquire(blocking=False):
+        self._drain_if_free()
+
+    def _drain_if_free(self) -> None:
+        # a change queued while the holder was letting go: whoever finds the lock free
+        # (the one who queued it, or the holder just after) runs it
+        while True:
+            with self._pending_lock:
+                if not self._pending:
+                    return
+            if not self._lock.acquire(blocking=False):
+                return
             try:
                 self._run_pending()
             finally:
@@ -247,18 +262,23 @@ class TrainingSession:
     # -- settings ----------------------------------------------------------------------------
     def to(self, device: str | torch.device):
         """Move models, optimizer state and data to ``device`` (``DeviceUnavailableError``
-        if this machine does not have it; nothing moves then)."""
+        if this machine does not have it, raised here; nothing moves then). Never waits
+        for the lock: if a background trace holds it, the move is made before anything
+        else runs the model (``SessionLock.when_free``; a device change waited 4.4 s)."""
         dev = device_for(device)
-        with self.lock:
-            for module, optimizer in self._pairs():
-                module.to(dev)
-                checkpoint.move_optimizer_state(optimizer, dev)
-            # the rollback point follows too (it may stay unused for up to snapshot_every
-            # steps, and must not keep a copy of everything on the device left behind)
-            self.good_state = [checkpoint.move_snapshot(s, dev) for s in self.good_state]
-            self._move_data(dev)
-            self.device = dev
+        self.lock.when_free(lambda: self._move_to(dev))
         return self
+
+    def _move_to(self, dev: torch.device) -> None:
+        """``to``'s work, under the lock."""
+        for module, optimizer in self._pairs():
+            module.to(dev)
+            checkpoint.move_optimizer_state(optimizer, dev)
+        # the rollback point follows too (it may stay unused for up to snapshot_every
+        # steps, and must not keep a copy of everything on the device left behind)
+        self.good_state = [checkpoint.move_snapshot(s, dev) for s in self.good_state]
+        self._move_data(dev)
+        self.device = dev
 
     def set_lr(self, lr: float) -> None:
         """A new learning rate for every optimizer, from the next step on (checked first).

@@ -202,3 +202,27 @@ def test_a_new_learning_rate_never_waits_for_the_lock_and_the_next_step_uses_it(
     with pytest.raises(InvalidParameterError):
         s.set_lr(-1.0)           # checked on the caller's thread, nothing queued
     assert s.lr == 0.125
+
+
+def test_a_device_move_never_waits_for_the_lock_and_is_made_before_the_next_step():
+    import threading
+
+    s = Regression()
+    holding, let_go = threading.Event(), threading.Event()
+
+    def trace():
+        with s.lock:
+            holding.set()
+            let_go.wait(5)
+
+    t = threading.Thread(target=trace)
+    t.start()
+    holding.wait(5)
+    with pytest.raises(DeviceUnavailableError):
+        s.to("cuda:7")                 # refused at once, on the caller's thread
+    assert s.to("cpu") is s            # returns while the trace still holds the lock
+    assert s.moved_data_to is None
+    let_go.set()
+    t.join(5)
+    next(iter(s.train(1)))
+    assert s.moved_data_to == torch.device("cpu")

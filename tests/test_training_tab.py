@@ -120,7 +120,9 @@ def test_device_change_stops_the_job_and_moves_the_session(qtbot, make_tab):
     qtbot.waitUntil(lambda: tab.session.step > 5, timeout=20_000)
     tab.on_device_changed("cpu")
     qtbot.waitUntil(lambda: bool(tab.stopped), timeout=10_000)
-    assert tab.session.moved_data_to is not None and tab.running() == ""
+    # the move never waited for the step in flight: that step's end makes it
+    qtbot.waitUntil(lambda: tab.session.moved_data_to is not None, timeout=10_000)
+    assert tab.running() == ""
     assert tab.statuses == ["The job was stopped: the device changed to cpu."]
     tab.on_device_changed("cuda:7")                # not on this machine: said, nothing lost
     assert "not available" in tab.error_note.text()
