@@ -32,7 +32,7 @@ def _move_to(qtbot, view: HeadView, side: int, index: int) -> None:
         pt = view.mapFromScene(view.token_scene_pos(side, index))
         QTest.mouseMove(view.viewport(), QPoint(pt.x() + (-4 if side == QUERY else 4), pt.y()))
         return view.lines.hover == (side, index)
-    qtbot.waitUntil(there, timeout=3000)
+    qtbot.waitUntil(there, timeout=10_000)   # a loaded CI machine lays out slowly
 
 
 def test_line_opacity_is_the_weight_of_every_head_of_the_layer(tab):
