@@ -170,23 +170,31 @@ def test_a_device_move_takes_the_rollback_point_along():
     assert torch.equal(s.model.weight, s.weights_at[10])
 
 
-def test_a_new_learning_rate_never_waits_for_the_lock_and_the_next_step_uses_it():
-    """The GUI thread sets the learning rate while a long trace holds the lock: the call
-    returns at once, and the change is made before the next step (or trace) runs."""
+def _hold_lock(session):
+    """A thread holding ``session.lock`` (as a long trace does) until the returned event
+    is set; returns (event, thread) once the lock is held."""
     import threading
-    import time
 
-    s = Regression()
     holding, let_go = threading.Event(), threading.Event()
 
-    def trace():                 # a background trace holding the lock
-        with s.lock:
+    def trace():
+        with session.lock:
             holding.set()
             let_go.wait(5)
 
     t = threading.Thread(target=trace)
     t.start()
     holding.wait(5)
+    return let_go, t
+
+
+def test_a_new_learning_rate_never_waits_for_the_lock_and_the_next_step_uses_it():
+    """The GUI thread sets the learning rate while a long trace holds the lock: the call
+    returns at once, and the change is made before the next step (or trace) runs."""
+    import time
+
+    s = Regression()
+    let_go, t = _hold_lock(s)    # a background trace holding the lock
     t0 = time.perf_counter()
     s.set_lr(0.5)
     s.set_lr(0.25)               # in the order asked for: the last one stands
@@ -205,19 +213,9 @@ def test_a_new_learning_rate_never_waits_for_the_lock_and_the_next_step_uses_it(
 
 
 def test_a_device_move_never_waits_for_the_lock_and_is_made_before_the_next_step():
-    import threading
 
     s = Regression()
-    holding, let_go = threading.Event(), threading.Event()
-
-    def trace():
-        with s.lock:
-            holding.set()
-            let_go.wait(5)
-
-    t = threading.Thread(target=trace)
-    t.start()
-    holding.wait(5)
+    let_go, t = _hold_lock(s)
     with pytest.raises(DeviceUnavailableError):
         s.to("cuda:7")                 # refused at once, on the caller's thread
     assert s.to("cpu") is s            # returns while the trace still holds the lock
