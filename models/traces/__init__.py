@@ -46,6 +46,13 @@ from models.traces.ode import (
     VectorField,
 )
 from models.traces.positional import OffsetFitTrace, PEGrid
+from models.traces.pretrained import (
+    GenerationStep,
+    NeuronView,
+    NextTokens,
+    SentenceAttention,
+    SentenceSimilarity,
+)
 from models.traces.transformer import (
     AttentionMaps,
     AttentionPanels,
@@ -66,4 +73,5 @@ __all__ = [
     "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
     "CostTheory", "EfficientTrace",
+    "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
 ]
