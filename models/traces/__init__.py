@@ -15,6 +15,7 @@ from models.traces.efficient import (
     MaskTrace,
 )
 from models.traces.flows import FlowDensity, FlowResult, FlowTrace
+from models.traces.generation import GenerationTrace, GraphSet
 from models.traces.graphs import (
     BatchTrace,
     EdgeValues,
@@ -66,4 +67,5 @@ __all__ = [
     "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
     "CostTheory", "EfficientTrace",
+    "GraphSet", "GenerationTrace",
 ]
