@@ -1,16 +1,19 @@
-"""GraphRNN-S (You et al. 2018, §2.3.3): a graph written as a sequence of adjacency rows
-under a breadth-first ordering, generated one row at a time by a GRU.
+"""GraphRNN (You et al. 2018, §2.3): a graph written as a sequence of adjacency rows under a
+breadth-first ordering, generated one row at a time by a node-level GRU, each row entry by
+entry by an edge-level GRU.
 
 Why this learned model: the community family's clustering comes from *which* earlier nodes
 a new node links to: a node of the second community links to the nodes just before it
 (its own community, under a breadth-first order), hardly ever to the first. An
 autoregressive model sees every row written so far in its hidden state, so it learns that
-switch; its rows' entries are independent Bernoullis given that state (the "-S" variant;
-full GraphRNN adds a second GRU along each row). A graph VAE sampled from its N(0, I)
-prior draws every node's latent independently, so it can only make a graph whose edges are
-independent given those latents; it does learn the two blocks, but not the sizes, and the
-sequence model matched the held-out clustering histogram more closely in our runs (see
-``benchmarks/bench_generation.py``).
+switch. A graph VAE sampled from its N(0, I) prior draws every node's latent on its own,
+so its edges are independent given those latents (a learned graphon); with an
+inner-product decoder it cannot even say "p = 0.3 inside a block" (σ(z·z) ≥ 0.5 for two
+nodes at the same latent point) without an added bias or an MLP decoder. No VGAE is built
+here yet, so this is the reasoning, not a measured comparison. The edge-level GRU draws
+one node's links jointly ("linked to one of these candidate parents"), which independent
+entries per row (GraphRNN-S, tried first) cannot say; both variants, trained long, break
+communities into pieces (exposure bias, below), so that is handled by self-scoring.
 
 Here, unlike the paper, the node count n is drawn first from the training sizes
 (``NodeCountPrior``) and given to the GRU as its initial state (h₀ = tanh(W·n/n_max + b)),
