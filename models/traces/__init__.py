@@ -15,6 +15,7 @@ from models.traces.efficient import (
     MaskTrace,
 )
 from models.traces.flows import FlowDensity, FlowResult, FlowTrace
+from models.traces.generation import GenerationTrace, GraphSet
 from models.traces.graphs import (
     BatchTrace,
     EdgeValues,
@@ -74,4 +75,5 @@ __all__ = [
     "SineTask", "MetaResult",
     "CostTheory", "EfficientTrace",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
+    "GraphSet", "GenerationTrace",
 ]
