@@ -14,6 +14,7 @@ from models.traces.efficient import (
     EfficientTrace,
     MaskTrace,
 )
+from models.traces.explain import NodeExplanation
 from models.traces.flows import FlowDensity, FlowResult, FlowTrace
 from models.traces.generation import GenerationTrace, GraphSet
 from models.traces.graphs import (
@@ -74,6 +75,7 @@ __all__ = [
     "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
     "CostTheory", "EfficientTrace",
+    "NodeExplanation",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
     "GraphSet", "GenerationTrace",
 ]
