@@ -122,7 +122,9 @@ def test_training_applies_options_mid_run_stops_and_reevaluates(qtbot, tab):
     tab.apply_state({"meta_batch": 4, "inner_lr": 0.02, "meta_lr": 0.002})
     assert tab.jobs.is_running()                          # no restart
     s = tab.session
-    assert (s.meta_batch, s.inner_lr, s.meta_lr) == (4, 0.02, 0.002)
+    # made at once, or by the training thread as its running step ends (never waited for)
+    qtbot.waitUntil(lambda: (s.meta_batch, s.inner_lr, s.meta_lr) == (4, 0.02, 0.002),
+                    timeout=30_000)
     step = s.step
     qtbot.waitUntil(lambda: s.step >= step + 5, timeout=60_000)
     assert "Meta-training: step" in tab.job_bar.label.text()

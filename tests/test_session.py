@@ -224,3 +224,28 @@ def test_a_device_move_never_waits_for_the_lock_and_is_made_before_the_next_step
     t.join(5)
     next(iter(s.train(1)))
     assert s.moved_data_to == torch.device("cpu")
+
+
+def test_meta_options_never_wait_for_the_lock_and_bad_ones_change_nothing():
+    """The meta-learning tab changes K or the learning rates while a long evaluation
+    holds the lock: the call returns at once; a bad value is refused at once."""
+    import time
+
+    from models.meta import MetaSession, ProtoSession
+
+    for s, good, bad, read in [
+            (MetaSession(), {"k": 7, "meta_lr": 0.003}, {"k": 0},
+             lambda s: (s.k, s.meta_lr)),
+            (ProtoSession(), {"n_way": 3, "lr": 0.004}, {"n_way": 1},
+             lambda s: (s.n_way, s.lr))]:
+        before = read(s)
+        let_go, t = _hold_lock(s)
+        t0 = time.perf_counter()
+        s.set_options(**good)
+        with pytest.raises(InvalidParameterError):
+            s.set_options(**bad)
+        assert time.perf_counter() - t0 < 0.5
+        assert read(s) == before                   # not yet: the lock is held
+        let_go.set()
+        t.join(5)
+        assert read(s) == tuple(good.values())     # made by the holder as it let go

@@ -194,8 +194,8 @@ class ProtoSession(TrainingSession):
         self.n_query = int(meta.get("n_query", self.n_query))
 
     def set_options(self, **kw) -> None:
-        """Change ``family``, ``n_way``, ``k_shot``, ``n_query`` or ``lr`` (checked,
-        applied from the next episode)."""
+        """Change ``family``, ``n_way``, ``k_shot``, ``n_query`` or ``lr`` (checked at
+        once, applied from the next episode; never waits for a running step)."""
         checks = {"family": self._family, "n_way": lambda v: _int("N (ways)", v, 2, 50),
                   "k_shot": lambda v: _int("K (shots)", v, 1, 500),
                   "n_query": lambda v: _int("The number of query points per class", v, 1,
@@ -205,11 +205,14 @@ class ProtoSession(TrainingSession):
         if unknown:
             raise InvalidParameterError(f"Unknown option(s) {', '.join(unknown)}.")
         values = {name: checks[name](v) for name, v in kw.items()}
-        with self.lock:
+
+        def change() -> None:          # under the lock now, or as a running step ends
             for name, v in values.items():
                 setattr(self, name, v)
             for group in self.optimizer.param_groups:
                 group["lr"] = self.lr
+
+        self.lock.when_free(change)
 
     @staticmethod
     def _family(v) -> str:

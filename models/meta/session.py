@@ -162,6 +162,12 @@ class MetaSession(TrainingSession):
 
     # -- options -----------------------------------------------------------------------------
     def _apply(self, kw: dict) -> None:
+        for name, v in self._checked(kw).items():
+            setattr(self, name, v)
+
+    @staticmethod
+    def _checked(kw: dict) -> dict:
+        """The options ``kw`` checked (all of them, before any is used)."""
         checks = {"k": lambda v: _int("K", v, 1, 1000),
                   "inner_lr": lambda v: _positive("The inner learning rate", v),
                   "inner_steps": lambda v: _int("The number of inner steps", v, 0, 100),
@@ -173,19 +179,23 @@ class MetaSession(TrainingSession):
         if unknown:
             raise InvalidParameterError(f"Unknown option(s) {', '.join(unknown)} (choose from "
                                         f"{', '.join(checks)}).")
-        values = {name: checks[name](v) for name, v in kw.items()}   # all checked first
-        for name, v in values.items():
-            setattr(self, name, v)
+        return {name: checks[name](v) for name, v in kw.items()}
 
     def set_options(self, **kw) -> None:
         """Change ``k``, ``inner_lr``, ``inner_steps``, ``meta_batch``, ``meta_lr`` or
-        ``reptile_inner_steps``; checked (``InvalidParameterError``, nothing changed),
-        applied from the next step."""
-        with self.lock:
-            self._apply(kw)
+        ``reptile_inner_steps``; checked at once (``InvalidParameterError``, nothing
+        changed), applied from the next step. Never waits for a running step: the change
+        is made under the lock now, or by the training thread as it lets go."""
+        values = self._checked(kw)
+
+        def change() -> None:
+            for name, v in values.items():
+                setattr(self, name, v)
             for opt in self.optimizers.values():
                 for group in opt.param_groups:
                     group["lr"] = self.meta_lr
+
+        self.lock.when_free(change)
 
     # -- the task stream ---------------------------------------------------------------------
     def task_batch(self, step: int | None = None) -> dict[str, Tensor]:
