@@ -1,0 +1,193 @@
+"""Drawing the pretrained-model tab: a ``Shown`` into its eight views. Strings translate
+in the tab's context ("PretrainedTab")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication
+
+from app.tabs.pretrained.compute import Shown
+
+if TYPE_CHECKING:
+    from app.tabs.pretrained.tab import PretrainedTab
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("PretrainedTab", text)
+
+
+def readable(text: str) -> str:
+    """Byte-level BPE tokens as text: GPT-2's space (Ġ) and newline (Ċ) marks, and
+    SentencePiece's space (▁), as the characters they stand for."""
+    return text.replace("Ġ", " ").replace("▁", " ").replace("Ċ", "\n")
+
+
+def chosen(tab: PretrainedTab, shown: Shown) -> tuple[int, int, int]:
+    """(layer, head, query) shown: the controls', within the trace's sizes."""
+    layers, heads, n = shown.attention.weights.shape[:3]
+    layer = min(max(tab.layer.value(), 0), layers - 1)
+    head = min(max(tab.head.value(), 0), heads - 1)
+    query = min(max(tab.query.currentIndex(), 0), n - 1)
+    return layer, head, query
+
+
+def head_names(shown: Shown, layer: int) -> list[str]:
+    mask = shown.attention.head_mask[layer]
+    return [tr("head {0}").format(h) + ("" if mask[h] > 0.5 else " " + tr("(off)"))
+            for h in range(len(mask))]
+
+
+def show(tab: PretrainedTab, shown: Shown) -> None:
+    """Every view from ``shown``."""
+    a = shown.attention
+    layer, head, _ = chosen(tab, shown)
+    tokens = a.tokens
+    names = head_names(shown, layer)
+    tab.heads_view.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
+                             swatches=True)
+    tab.head_lines.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
+                             titles=(tr("queries"), tr("keys")))
+    draw_overview(tab, shown, layer, head)
+    draw_neuron(tab, shown)
+    draw_stats(tab, shown)
+    draw_similarity(tab, shown)
+    draw_next(tab, shown)
+    for view in tab.views:
+        view.panel.set_title(view.title())
+
+
+def overview_columns(shown: Shown) -> tuple[np.ndarray, list[str], int]:
+    """Thumbnails: each layer's heads, the average of its heads that are on and the
+    rollout through it. Returns (float[layers·cols, n, n], titles, cols)."""
+    a = shown.attention
+    w = a.weights
+    layers, heads = w.shape[:2]
+    on = a.head_mask.sum(axis=1)
+    average = w.sum(axis=1) / np.maximum(on, 1)[:, None, None]
+    cols = heads + 2
+    tiles, titles = [], []
+    for layer in range(layers):
+        for h in range(heads):
+            tiles.append(w[layer, h])
+            titles.append(f"L{layer} H{h}")
+        tiles.append(average[layer])
+        titles.append(f"L{layer} " + tr("avg"))
+        tiles.append(a.rollout[layer])
+        titles.append(f"L{layer} " + tr("rollout"))
+    return np.stack(tiles).astype(np.float32), titles, cols
+
+
+def draw_overview(tab: PretrainedTab, shown: Shown, layer: int, head: int) -> None:
+    tiles, titles, cols = overview_columns(shown)
+    headers = [title.split(" ", 1)[1] for title in titles[:cols]]
+    tab.overview_view.set_tiles(tiles, cols, headers,
+                                [f"L{i}" for i in range(len(tiles) // cols)],
+                                layer * cols + head)
+    tab._overview_cols = cols
+    tab._overview_titles = titles
+
+
+def draw_neuron(tab: PretrainedTab, shown: Shown) -> None:
+    """The chosen query's row of the neuron trace (its layer and head as computed)."""
+    nv = shown.neuron
+    _, _, query = chosen(tab, shown)
+    query = min(query, len(nv.tokens) - 1)
+    tab.neuron_view.set_neurons(
+        nv.q[query], nv.k, nv.scores[query], nv.weights[query], nv.tokens,
+        nv.tokens[query],
+        [tr("q (query)"), tr("k (keys)"), tr("q ⊙ k"), tr("q·k/√d"), tr("softmax")])
+
+
+def stats_tiles(shown: Shown) -> tuple[np.ndarray, list[str]]:
+    """The per-head statistics of Clark et al. as five layers × heads maps in [0, 1]:
+    attention to [CLS], [SEP], punctuation and the token itself, and entropy divided by
+    its largest value, ln(number of keys a query may see)."""
+    a = shown.attention
+    keys = max(int(a.keep.sum()), 1)
+    top = np.log(keys) if keys > 1 else 1.0
+    maps = np.stack([a.to_cls, a.to_sep, a.to_punct, a.to_self,
+                     np.clip(a.entropy / top, 0.0, 1.0)]).astype(np.float32)
+    first, last = ((a.tokens[0], a.tokens[-1]) if a.tokens else ("[CLS]", "[SEP]"))
+    titles = [tr("to {0}").format(first), tr("to {0}").format(last), tr("to punctuation"),
+              tr("to itself"), tr("entropy ÷ ln {0}").format(keys)]
+    return maps, titles
+
+
+def draw_stats(tab: PretrainedTab, shown: Shown) -> None:
+    maps, titles = stats_tiles(shown)
+    layers, heads = maps.shape[1:]
+    tab.stats_view.set_heads(maps, [f"L{i}" for i in range(layers)],
+                             [str(h) for h in range(heads)], titles)
+
+
+def sentence_labels(n: int) -> list[str]:
+    return [f"S{i + 1}" for i in range(n)]
+
+
+def draw_similarity(tab: PretrainedTab, shown: Shown) -> None:
+    sim = shown.similarity
+    panel = tab.view("similarity").panel
+    if sim is None:
+        tab.similarity_view.set_heads(np.zeros((0, 1, 1), np.float32), [], [], [])
+        panel.set_readout(tr("Sentence similarity needs an encoder (BERT-style) model.")
+                          if shown.kind != "encoder" else
+                          " ".join(shown.notes) or
+                          tr("Type 2 to 6 sentences, one per line, in the box on the left."))
+        return
+    n = len(sim.sentences)
+    both = np.stack([sim.similarity, sim.reference]).astype(np.float32)
+    low = float(min(0.0, np.nanmin(both)))
+    off = int((sim.head_mask < 0.5).sum())
+    labels = sentence_labels(n)
+    tab.similarity_view.set_heads(
+        both, labels, labels,
+        [tr("{0} heads off").format(off), tr("all heads on")], levels=(low, 1.0))
+    if not panel.readout.text().strip() or tab._similarity_hint_shown:
+        panel.set_readout(tr("Cosine similarity of the mean-pooled embeddings; hover a cell."))
+        tab._similarity_hint_shown = True
+
+
+def draw_next(tab: PretrainedTab, shown: Shown) -> None:
+    nt = shown.next
+    if nt is None:
+        tab.next_view.set_bars([], np.zeros(0), np.zeros(0, bool), np.zeros(0),
+                               (tr("probability"), tr("sampled from")))
+        tab.next_view.set_hint(tr("Next-token probabilities come from a decoder: open a "
+                                  "GPT-2 folder with File → Open…"))
+        return
+    tab.next_view.set_hint("")
+    tab.next_view.set_bars(nt.candidates, nt.probs, nt.kept, nt.filtered,
+                           (tr("probability at T = {0:g}").format(nt.temperature),
+                            tr("after top-k / top-p")))
+
+
+def draw_generation(tab: PretrainedTab) -> None:
+    """Each generated token's attention row (the chosen layer and head) over the text
+    it was chosen from; the text so far under the Generate button."""
+    steps = tab.generated
+    panel = tab.view("generation").panel
+    if not steps:
+        tab.generation_view.set_heads(np.zeros((0, 1, 1), np.float32), [], [], [])
+        decoder = tab.model is not None and tab.model.kind == "decoder"
+        panel.set_readout(tr("Press Generate: each new token's attention row appears here.")
+                          if decoder else
+                          tr("Generation needs a decoder (GPT-2) model: File → Open…"))
+        tab.generated_label.setText("")
+        return
+    last = steps[-1]
+    context = list(last.context) + [last.token]
+    layers, heads = last.attention.shape[:2]
+    layer = min(max(tab.layer.value(), 0), layers - 1)
+    head = min(max(tab.head.value(), 0), heads - 1)
+    rows = np.full((len(steps), len(context)), np.nan, np.float32)
+    for i, step in enumerate(steps):
+        row = step.attention[layer, head]
+        rows[i, :len(row)] = row
+    tab.generation_view.set_heads(rows[None], [s.token for s in steps], context,
+                                  [tr("layer {0}, head {1}").format(layer, head)])
+    tab.generated_label.setText(tr("Generated: {0}").format(
+        readable("".join(s.token for s in steps))))
+    panel.set_readout(tr("{0} tokens generated; row = new token, columns = the text it "
+                         "attended to.").format(len(steps)))
