@@ -286,7 +286,7 @@ def test_no_view_repaints_forever_when_idle(qtbot, window):
         qtbot.wait(600)                       # let the tab draw itself once
         # a tab may start a short job when first shown (efficient attention's quick
         # measurement): its results redraw the plots, so idle starts when it is done
-        qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
+        qtbot.waitUntil(lambda tab=tab: not tab.jobs.is_running(), timeout=60_000)
         qtbot.wait(300)
         for view in tab.views:
             view.panel.graphics.viewport().installEventFilter(spy)

@@ -25,4 +25,13 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "load_pretrained": "loader",
     "inspect_pretrained": "loader",
     "bundled_folder": "loader",
+    # the tab's background computations (each returns a trace)
+    "sentence_attention": "probe",
+    "neuron_view": "probe",
+    "sentence_similarity": "probe",
+    "next_tokens": "probe",
+    "generate": "probe",
+    "head_statistics": "probe",
+    "attention_rollout": "probe",
+    "choice_distribution": "probe",
 })

@@ -68,17 +68,43 @@ class PretrainedModel:
         """The tokens the model reads, special tokens included."""
         return self.encode(text, pair).tokens
 
+    def head_mask_tensor(self, head_mask) -> torch.Tensor | None:
+        """A head mask (layers, heads) as a float tensor (1 = on, 0 = off), checked;
+        None stays None (every head on)."""
+        if head_mask is None:
+            return None
+        m = np.asarray(head_mask, dtype=np.float32)
+        want = (self.config.layers, self.config.heads)
+        if m.shape != want or not np.isfinite(m).all():
+            raise InvalidParameterError(f"a head mask of {self.name} is layers × heads = "
+                                        f"{want[0]} × {want[1]} finite values; got {m.shape}.")
+        return torch.from_numpy(m.copy())
+
+    def attend_tensor(self, keep, n: int) -> torch.Tensor | None:
+        """A token mask (n,) of the tokens that may be attended (True), as (1, n)."""
+        if keep is None:
+            return None
+        k = np.asarray(keep, dtype=bool)
+        if k.shape != (n,):
+            raise InvalidParameterError(f"the token mask has {k.size} entries for {n} tokens.")
+        return torch.from_numpy(k.copy())[None]
+
     @torch.inference_mode()
-    def _run(self, encoded: Encoded):
+    def _run(self, encoded: Encoded, head_mask=None, keep=None, inputs: list | None = None):
         ids = torch.tensor([encoded.ids], dtype=torch.long)
         types = torch.tensor([encoded.type_ids], dtype=torch.long)
-        keep = torch.ones_like(ids, dtype=torch.bool)
-        return self.network(ids, keep, types), ids
+        real = torch.ones_like(ids, dtype=torch.bool)
+        out = self.network(ids, real, types, attend=self.attend_tensor(keep, ids.size(1)),
+                           head_mask=self.head_mask_tensor(head_mask), inputs=inputs)
+        return out, ids
 
-    def attention(self, text: str, pair: str | None = None) -> AttentionMaps:
+    def attention(self, text: str, pair: str | None = None, *, head_mask=None,
+                  keep=None) -> AttentionMaps:
         """Every head of every layer for one text (or sentence pair): ``encoder_self``
-        float32[layers, heads, N, N] of an encoder, ``decoder_self`` of a decoder."""
-        (_, weights, mask), ids = self._run(self.encode(text, pair))
+        float32[layers, heads, N, N] of an encoder, ``decoder_self`` of a decoder.
+        ``head_mask`` float[layers, heads] (1 on, 0 off; an off head's weights are 0);
+        ``keep`` bool[N], the tokens that may be attended (None: all)."""
+        (_, weights, mask), ids = self._run(self.encode(text, pair), head_mask, keep)
         n = ids.size(1)
         maps = _np(torch.cat(weights))                          # (layers, heads, n, n)
         keep = (np.ones((n, n), bool) if mask is None
@@ -93,10 +119,11 @@ class PretrainedModel:
                              src_ids=_NO_IDS, tgt_ids=ids_np)
 
     @torch.inference_mode()
-    def embed(self, sentences) -> np.ndarray:
+    def embed(self, sentences, *, head_mask=None) -> np.ndarray:
         """Sentence embeddings float32[n, d_model]: the last layer's token vectors
         averaged over the real tokens (padding left out), then L2-normalised, so the
-        dot product of two rows is their cosine similarity."""
+        dot product of two rows is their cosine similarity. ``head_mask`` as in
+        ``attention``."""
         if self.kind != "encoder":
             raise InvalidParameterError(f"{self.name} is a decoder ({self.config.model_type});"
                                         " sentence embeddings come from encoder models.")
@@ -113,7 +140,8 @@ class PretrainedModel:
         for row, e in enumerate(encoded):
             ids[row, :len(e.ids)] = torch.tensor(e.ids)
             keep[row, :len(e.ids)] = True
-        hidden, _, _ = self.network(ids, keep, torch.zeros_like(ids))
+        hidden, _, _ = self.network(ids, keep, torch.zeros_like(ids),
+                                    head_mask=self.head_mask_tensor(head_mask))
         # mean over the real tokens, then unit length
         k = keep.unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * k).sum(dim=1) / k.sum(dim=1).clamp(min=1e-9)

@@ -74,13 +74,27 @@ class _Stack(nn.Module):
         n = keep.size(1)
         return torch.arange(n, device=keep.device).expand_as(keep)
 
-    def run_layers(self, x: torch.Tensor, mask: torch.Tensor | None
+    def run_layers(self, x: torch.Tensor, mask: torch.Tensor | None,
+                   head_mask: torch.Tensor | None = None, inputs: list | None = None
                    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Every layer in turn. ``head_mask`` (layers, heads): 1 = head on, 0 = off;
+        ``inputs``, when a list, receives each layer's input (for the neuron view)."""
         weights = []
-        for layer in self.layers:
-            x, w = layer(x, mask, return_attention=True)
+        for i, layer in enumerate(self.layers):
+            if inputs is not None:
+                inputs.append(x)
+            x, w = layer(x, mask, return_attention=True,
+                         head_mask=None if head_mask is None else head_mask[i])
             weights.append(w)
         return x, weights
+
+    @staticmethod
+    def keep_mask(keep: torch.Tensor, attend: torch.Tensor | None) -> torch.Tensor | None:
+        """The keys that may be attended, (batch, 1, 1, n): the real tokens (``keep``)
+        that ``attend`` (a user's token mask, None = all) also allows; None when every
+        key is allowed."""
+        allowed = keep.bool() if attend is None else keep.bool() & attend.bool()
+        return None if bool(allowed.all()) else allowed[:, None, None, :]
 
 
 class PretrainedEncoder(_Stack):
@@ -90,13 +104,14 @@ class PretrainedEncoder(_Stack):
         super().__init__(cfg, norm_first=False)
 
     def forward(self, ids: torch.Tensor, keep: torch.Tensor,
-                type_ids: torch.Tensor | None = None):
+                type_ids: torch.Tensor | None = None, *, attend: torch.Tensor | None = None,
+                head_mask: torch.Tensor | None = None, inputs: list | None = None):
         # 1. embeddings: word + learned position (+ token type), LayerNorm
         x = self.embeddings(ids, self.positions(keep), type_ids)
-        # 2. the padding keep-mask, (batch, 1, 1, n); None when nothing is padded
-        mask = None if bool(keep.all()) else keep.bool()[:, None, None, :]
+        # 2. the padding keep-mask (and the user's token mask), (batch, 1, 1, n)
+        mask = self.keep_mask(keep, attend)
         # 3. the course's encoder layers, post-norm
-        return (*self.run_layers(x, mask), mask)
+        return (*self.run_layers(x, mask, head_mask, inputs), mask)
 
 
 class PretrainedDecoder(_Stack):
@@ -108,14 +123,15 @@ class PretrainedDecoder(_Stack):
         self.final_norm = nn.LayerNorm(cfg.d_model, eps=cfg.eps)
 
     def forward(self, ids: torch.Tensor, keep: torch.Tensor,
-                type_ids: torch.Tensor | None = None):
+                type_ids: torch.Tensor | None = None, *, attend: torch.Tensor | None = None,
+                head_mask: torch.Tensor | None = None, inputs: list | None = None):
         # 1. embeddings: word + learned position, no LayerNorm (the blocks normalise first)
         x = self.embeddings(ids, self.positions(keep))
-        # 2. look-ahead AND padding keep-mask
+        # 2. look-ahead AND padding (and the user's token) keep-mask
         mask = combine_masks(create_look_ahead_mask(ids.size(1), ids.device),
-                             None if bool(keep.all()) else keep.bool()[:, None, None, :])
+                             self.keep_mask(keep, attend))
         # 3. the course's layers, pre-norm, then the final LayerNorm
-        x, weights = self.run_layers(x, mask)
+        x, weights = self.run_layers(x, mask, head_mask, inputs)
         return self.final_norm(x), weights, mask
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:

@@ -55,3 +55,8 @@ class TextTokenizer:
         if not enc.ids:
             raise InvalidParameterError("the text has no tokens; type a sentence.")
         return Encoded(ids=list(enc.ids), type_ids=list(enc.type_ids), tokens=list(enc.tokens))
+
+    def token(self, token_id: int) -> str:
+        """The token string of an id (an id the vocabulary lacks shows as <id>)."""
+        found = self.tokenizer.id_to_token(int(token_id))
+        return f"<{int(token_id)}>" if found is None else found

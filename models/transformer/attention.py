@@ -78,13 +78,19 @@ class MultiHeadAttention(nn.Module):
         return x.transpose(1, 2).contiguous().view(b, n, self.d_model)
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                mask: torch.Tensor | None = None, return_attention: bool = False):
+                mask: torch.Tensor | None = None, return_attention: bool = False,
+                head_mask: torch.Tensor | None = None):
+        """``head_mask`` (heads,): 1 keeps a head, 0 switches it off (its weights and
+        its output become zero, so it adds nothing through ``W_o``)."""
         # 1. project, then split into heads
         q = self.split_heads(self.W_q(q))
         k = self.split_heads(self.W_k(k))
         v = self.split_heads(self.W_v(v))
         # 2. attention in every head at once
         out, weights = scaled_dot_product_attention(q, k, v, mask)
+        if head_mask is not None:
+            scale = head_mask.to(out.dtype).view(1, -1, 1, 1)
+            out, weights = out * scale, weights * scale
         # 3. concatenate the heads and mix them
         out = self.W_o(self.combine_heads(out))
         return (out, weights) if return_attention else out
