@@ -65,9 +65,10 @@ class TokenBars(LabelledPlot):
         filtered = np.asarray(filtered, np.float32)
         kept = np.asarray(kept, bool)
         y = np.arange(len(probs), dtype=np.float64)
-        brushes = [pg.mkBrush(KEPT if k else DROPPED) for k in kept]
+        colours = [KEPT if k else DROPPED for k in kept] or [KEPT]   # (pyqtgraph fails on
         self.probs.setOpts(x0=np.zeros_like(y), y=y - BAR / 2, width=probs, height=BAR,
-                           brushes=brushes, pens=[pg.mkPen(b.color()) for b in brushes])
+                           brushes=[pg.mkBrush(c) for c in colours],   # an empty pen list)
+                           pens=[pg.mkPen(c) for c in colours])
         self.filtered.setOpts(x0=np.zeros_like(y), y=y + BAR / 2, width=filtered,
                               height=BAR)
         for item, name in zip((self.probs, self.filtered), names, strict=True):

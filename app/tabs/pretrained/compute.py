@@ -105,11 +105,12 @@ def compute(model, model_id: int, request: Request, previous: Shown | None
                                            head_mask=r.mask_array(), keep=r.keep_array())
         layers, heads = attention.weights.shape[:2]
         layer, head = min(max(r.layer, 0), layers - 1), min(max(r.head, 0), heads - 1)
-        if same_text and (old.neuron.layer, old.neuron.head) == (layer, head):
+        if same_text and (old.neuron.layer, old.neuron.head) == (layer, head) and \
+                old.request.head_mask == r.head_mask:
             neuron = old.neuron
-        else:
-            neuron = neuron_view(model, r.sentence, layer, head, pair=r.pair,
-                                 keep=r.keep_array())
+        else:       # the heads masked below this layer change its input
+            neuron = neuron_view(model, layer, head, r.sentence, pair=r.pair,
+                                 keep=r.keep_array(), head_mask=r.mask_array())
     except ArchScopeError as exc:
         return Refused(request, str(exc))
     notes = []

@@ -227,38 +227,50 @@ def _decoder_box(tab: PretrainedTab) -> QGroupBox:
     return tab.box_decoder
 
 
+#: which views a model shows, and where: (key, row, column); the grid has two rows
+ENCODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
+                 ("neuron", 1, 0), ("stats", 1, 1), ("similarity", 1, 2))
+DECODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
+                 ("neuron", 1, 0), ("next", 1, 1), ("generation", 1, 2))
+
+
 def build_views(tab: PretrainedTab) -> None:
-    """3 rows: one layer's heads, the head view and the overview on top; the neuron
-    view, the Clark et al. statistics and the sentence similarities; the next-token
-    bars and the generation's attention rows below."""
+    """Every view, made once; ``arrange_views`` puts those of the model's kind on the
+    grid (an encoder's sentence similarities and Clark et al. statistics; a decoder's
+    next-token bars and generation), and only those are the tab's ``views`` (exported,
+    listed in Export figure…)."""
     tab.heads_view = HeadGrid()
     tab.head_lines = HeadView()
     tab.overview_view = TileMosaic()
+    # 14 columns of thumbnails: a header that would overlap its neighbour is left out
+    tab.overview_view.plot.getAxis("top").setStyle(hideOverlappingLabels=True)
     tab.neuron_view = NeuronPlot()
     tab.stats_view = HeadGrid()
     tab.similarity_view = HeadGrid()
     tab.next_view = TokenBars()
     tab.generation_view = HeadGrid()
-    views = (("heads", tab._heads_title, tab.heads_view, data.heads, 0, 0, 1),
-             ("head_view", tab._head_view_title, tab.head_lines, data.head_view, 0, 1, 1),
-             ("overview", tab._overview_title, tab.overview_view, data.overview, 0, 2, 1),
-             ("neuron", tab._neuron_title, tab.neuron_view, data.neuron, 1, 0, 1),
-             ("stats", tab._stats_title, tab.stats_view, data.stats, 1, 1, 1),
-             ("similarity", tab._similarity_title, tab.similarity_view, data.similarity, 1, 2,
-              1),
-             ("next", tab._next_title, tab.next_view, data.next_tokens, 2, 0, 1),
-             ("generation", tab._generation_title, tab.generation_view, data.generation, 2,
-              1, 2))
-    for key, title, widget, fn, row, col, span in views:
-        tab.add_view(View(key, title, ViewPanel(widget), partial(fn, tab)), row, col, 1, span)
-    for view in tab.views:
+    made = (("heads", tab._heads_title, tab.heads_view, data.heads),
+            ("head_view", tab._head_view_title, tab.head_lines, data.head_view),
+            ("overview", tab._overview_title, tab.overview_view, data.overview),
+            ("neuron", tab._neuron_title, tab.neuron_view, data.neuron),
+            ("stats", tab._stats_title, tab.stats_view, data.stats),
+            ("similarity", tab._similarity_title, tab.similarity_view, data.similarity),
+            ("next", tab._next_title, tab.next_view, data.next_tokens),
+            ("generation", tab._generation_title, tab.generation_view, data.generation))
+    tab.all_views = {}
+    for key, title, widget, fn in made:
+        view = View(key, title, ViewPanel(widget), partial(fn, tab))
         view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-    tab.grid.setRowStretch(0, 5)
-    tab.grid.setRowStretch(1, 4)
-    tab.grid.setRowStretch(2, 3)
-    tab.grid.setColumnStretch(0, 4)
-    tab.grid.setColumnStretch(1, 3)
-    tab.grid.setColumnStretch(2, 3)
+        view.panel.graphics.viewport().installEventFilter(tab)
+        view.panel.graphics.viewport().setProperty("archscope_view", key)
+        view.panel.setVisible(False)
+        tab.all_views[key] = view
+    tab.grid.setRowStretch(0, 1)
+    tab.grid.setRowStretch(1, 1)
+    tab.grid.setColumnStretch(0, 1)
+    tab.grid.setColumnStretch(1, 1)
+    tab.grid.setColumnStretch(2, 1)
+    arrange_views(tab, "encoder")
     tab.overview_view.headClicked.connect(tab._overview_clicked)
     tab.overview_view.hovered.connect(tab._hover_overview)
     tab.heads_view.hovered.connect(tab._hover_heads)
@@ -269,3 +281,21 @@ def build_views(tab: PretrainedTab) -> None:
     tab.similarity_view.hovered.connect(tab._hover_similarity)
     tab.next_view.hovered.connect(tab._hover_next)
     tab.generation_view.hovered.connect(tab._hover_generation)
+
+
+def arrange_views(tab: PretrainedTab, kind: str) -> None:
+    """The views of a model of ``kind`` ("encoder" or "decoder") on the grid."""
+    layout = DECODER_VIEWS if kind == "decoder" else ENCODER_VIEWS
+    if [v.key for v in tab.views] == [key for key, _, _ in layout]:
+        return
+    for view in tab.views:
+        tab.grid.removeWidget(view.panel)
+        view.panel.setVisible(False)
+    tab.views = []
+    for key, row, col in layout:
+        view = tab.all_views[key]
+        tab.views.append(view)
+        tab.grid.addWidget(view.panel, row, col)
+        view.panel.setVisible(True)
+    if tab.active_view not in {key for key, _, _ in layout}:
+        tab.active_view = layout[0][0]

@@ -138,4 +138,4 @@ def generation(tab: PretrainedTab) -> ViewData | None:
                                                         np.int64)},
                     meta(tab) | {"prompt": list(steps[0].context)},
                     row_labels=[s.token for s in steps],
-                    col_labels=list(last.context) + [last.token])
+                    col_labels=list(last.context))

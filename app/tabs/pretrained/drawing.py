@@ -45,8 +45,10 @@ def show(tab: PretrainedTab, shown: Shown) -> None:
     layer, head, _ = chosen(tab, shown)
     tokens = a.tokens
     names = head_names(shown, layer)
+    # a dozen heads: thumbnails without axes (the head view and the neuron view name
+    # the tokens; hovering a cell here names its query and key)
     tab.heads_view.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
-                             swatches=True)
+                             swatches=True, ticks=len(names) <= 4)
     tab.head_lines.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
                              titles=(tr("queries"), tr("keys")))
     draw_overview(tab, shown, layer, head)
@@ -54,7 +56,7 @@ def show(tab: PretrainedTab, shown: Shown) -> None:
     draw_stats(tab, shown)
     draw_similarity(tab, shown)
     draw_next(tab, shown)
-    for view in tab.views:
+    for view in tab.all_views.values():
         view.panel.set_title(view.title())
 
 
@@ -109,8 +111,7 @@ def stats_tiles(shown: Shown) -> tuple[np.ndarray, list[str]]:
     top = np.log(keys) if keys > 1 else 1.0
     maps = np.stack([a.to_cls, a.to_sep, a.to_punct, a.to_self,
                      np.clip(a.entropy / top, 0.0, 1.0)]).astype(np.float32)
-    first, last = ((a.tokens[0], a.tokens[-1]) if a.tokens else ("[CLS]", "[SEP]"))
-    titles = [tr("to {0}").format(first), tr("to {0}").format(last), tr("to punctuation"),
+    titles = [tr("to [CLS]"), tr("to [SEP]"), tr("to punctuation"),
               tr("to itself"), tr("entropy ÷ ln {0}").format(keys)]
     return maps, titles
 
@@ -119,7 +120,7 @@ def draw_stats(tab: PretrainedTab, shown: Shown) -> None:
     maps, titles = stats_tiles(shown)
     layers, heads = maps.shape[1:]
     tab.stats_view.set_heads(maps, [f"L{i}" for i in range(layers)],
-                             [str(h) for h in range(heads)], titles)
+                             [str(h) for h in range(heads)], titles, ticks=False)
 
 
 def sentence_labels(n: int) -> list[str]:
@@ -177,7 +178,7 @@ def draw_generation(tab: PretrainedTab) -> None:
         tab.generated_label.setText("")
         return
     last = steps[-1]
-    context = list(last.context) + [last.token]
+    context = list(last.context)       # the last token chosen is attended by none
     layers, heads = last.attention.shape[:2]
     layer = min(max(tab.layer.value(), 0), layers - 1)
     head = min(max(tab.head.value(), 0), heads - 1)

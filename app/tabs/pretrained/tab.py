@@ -28,7 +28,7 @@ from app.tabs.pretrained.compute import (
     model_reader,
     split_sentences,
 )
-from app.tabs.pretrained.controls import build_controls, build_views
+from app.tabs.pretrained.controls import arrange_views, build_controls, build_views
 from app.tabs.pretrained.state import DEFAULTS
 from models.pretrained.options import (
     BUNDLED_NAME,
@@ -156,6 +156,7 @@ class PretrainedTab(BaseTab):
         self.generated = ()
         texts.describe_model(self)
         texts.enable_for_model(self)
+        arrange_views(self, model.kind)
         drawing.draw_generation(self)
         self.ctx.status(self.tr("Loaded {0}: {1} layers × {2} heads, {3} parameters.").format(
             model.name, cfg.layers, cfg.heads, texts.count(model.num_parameters)))
@@ -335,6 +336,18 @@ class PretrainedTab(BaseTab):
         except Exception as exc:  # noqa: BLE001 - refused: the session names the folder
             raise SessionFileError(f"{name}: the pretrained tab's model cannot be opened: "
                                    f"{exc}") from exc
+
+    def view(self, key: str):
+        """A view by key, also one the loaded model's kind does not show."""
+        return self.all_views[key]
+
+    def shutdown(self) -> None:
+        from viz.legend import release_anchors
+
+        super().shutdown()
+        for v in self.all_views.values():
+            if v not in self.views:
+                release_anchors(v.panel.graphics.scene())
 
     # -- titles and hover read-outs (in ``texts``) -----------------------------------------------
     def _heads_title(self) -> str:

@@ -29,7 +29,9 @@ def count(n: int) -> str:
 
 
 def size(nbytes: int) -> str:
-    return f"{nbytes / 1e9:.1f} GB" if nbytes >= 1e9 else f"{nbytes / 1e6:.0f} MB"
+    if nbytes >= 1e9:
+        return f"{nbytes / 1e9:.1f} GB"
+    return f"{nbytes / 1e6:.0f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.0f} kB"
 
 
 # -- the model ----------------------------------------------------------------------------------
@@ -210,7 +212,7 @@ def hover_generation(tab: PretrainedTab, row, col, value) -> None:
     if row < 0 or not steps or not np.isfinite(value):
         return
     last = steps[-1]
-    context = list(last.context) + [last.token]
+    context = list(last.context)
     panel.set_readout(tr("new token {0} “{1}” → “{2}”: {3:.3f}").format(
         row + 1, steps[row].token, context[col], value))
 
@@ -249,5 +251,5 @@ def retranslate(tab: PretrainedTab) -> None:
     tab.generate_button.setText(tr("Stop") if tab.jobs.is_running() else tr("Generate"))
     note_decoder(tab)
     describe_model(tab)
-    for view in tab.views:
+    for view in tab.all_views.values():
         view.panel.set_title(view.title())
