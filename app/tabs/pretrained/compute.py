@@ -89,8 +89,7 @@ def compute(model, model_id: int, request: Request, previous: Shown | None
     parts of ``previous`` whose inputs are the same (same model, text, masks) are kept
     rather than computed again."""
     from models.errors import ArchScopeError
-    from models.pretrained import neuron_view, next_tokens, sentence_attention, \
-        sentence_similarity
+    from models.pretrained import neuron_view, next_tokens, sentence_attention, sentence_similarity
 
     r, old = request, previous
     if not isinstance(old, Shown) or old.model_id != model_id:
@@ -115,17 +114,16 @@ def compute(model, model_id: int, request: Request, previous: Shown | None
         return Refused(request, str(exc))
     notes = []
     similarity = None
-    if attention.kind == "encoder":
-        if len(r.sentences) >= MIN_SENTENCES:
-            if old is not None and old.similarity is not None and \
-                    (old.request.sentences, old.request.head_mask) == (r.sentences, r.head_mask):
-                similarity = old.similarity
-            else:
-                try:
-                    similarity = sentence_similarity(model, list(r.sentences),
-                                                     head_mask=r.mask_array())
-                except ArchScopeError as exc:
-                    notes.append(str(exc))
+    if attention.kind == "encoder" and len(r.sentences) >= MIN_SENTENCES:
+        if old is not None and old.similarity is not None and \
+                (old.request.sentences, old.request.head_mask) == (r.sentences, r.head_mask):
+            similarity = old.similarity
+        else:
+            try:
+                similarity = sentence_similarity(model, list(r.sentences),
+                                                 head_mask=r.mask_array())
+            except ArchScopeError as exc:
+                notes.append(str(exc))
     nxt = None
     if attention.kind == "decoder":
         if old is not None and old.next is not None and same_text and \

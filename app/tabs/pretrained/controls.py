@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
 
 from app.tabs.base import View
 from app.tabs.pretrained import data
-from viz.attention import HeadGrid, TileMosaic
+from viz.attention import TileMosaic
 from viz.head_view import HeadView
 from viz.mask_toggles import HeadMaskGrid, TokenToggles
 from viz.neuron_view import NeuronPlot
 from viz.panel import ViewPanel
+from viz.pooled_grid import PooledHeadGrid
 from viz.theme import error_style, muted_style
 from viz.token_bars import TokenBars
 
@@ -239,16 +240,16 @@ def build_views(tab: PretrainedTab) -> None:
     grid (an encoder's sentence similarities and Clark et al. statistics; a decoder's
     next-token bars and generation), and only those are the tab's ``views`` (exported,
     listed in Export figure…)."""
-    tab.heads_view = HeadGrid()
+    tab.heads_view = PooledHeadGrid()
     tab.head_lines = HeadView()
     tab.overview_view = TileMosaic()
     # 14 columns of thumbnails: a header that would overlap its neighbour is left out
     tab.overview_view.plot.getAxis("top").setStyle(hideOverlappingLabels=True)
     tab.neuron_view = NeuronPlot()
-    tab.stats_view = HeadGrid()
-    tab.similarity_view = HeadGrid()
+    tab.stats_view = PooledHeadGrid()
+    tab.similarity_view = PooledHeadGrid()
     tab.next_view = TokenBars()
-    tab.generation_view = HeadGrid()
+    tab.generation_view = PooledHeadGrid()
     made = (("heads", tab._heads_title, tab.heads_view, data.heads),
             ("head_view", tab._head_view_title, tab.head_lines, data.head_view),
             ("overview", tab._overview_title, tab.overview_view, data.overview),

@@ -3,6 +3,7 @@ in the tab's context ("PretrainedTab")."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,8 +40,28 @@ def head_names(shown: Shown, layer: int) -> list[str]:
             for h in range(len(mask))]
 
 
+def steps(tab: PretrainedTab, shown: Shown) -> list:
+    """Drawing ``shown`` as steps, one view each: the tab runs one per event-loop turn
+    (a real model's views together held the window still for a few hundred ms)."""
+    return [partial(draw_heads, tab, shown), partial(draw_overview, tab, shown),
+            partial(draw_neuron, tab, shown), partial(draw_stats, tab, shown),
+            partial(draw_similarity, tab, shown), partial(draw_next, tab, shown),
+            partial(draw_generation, tab), partial(set_titles, tab)]
+
+
 def show(tab: PretrainedTab, shown: Shown) -> None:
-    """Every view from ``shown``."""
+    """Every view from ``shown``, at once."""
+    for step in steps(tab, shown):
+        step()
+
+
+def set_titles(tab: PretrainedTab) -> None:
+    for view in tab.all_views.values():
+        view.panel.set_title(view.title())
+
+
+def draw_heads(tab: PretrainedTab, shown: Shown) -> None:
+    """The chosen layer's heads, as heatmaps and as the head view's lines."""
     a = shown.attention
     layer, head, _ = chosen(tab, shown)
     tokens = a.tokens
@@ -51,13 +72,26 @@ def show(tab: PretrainedTab, shown: Shown) -> None:
                              swatches=True, ticks=len(names) <= 4)
     tab.head_lines.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
                              titles=(tr("queries"), tr("keys")))
-    draw_overview(tab, shown, layer, head)
-    draw_neuron(tab, shown)
-    draw_stats(tab, shown)
-    draw_similarity(tab, shown)
-    draw_next(tab, shown)
-    for view in tab.all_views.values():
-        view.panel.set_title(view.title())
+    follow_head(tab, head, a.weights[layer])
+
+
+#: the most lines the head view draws with every head shown; above it the view starts
+#: with the chosen head's lines only (antialiased lines cost about 0.1 ms each to paint:
+#: a dozen heads over a 15-token sentence are 2,700 of them, 0.3 s a paint)
+LINE_BUDGET = 800
+
+
+def follow_head(tab: PretrainedTab, head: int, weights: np.ndarray) -> None:
+    """With many lines, the head view shows the chosen head: a newly chosen head (or
+    model) replaces the lines shown; heads added from the legend stay until then."""
+    from viz.head_view import MIN_ALPHA
+
+    heads = len(tab.head_lines.shown_heads())
+    key = (heads, head, tab._serial)
+    if getattr(tab, "_followed", None) != key and int((weights >= MIN_ALPHA).sum()) > \
+            LINE_BUDGET:
+        tab.head_lines.set_shown_heads(np.arange(heads) == head)
+    tab._followed = key
 
 
 def overview_columns(shown: Shown) -> tuple[np.ndarray, list[str], int]:
@@ -81,7 +115,8 @@ def overview_columns(shown: Shown) -> tuple[np.ndarray, list[str], int]:
     return np.stack(tiles).astype(np.float32), titles, cols
 
 
-def draw_overview(tab: PretrainedTab, shown: Shown, layer: int, head: int) -> None:
+def draw_overview(tab: PretrainedTab, shown: Shown) -> None:
+    layer, head, _ = chosen(tab, shown)
     tiles, titles, cols = overview_columns(shown)
     headers = [title.split(" ", 1)[1] for title in titles[:cols]]
     tab.overview_view.set_tiles(tiles, cols, headers,

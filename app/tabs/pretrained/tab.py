@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.base import BaseTab, TabContext
@@ -57,13 +58,36 @@ class PretrainedTab(BaseTab):
         self._missing = False          # the bundled model's package is not installed
         build_controls(self)
         build_views(self)
+        # drawing a result one view per event-loop turn (``drawing.steps``)
+        self._draws: list = []
+        self._draw_now = False        # compute_now: draw at once
+        self._draw_timer = QTimer(self)
+        self._draw_timer.setSingleShot(True)
+        self._draw_timer.setInterval(0)
+        self._draw_timer.timeout.connect(self._draw_next)
+        # the heatmaps the bundled model needs, made one per turn while it loads
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setInterval(0)
+        self._warm_timer.timeout.connect(self._warm)
         self.jobs.progressed.connect(self._on_generated)
         self.jobs.stopped.connect(self._generation_stopped)
         self.apply_state(dict(DEFAULTS))
         self.retranslate()
 
     # -- the model -------------------------------------------------------------------------
+    #: heatmaps made ahead for each grid: the bundled model's 12 heads, 5 statistics,
+    #: 2 similarity matrices, 1 generation
+    WARM = (("heads_view", 12), ("stats_view", 5), ("similarity_view", 2),
+            ("generation_view", 1))
+
+    def _warm(self) -> None:
+        for name, n in self.WARM:
+            if getattr(self, name).warm(n):
+                return
+        self._warm_timer.stop()
+
     def on_torch_ready(self) -> None:
+        self._warm_timer.start()
         super().on_torch_ready()
         if self.model is None and not self.is_opening():
             self.load_bundled()
@@ -169,7 +193,12 @@ class PretrainedTab(BaseTab):
             path = self._opening if self.is_opening() else self.model_path
             self.loads.stop()
             self.accept_file(path, self.file_reader(path)(None, None))
-        super().compute_now()
+        self._draw_now = True
+        try:
+            super().compute_now()
+        finally:
+            self._draw_now = False
+        self._draw_all()
 
     # -- computing -------------------------------------------------------------------------
     def current_request(self) -> Request:
@@ -197,23 +226,44 @@ class PretrainedTab(BaseTab):
         self.request_update()
 
     def show_trace(self, result) -> None:
+        if not isinstance(result, (Shown, Refused)):
+            return
+        r = result.request
+        if self._pending_keep is not None and r.keep == tuple(self._pending_keep):
+            self._pending_keep = None          # asked for: shown or refused
         if isinstance(result, Refused):
             self.input_note.setText(result.message)
             self.input_note.setVisible(True)
-            self._pending_keep = None
-            return
-        if not isinstance(result, Shown):
             return
         self.input_note.setVisible(False)
-        self._pending_keep = None
         self.trace = result
-        a, r = result.attention, result.request
-        if self.token_toggles.tokens() != a.tokens or self._keep_for != (r.sentence, r.pair):
+        a = result.attention
+        # the tokens as computed (a click still in flight is in the next result)
+        if self.token_toggles.tokens() != a.tokens or \
+                not np.array_equal(self.token_toggles.keep(), a.keep):
             self.token_toggles.set_tokens(a.tokens, a.keep)
         self._keep_for = (r.sentence, r.pair)
         texts.fill_queries(self, a.tokens)
-        drawing.show(self, result)
-        drawing.draw_generation(self)
+        self._draws = drawing.steps(self, result)
+        if self._draw_now:
+            self._draw_all()
+        else:
+            self._draw_timer.start()
+
+    def _draw_next(self) -> None:
+        if self._draws:
+            self._draws.pop(0)()
+        if self._draws:
+            self._draw_timer.start()
+
+    def _draw_all(self) -> None:
+        self._draw_timer.stop()
+        while self._draws:
+            self._draws.pop(0)()
+
+    def is_drawing(self) -> bool:
+        """A result is still being drawn, view by view."""
+        return bool(self._draws)
 
     def _query_chosen(self, _index: int) -> None:
         if self.trace is not None:
