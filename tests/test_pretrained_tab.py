@@ -99,7 +99,7 @@ def test_switching_a_layer_off_changes_the_similarity_matrix(qtbot, win):
     np.testing.assert_allclose(drawn[1], sim.reference)
     # the masked heads draw nothing in the layer's heads
     tab.layer.setValue(5)
-    qtbot.waitUntil(lambda: "(off)" in tab.heads_view.plots[0].titleLabel.text, timeout=5000)
+    qtbot.waitUntil(lambda: "h0 ✕" in tab.heads_view.plots[0].titleLabel.text, timeout=5000)
     assert not tab.heads_view.weights().any()
     # one cell back on; the corner turns every head back on
     qtbot.mouseClick(tab.mask_grid, Qt.MouseButton.LeftButton,

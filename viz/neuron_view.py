@@ -21,7 +21,7 @@ from viz.heatmap import TokenAxis, token_font
 from viz.theme import colormap
 
 Q, K, QK, SCORE, SOFTMAX = range(5)
-NUMBER_COL_W = 64     # the width of the score and softmax columns
+NUMBER_COL_W = 50     # the width of the score and softmax columns
 MIN_TEXT_ROW = 12     # below this many pixels a row shows no number
 
 
@@ -56,6 +56,7 @@ class NeuronPlot(pg.GraphicsLayoutWidget):
             plot.hideAxis("bottom")
             if i not in (Q, K):
                 plot.hideAxis("left")
+            plot.setMinimumWidth(24)      # a narrow panel: the columns shrink, none is cut
             image = pg.ImageItem(axisOrder="row-major")
             image.setColorMap(colormap("viridis" if i == SOFTMAX else "CET-D1"))
             plot.addItem(image)

@@ -15,10 +15,6 @@ if TYPE_CHECKING:
     from app.tabs.pretrained.tab import PretrainedTab
 
 
-def tr(text: str) -> str:
-    return QCoreApplication.translate("PretrainedTab", text)
-
-
 def readable(text: str) -> str:
     """Byte-level BPE tokens as text: GPT-2's space (Ġ) and newline (Ċ) marks, and
     SentencePiece's space (▁), as the characters they stand for."""
@@ -36,7 +32,7 @@ def chosen(tab: PretrainedTab, shown: Shown) -> tuple[int, int, int]:
 
 def head_names(shown: Shown, layer: int) -> list[str]:
     mask = shown.attention.head_mask[layer]
-    return [tr("head {0}").format(h) + ("" if mask[h] > 0.5 else " " + tr("(off)"))
+    return [QCoreApplication.translate("PretrainedTab", "head {0}").format(h) + ("" if mask[h] > 0.5 else " " + QCoreApplication.translate("PretrainedTab", "(off)"))
             for h in range(len(mask))]
 
 
@@ -66,12 +62,16 @@ def draw_heads(tab: PretrainedTab, shown: Shown) -> None:
     layer, head, _ = chosen(tab, shown)
     tokens = a.tokens
     names = head_names(shown, layer)
-    # a dozen heads: thumbnails without axes (the head view and the neuron view name
-    # the tokens; hovering a cell here names its query and key)
-    tab.heads_view.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
-                             swatches=True, ticks=len(names) <= 4)
+    # a dozen heads: thumbnails without axes and short titles (the head view and the
+    # neuron view name the tokens; hovering a cell here names its query and key)
+    few = len(names) <= 4
+    mask = a.head_mask[layer]
+    short = names if few else [f"h{h}" + ("" if mask[h] > 0.5 else " ✕")
+                               for h in range(len(names))]
+    tab.heads_view.set_heads(a.weights[layer], tokens, tokens, short, selected=head,
+                             swatches=True, ticks=few)
     tab.head_lines.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
-                             titles=(tr("queries"), tr("keys")))
+                             titles=(QCoreApplication.translate("PretrainedTab", "queries"), QCoreApplication.translate("PretrainedTab", "keys")))
     follow_head(tab, head, a.weights[layer])
 
 
@@ -109,9 +109,9 @@ def overview_columns(shown: Shown) -> tuple[np.ndarray, list[str], int]:
             tiles.append(w[layer, h])
             titles.append(f"L{layer} H{h}")
         tiles.append(average[layer])
-        titles.append(f"L{layer} " + tr("avg"))
+        titles.append(f"L{layer} " + QCoreApplication.translate("PretrainedTab", "avg"))
         tiles.append(a.rollout[layer])
-        titles.append(f"L{layer} " + tr("rollout"))
+        titles.append(f"L{layer} " + QCoreApplication.translate("PretrainedTab", "rollout"))
     return np.stack(tiles).astype(np.float32), titles, cols
 
 
@@ -134,7 +134,7 @@ def draw_neuron(tab: PretrainedTab, shown: Shown) -> None:
     tab.neuron_view.set_neurons(
         nv.q[query], nv.k, nv.scores[query], nv.weights[query], nv.tokens,
         nv.tokens[query],
-        [tr("q (query)"), tr("k (keys)"), tr("q ⊙ k"), tr("q·k/√d"), tr("softmax")])
+        [QCoreApplication.translate("PretrainedTab", "q (query)"), QCoreApplication.translate("PretrainedTab", "k (keys)"), QCoreApplication.translate("PretrainedTab", "q ⊙ k"), QCoreApplication.translate("PretrainedTab", "q·k/√d"), QCoreApplication.translate("PretrainedTab", "softmax")])
 
 
 def stats_tiles(shown: Shown) -> tuple[np.ndarray, list[str]]:
@@ -146,8 +146,8 @@ def stats_tiles(shown: Shown) -> tuple[np.ndarray, list[str]]:
     top = np.log(keys) if keys > 1 else 1.0
     maps = np.stack([a.to_cls, a.to_sep, a.to_punct, a.to_self,
                      np.clip(a.entropy / top, 0.0, 1.0)]).astype(np.float32)
-    titles = [tr("to [CLS]"), tr("to [SEP]"), tr("to punctuation"),
-              tr("to itself"), tr("entropy ÷ ln {0}").format(keys)]
+    titles = [QCoreApplication.translate("PretrainedTab", "to [CLS]"), QCoreApplication.translate("PretrainedTab", "to [SEP]"), QCoreApplication.translate("PretrainedTab", "to punctuation"),
+              QCoreApplication.translate("PretrainedTab", "to itself"), QCoreApplication.translate("PretrainedTab", "entropy ÷ ln {0}").format(keys)]
     return maps, titles
 
 
@@ -167,10 +167,10 @@ def draw_similarity(tab: PretrainedTab, shown: Shown) -> None:
     panel = tab.view("similarity").panel
     if sim is None:
         tab.similarity_view.set_heads(np.zeros((0, 1, 1), np.float32), [], [], [])
-        panel.set_readout(tr("Sentence similarity needs an encoder (BERT-style) model.")
+        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Sentence similarity needs an encoder (BERT-style) model.")
                           if shown.kind != "encoder" else
                           " ".join(shown.notes) or
-                          tr("Type 2 to 6 sentences, one per line, in the box on the left."))
+                          QCoreApplication.translate("PretrainedTab", "Type 2 to 6 sentences, one per line, in the box on the left."))
         return
     n = len(sim.sentences)
     both = np.stack([sim.similarity, sim.reference]).astype(np.float32)
@@ -179,9 +179,9 @@ def draw_similarity(tab: PretrainedTab, shown: Shown) -> None:
     labels = sentence_labels(n)
     tab.similarity_view.set_heads(
         both, labels, labels,
-        [tr("{0} heads off").format(off), tr("all heads on")], levels=(low, 1.0))
+        [QCoreApplication.translate("PretrainedTab", "{0} heads off").format(off), QCoreApplication.translate("PretrainedTab", "all heads on")], levels=(low, 1.0))
     if not panel.readout.text().strip() or tab._similarity_hint_shown:
-        panel.set_readout(tr("Cosine similarity of the mean-pooled embeddings; hover a cell."))
+        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Cosine similarity of the mean-pooled embeddings; hover a cell."))
         tab._similarity_hint_shown = True
 
 
@@ -189,14 +189,14 @@ def draw_next(tab: PretrainedTab, shown: Shown) -> None:
     nt = shown.next
     if nt is None:
         tab.next_view.set_bars([], np.zeros(0), np.zeros(0, bool), np.zeros(0),
-                               (tr("probability"), tr("sampled from")))
-        tab.next_view.set_hint(tr("Next-token probabilities come from a decoder: open a "
+                               (QCoreApplication.translate("PretrainedTab", "probability"), QCoreApplication.translate("PretrainedTab", "sampled from")))
+        tab.next_view.set_hint(QCoreApplication.translate("PretrainedTab", "Next-token probabilities come from a decoder: open a "
                                   "GPT-2 folder with File → Open…"))
         return
     tab.next_view.set_hint("")
     tab.next_view.set_bars(nt.candidates, nt.probs, nt.kept, nt.filtered,
-                           (tr("probability at T = {0:g}").format(nt.temperature),
-                            tr("after top-k / top-p")))
+                           (QCoreApplication.translate("PretrainedTab", "probability at T = {0:g}").format(nt.temperature),
+                            QCoreApplication.translate("PretrainedTab", "after top-k / top-p")))
 
 
 def draw_generation(tab: PretrainedTab) -> None:
@@ -207,9 +207,9 @@ def draw_generation(tab: PretrainedTab) -> None:
     if not steps:
         tab.generation_view.set_heads(np.zeros((0, 1, 1), np.float32), [], [], [])
         decoder = tab.model is not None and tab.model.kind == "decoder"
-        panel.set_readout(tr("Press Generate: each new token's attention row appears here.")
+        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Press Generate: each new token's attention row appears here.")
                           if decoder else
-                          tr("Generation needs a decoder (GPT-2) model: File → Open…"))
+                          QCoreApplication.translate("PretrainedTab", "Generation needs a decoder (GPT-2) model: File → Open…"))
         tab.generated_label.setText("")
         return
     last = steps[-1]
@@ -222,8 +222,8 @@ def draw_generation(tab: PretrainedTab) -> None:
         row = step.attention[layer, head]
         rows[i, :len(row)] = row
     tab.generation_view.set_heads(rows[None], [s.token for s in steps], context,
-                                  [tr("layer {0}, head {1}").format(layer, head)])
-    tab.generated_label.setText(tr("Generated: {0}").format(
+                                  [QCoreApplication.translate("PretrainedTab", "layer {0}, head {1}").format(layer, head)])
+    tab.generated_label.setText(QCoreApplication.translate("PretrainedTab", "Generated: {0}").format(
         readable("".join(s.token for s in steps))))
-    panel.set_readout(tr("{0} tokens generated; row = new token, columns = the text it "
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "{0} tokens generated; row = new token, columns = the text it "
                          "attended to.").format(len(steps)))

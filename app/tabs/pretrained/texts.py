@@ -15,10 +15,6 @@ if TYPE_CHECKING:
     from app.tabs.pretrained.tab import PretrainedTab
 
 
-def tr(text: str) -> str:
-    return QCoreApplication.translate("PretrainedTab", text)
-
-
 def count(n: int) -> str:
     """A parameter count as people say it: 22.7 M, 1.5 B."""
     if n >= 1e9:
@@ -39,18 +35,18 @@ def describe_model(tab: PretrainedTab) -> None:
     model = tab.model
     if model is not None:
         c = model.config
-        kind = tr("encoder") if model.kind == "encoder" else tr("decoder")
-        tab.model_label.setText(tr(
+        kind = QCoreApplication.translate("PretrainedTab", "encoder") if model.kind == "encoder" else QCoreApplication.translate("PretrainedTab", "decoder")
+        tab.model_label.setText(QCoreApplication.translate("PretrainedTab",
             "<b>{0}</b> · {1} {2} · {3} layers × {4} heads · d_model {5} · {6} parameters "
             "({7} as float32)").format(model.name, c.model_type, kind, c.layers, c.heads,
                                       c.d_model, count(model.num_parameters),
                                       size(4 * model.num_parameters)))
     elif tab.is_opening():
-        tab.model_label.setText(tr("Loading the model…"))
+        tab.model_label.setText(QCoreApplication.translate("PretrainedTab", "Loading the model…"))
     else:
-        tab.model_label.setText(tr("No model loaded."))
+        tab.model_label.setText(QCoreApplication.translate("PretrainedTab", "No model loaded."))
     if tab._missing and model is None:
-        tab.model_note.setText(tr(
+        tab.model_note.setText(QCoreApplication.translate("PretrainedTab",
             "The bundled model {0} is not installed. Install it with:\n{1}\nor open a Hugging "
             "Face model folder with File → Open…").format(BUNDLED_NAME, INSTALL_COMMAND))
     tab.model_note.setVisible(tab._missing and model is None)
@@ -73,13 +69,13 @@ def enable_for_model(tab: PretrainedTab) -> None:
 def note_decoder(tab: PretrainedTab) -> None:
     model = tab.model
     decoder = model is not None and model.kind == "decoder"
-    tab.decoder_note.setText("" if decoder else tr(
+    tab.decoder_note.setText("" if decoder else QCoreApplication.translate("PretrainedTab",
         "For a decoder (GPT-2): open its folder with File → Open… ({0} is an encoder).")
         .format(model.name if model is not None else BUNDLED_NAME))
     tab.decoder_note.setVisible(not decoder)
     tab.pair.setPlaceholderText(
-        tr("optional: BERT's second sentence") if tab.pair.isEnabled() else
-        tr("this model reads one text"))
+        QCoreApplication.translate("PretrainedTab", "optional: BERT's second sentence") if tab.pair.isEnabled() else
+        QCoreApplication.translate("PretrainedTab", "this model reads one text"))
 
 
 def fill_queries(tab: PretrainedTab, tokens) -> None:
@@ -101,21 +97,21 @@ def fill_queries(tab: PretrainedTab, tokens) -> None:
 # -- titles --------------------------------------------------------------------------------------
 def heads_title(tab: PretrainedTab) -> str:
     layer = chosen(tab, tab.trace)[0] if tab.trace is not None else tab.layer.value()
-    return tr("Layer {0}: every head (rows = queries, columns = keys)").format(layer)
+    return QCoreApplication.translate("PretrainedTab", "Layer {0}: every head (rows = queries, columns = keys)").format(layer)
 
 
 def head_view_title(tab: PretrainedTab) -> str:
     layer = chosen(tab, tab.trace)[0] if tab.trace is not None else tab.layer.value()
-    return tr("Head view, layer {0}: line opacity = weight").format(layer)
+    return QCoreApplication.translate("PretrainedTab", "Head view, layer {0}: line opacity = weight").format(layer)
 
 
 def neuron_title(tab: PretrainedTab) -> str:
     s = tab.trace
     if s is None:
-        return tr("Neuron view: one head for one query")
+        return QCoreApplication.translate("PretrainedTab", "Neuron view: one head for one query")
     nv = s.neuron
     query = min(max(tab.query.currentIndex(), 0), len(nv.tokens) - 1)
-    return tr("Neuron view: layer {0}, head {1}, query “{2}”").format(nv.layer, nv.head,
+    return QCoreApplication.translate("PretrainedTab", "Neuron view: layer {0}, head {1}, query “{2}”").format(nv.layer, nv.head,
                                                                      nv.tokens[query])
 
 
@@ -135,7 +131,7 @@ def hover_heads(tab: PretrainedTab, head, row, col, value) -> None:
         panel.set_readout("")
         return
     t = s.attention.tokens
-    panel.set_readout(tr("head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
         head, row, t[row], col, t[col], value))
 
 
@@ -144,7 +140,7 @@ def hover_head_view(tab: PretrainedTab, side, index) -> None:
     if s is None:
         return
     if side < 0:
-        panel.set_readout(tr("Hover a token to keep only its lines; click a head above to "
+        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Hover a token to keep only its lines; click a head above to "
                              "hide it."))
         return
     a = s.attention
@@ -154,7 +150,7 @@ def hover_head_view(tab: PretrainedTab, side, index) -> None:
         line = w[h, index] if side == 0 else w[h, :, index]
         j = int(np.argmax(line))
         parts.append(f"h{h} → “{a.tokens[j]}” {line[j]:.2f}")
-    what = tr("query {0} “{1}”") if side == 0 else tr("key {0} “{1}”")
+    what = QCoreApplication.translate("PretrainedTab", "query {0} “{1}”") if side == 0 else QCoreApplication.translate("PretrainedTab", "key {0} “{1}”")
     panel.set_readout(what.format(index, a.tokens[index]) + ": " + " · ".join(parts))
 
 
@@ -178,9 +174,9 @@ def hover_stats(tab: PretrainedTab, panel_index, row, col, value) -> None:
     a = s.attention
     names = ("to_cls", "to_sep", "to_punct", "to_self", "entropy")
     raw = float(getattr(a, names[panel_index])[row, col])
-    unit = tr(" nats") if panel_index == 4 else ""
-    off = "" if a.head_mask[row, col] > 0.5 else " " + tr("(off)")
-    panel.set_readout(tr("layer {0}, head {1}{2}: {3}").format(row, col, off,
+    unit = QCoreApplication.translate("PretrainedTab", " nats") if panel_index == 4 else ""
+    off = "" if a.head_mask[row, col] > 0.5 else " " + QCoreApplication.translate("PretrainedTab", "(off)")
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "layer {0}, head {1}{2}: {3}").format(row, col, off,
                                                                f"{raw:.3f}{unit}"))
 
 
@@ -193,7 +189,7 @@ def hover_similarity(tab: PretrainedTab, panel_index, row, col, value) -> None:
     labels = sentence_labels(len(sim.sentences))
     panel.set_readout(f"{labels[row]} “{sim.sentences[row]}” · {labels[col]} "
                       f"“{sim.sentences[col]}”: {sim.similarity[row, col]:.3f} "
-                      + tr("(all heads on: {0:.3f})").format(sim.reference[row, col]))
+                      + QCoreApplication.translate("PretrainedTab", "(all heads on: {0:.3f})").format(sim.reference[row, col]))
 
 
 def hover_next(tab: PretrainedTab, row, series, value) -> None:
@@ -202,8 +198,8 @@ def hover_next(tab: PretrainedTab, row, series, value) -> None:
         panel.set_readout("")
         return
     nt = s.next
-    kept = tr("kept") if nt.kept[row] else tr("dropped by top-k / top-p")
-    panel.set_readout(tr("“{0}”: probability {1:.3f}, {2}, sampled with {3:.3f}").format(
+    kept = QCoreApplication.translate("PretrainedTab", "kept") if nt.kept[row] else QCoreApplication.translate("PretrainedTab", "dropped by top-k / top-p")
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "“{0}”: probability {1:.3f}, {2}, sampled with {3:.3f}").format(
         readable(nt.candidates[row]), nt.probs[row], kept, nt.filtered[row]))
 
 
@@ -213,42 +209,42 @@ def hover_generation(tab: PretrainedTab, row, col, value) -> None:
         return
     last = steps[-1]
     context = list(last.context)
-    panel.set_readout(tr("new token {0} “{1}” → “{2}”: {3:.3f}").format(
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "new token {0} “{1}” → “{2}”: {3:.3f}").format(
         row + 1, steps[row].token, context[col], value))
 
 
 # -- the controls' words ------------------------------------------------------------------------
 def retranslate(tab: PretrainedTab) -> None:
-    tab.box_model.setTitle(tr("Model"))
-    tab.open_button.setText(tr("Open model folder…"))
-    tab.open_button.setToolTip(tr("A Hugging Face folder with config.json, model.safetensors "
+    tab.box_model.setTitle(QCoreApplication.translate("PretrainedTab", "Model"))
+    tab.open_button.setText(QCoreApplication.translate("PretrainedTab", "Open model folder…"))
+    tab.open_button.setToolTip(QCoreApplication.translate("PretrainedTab", "A Hugging Face folder with config.json, model.safetensors "
                                   "and tokenizer.json: BERT, RoBERTa, DistilBERT or GPT-2."))
-    tab.bundled_button.setText(tr("Bundled model"))
-    tab.bundled_button.setToolTip(tr("Go back to {0}, the model that ships with "
+    tab.bundled_button.setText(QCoreApplication.translate("PretrainedTab", "Bundled model"))
+    tab.bundled_button.setToolTip(QCoreApplication.translate("PretrainedTab", "Go back to {0}, the model that ships with "
                                      "ArchScope.").format(BUNDLED_NAME))
-    tab.box_input.setTitle(tr("Text"))
-    tab.sentence_label.setText(tr("Sentence"))
-    tab.pair_label.setText(tr("Second"))
-    tab.run_button.setText(tr("Run"))
-    tab.tokens_label.setText(tr("Tokens (click one to mask it out of attention):"))
-    tab.box_view.setTitle(tr("Shown"))
-    tab.layer_label.setText(tr("Layer"))
-    tab.head_label.setText(tr("Head"))
-    tab.query_label.setText(tr("Query (neuron view)"))
-    tab.box_masks.setTitle(tr("Head masks"))
-    tab.mask_hint.setText(tr("Click a head to switch it off (dark); a row's label switches "
+    tab.box_input.setTitle(QCoreApplication.translate("PretrainedTab", "Text"))
+    tab.sentence_label.setText(QCoreApplication.translate("PretrainedTab", "Sentence"))
+    tab.pair_label.setText(QCoreApplication.translate("PretrainedTab", "Second"))
+    tab.run_button.setText(QCoreApplication.translate("PretrainedTab", "Run"))
+    tab.tokens_label.setText(QCoreApplication.translate("PretrainedTab", "Tokens (click one to mask it out of attention):"))
+    tab.box_view.setTitle(QCoreApplication.translate("PretrainedTab", "Shown"))
+    tab.layer_label.setText(QCoreApplication.translate("PretrainedTab", "Layer"))
+    tab.head_label.setText(QCoreApplication.translate("PretrainedTab", "Head"))
+    tab.query_label.setText(QCoreApplication.translate("PretrainedTab", "Query (neuron view)"))
+    tab.box_masks.setTitle(QCoreApplication.translate("PretrainedTab", "Head masks"))
+    tab.mask_hint.setText(QCoreApplication.translate("PretrainedTab", "Click a head to switch it off (dark); a row's label switches "
                              "the whole layer; the corner turns every head back on."))
-    tab.box_similarity.setTitle(tr("Sentence similarity"))
-    tab.sentences_hint.setText(tr("2 to 6 sentences, one per line: their embeddings' cosine "
+    tab.box_similarity.setTitle(QCoreApplication.translate("PretrainedTab", "Sentence similarity"))
+    tab.sentences_hint.setText(QCoreApplication.translate("PretrainedTab", "2 to 6 sentences, one per line: their embeddings' cosine "
                                   "similarity with the heads masked above."))
-    tab.box_decoder.setTitle(tr("Next token and generation (decoders)"))
-    tab.temperature_label.setText(tr("Temperature"))
-    tab.top_k_label.setText(tr("Top-k"))
-    tab.top_k.setSpecialValueText(tr("off"))
-    tab.top_p_label.setText(tr("top-p"))
-    tab.steps_label.setText(tr("Tokens"))
-    tab.seed_label.setText(tr("Seed"))
-    tab.generate_button.setText(tr("Stop") if tab.jobs.is_running() else tr("Generate"))
+    tab.box_decoder.setTitle(QCoreApplication.translate("PretrainedTab", "Next token and generation (decoders)"))
+    tab.temperature_label.setText(QCoreApplication.translate("PretrainedTab", "Temperature"))
+    tab.top_k_label.setText(QCoreApplication.translate("PretrainedTab", "Top-k"))
+    tab.top_k.setSpecialValueText(QCoreApplication.translate("PretrainedTab", "off"))
+    tab.top_p_label.setText(QCoreApplication.translate("PretrainedTab", "top-p"))
+    tab.steps_label.setText(QCoreApplication.translate("PretrainedTab", "Tokens"))
+    tab.seed_label.setText(QCoreApplication.translate("PretrainedTab", "Seed"))
+    tab.generate_button.setText(QCoreApplication.translate("PretrainedTab", "Stop") if tab.jobs.is_running() else QCoreApplication.translate("PretrainedTab", "Generate"))
     note_decoder(tab)
     describe_model(tab)
     for view in tab.all_views.values():
