@@ -108,6 +108,7 @@ class NeuronPlot(pg.GraphicsLayoutWidget):
                 plot.removeItem(items.pop())
             while len(items) < len(values):
                 item = pg.TextItem(anchor=(0.5, 0.5))
+                item._archscope_data_label = True     # the cell's own value, not a note
                 item.setFont(token_font())
                 plot.addItem(item)
                 items.append(item)

@@ -137,6 +137,7 @@ def _view_box(tab: PretrainedTab) -> QGroupBox:
     form.addRow(tab.layer_label, row)
     tab.query = QComboBox()
     tab.query.setObjectName("QueryCombo")
+    tab.query.setProperty("archscope_data", True)       # the text's own tokens
     tab.query.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     tab.query.setMinimumContentsLength(10)
     form.addRow(tab.query_label, tab.query)

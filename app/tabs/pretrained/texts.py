@@ -37,7 +37,7 @@ def describe_model(tab: PretrainedTab) -> None:
         c = model.config
         kind = QCoreApplication.translate("PretrainedTab", "encoder") if model.kind == "encoder" else QCoreApplication.translate("PretrainedTab", "decoder")
         tab.model_label.setText(QCoreApplication.translate("PretrainedTab",
-            "<b>{0}</b> · {1} {2} · {3} layers × {4} heads · d_model {5} · {6} parameters "
+            "<b>“{0}”</b> · {1} {2} · {3} layers × {4} heads · d_model {5} · {6} parameters "
             "({7} as float32)").format(model.name, c.model_type, kind, c.layers, c.heads,
                                       c.d_model, count(model.num_parameters),
                                       size(4 * model.num_parameters)))
@@ -70,7 +70,7 @@ def note_decoder(tab: PretrainedTab) -> None:
     model = tab.model
     decoder = model is not None and model.kind == "decoder"
     tab.decoder_note.setText("" if decoder else QCoreApplication.translate("PretrainedTab",
-        "For a decoder (GPT-2): open its folder with File → Open… ({0} is an encoder).")
+        "For a decoder (GPT-2): open its folder with File → Open… (“{0}” is an encoder).")
         .format(model.name if model is not None else BUNDLED_NAME))
     tab.decoder_note.setVisible(not decoder)
     tab.pair.setPlaceholderText(
