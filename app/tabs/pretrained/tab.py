@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.base import BaseTab, TabContext
@@ -162,6 +162,12 @@ class PretrainedTab(BaseTab):
             return
         if path:
             self.file_opened.emit(path)
+
+    def _open_stopped(self, completed: bool) -> None:
+        if not completed and not self._open_failed:       # Cancel (or another folder)
+            name = self._loading[0] if self._loading else Path(self._opening).name
+            self.ctx.status(QCoreApplication.translate(
+                "BaseTab", "Opening {0} was cancelled; nothing was changed.").format(name))
 
     def accept_file(self, path: str, model) -> None:
         """The model read from ``path`` replaces the one shown (GUI thread)."""
