@@ -143,8 +143,17 @@ class PretrainedTab(BaseTab):
                                  texts.size(cfg.parameters * 4),
                                  texts.count(self.max_parameters),
                                  texts.size(self.max_parameters * 4)))
-        self._loading = (name, cfg.parameters)
+        self._checked = (name, cfg.parameters)
         return model_reader(folder, self.max_parameters)
+
+    def start_open(self, path: str) -> None:
+        """``BaseTab.start_open``, naming the model (and its size) on the bar."""
+        read = self.file_reader(path)
+        self.loads.stop()          # a model still being read is cancelled (and says so)
+        self._loading = self._checked
+        self._opening, self._open_failed = path, False
+        self.loads.start_call(read)
+        self._open_progressed(0.0)
 
     def _open_progressed(self, fraction: float) -> None:
         name, parameters = self._loading or (Path(self._opening).name, 0)
