@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPICS = ("transformer", "efficient_attention", "graphs", "flows", "ode", "meta")
+TOPICS = ("transformer", "efficient_attention", "graphs", "flows", "ode", "meta", "pretrained",
+          "generation", "explain")
 
 
 def test_tabs_and_options_load_without_torch():
@@ -40,6 +41,10 @@ def test_tabs_and_options_load_without_torch():
     ("models.flows", ["FlowSession", "build_flow"]),
     ("models.ode", ["SpiralSession", "odesolve"]),
     ("models.meta", ["MetaSession", "ProtoSession"]),
+    ("models.pretrained", ["load_pretrained", "sentence_attention", "neuron_view",
+                           "sentence_similarity", "next_tokens", "generate"]),
+    ("models.generation", ["train_generator"]),
+    ("models.explain", ["explain_node"]),
 ])
 def test_topic_faces_keep_their_public_names(module, names):
     import importlib

@@ -14,7 +14,9 @@ from models.traces.efficient import (
     EfficientTrace,
     MaskTrace,
 )
+from models.traces.explain import NodeExplanation
 from models.traces.flows import FlowDensity, FlowResult, FlowTrace
+from models.traces.generation import GenerationTrace, GraphSet
 from models.traces.graphs import (
     BatchTrace,
     EdgeValues,
@@ -73,5 +75,7 @@ __all__ = [
     "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
     "CostTheory", "EfficientTrace",
+    "NodeExplanation",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
+    "GraphSet", "GenerationTrace",
 ]
