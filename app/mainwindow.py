@@ -395,9 +395,13 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         tab = self.current_tab()
         if tab.file_filter() is None:
             return
-        path, _ = QFileDialog.getOpenFileName(
-            self, translate("MainWindow", "Open"), self.settings.last_dir("open"),
-            tab.file_filter())
+        if tab.opens_folders():        # a model folder, say: the filter names what it holds
+            path = QFileDialog.getExistingDirectory(
+                self, translate("MainWindow", "Open"), self.settings.last_dir("open"))
+        else:
+            path, _ = QFileDialog.getOpenFileName(
+                self, translate("MainWindow", "Open"), self.settings.last_dir("open"),
+                tab.file_filter())
         if not path:
             return
         if path.lower().endswith(".archscope"):     # a session chosen here opens as one

@@ -327,6 +327,10 @@ class BaseTab(QWidget):
         """The Open dialog's filter for files this tab reads, or None (Open… disabled)."""
         return None
 
+    def opens_folders(self) -> bool:
+        """File → Open… chooses a folder, not a file (a model folder, say)."""
+        return False
+
     def file_reader(self, path: str) -> Callable[[Callable | None, Callable | None], object]:
         """``read(progress, cancelled)``: reads ``path`` on any thread (a loader of
         ``models/``, no Qt) and returns what ``accept_file`` takes. Made on the GUI thread,

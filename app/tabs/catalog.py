@@ -40,6 +40,8 @@ TABS: tuple[TabSpec, ...] = (
             "app.tabs.positional:PositionalTab", order=10),
     TabSpec("transformer", QT_TRANSLATE_NOOP("Tabs", "Transformer"),
             "app.tabs.transformer:TransformerTab", order=20),
+    TabSpec("pretrained", QT_TRANSLATE_NOOP("Tabs", "Pretrained models"),
+            "app.tabs.pretrained:PretrainedTab", order=25),
     TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"),
             "app.tabs.efficient:EfficientTab", order=30),
     TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"),

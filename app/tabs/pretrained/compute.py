@@ -1,0 +1,191 @@
+"""What the pretrained-model tab computes off the GUI thread, through
+``models.pretrained``'s probe: a request (the controls as they were when asked) in, a
+``Shown`` (the traces every view draws) out; and the model read from its folder with
+progress and Cancel.
+
+Nothing here is Qt; ``models.pretrained`` (and torch behind it) is imported inside the
+functions, in the worker that runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from models.traces.pretrained import (
+    GenerationStep,
+    NeuronView,
+    NextTokens,
+    SentenceAttention,
+    SentenceSimilarity,
+)
+
+#: the most sentences the similarity matrix takes, and the fewest
+MAX_SENTENCES, MIN_SENTENCES = 6, 2
+#: the candidates the next-token bars show
+SHOWN_CANDIDATES = 15
+#: bytes read between two progress reports (and Cancel checks) of a model's weights
+CHUNK = 8 << 20
+
+
+@dataclass(frozen=True)
+class Request:
+    """The controls a computation reads, frozen when it was asked for."""
+
+    sentence: str
+    pair: str | None
+    keep: tuple[bool, ...] | None      # None: every token (a new text)
+    head_mask: tuple[tuple[float, ...], ...] | None      # None: every head on
+    layer: int
+    head: int
+    sentences: tuple[str, ...]
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+
+    def mask_array(self) -> np.ndarray | None:
+        return None if self.head_mask is None else np.array(self.head_mask, np.float32)
+
+    def keep_array(self) -> np.ndarray | None:
+        return None if self.keep is None else np.array(self.keep, bool)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Everything the views draw, for one request of one model."""
+
+    request: Request
+    model: str                  # the model's name
+    model_id: int               # which model the tab had loaded (a reopened folder: another)
+    kind: str                   # "encoder" or "decoder"
+    attention: SentenceAttention
+    neuron: NeuronView
+    similarity: SentenceSimilarity | None
+    next: NextTokens | None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The text could not be run (too long for the model, say): why, in the model's words;
+    the views keep what they showed."""
+
+    request: Request
+    message: str
+
+
+def split_sentences(text: str) -> tuple[str, ...]:
+    """The similarity box's sentences: one per non-empty line, at most ``MAX_SENTENCES``."""
+    lines = [line.strip() for line in text.splitlines()]
+    return tuple(line for line in lines if line)[:MAX_SENTENCES]
+
+
+def compute(model, model_id: int, request: Request, previous: Shown | None
+            ) -> Shown | Refused:
+    """The traces for ``request`` of ``model`` (the tab's ``model_id`` for it); the
+    parts of ``previous`` whose inputs are the same (same model, text, masks) are kept
+    rather than computed again."""
+    from models.errors import ArchScopeError
+    from models.pretrained import neuron_view, next_tokens, sentence_attention, sentence_similarity
+
+    r, old = request, previous
+    if not isinstance(old, Shown) or old.model_id != model_id:
+        old = None
+    same_text = old is not None and (old.request.sentence, old.request.pair, old.request.keep) \
+        == (r.sentence, r.pair, r.keep)
+    try:
+        if same_text and old.request.head_mask == r.head_mask:
+            attention = old.attention
+        else:
+            attention = sentence_attention(model, r.sentence, pair=r.pair,
+                                           head_mask=r.mask_array(), keep=r.keep_array())
+        layers, heads = attention.weights.shape[:2]
+        layer, head = min(max(r.layer, 0), layers - 1), min(max(r.head, 0), heads - 1)
+        if same_text and (old.neuron.layer, old.neuron.head) == (layer, head) and \
+                old.request.head_mask == r.head_mask:
+            neuron = old.neuron
+        else:       # the heads masked below this layer change its input
+            neuron = neuron_view(model, layer, head, r.sentence, pair=r.pair,
+                                 keep=r.keep_array(), head_mask=r.mask_array())
+    except ArchScopeError as exc:
+        return Refused(request, str(exc))
+    notes = []
+    similarity = None
+    if attention.kind == "encoder" and len(r.sentences) >= MIN_SENTENCES:
+        if old is not None and old.similarity is not None and \
+                (old.request.sentences, old.request.head_mask) == (r.sentences, r.head_mask):
+            similarity = old.similarity
+        else:
+            try:
+                similarity = sentence_similarity(model, list(r.sentences),
+                                                 head_mask=r.mask_array())
+            except ArchScopeError as exc:
+                notes.append(str(exc))
+    nxt = None
+    if attention.kind == "decoder":
+        if old is not None and old.next is not None and same_text and \
+                (old.request.temperature, old.request.top_k, old.request.top_p) == \
+                (r.temperature, r.top_k, r.top_p):
+            nxt = old.next
+        else:
+            nxt = next_tokens(model, r.sentence, temperature=r.temperature, top_k=r.top_k,
+                              top_p=r.top_p, shown=SHOWN_CANDIDATES)
+    return Shown(request, model_name(model), model_id, attention.kind, attention, neuron,
+                 similarity, nxt, tuple(notes))
+
+
+def model_name(model) -> str:
+    return str(getattr(model, "name", "model"))
+
+
+def generation(model, text: str, steps: int, temperature: float, top_k: int, top_p: float,
+               seed: int) -> Iterator[tuple[GenerationStep, ...]]:
+    """Token-by-token generation as a job: every item is all the steps so far (the job
+    runner may drop items between two screen updates; the last one has them all)."""
+    from models.pretrained import generate
+
+    done: list[GenerationStep] = []
+    for step in generate(model, text, steps, temperature=temperature, top_k=top_k,
+                         top_p=top_p, seed=seed):
+        done.append(step)
+        yield tuple(done)
+
+
+def weight_files(folder: Path) -> list[Path]:
+    """The files of a model folder that hold its weights (what reading costs)."""
+    files = sorted(folder.glob("*.safetensors"))
+    pickled = folder / "pytorch_model.bin"
+    return files or ([pickled] if pickled.is_file() else [])
+
+
+def model_reader(folder: Path | None, max_parameters: int
+                 ) -> Callable[[Callable | None, Callable | None], object]:
+    """``read(progress, cancelled)`` for ``JobRunner.start_call``: the weight files read
+    through once in chunks (the progress the bar shows, Cancel between two chunks; the
+    loader then finds them in the page cache), then ``load_pretrained``."""
+    from models.errors import ArchScopeError
+
+    def read(progress: Callable | None, cancelled: Callable | None):
+        from models.pretrained import bundled_folder, load_pretrained
+
+        source = bundled_folder() if folder is None else folder
+        files = weight_files(Path(source))
+        total = max(1, sum(f.stat().st_size for f in files))
+        done = 0
+        for path in files:
+            with open(path, "rb") as fh:
+                while chunk := fh.read(CHUNK):
+                    done += len(chunk)
+                    if cancelled is not None and cancelled():
+                        raise ArchScopeError("cancelled")
+                    if progress is not None:
+                        progress(0.85 * done / total)
+        model = load_pretrained(folder, max_parameters=max_parameters)
+        if progress is not None:
+            progress(1.0)
+        return model
+
+    return read

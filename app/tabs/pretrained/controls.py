@@ -1,0 +1,303 @@
+"""The pretrained-model tab's widgets: six boxes of controls and eight views.
+
+Each function builds one part on the tab and wires it to the tab's methods; texts are
+set by ``PretrainedTab.retranslate``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+)
+
+from app.tabs.base import View
+from app.tabs.pretrained import data
+from viz.attention import TileMosaic
+from viz.head_view import HeadView
+from viz.mask_toggles import HeadMaskGrid, TokenToggles
+from viz.neuron_view import NeuronPlot
+from viz.panel import ViewPanel
+from viz.pooled_grid import PooledHeadGrid
+from viz.theme import error_style, muted_style
+from viz.token_bars import TokenBars
+
+if TYPE_CHECKING:
+    from app.tabs.pretrained.tab import PretrainedTab
+
+#: the longest text a sentence box takes
+MAX_TEXT = 4000
+
+
+def _label(wrap: bool = True, style: str = "") -> QLabel:
+    label = QLabel()
+    label.setWordWrap(wrap)
+    if style:
+        label.setStyleSheet(style)
+    return label
+
+
+def build_controls(tab: PretrainedTab) -> None:
+    lay = tab.controls_layout
+    lay.setSpacing(4)
+    for box in (_model_box(tab), _input_box(tab), _view_box(tab), _mask_box(tab),
+                _similarity_box(tab), _decoder_box(tab)):
+        box.layout().setContentsMargins(6, 2, 6, 4)
+        box.layout().setSpacing(3)
+        lay.addWidget(box)
+    lay.addStretch(1)
+    tab.left.setSizes([660, 230])
+
+
+def _model_box(tab: PretrainedTab) -> QGroupBox:
+    tab.box_model = QGroupBox()
+    col = QVBoxLayout(tab.box_model)
+    tab.model_label = _label()
+    tab.model_label.setObjectName("ModelLabel")
+    tab.model_note = _label(style=error_style())
+    tab.model_note.setObjectName("ModelNote")
+    # the install command can be selected and copied
+    tab.model_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    tab.model_note.setVisible(False)
+    tab.open_button = QPushButton()
+    tab.open_button.setObjectName("OpenModelButton")
+    tab.open_button.clicked.connect(tab.open_folder_dialog)
+    tab.bundled_button = QPushButton()
+    tab.bundled_button.setObjectName("BundledModelButton")
+    tab.bundled_button.clicked.connect(tab.load_bundled)
+    row = QHBoxLayout()
+    row.addWidget(tab.open_button, 1)
+    row.addWidget(tab.bundled_button, 1)
+    col.addWidget(tab.model_label)
+    col.addLayout(row)
+    col.addWidget(tab.model_note)
+    return tab.box_model
+
+
+def _input_box(tab: PretrainedTab) -> QGroupBox:
+    """The sentence, BERT's optional second sentence, Run, and the token toggles."""
+    tab.box_input = QGroupBox()
+    form = QFormLayout(tab.box_input)
+    tab.sentence = QLineEdit()
+    tab.sentence.setObjectName("SentenceEdit")
+    tab.sentence.setMaxLength(MAX_TEXT)
+    tab.pair = QLineEdit()
+    tab.pair.setObjectName("PairEdit")
+    tab.pair.setMaxLength(MAX_TEXT)
+    tab.run_button = QPushButton()
+    tab.run_button.setObjectName("RunButton")
+    tab.sentence_label, tab.pair_label = QLabel(), QLabel()
+    form.addRow(tab.sentence_label, tab.sentence)
+    pair_row = QHBoxLayout()
+    pair_row.addWidget(tab.pair, 1)
+    pair_row.addWidget(tab.run_button)
+    form.addRow(tab.pair_label, pair_row)
+    tab.tokens_label = _label(style=muted_style())
+    form.addRow(tab.tokens_label)
+    tab.token_toggles = TokenToggles()
+    tab.token_toggles.setObjectName("TokenToggles")
+    form.addRow(tab.token_toggles)
+    tab.input_note = _label(style=error_style())
+    tab.input_note.setVisible(False)
+    form.addRow(tab.input_note)
+    for edit in (tab.sentence, tab.pair):
+        edit.returnPressed.connect(tab.run)
+    tab.run_button.clicked.connect(tab.run)
+    tab.token_toggles.changed.connect(tab.schedule_update)
+    return tab.box_input
+
+
+def _view_box(tab: PretrainedTab) -> QGroupBox:
+    """Layer and head shown, and the neuron view's query token."""
+    tab.box_view = QGroupBox()
+    form = QFormLayout(tab.box_view)
+    tab.layer, tab.head = QSpinBox(), QSpinBox()
+    tab.layer.setObjectName("LayerSpin")
+    tab.head.setObjectName("HeadSpin")
+    tab.layer_label, tab.head_label, tab.query_label = QLabel(), QLabel(), QLabel()
+    row = QHBoxLayout()
+    row.addWidget(tab.layer, 1)
+    row.addSpacing(8)
+    row.addWidget(tab.head_label)
+    row.addWidget(tab.head, 1)
+    form.addRow(tab.layer_label, row)
+    tab.query = QComboBox()
+    tab.query.setObjectName("QueryCombo")
+    tab.query.setProperty("archscope_data", True)       # the text's own tokens
+    tab.query.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    tab.query.setMinimumContentsLength(10)
+    form.addRow(tab.query_label, tab.query)
+    for spin in (tab.layer, tab.head):
+        spin.valueChanged.connect(tab.schedule_update)
+    tab.query.currentIndexChanged.connect(tab._query_chosen)
+    return tab.box_view
+
+
+def _mask_box(tab: PretrainedTab) -> QGroupBox:
+    tab.box_masks = QGroupBox()
+    col = QVBoxLayout(tab.box_masks)
+    tab.mask_grid = HeadMaskGrid()
+    tab.mask_grid.setObjectName("HeadMaskGrid")
+    tab.mask_grid.changed.connect(tab.schedule_update)
+    tab.mask_hint = _label(style=muted_style())
+    col.addWidget(tab.mask_grid)
+    col.addWidget(tab.mask_hint)
+    return tab.box_masks
+
+
+def _similarity_box(tab: PretrainedTab) -> QGroupBox:
+    tab.box_similarity = QGroupBox()
+    col = QVBoxLayout(tab.box_similarity)
+    tab.sentences = QPlainTextEdit()
+    tab.sentences.setObjectName("SentencesEdit")
+    tab.sentences.setTabChangesFocus(True)
+    tab.sentences.setMaximumHeight(96)
+    tab.sentences_hint = _label(style=muted_style())
+    col.addWidget(tab.sentences)
+    col.addWidget(tab.sentences_hint)
+    # recomputed once typing pauses (each key press would be a computation)
+    tab._sentences_timer = QTimer(tab)
+    tab._sentences_timer.setSingleShot(True)
+    tab._sentences_timer.setInterval(600)
+    tab._sentences_timer.timeout.connect(tab.schedule_update)
+    tab.sentences.textChanged.connect(tab._sentences_timer.start)
+    return tab.box_similarity
+
+
+def _decoder_box(tab: PretrainedTab) -> QGroupBox:
+    """Temperature, top-k, top-p; generation's length, seed and Generate / Stop."""
+    tab.box_decoder = QGroupBox()
+    form = QFormLayout(tab.box_decoder)
+    tab.temperature = QDoubleSpinBox()
+    tab.temperature.setObjectName("TemperatureSpin")
+    tab.temperature.setRange(0.05, 5.0)
+    tab.temperature.setSingleStep(0.1)
+    tab.temperature.setDecimals(2)
+    tab.top_k = QSpinBox()
+    tab.top_k.setObjectName("TopKSpin")
+    tab.top_k.setRange(0, 1000)
+    tab.top_p = QDoubleSpinBox()
+    tab.top_p.setObjectName("TopPSpin")
+    tab.top_p.setRange(0.01, 1.0)
+    tab.top_p.setSingleStep(0.05)
+    tab.top_p.setDecimals(2)
+    tab.steps = QSpinBox()
+    tab.steps.setObjectName("StepsSpin")
+    tab.steps.setRange(1, 200)
+    tab.seed = QSpinBox()
+    tab.seed.setRange(0, 2**31 - 1)
+    tab.generate_button = QPushButton()
+    tab.generate_button.setObjectName("GenerateButton")
+    tab.generate_button.clicked.connect(tab.toggle_generation)
+    tab.temperature_label, tab.top_k_label, tab.top_p_label = QLabel(), QLabel(), QLabel()
+    tab.steps_label, tab.seed_label = QLabel(), QLabel()
+    form.addRow(tab.temperature_label, tab.temperature)
+    sampling = QHBoxLayout()
+    sampling.addWidget(tab.top_k, 1)
+    sampling.addSpacing(8)
+    sampling.addWidget(tab.top_p_label)
+    sampling.addWidget(tab.top_p, 1)
+    form.addRow(tab.top_k_label, sampling)
+    gen = QHBoxLayout()
+    gen.addWidget(tab.steps, 1)
+    gen.addSpacing(8)
+    gen.addWidget(tab.seed_label)
+    gen.addWidget(tab.seed, 1)
+    form.addRow(tab.steps_label, gen)
+    form.addRow(tab.generate_button)
+    tab.generated_label = _label()
+    tab.generated_label.setObjectName("GeneratedText")
+    form.addRow(tab.generated_label)
+    tab.decoder_note = _label(style=muted_style())
+    form.addRow(tab.decoder_note)
+    for spin in (tab.temperature, tab.top_k, tab.top_p):
+        spin.valueChanged.connect(tab.schedule_update)
+    return tab.box_decoder
+
+
+#: which views a model shows, and where: (key, row, column); the grid has two rows
+ENCODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
+                 ("neuron", 1, 0), ("stats", 1, 1), ("similarity", 1, 2))
+DECODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
+                 ("neuron", 1, 0), ("next", 1, 1), ("generation", 1, 2))
+
+
+def build_views(tab: PretrainedTab) -> None:
+    """Every view, made once; ``arrange_views`` puts those of the model's kind on the
+    grid (an encoder's sentence similarities and Clark et al. statistics; a decoder's
+    next-token bars and generation), and only those are the tab's ``views`` (exported,
+    listed in Export figure…)."""
+    tab.heads_view = PooledHeadGrid()
+    tab.head_lines = HeadView()
+    tab.overview_view = TileMosaic()
+    # 14 columns of thumbnails: a header that would overlap its neighbour is left out
+    tab.overview_view.plot.getAxis("top").setStyle(hideOverlappingLabels=True)
+    tab.neuron_view = NeuronPlot()
+    tab.stats_view = PooledHeadGrid()
+    tab.similarity_view = PooledHeadGrid()
+    tab.next_view = TokenBars()
+    tab.generation_view = PooledHeadGrid()
+    made = (("heads", tab._heads_title, tab.heads_view, data.heads),
+            ("head_view", tab._head_view_title, tab.head_lines, data.head_view),
+            ("overview", tab._overview_title, tab.overview_view, data.overview),
+            ("neuron", tab._neuron_title, tab.neuron_view, data.neuron),
+            ("stats", tab._stats_title, tab.stats_view, data.stats),
+            ("similarity", tab._similarity_title, tab.similarity_view, data.similarity),
+            ("next", tab._next_title, tab.next_view, data.next_tokens),
+            ("generation", tab._generation_title, tab.generation_view, data.generation))
+    tab.all_views = {}
+    for key, title, widget, fn in made:
+        view = View(key, title, ViewPanel(widget), partial(fn, tab))
+        view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        view.panel.graphics.viewport().installEventFilter(tab)
+        view.panel.graphics.viewport().setProperty("archscope_view", key)
+        view.panel.setVisible(False)
+        tab.all_views[key] = view
+    tab.grid.setRowStretch(0, 1)
+    tab.grid.setRowStretch(1, 1)
+    tab.grid.setColumnStretch(0, 1)
+    tab.grid.setColumnStretch(1, 1)
+    tab.grid.setColumnStretch(2, 1)
+    arrange_views(tab, "encoder")
+    tab.overview_view.headClicked.connect(tab._overview_clicked)
+    tab.overview_view.hovered.connect(tab._hover_overview)
+    tab.heads_view.hovered.connect(tab._hover_heads)
+    tab.heads_view.headClicked.connect(tab.head.setValue)
+    tab.head_lines.hovered.connect(tab._hover_head_view)
+    tab.neuron_view.hovered.connect(tab._hover_neuron)
+    tab.stats_view.hovered.connect(tab._hover_stats)
+    tab.similarity_view.hovered.connect(tab._hover_similarity)
+    tab.next_view.hovered.connect(tab._hover_next)
+    tab.generation_view.hovered.connect(tab._hover_generation)
+
+
+def arrange_views(tab: PretrainedTab, kind: str) -> None:
+    """The views of a model of ``kind`` ("encoder" or "decoder") on the grid."""
+    layout = DECODER_VIEWS if kind == "decoder" else ENCODER_VIEWS
+    if [v.key for v in tab.views] == [key for key, _, _ in layout]:
+        return
+    for view in tab.views:
+        tab.grid.removeWidget(view.panel)
+        view.panel.setVisible(False)
+    tab.views = []
+    for key, row, col in layout:
+        view = tab.all_views[key]
+        tab.views.append(view)
+        tab.grid.addWidget(view.panel, row, col)
+        view.panel.setVisible(True)
+    if tab.active_view not in {key for key, _, _ in layout}:
+        tab.active_view = layout[0][0]

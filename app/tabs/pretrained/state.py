@@ -1,0 +1,98 @@
+"""The pretrained-model tab's settings as tours, the command line and session files give
+them: checked (``check``) before any control changes, so a refused value leaves the tab
+as it was; and the tab's part of a session file beyond its controls (the model folder).
+
+Settings: the text (``sentence``, ``pair``), the similarity box (``sentences``, one per
+line), ``layer``, ``head``, ``query`` (the neuron view's query token), the decoder's
+``temperature``, ``top_k`` (0 = off), ``top_p`` (1 = off), ``steps`` and ``seed``;
+``head_mask`` (layers × heads of 0/1, [] = every head on) and ``keep`` (one true/false per
+token of the text, [] = every token kept).
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.tabs.pretrained.controls import MAX_TEXT
+
+DEFAULTS = {
+    "sentence": "The cat sat on the mat, and then it fell asleep.",
+    "pair": "",
+    "sentences": "A man is eating food.\nA man is eating a piece of bread.\n"
+                 "A man is riding a horse.\nThe girl is carrying a baby.",
+    "layer": 0, "head": 0, "query": 0,
+    "temperature": 1.0, "top_k": 0, "top_p": 1.0, "steps": 12, "seed": 0,
+    "head_mask": [], "keep": [],
+}
+#: whole-number settings and their ranges (layer, head and query: checked against the
+#: model when it is loaded; here against generous bounds)
+WHOLE = {"layer": (0, 127), "head": (0, 255), "query": (0, 65535), "top_k": (0, 1000),
+         "steps": (1, 200), "seed": (0, 2**31 - 1)}
+REAL = {"temperature": (0.05, 5.0), "top_p": (0.01, 1.0)}
+TEXTS = ("sentence", "pair", "sentences")
+
+
+def check(state: dict) -> None:
+    """``InvalidParameterError`` naming the first setting that cannot be used as given."""
+    from models.errors import InvalidParameterError
+
+    unknown = sorted(set(state) - set(DEFAULTS))
+    if unknown:
+        raise InvalidParameterError(f"Unknown parameter {', '.join(map(str, unknown))}; "
+                                    f"known: {', '.join(sorted(DEFAULTS))}.")
+    for key in TEXTS:
+        if key in state and (not isinstance(state[key], str) or len(state[key]) > MAX_TEXT):
+            raise InvalidParameterError(f"{key} must be a text of at most {MAX_TEXT} "
+                                        "characters.")
+    for key, (lo, hi) in WHOLE.items():
+        if key in state:
+            value = state[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise InvalidParameterError(f"{key} = {value!r} is not a whole number from "
+                                            f"{lo} to {hi}.")
+    for key, (lo, hi) in REAL.items():
+        if key in state:
+            value = state[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not math.isfinite(value) or not lo <= value <= hi:
+                raise InvalidParameterError(f"{key} = {value!r} is not a number from {lo:g} "
+                                            f"to {hi:g}.")
+    if "head_mask" in state:
+        head_mask(state["head_mask"])
+    if "keep" in state:
+        keep(state["keep"])
+
+
+def head_mask(value) -> list[list[int]]:
+    """A head mask as settings hold it: rows of 0/1 of one length ([] = all on)."""
+    from models.errors import InvalidParameterError
+
+    ok = isinstance(value, list) and len(value) <= 128 and all(
+        isinstance(row, list) and 0 < len(row) <= 256 and
+        all(v in (0, 1) and not isinstance(v, float) for v in row) for row in value)
+    if not ok or len({len(row) for row in value}) > 1:
+        raise InvalidParameterError("head_mask must be rows (one per layer) of 0 or 1 (one "
+                                    "per head), all of one length, or [] for every head on.")
+    return [[int(bool(v)) for v in row] for row in value]
+
+
+def keep(value) -> list[bool]:
+    from models.errors import InvalidParameterError
+
+    if not isinstance(value, list) or len(value) > 65536 or \
+            not all(isinstance(v, bool) for v in value):
+        raise InvalidParameterError("keep must be a list of true/false, one per token, or [] "
+                                    "for every token kept.")
+    if value and not any(value):
+        raise InvalidParameterError("keep masks every token; at least one must stay.")
+    return list(value)
+
+
+def session_model(data: dict, name: str) -> str:
+    """The model folder a session names ("" = the bundled model), checked."""
+    from models.errors import SessionFileError
+
+    path = data.get("model", "")
+    if not isinstance(path, str) or len(path) > 4096:
+        raise SessionFileError(f"{name}: the pretrained tab's model folder is not a path.")
+    return path

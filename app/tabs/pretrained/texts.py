@@ -1,0 +1,251 @@
+"""The pretrained-model tab's words: control labels, view titles, the model's
+description, hover read-outs. Translated in the tab's context ("PretrainedTab")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication
+
+from app.tabs.pretrained.drawing import chosen, readable, sentence_labels
+from models.pretrained.options import BUNDLED_NAME, INSTALL_COMMAND
+
+if TYPE_CHECKING:
+    from app.tabs.pretrained.tab import PretrainedTab
+
+
+def count(n: int) -> str:
+    """A parameter count as people say it: 22.7 M, 1.5 B."""
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} B"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} M"
+    return f"{n:,}"
+
+
+def size(nbytes: int) -> str:
+    if nbytes >= 1e9:
+        return f"{nbytes / 1e9:.1f} GB"
+    return f"{nbytes / 1e6:.0f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.0f} kB"
+
+
+# -- the model ----------------------------------------------------------------------------------
+def describe_model(tab: PretrainedTab) -> None:
+    model = tab.model
+    if model is not None:
+        c = model.config
+        kind = QCoreApplication.translate("PretrainedTab", "encoder") if model.kind == "encoder" else QCoreApplication.translate("PretrainedTab", "decoder")
+        tab.model_label.setText(QCoreApplication.translate("PretrainedTab",
+            "<b>“{0}”</b> · {1} {2} · {3} layers × {4} heads · d_model {5} · {6} parameters "
+            "({7} as float32)").format(model.name, c.model_type, kind, c.layers, c.heads,
+                                      c.d_model, count(model.num_parameters),
+                                      size(4 * model.num_parameters)))
+    elif tab.is_opening():
+        tab.model_label.setText(QCoreApplication.translate("PretrainedTab", "Loading the model…"))
+    else:
+        tab.model_label.setText(QCoreApplication.translate("PretrainedTab", "No model loaded."))
+    if tab._missing and model is None:
+        tab.model_note.setText(QCoreApplication.translate("PretrainedTab",
+            "The bundled model {0} is not installed. Install it with:\n{1}\nor open a Hugging "
+            "Face model folder with File → Open…").format(BUNDLED_NAME, INSTALL_COMMAND))
+    tab.model_note.setVisible(tab._missing and model is None)
+
+
+def enable_for_model(tab: PretrainedTab) -> None:
+    """What the model can do: a sentence pair (token types), similarities (an encoder),
+    next-token choice and generation (a decoder)."""
+    model = tab.model
+    decoder = model is not None and model.kind == "decoder"
+    pair = model is not None and model.config.type_vocab_size >= 2
+    tab.pair.setEnabled(pair)
+    tab.box_similarity.setEnabled(model is not None and not decoder)
+    for w in (tab.temperature, tab.top_k, tab.top_p, tab.steps, tab.seed,
+              tab.generate_button):
+        w.setEnabled(decoder)
+    note_decoder(tab)
+
+
+def note_decoder(tab: PretrainedTab) -> None:
+    model = tab.model
+    decoder = model is not None and model.kind == "decoder"
+    tab.decoder_note.setText("" if decoder else QCoreApplication.translate("PretrainedTab",
+        "For a decoder (GPT-2): open its folder with File → Open… (“{0}” is an encoder).")
+        .format(model.name if model is not None else BUNDLED_NAME))
+    tab.decoder_note.setVisible(not decoder)
+    tab.pair.setPlaceholderText(
+        QCoreApplication.translate("PretrainedTab", "optional: BERT's second sentence") if tab.pair.isEnabled() else
+        QCoreApplication.translate("PretrainedTab", "this model reads one text"))
+
+
+def fill_queries(tab: PretrainedTab, tokens) -> None:
+    """The neuron view's query choice: one entry per token ("3 · cat")."""
+    items = [f"{i} · {t}" for i, t in enumerate(tokens)]
+    combo = tab.query
+    if [combo.itemText(i) for i in range(combo.count())] == items:
+        return
+    wanted = getattr(tab, "_wanted_query", None)
+    index = wanted if wanted is not None else max(0, combo.currentIndex())
+    tab._wanted_query = None
+    combo.blockSignals(True)
+    combo.clear()
+    combo.addItems(items)
+    combo.setCurrentIndex(min(max(index, 0), len(items) - 1))
+    combo.blockSignals(False)
+
+
+# -- titles --------------------------------------------------------------------------------------
+def heads_title(tab: PretrainedTab) -> str:
+    layer = chosen(tab, tab.trace)[0] if tab.trace is not None else tab.layer.value()
+    return QCoreApplication.translate("PretrainedTab", "Layer {0}: every head (rows = queries, columns = keys)").format(layer)
+
+
+def head_view_title(tab: PretrainedTab) -> str:
+    layer = chosen(tab, tab.trace)[0] if tab.trace is not None else tab.layer.value()
+    return QCoreApplication.translate("PretrainedTab", "Head view, layer {0}: line opacity = weight").format(layer)
+
+
+def neuron_title(tab: PretrainedTab) -> str:
+    s = tab.trace
+    if s is None:
+        return QCoreApplication.translate("PretrainedTab", "Neuron view: one head for one query")
+    nv = s.neuron
+    query = min(max(tab.query.currentIndex(), 0), len(nv.tokens) - 1)
+    return QCoreApplication.translate("PretrainedTab", "Neuron view: layer {0}, head {1}, query “{2}”").format(nv.layer, nv.head,
+                                                                     nv.tokens[query])
+
+
+# -- hover read-outs ---------------------------------------------------------------------------
+def hover_overview(tab: PretrainedTab, index, row, col, value) -> None:
+    s, panel = tab.trace, tab.view("overview").panel
+    if index < 0 or s is None:
+        panel.set_readout("")
+        return
+    t = s.attention.tokens
+    panel.set_readout(f"{tab._overview_titles[index]}: “{t[row]}” → “{t[col]}”: {value:.3f}")
+
+
+def hover_heads(tab: PretrainedTab, head, row, col, value) -> None:
+    s, panel = tab.trace, tab.view("heads").panel
+    if head < 0 or s is None:
+        panel.set_readout("")
+        return
+    t = s.attention.tokens
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
+        head, row, t[row], col, t[col], value))
+
+
+def hover_head_view(tab: PretrainedTab, side, index) -> None:
+    s, panel = tab.trace, tab.view("head_view").panel
+    if s is None:
+        return
+    if side < 0:
+        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Hover a token to keep only its lines; click a head above to "
+                             "hide it."))
+        return
+    a = s.attention
+    w = a.weights[chosen(tab, s)[0]]
+    parts = []
+    for h in np.flatnonzero(tab.head_lines.shown_heads()):
+        line = w[h, index] if side == 0 else w[h, :, index]
+        j = int(np.argmax(line))
+        parts.append(f"h{h} → “{a.tokens[j]}” {line[j]:.2f}")
+    what = QCoreApplication.translate("PretrainedTab", "query {0} “{1}”") if side == 0 else QCoreApplication.translate("PretrainedTab", "key {0} “{1}”")
+    panel.set_readout(what.format(index, a.tokens[index]) + ": " + " · ".join(parts))
+
+
+def hover_neuron(tab: PretrainedTab, panel_index, row, col, value) -> None:
+    s, panel = tab.trace, tab.view("neuron").panel
+    if panel_index < 0 or s is None:
+        panel.set_readout("")
+        return
+    names = ("q", "k", "q ⊙ k", "q·k/√d", "softmax")
+    token = s.neuron.tokens[row] if panel_index else tab.query.currentText()
+    where = f"[{col}]" if panel_index <= 2 else ""
+    shown = "−∞" if not np.isfinite(value) else f"{value:.3f}"
+    panel.set_readout(f"{names[panel_index]}{where} “{token}”: {shown}")
+
+
+def hover_stats(tab: PretrainedTab, panel_index, row, col, value) -> None:
+    s, panel = tab.trace, tab.view("stats").panel
+    if panel_index < 0 or s is None:
+        panel.set_readout("")
+        return
+    a = s.attention
+    names = ("to_cls", "to_sep", "to_punct", "to_self", "entropy")
+    raw = float(getattr(a, names[panel_index])[row, col])
+    unit = QCoreApplication.translate("PretrainedTab", " nats") if panel_index == 4 else ""
+    off = "" if a.head_mask[row, col] > 0.5 else " " + QCoreApplication.translate("PretrainedTab", "(off)")
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "layer {0}, head {1}{2}: {3}").format(row, col, off,
+                                                               f"{raw:.3f}{unit}"))
+
+
+def hover_similarity(tab: PretrainedTab, panel_index, row, col, value) -> None:
+    s, panel = tab.trace, tab.view("similarity").panel
+    if panel_index < 0 or s is None or s.similarity is None:
+        return
+    sim = s.similarity
+    tab._similarity_hint_shown = False
+    labels = sentence_labels(len(sim.sentences))
+    panel.set_readout(f"{labels[row]} “{sim.sentences[row]}” · {labels[col]} "
+                      f"“{sim.sentences[col]}”: {sim.similarity[row, col]:.3f} "
+                      + QCoreApplication.translate("PretrainedTab", "(all heads on: {0:.3f})").format(sim.reference[row, col]))
+
+
+def hover_next(tab: PretrainedTab, row, series, value) -> None:
+    s, panel = tab.trace, tab.view("next").panel
+    if row < 0 or s is None or s.next is None:
+        panel.set_readout("")
+        return
+    nt = s.next
+    kept = QCoreApplication.translate("PretrainedTab", "kept") if nt.kept[row] else QCoreApplication.translate("PretrainedTab", "dropped by top-k / top-p")
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "“{0}”: probability {1:.3f}, {2}, sampled with {3:.3f}").format(
+        readable(nt.candidates[row]), nt.probs[row], kept, nt.filtered[row]))
+
+
+def hover_generation(tab: PretrainedTab, row, col, value) -> None:
+    steps, panel = tab.generated, tab.view("generation").panel
+    if row < 0 or not steps or not np.isfinite(value):
+        return
+    last = steps[-1]
+    context = list(last.context)
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "new token {0} “{1}” → “{2}”: {3:.3f}").format(
+        row + 1, steps[row].token, context[col], value))
+
+
+# -- the controls' words ------------------------------------------------------------------------
+def retranslate(tab: PretrainedTab) -> None:
+    tab.box_model.setTitle(QCoreApplication.translate("PretrainedTab", "Model"))
+    tab.open_button.setText(QCoreApplication.translate("PretrainedTab", "Open model folder…"))
+    tab.open_button.setToolTip(QCoreApplication.translate("PretrainedTab", "A Hugging Face folder with config.json, model.safetensors "
+                                  "and tokenizer.json: BERT, RoBERTa, DistilBERT or GPT-2."))
+    tab.bundled_button.setText(QCoreApplication.translate("PretrainedTab", "Bundled model"))
+    tab.bundled_button.setToolTip(QCoreApplication.translate("PretrainedTab", "Go back to {0}, the model that ships with "
+                                     "ArchScope.").format(BUNDLED_NAME))
+    tab.box_input.setTitle(QCoreApplication.translate("PretrainedTab", "Text"))
+    tab.sentence_label.setText(QCoreApplication.translate("PretrainedTab", "Sentence"))
+    tab.pair_label.setText(QCoreApplication.translate("PretrainedTab", "Second"))
+    tab.run_button.setText(QCoreApplication.translate("PretrainedTab", "Run"))
+    tab.tokens_label.setText(QCoreApplication.translate("PretrainedTab", "Tokens (click one to mask it out of attention):"))
+    tab.box_view.setTitle(QCoreApplication.translate("PretrainedTab", "Shown"))
+    tab.layer_label.setText(QCoreApplication.translate("PretrainedTab", "Layer"))
+    tab.head_label.setText(QCoreApplication.translate("PretrainedTab", "Head"))
+    tab.query_label.setText(QCoreApplication.translate("PretrainedTab", "Query (neuron view)"))
+    tab.box_masks.setTitle(QCoreApplication.translate("PretrainedTab", "Head masks"))
+    tab.mask_hint.setText(QCoreApplication.translate("PretrainedTab", "Click a head to switch it off (dark); a row's label switches "
+                             "the whole layer; the corner turns every head back on."))
+    tab.box_similarity.setTitle(QCoreApplication.translate("PretrainedTab", "Sentence similarity"))
+    tab.sentences_hint.setText(QCoreApplication.translate("PretrainedTab", "2 to 6 sentences, one per line: their embeddings' cosine "
+                                  "similarity with the heads masked above."))
+    tab.box_decoder.setTitle(QCoreApplication.translate("PretrainedTab", "Next token and generation (decoders)"))
+    tab.temperature_label.setText(QCoreApplication.translate("PretrainedTab", "Temperature"))
+    tab.top_k_label.setText(QCoreApplication.translate("PretrainedTab", "Top-k"))
+    tab.top_k.setSpecialValueText(QCoreApplication.translate("PretrainedTab", "off"))
+    tab.top_p_label.setText(QCoreApplication.translate("PretrainedTab", "top-p"))
+    tab.steps_label.setText(QCoreApplication.translate("PretrainedTab", "Tokens"))
+    tab.seed_label.setText(QCoreApplication.translate("PretrainedTab", "Seed"))
+    tab.generate_button.setText(QCoreApplication.translate("PretrainedTab", "Stop") if tab.jobs.is_running() else QCoreApplication.translate("PretrainedTab", "Generate"))
+    note_decoder(tab)
+    describe_model(tab)
+    for view in tab.all_views.values():
+        view.panel.set_title(view.title())
