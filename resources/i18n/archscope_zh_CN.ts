@@ -2835,6 +2835,391 @@ f 的求值次数。</translation>
     </message>
 </context>
 <context>
+    <name>PretrainedTab</name>
+    <message>
+        <source>head {0}</source>
+        <translation>头 {0}</translation>
+    </message>
+    <message>
+        <source>(off)</source>
+        <translation>（已关闭）</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>avg</source>
+        <extracomment>the most lines the head view draws with every head shown; above it the view starts with the chosen head's lines only (antialiased lines cost about 0.1 ms each to paint: a dozen heads over a 15-token sentence are 2,700 of them, 0.3 s a paint)</extracomment>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>rollout</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>q (query)</source>
+        <translation>q（查询）</translation>
+    </message>
+    <message>
+        <source>k (keys)</source>
+        <translation>k（键）</translation>
+    </message>
+    <message>
+        <source>q ⊙ k</source>
+        <translation>q ⊙ k</translation>
+    </message>
+    <message>
+        <source>q·k/√d</source>
+        <translation>q·k/√d</translation>
+    </message>
+    <message>
+        <source>softmax</source>
+        <translation>softmax</translation>
+    </message>
+    <message>
+        <source>to [CLS]</source>
+        <translation>指向 [CLS]</translation>
+    </message>
+    <message>
+        <source>to [SEP]</source>
+        <translation>指向 [SEP]</translation>
+    </message>
+    <message>
+        <source>to punctuation</source>
+        <translation>指向标点</translation>
+    </message>
+    <message>
+        <source>to itself</source>
+        <translation>指向自身</translation>
+    </message>
+    <message>
+        <source>entropy ÷ ln {0}</source>
+        <translation>熵 ÷ ln {0}</translation>
+    </message>
+    <message>
+        <source>Sentence similarity needs an encoder (BERT-style) model.</source>
+        <translation>句子相似度需要编码器（BERT 类）模型。</translation>
+    </message>
+    <message>
+        <source>Type 2 to 6 sentences, one per line, in the box on the left.</source>
+        <translation>在左侧的文本框中输入 2 到 6 个句子，每行一句。</translation>
+    </message>
+    <message>
+        <source>{0} heads off</source>
+        <translation>关闭 {0} 个头</translation>
+    </message>
+    <message>
+        <source>all heads on</source>
+        <translation>所有头开启</translation>
+    </message>
+    <message>
+        <source>Cosine similarity of the mean-pooled embeddings; hover a cell.</source>
+        <translation>平均池化嵌入的余弦相似度；将鼠标移到格子上查看数值。</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>sampled from</source>
+        <translation>采样分布</translation>
+    </message>
+    <message>
+        <source>Next-token probabilities come from a decoder: open a GPT-2 folder with File → Open…</source>
+        <translation>下一个词元的概率来自解码器：请用“文件 → 打开…”打开一个 GPT-2 文件夹</translation>
+    </message>
+    <message>
+        <source>probability at T = {0:g}</source>
+        <translation>T = {0:g} 时的概率</translation>
+    </message>
+    <message>
+        <source>after top-k / top-p</source>
+        <translation>经 top-k / top-p 筛选后</translation>
+    </message>
+    <message>
+        <source>Press Generate: each new token's attention row appears here.</source>
+        <translation>点击“生成”：每个新词元的注意力行会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Generation needs a decoder (GPT-2) model: File → Open…</source>
+        <translation>生成需要解码器（GPT-2）模型：文件 → 打开…</translation>
+    </message>
+    <message>
+        <source>layer {0}, head {1}</source>
+        <translation>第 {0} 层，头 {1}</translation>
+    </message>
+    <message>
+        <source>Generated: {0}</source>
+        <translation>已生成：{0}</translation>
+    </message>
+    <message>
+        <source>{0} tokens generated; row = new token, columns = the text it attended to.</source>
+        <translation>已生成 {0} 个词元；行 = 新词元，列 = 它所关注的文本。</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <extracomment>heatmaps made ahead for each grid: the bundled model's 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folders (config.json, model.safetensors, tokenizer.json)</source>
+        <translation>Hugging Face 模型文件夹（config.json、model.safetensors、tokenizer.json）</translation>
+    </message>
+    <message>
+        <source>{0} has about {1} parameters and needs about {2} of memory as float32; ArchScope loads models of at most {3} parameters ({4}). The model shown stays.</source>
+        <translation>{0} 约有 {1} 个参数，以 float32 存储约需 {2} 内存；ArchScope 最多加载 {3} 个参数（{4}）的模型。当前显示的模型保持不变。</translation>
+    </message>
+    <message>
+        <source>Loading {0} ({1} as float32): {2} %</source>
+        <translation>正在加载 {0}（float32 占 {1}）：{2} %</translation>
+    </message>
+    <message>
+        <source>Loaded {0}: {1} layers × {2} heads, {3} parameters.</source>
+        <translation>已加载 {0}：{1} 层 × {2} 个头，{3} 个参数。</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Generating: token {0} of {1}</source>
+        <translation>正在生成：第 {0} 个词元，共 {1} 个</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Generated {0} tokens.</source>
+        <translation>已生成 {0} 个词元。</translation>
+    </message>
+    <message>
+        <source>All layers × heads, head average, rollout</source>
+        <translation>所有层 × 头、头平均与注意力展开</translation>
+    </message>
+    <message>
+        <source>Per head (Clark et al. 2019): rows = layers, columns = heads</source>
+        <translation>按头统计（Clark 等，2019）：行 = 层，列 = 头</translation>
+    </message>
+    <message>
+        <source>Sentence similarity: with the heads masked, and all heads on</source>
+        <translation>句子相似度：掩码后的头与所有头开启</translation>
+    </message>
+    <message>
+        <source>Next token: probabilities, and what top-k / top-p keep</source>
+        <translation>下一个词元：概率，以及 top-k / top-p 保留的词元</translation>
+    </message>
+    <message>
+        <source>Generation: each new token's attention over the text so far</source>
+        <translation>生成：每个新词元对已有文本的注意力</translation>
+    </message>
+    <message>
+        <source>encoder</source>
+        <translation>编码器</translation>
+    </message>
+    <message>
+        <source>decoder</source>
+        <translation>解码器</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;“{0}”&lt;/b&gt; · {1} {2} · {3} layers × {4} heads · d_model {5} · {6} parameters ({7} as float32)</source>
+        <translation>&lt;b&gt;“{0}”&lt;/b&gt; · {1} {2} · {3} 层 × {4} 个头 · d_model {5} · {6} 个参数（float32 占 {7}）</translation>
+    </message>
+    <message>
+        <source>Loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <source>No model loaded.</source>
+        <translation>尚未加载模型。</translation>
+    </message>
+    <message>
+        <source>The bundled model {0} is not installed. Install it with:
+{1}
+or open a Hugging Face model folder with File → Open…</source>
+        <translation>内置模型 {0} 尚未安装。请用以下命令安装：
+{1}
+或者用“文件 → 打开…”打开一个 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>For a decoder (GPT-2): open its folder with File → Open… (“{0}” is an encoder).</source>
+        <translation>用于解码器（GPT-2）：请用“文件 → 打开…”打开它的文件夹（“{0}”是编码器）。</translation>
+    </message>
+    <message>
+        <source>optional: BERT's second sentence</source>
+        <translation>可选：BERT 的第二个句子</translation>
+    </message>
+    <message>
+        <source>this model reads one text</source>
+        <translation>此模型只读取一段文本</translation>
+    </message>
+    <message>
+        <source>Layer {0}: every head (rows = queries, columns = keys)</source>
+        <translation>第 {0} 层：所有头（行 = 查询，列 = 键）</translation>
+    </message>
+    <message>
+        <source>Head view, layer {0}: line opacity = weight</source>
+        <translation>头视图，第 {0} 层：线的不透明度 = 权重</translation>
+    </message>
+    <message>
+        <source>Neuron view: one head for one query</source>
+        <translation>神经元视图：一个头对一个查询</translation>
+    </message>
+    <message>
+        <source>Neuron view: layer {0}, head {1}, query “{2}”</source>
+        <translation>神经元视图：第 {0} 层，头 {1}，查询“{2}”</translation>
+    </message>
+    <message>
+        <source>head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}</source>
+        <translation>头 {0}：查询 {1}“{2}” → 键 {3}“{4}”：{5:.3f}</translation>
+    </message>
+    <message>
+        <source>Hover a token to keep only its lines; click a head above to hide it.</source>
+        <translation>将鼠标移到词元上只显示它的连线；点击上方的头可将其隐藏。</translation>
+    </message>
+    <message>
+        <source>query {0} “{1}”</source>
+        <translation>查询 {0}“{1}”</translation>
+    </message>
+    <message>
+        <source>key {0} “{1}”</source>
+        <translation>键 {0}“{1}”</translation>
+    </message>
+    <message>
+        <source> nats</source>
+        <translation> 奈特</translation>
+    </message>
+    <message>
+        <source>layer {0}, head {1}{2}: {3}</source>
+        <translation>第 {0} 层，头 {1}{2}：{3}</translation>
+    </message>
+    <message>
+        <source>(all heads on: {0:.3f})</source>
+        <translation>（所有头开启时：{0:.3f}）</translation>
+    </message>
+    <message>
+        <source>kept</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>dropped by top-k / top-p</source>
+        <translation>被 top-k / top-p 丢弃</translation>
+    </message>
+    <message>
+        <source>“{0}”: probability {1:.3f}, {2}, sampled with {3:.3f}</source>
+        <translation>“{0}”：概率 {1:.3f}，{2}，采样概率 {3:.3f}</translation>
+    </message>
+    <message>
+        <source>new token {0} “{1}” → “{2}”: {3:.3f}</source>
+        <translation>新词元 {0}“{1}” → “{2}”：{3:.3f}</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Open model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder with config.json, model.safetensors and tokenizer.json: BERT, RoBERTa, DistilBERT or GPT-2.</source>
+        <translation>包含 config.json、model.safetensors 和 tokenizer.json 的 Hugging Face 文件夹：BERT、RoBERTa、DistilBERT 或 GPT-2。</translation>
+    </message>
+    <message>
+        <source>Bundled model</source>
+        <translation>内置模型</translation>
+    </message>
+    <message>
+        <source>Go back to {0}, the model that ships with ArchScope.</source>
+        <translation>回到 {0}，即随 ArchScope 一起提供的模型。</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>Sentence</source>
+        <translation>句子</translation>
+    </message>
+    <message>
+        <source>Second</source>
+        <translation>第二句</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Tokens (click one to mask it out of attention):</source>
+        <translation>词元（点击一个词元可将其从注意力中屏蔽）：</translation>
+    </message>
+    <message>
+        <source>Shown</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Query (neuron view)</source>
+        <translation>查询（神经元视图）</translation>
+    </message>
+    <message>
+        <source>Head masks</source>
+        <translation>头掩码</translation>
+    </message>
+    <message>
+        <source>Click a head to switch it off (dark); a row's label switches the whole layer; the corner turns every head back on.</source>
+        <translation>点击一个头可将其关闭（变暗）；点击行标签可开关整层；点击左上角可重新开启所有头。</translation>
+    </message>
+    <message>
+        <source>Sentence similarity</source>
+        <translation>句子相似度</translation>
+    </message>
+    <message>
+        <source>2 to 6 sentences, one per line: their embeddings' cosine similarity with the heads masked above.</source>
+        <translation>2 到 6 个句子，每行一句：在上方头掩码作用下，它们嵌入的余弦相似度。</translation>
+    </message>
+    <message>
+        <source>Next token and generation (decoders)</source>
+        <translation>下一个词元与生成（解码器）</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>top-p</source>
+        <translation>top-p</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+</context>
+<context>
     <name>Sessions</name>
     <message>
         <source>Saved on {0}, opened here on {1}.</source>
@@ -2903,6 +3288,10 @@ f 的求值次数。</translation>
     <message>
         <source>Transformer</source>
         <translation>Transformer</translation>
+    </message>
+    <message>
+        <source>Pretrained models</source>
+        <translation>预训练模型</translation>
     </message>
     <message>
         <source>Efficient attention</source>
