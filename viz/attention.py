@@ -150,7 +150,10 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
         for i, plot in enumerate(self.plots):
             self.ci.addItem(plot, row=i // cols, col=i % cols)
         for bar, row in self.bars:
-            self.ci.addItem(bar, row=min(row, rows - 1), col=cols)
+            # a lone bar spans every row: one row of small thumbnails is too short for
+            # its tick labels (they overlapped in a 3-row grid of 12 heads)
+            span = rows if len(self.bars) == 1 else 1
+            self.ci.addItem(bar, row=min(row, rows - 1), col=cols, rowspan=span)
         self._placed = key
 
     def relayout(self) -> None:
@@ -198,8 +201,9 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
             plot.layout.setRowFixedHeight(0, th)
             plot.setFixedWidth(pw)
             plot.setFixedHeight(ph)
+        lone = len(self.bars) == 1          # spans every row (see ``_place``)
         for bar, _ in self.bars:
-            bar.setFixedHeight(ph)
+            bar.setFixedHeight(rows * ph + (rows - 1) * GAP if lone else ph)
             bar.setFixedWidth(BAR_W - GAP)
             bar.setContentsMargins(0, th + 1, 0, bh + 1)
         block_w = cols * (pw + GAP) + BAR_W - GAP
