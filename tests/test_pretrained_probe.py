@@ -260,3 +260,12 @@ def test_bad_requests_get_clear_messages(minilm, gpt2):
                           ({"top_k": -1}, "top-k"), ({"top_p": 0.0}, "top-p")]:
         with pytest.raises(InvalidParameterError, match=words):
             next_tokens(model, "The cat", **kwargs)
+
+
+def test_a_device_that_is_not_there_is_refused_and_the_model_keeps_working(minilm):
+    from models.errors import DeviceUnavailableError
+    before = sentence_attention(minilm, TEXT).weights
+    with pytest.raises(DeviceUnavailableError):
+        minilm.to("cuda:7")
+    assert minilm.to("cpu") is minilm and minilm.device == torch.device("cpu")
+    np.testing.assert_array_equal(sentence_attention(minilm, TEXT).weights, before)

@@ -283,3 +283,18 @@ def test_a_session_brings_back_text_masks_and_choices(qtbot, tmp_path):
     assert (tab_b.layer.value(), tab_b.head.value(), tab_b.query.currentIndex()) == (3, 7, 4)
     assert_same_views(before, view_arrays(tab_b), atol=1e-6)
     win_b.close()
+
+
+def test_a_device_that_is_not_there_is_said_and_the_views_stay(qtbot, win):
+    """The model runs on the device the window chose; one that vanished (a CUDA device
+    gone) is refused with a message and what is shown stays."""
+    window, tab = win
+    shown = tab.trace
+    tab.ctx.device = lambda: "cuda:7"
+    _type = "A sentence for a device that is not there."
+    tab.sentence.setText(_type)
+    qtbot.keyClick(tab.sentence, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: tab.input_note.isVisible(), timeout=20_000)
+    assert "cuda:7" in tab.input_note.text()
+    assert tab.trace is shown and tab.model.device.type == "cpu"
+    assert not window.errors

@@ -11,6 +11,7 @@ all-MiniLM-L6-v2); ``logits(text)`` next-token scores of a decoder. A sentence p
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,21 @@ class PretrainedModel:
         self.name, self.folder, self.config = name, folder, config
         self.tokenizer, self.network = tokenizer, network.eval()
         self.kind = "decoder" if config.is_decoder else "encoder"
+        self._move = threading.Lock()
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.network.parameters()).device
+
+    def to(self, device) -> PretrainedModel:
+        """Run on ``device`` ("cpu", "cuda:0", "mps"; checked: ``DeviceUnavailableError``
+        for one that is not there). Results are numpy arrays whatever the device."""
+        from models.devices import device_for
+        dev = device_for(device)
+        with self._move:
+            if dev != self.device:
+                self.network.to(dev)
+        return self
 
     def __repr__(self) -> str:
         c = self.config
@@ -78,7 +94,7 @@ class PretrainedModel:
         if m.shape != want or not np.isfinite(m).all():
             raise InvalidParameterError(f"a head mask of {self.name} is layers × heads = "
                                         f"{want[0]} × {want[1]} finite values; got {m.shape}.")
-        return torch.from_numpy(m.copy())
+        return torch.from_numpy(m.copy()).to(self.device)
 
     def attend_tensor(self, keep, n: int) -> torch.Tensor | None:
         """A token mask (n,) of the tokens that may be attended (True), as (1, n)."""
@@ -87,12 +103,13 @@ class PretrainedModel:
         k = np.asarray(keep, dtype=bool)
         if k.shape != (n,):
             raise InvalidParameterError(f"the token mask has {k.size} entries for {n} tokens.")
-        return torch.from_numpy(k.copy())[None]
+        return torch.from_numpy(k.copy())[None].to(self.device)
 
     @torch.inference_mode()
     def _run(self, encoded: Encoded, head_mask=None, keep=None, inputs: list | None = None):
-        ids = torch.tensor([encoded.ids], dtype=torch.long)
-        types = torch.tensor([encoded.type_ids], dtype=torch.long)
+        dev = self.device
+        ids = torch.tensor([encoded.ids], dtype=torch.long, device=dev)
+        types = torch.tensor([encoded.type_ids], dtype=torch.long, device=dev)
         real = torch.ones_like(ids, dtype=torch.bool)
         out = self.network(ids, real, types, attend=self.attend_tensor(keep, ids.size(1)),
                            head_mask=self.head_mask_tensor(head_mask), inputs=inputs)
@@ -109,7 +126,7 @@ class PretrainedModel:
         maps = _np(torch.cat(weights))                          # (layers, heads, n, n)
         keep = (np.ones((n, n), bool) if mask is None
                 else mask[0, 0].expand(n, n).cpu().numpy().astype(bool))
-        ids_np = ids[0].numpy().astype(np.int64)
+        ids_np = ids[0].cpu().numpy().astype(np.int64)
         if self.kind == "encoder":
             return AttentionMaps(encoder_self=maps, decoder_self=_NO_MAPS, cross=_NO_MAPS,
                                  src_mask=keep, tgt_mask=_NO_MASK, cross_mask=_NO_MASK,
@@ -140,6 +157,7 @@ class PretrainedModel:
         for row, e in enumerate(encoded):
             ids[row, :len(e.ids)] = torch.tensor(e.ids)
             keep[row, :len(e.ids)] = True
+        ids, keep = ids.to(self.device), keep.to(self.device)
         hidden, _, _ = self.network(ids, keep, torch.zeros_like(ids),
                                     head_mask=self.head_mask_tensor(head_mask))
         # mean over the real tokens, then unit length

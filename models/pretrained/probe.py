@@ -239,7 +239,7 @@ def generate(model: PretrainedModel, text: str, steps: int, temperature: float =
     for step in range(int(steps)):
         if len(ids) >= model.max_tokens:
             return
-        t = torch.tensor([ids], dtype=torch.long)
+        t = torch.tensor([ids], dtype=torch.long, device=model.device)
         hidden, weights, _ = model.network(t, torch.ones_like(t, dtype=torch.bool))
         row = model.network.logits(hidden[:, -1]).to(torch.float64)[0].cpu().numpy()
         choice, filtered = _next_tokens(model, row, tokens, temperature, top_k, top_p, shown)

@@ -83,11 +83,11 @@ def split_sentences(text: str) -> tuple[str, ...]:
     return tuple(line for line in lines if line)[:MAX_SENTENCES]
 
 
-def compute(model, model_id: int, request: Request, previous: Shown | None
-            ) -> Shown | Refused:
-    """The traces for ``request`` of ``model`` (the tab's ``model_id`` for it); the
-    parts of ``previous`` whose inputs are the same (same model, text, masks) are kept
-    rather than computed again."""
+def compute(model, model_id: int, request: Request, previous: Shown | None,
+            device: str = "cpu") -> Shown | Refused:
+    """The traces for ``request`` of ``model`` (the tab's ``model_id`` for it) on
+    ``device``; the parts of ``previous`` whose inputs are the same (same model, text,
+    masks) are kept rather than computed again."""
     from models.errors import ArchScopeError
     from models.pretrained import neuron_view, next_tokens, sentence_attention, sentence_similarity
 
@@ -97,6 +97,7 @@ def compute(model, model_id: int, request: Request, previous: Shown | None
     same_text = old is not None and (old.request.sentence, old.request.pair, old.request.keep) \
         == (r.sentence, r.pair, r.keep)
     try:
+        model.to(device)
         if same_text and old.request.head_mask == r.head_mask:
             attention = old.attention
         else:
@@ -142,11 +143,13 @@ def model_name(model) -> str:
 
 
 def generation(model, text: str, steps: int, temperature: float, top_k: int, top_p: float,
-               seed: int) -> Iterator[tuple[GenerationStep, ...]]:
-    """Token-by-token generation as a job: every item is all the steps so far (the job
-    runner may drop items between two screen updates; the last one has them all)."""
+               seed: int, device: str = "cpu") -> Iterator[tuple[GenerationStep, ...]]:
+    """Token-by-token generation on ``device`` as a job: every item is all the steps so
+    far (the job runner may drop items between two screen updates; the last one has
+    them all)."""
     from models.pretrained import generate
 
+    model.to(device)
     done: list[GenerationStep] = []
     for step in generate(model, text, steps, temperature=temperature, top_k=top_k,
                          top_p=top_p, seed=seed):

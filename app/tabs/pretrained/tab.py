@@ -234,7 +234,8 @@ class PretrainedTab(BaseTab):
     def compute_fn(self):
         if self.model is None:
             return lambda: self.trace
-        return partial(compute, self.model, self._serial, self.current_request(), self.trace)
+        return partial(compute, self.model, self._serial, self.current_request(), self.trace,
+                       self.ctx.device())
 
     def run(self) -> None:
         """Enter or Run: compute the text now."""
@@ -297,7 +298,8 @@ class PretrainedTab(BaseTab):
         self._generation_total = self.steps.value()
         self.jobs.start(partial(generation, self.model, self.sentence.text(),
                                 self.steps.value(), self.temperature.value(),
-                                self.top_k.value(), self.top_p.value(), self.seed.value()))
+                                self.top_k.value(), self.top_p.value(), self.seed.value(),
+                                self.ctx.device()))
         self.generate_button.setText(self.tr("Stop"))
 
     def stop_generation(self) -> None:
