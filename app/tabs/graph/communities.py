@@ -277,7 +277,7 @@ def draw_view(tab: GraphTab) -> None:
         plot.set_hint("")
     else:
         plot.set_curves([], [], [])
-        plot.set_hint(_tr("DMoN trains a GCN to maximise modularity:\nits loss is drawn "
+        plot.set_hint(_tr("DMoN trains a GCN to maximise modularity: its loss is drawn "
                           "here while it trains."))
     panel.set_readout(readout(tab))
 

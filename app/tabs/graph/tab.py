@@ -543,7 +543,7 @@ class GraphTab(TrainingTab):
                 self.tr("Florentine families"), self.tr("Davis southern women"),
                 self.tr("stochastic block model"), self.tr("Barabási–Albert + house motifs"),
                 self.tr("grid"), self.tr("random geometric graph"),
-                self.tr("your file (File → Open…)")]
+                self.tr("college football (Gephi)"), self.tr("your file (File → Open…)")]
 
     def retranslate(self) -> None:  # every text of the tab, once per language
         self.graph_form.setTitle(self.tr("Graph"))
