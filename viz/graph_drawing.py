@@ -339,7 +339,8 @@ class GraphDrawing:
                 sample = pg.ScatterPlotItem(symbol="o", size=10, pen=pg.mkPen("w"),
                                             brush=pg.mkBrush(*rgb))
                 self.legend.addItem(sample, name)
-            self.legend.setColumnCount(2 if len(self._node_legend) > 12 else 1)
+            # at most 8 rows (4 columns): many classes or communities leave the graph seen
+            self.legend.setColumnCount(min(4, max(1, -(-len(self._node_legend) // 8))))
         if self._overlay is not None and self._overlay_title:
             sample = pg.PlotDataItem(pen=pg.mkPen(OVERLAY_COLOUR, width=2.2,
                                                   style=Qt.PenStyle.DashLine))

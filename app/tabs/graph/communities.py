@@ -214,8 +214,8 @@ def node_colours(tab: GraphTab) -> dict:
         return {"values": np.full(tab.result.doc.num_nodes, -1, np.int64),
                 "categorical": True, "title": _tr("community (none found yet)")}
     return {"values": result.labels, "categorical": True,
-            "names": [_tr("community {0}").format(c) for c in range(result.k)],
-            "title": _tr("community ({0})").format(method_name(result.method))}
+            "names": [str(c) for c in range(result.k)],
+            "title": _tr("communities: {0}").format(method_name(result.method))}
 
 
 def opacity(tab: GraphTab) -> np.ndarray | None:

@@ -56,14 +56,14 @@ def build_views(tab: GraphTab) -> None:
         ("embedding", tab.embedding_view, data.embedding_data, 0, 2, 1, 1),
         ("training", tab.curves_plot, data.training_data, 1, 1, 1, 1),
         ("compare", tab.compare_plot, data.compare_data, 1, 2, 1, 1),
-        ("batch", tab.batch_plot, data.batch_data, 2, 0, 1, 1),
+        ("batch", tab.batch_plot, data.batch_data, 3, 0, 1, 1),
         ("pooled", tab.pooled_view, data.pooled_data, 2, 1, 1, 1),
         ("links", tab.roc_plot, data.links_data, 2, 2, 1, 1),
     )
     for key, widget, export, row, col, rows, cols in views:
         tab.add_view(View(key, partial(title, tab, key), ViewPanel(widget),
                           partial(export, tab)), row, col, rows, cols)
-    communities.build_view(tab, 3, 0)
+    communities.build_view(tab, 2, 0)
     tab.grid.setColumnStretch(0, 5)
     tab.grid.setColumnStretch(1, 3)
     tab.grid.setColumnStretch(2, 3)
@@ -173,8 +173,10 @@ def draw_nodes(tab: GraphTab) -> None:
             sizes = np.nan_to_num(column, nan=np.nanmin(column, initial=0.0))
     tab.canvas.set_node_sizes(sizes)
     message = r.message
-    tab.canvas.set_highlight(message.hops if message is not None else None,
-                             message.node if message is not None else -1)
+    # communities are about the whole graph: no receptive field faded around the node
+    # (its fading would read as DMoN's low confidence)
+    hops = message.hops if message is not None and p["colour"] != "community" else None
+    tab.canvas.set_highlight(hops, message.node if message is not None else -1)
     if message is None:
         tab.canvas.select(-1)
 
