@@ -32,10 +32,15 @@ def tab(qtbot, window) -> GraphTab:
 def find(qtbot, tab, timeout=60_000, **state) -> object:
     """Choose ``state`` in the Communities group and click "Find communities"; the
     result once the job has ended."""
-    from app.tabs.graph import communities
-
     tab.apply_state(state)
     settle(qtbot, tab)
+    return click_find(qtbot, tab, timeout)
+
+
+def click_find(qtbot, tab, timeout=60_000) -> object:
+    """Click "Find communities"; the result once the job has ended."""
+    from app.tabs.graph import communities
+
     before = communities.current(tab)
     qtbot.mouseClick(tab.community_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=timeout)
@@ -94,9 +99,11 @@ def test_nmi_follows_the_attribute_chosen_without_running_again(qtbot, tab):
 
 
 def test_dmon_trains_live_shows_its_loss_and_soft_assignment_as_opacity(qtbot, tab):
+    tab.apply_state({"community_method": "dmon", "communities": 4, "community_epochs": 150,
+                     "nmi_attribute": "club"})
+    settle(qtbot, tab)
     with Heartbeat() as beat:
-        result = find(qtbot, tab, community_method="dmon", communities=4,
-                      community_epochs=150, nmi_attribute="club")
+        result = click_find(qtbot, tab)
     assert beat.longest_own_ms < beat.limit_ms, beat.report()
     assert result.method == "dmon" and result.soft.shape == (34, result.k)
     np.testing.assert_allclose(result.soft.sum(axis=1), 1.0, atol=1e-5)
@@ -163,3 +170,46 @@ def test_football_file_nmi_against_its_partition(qtbot, tab):
     result = find(qtbot, tab, community_method="louvain", nmi_attribute="partition")
     assert result.nmi > 0.85 and 0.58 < result.modularity < 0.62
     assert_canvas_shows(tab, result.labels)
+
+
+def test_the_tour_finds_communities_on_football_then_trains_dmon_and_goes_back(qtbot, tab):
+    from app.tabs.graph import communities
+
+    steps = tab.tour_steps()
+    first = next(i for i, s in enumerate(steps) if s.id == "communities")
+    tab.tour.go_to(first)
+    qtbot.waitUntil(lambda: communities.current(tab) is not None and
+                    not tab.jobs.is_running(), timeout=90_000)
+    louvain = communities.current(tab)
+    assert tab.base_document().num_nodes == 115 and louvain.method == "louvain"
+    assert louvain.nmi_attribute == "partition" and louvain.nmi > 0.85
+    assert tab.params()["colour"] == "community"
+    assert "modularity" in tab.community_readout.text()
+    tab.tour.go_to(first + 1)                                    # DMoN, k by the eigengap
+    qtbot.waitUntil(lambda: communities.current(tab).method == "dmon" and
+                    not tab.jobs.is_running(), timeout=120_000)
+    dmon = communities.current(tab)
+    assert dmon.k_rule == "eigengap" and dmon.nmi > 0.85 and len(dmon.loss) == 300
+    assert tab.view("communities").panel.is_highlighted()
+    tab.tour.go_to(first)                                        # back: Louvain again
+    qtbot.waitUntil(lambda: communities.current(tab).method == "louvain" and
+                    not tab.jobs.is_running(), timeout=90_000)
+    assert tab.params()["community_method"] == "louvain"
+
+
+def test_before_any_run_the_view_shows_the_laplacians_spectrum(qtbot, tab):
+    qtbot.waitUntil(lambda: tab.spectra.get(tab._doc_key()) is not None, timeout=30_000)
+    spectrum = tab.spectra.get(tab._doc_key())
+    eigenvalues = np.linalg.eigvalsh(
+        np.eye(34) - normalised_adjacency(tab.base_document()))
+    np.testing.assert_allclose(spectrum.eigenvalues, eigenvalues, atol=1e-6)
+    xs, ys = tab.community_plot.curves()
+    assert len(ys) == 2 and len(ys[0]) == 34
+    assert "Laplacian" in tab.view("communities").panel.title.text()
+
+
+def normalised_adjacency(doc) -> np.ndarray:
+    """D^-1/2 A D^-1/2 of the weighted karate graph, from networkx's adjacency."""
+    a = nx.to_numpy_array(doc.graph, nodelist=list(doc.node_ids), weight="weight")
+    d = 1.0 / np.sqrt(a.sum(axis=1))
+    return d[:, None] * a * d[None, :]

@@ -12,7 +12,7 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["CommunityResult"]
+__all__ = ["CommunityResult", "LaplacianSpectrum"]
 
 
 @trace
@@ -76,3 +76,18 @@ class CommunityResult:
     def sizes(self) -> np.ndarray:
         """int64[k]: the number of nodes in each community."""
         return np.bincount(self.labels, minlength=self.k).astype(np.int64)
+
+
+@trace
+class LaplacianSpectrum:
+    """The smallest eigenvalues of a graph's normalised Laplacian L = I − D^-1/2 A D^-1/2:
+    as many zeros as the graph has connected components, then the small ones of its
+    loosely joined communities; the largest gap λ_{k+1} − λ_k (k ≥ 2) is the eigengap
+    heuristic's number of communities ``eigengap_k``.
+
+    Shapes:
+        eigenvalues: float32[m], ascending, m = min(n, 65).
+    """
+
+    eigenvalues: np.ndarray
+    eigengap_k: int

@@ -26,6 +26,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
+from app.jobs import ComputeRunner, Failure
 from app.tabs.base import View, ViewData
 from app.tabs.kept import Kept
 from models.community.options import DEFAULT_EPOCHS, K_METHODS, MAX_K, METHODS
@@ -56,6 +57,10 @@ def _tr(text: str) -> str:
 def build_controls(tab: GraphTab, layout) -> None:
     """The "Communities" group (form, NMI combo, Run button, readout) in ``layout``."""
     tab.community_results = Kept(8, pinned=lambda: {tab._doc_key()})
+    # the normalised Laplacian's spectrum of each graph shown, computed in the background
+    tab.spectra = Kept(8, pinned=lambda: {tab._doc_key()})
+    tab.spectrum_runner = ComputeRunner(tab)
+    tab.spectrum_runner.done.connect(lambda got: spectrum_arrived(tab, got))
     tab.community_live = None                     # (graph key, Progress) while DMoN trains
     tab.community_form = form = ParamForm(COMMUNITY_PARAMS)
     form.setObjectName("CommunityForm")
@@ -87,9 +92,28 @@ def method_changed(tab: GraphTab) -> None:
         | ({"community_epochs"} if method == "dmon" else set()))
 
 
+def _spectrum(key, doc):
+    from models.community.probe import laplacian_spectrum
+
+    return key, laplacian_spectrum(doc)
+
+
+def spectrum_arrived(tab: GraphTab, got) -> None:
+    if isinstance(got, Failure):          # a solver that did not converge: no spectrum
+        return
+    key, spectrum = got
+    tab.spectra[key] = spectrum
+    if key == tab._doc_key():
+        draw_view(tab)
+
+
 def fill_nmi_box(tab: GraphTab, doc) -> None:
-    """The attributes of ``doc`` NMI can be measured against, keeping the choice."""
+    """The attributes of ``doc`` NMI can be measured against, keeping the choice; the
+    graph's Laplacian spectrum is asked for (in the background) if not known yet."""
     from models.community.partition import categorical_attributes
+
+    if tab._doc_key() not in tab.spectra:
+        tab.spectrum_runner.request(partial(_spectrum, tab._doc_key(), doc))
 
     current = tab.nmi_combo.currentData()
     tab.nmi_combo.blockSignals(True)
@@ -146,6 +170,14 @@ def _job(*args, **options):
     from models.community.detect import community_job
 
     yield from community_job(*args, **options)
+
+
+def drawn(tab: GraphTab):
+    """The community result of the graph the canvas draws now (the controls may already
+    name another graph whose trace is still being computed), or None."""
+    if tab.result is None:
+        return None
+    return tab.community_results.get(tab.result.layout_key[0])
 
 
 def make_job(tab: GraphTab):
@@ -209,7 +241,7 @@ def method_name(method: str) -> str:
 
 def node_colours(tab: GraphTab) -> dict:
     """Keyword arguments of ``set_node_colors`` for "Colour nodes by: community"."""
-    result = current(tab)
+    result = drawn(tab)
     if result is None:          # no partition yet: one colour (a -1 per node)
         return {"values": np.full(tab.result.doc.num_nodes, -1, np.int64),
                 "categorical": True, "title": _tr("community (none found yet)")}
@@ -220,7 +252,7 @@ def node_colours(tab: GraphTab) -> dict:
 
 def opacity(tab: GraphTab) -> np.ndarray | None:
     """DMoN's confidence per node when the nodes show its communities, else None."""
-    result = current(tab)
+    result = drawn(tab)
     if result is None or tab.params()["colour"] != "community":
         return None
     return result.confidence
@@ -248,8 +280,17 @@ def build_view(tab: GraphTab, row: int, col: int) -> None:
                       partial(view_data, tab)), row, col, 1, 1)
 
 
+def _shows_loss(tab: GraphTab) -> bool:
+    live = tab.community_live
+    result = current(tab)
+    return bool(live and live[0] == tab._doc_key() and live[1] is not None) or \
+        (result is not None and result.loss.size > 0)
+
+
 def title(tab: GraphTab) -> str:
-    return _tr("Communities: DMoN's loss and modularity while it trains")
+    if _shows_loss(tab):
+        return _tr("Communities: DMoN's loss and modularity while it trains")
+    return _tr("Communities: the normalised Laplacian's smallest eigenvalues")
 
 
 def draw_view(tab: GraphTab) -> None:
@@ -268,18 +309,31 @@ def draw_view(tab: GraphTab) -> None:
         stopped = tab.running() != JOB
         panel.set_readout((_tr("Stopped at epoch {0}: no partition kept.") if stopped else
                            _tr("Training: epoch {0}")).format(len(loss)))
+        panel.set_title(title(tab))
         return
+    spectrum = tab.spectra.get(tab._doc_key())
     if result is not None and result.loss.size:
         x = np.arange(1, len(result.loss) + 1, dtype=np.float32)
         plot.set_curves([x, x], [result.loss, result.loss_modularity],
                         [_tr("loss (spectral + collapse)"),
                          _tr("modularity of the hard assignment")])
         plot.set_hint("")
+    elif spectrum is not None:
+        lam = spectrum.eigenvalues
+        x = np.arange(1, len(lam) + 1, dtype=np.float32)
+        k = spectrum.eigengap_k
+        plot.set_curves([x, x[k - 1:k + 1]], [lam, lam[k - 1:k + 1]],
+                        [_tr("eigenvalue λᵢ"), _tr("largest gap: k = {0}").format(k)],
+                        symbols=["o", "o"])
+        plot.set_axis_labels("i", _tr("eigenvalue of the normalised Laplacian"))
+        plot.set_hint("")
     else:
         plot.set_curves([], [], [])
+        plot.plotItem.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.02)   # no old axes
         plot.set_hint(_tr("DMoN trains a GCN to maximise modularity: its loss is drawn "
                           "here while it trains."))
     panel.set_readout(readout(tab))
+    panel.set_title(title(tab))
 
 
 def redraw(tab: GraphTab, canvas: bool = True) -> None:

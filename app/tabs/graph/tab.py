@@ -513,7 +513,7 @@ class GraphTab(TrainingTab):
         if self.result is None:
             raise ExportError(self.tr("There is nothing to save yet: the graph has not been "
                                       "drawn."))
-        save_with_results(self.result, path, community=communities.current(self))
+        save_with_results(self.result, path, community=communities.drawn(self))
         self.ctx.status(self.tr("Saved {0}.").format(path))
         return path
 
