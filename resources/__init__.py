@@ -1,1 +1,2 @@
-"""Data files shipped with ArchScope: translations (i18n/) and guided tours (tours/)."""
+"""Data files shipped with ArchScope: translations (i18n/), guided tours (tours/)
+and the built-in graphs read from a file (graphs/)."""

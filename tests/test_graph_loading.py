@@ -532,7 +532,7 @@ def test_seed_files_load(tmp_path):
 BUILTIN_COUNTS = {"karate": (34, 78, 4), "les_miserables": (77, 254, None),
                   "florentine": (15, 20, None), "davis": (32, 89, 2), "sbm": (100, None, 4),
                   "ba_house": (110, 116 + 70, 4), "grid": (100, 180, 4),
-                  "geometric": (150, None, 4)}
+                  "geometric": (150, None, 4), "football": (115, 613, 12)}
 
 
 @pytest.mark.parametrize("key", list(BUILTIN_GRAPHS))

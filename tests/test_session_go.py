@@ -402,3 +402,27 @@ def test_an_ode_session_saved_while_training_opens_stopped_and_bad_ones_are_refu
         assert tab.params()["task"] == "classify" and tab.current_session().step == 4
         assert tab.starts == starts
         assert_same_views(before, view_arrays(tab))
+
+
+def test_the_communities_found_come_back_with_their_colours_soft_assignment_and_loss(
+        qtbot, tmp_path):
+    def prepare(tab):
+        tab.apply_state({"community_method": "dmon", "communities": 4,
+                         "community_epochs": 40, "community_seed": 2,
+                         "nmi_attribute": "club"}, strict=True)
+        run_job(tab, "communities")
+
+    a, b, _ = round_trip(qtbot, "graph", tmp_path, prepare)
+    from app.tabs.graph import communities
+
+    ra, rb = communities.current(a), communities.current(b)
+    assert rb is not None and rb.method == "dmon" and rb.k == ra.k
+    np.testing.assert_array_equal(rb.labels, ra.labels)
+    np.testing.assert_array_equal(rb.soft, ra.soft)
+    np.testing.assert_array_equal(rb.loss, ra.loss)
+    assert (rb.modularity, rb.nmi, rb.nmi_attribute) == (ra.modularity, ra.nmi, "club")
+    assert b.params()["colour"] == "community" and b.nmi_combo.currentData() == "club"
+    assert b.community_readout.text() == a.community_readout.text()
+    assert_same_views(view_arrays(a), view_arrays(b))
+    assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
+    assert b.canvas.node_alpha(int(np.argmin(rb.soft.max(axis=1)))) < 255

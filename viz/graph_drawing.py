@@ -24,6 +24,8 @@ EDGE_COLOUR = "#9a9a9a"          # plain edges
 OVERLAY_COLOUR = HIGHLIGHT
 NODE_SIZE = 9.0                  # px, uniform size
 FADED_ALPHA = 45                 # nodes outside the receptive field
+#: node opacity by ``set_node_opacity`` bin: (0.75, 1], (0.5, 0.75], (0.25, 0.5], [0, 0.25]
+OPACITY_ALPHAS = (255, 185, 115, 60)
 EDGE_FADE = 0.85                 # faded edges: colour blended this far towards white
 HOP_PENS = (("#222222", 2.0), ("#5a5a5a", 1.5), ("#8c8c8c", 1.1))   # hop 1, 2, 3+
 
@@ -92,6 +94,33 @@ class GraphDrawing:
     """The drawing half of ``GraphCanvas`` (mixed into it, before ``pg.PlotWidget``):
     reads the state that ``GraphCanvas.__init__`` sets up (``_pos``, ``_edges``,
     ``_hops``, ``_edge_values`` ...) and refills the items it created."""
+
+    def set_node_opacity(self, values: np.ndarray | None) -> None:
+        """Node opacity from ``values`` in [0, 1] (a confidence, say), in the four steps
+        of ``OPACITY_ALPHAS``; ``None``: every node opaque. One item per (colour, step)
+        keeps the nodes a handful of items (a per-point brush is slow in pyqtgraph)."""
+        if values is None:
+            bins = None
+        else:
+            v = np.clip(np.nan_to_num(np.asarray(values, np.float64).reshape(-1), nan=1.0),
+                        0.0, 1.0)
+            if v.shape[0] != self._pos.shape[0]:
+                raise ValueError(f"{v.shape[0]} opacities for {self._pos.shape[0]} nodes")
+            bins = np.minimum(len(OPACITY_ALPHAS) - 1,
+                              np.floor((1.0 - v) * len(OPACITY_ALPHAS))).astype(np.int64)
+        old = getattr(self, "_opacity_bin", None)
+        if (bins is None and old is None) or (bins is not None and old is not None
+                                              and np.array_equal(bins, old)):
+            return
+        self._opacity_bin = bins
+        self._request("nodes")
+
+    def node_alpha(self, index: int) -> int:
+        """The alpha (0-255) node ``index`` is drawn with now."""
+        for item, nodes in zip(self.node_items, self.node_item_nodes, strict=False):
+            if item.isVisible() and index in nodes:
+                return int(item.opts["brush"].color().alpha())
+        return -1
 
     def _size_array(self) -> np.ndarray:
         n = self._pos.shape[0]
@@ -189,13 +218,20 @@ class GraphDrawing:
         n = self._pos.shape[0]
         groups = self._node_group if self._node_group.shape[0] == n else np.zeros(n, np.int64)
         n_groups = len(self._group_colours)
-        key = groups.copy()
+        # level: an opacity step (0 opaque .. 3), or ``faded`` (outside the receptive field)
+        faded_level = len(OPACITY_ALPHAS)
+        levels = faded_level + 1
+        opacity = getattr(self, "_opacity_bin", None)
+        level = opacity if opacity is not None and opacity.shape[0] == n else \
+            np.zeros(n, np.int64)
         if self._hops is not None:
-            key = key + n_groups * (self._hops < 0)
+            level = np.where(self._hops < 0, faded_level, level)
+        key = groups + n_groups * level
         order = np.argsort(key, kind="stable")
-        counts = np.bincount(key, minlength=2 * n_groups) if n else np.zeros(2 * n_groups, int)
+        counts = np.bincount(key, minlength=levels * n_groups) if n else \
+            np.zeros(levels * n_groups, int)
         starts = np.concatenate([[0], np.cumsum(counts)])
-        present = [k for k in range(2 * n_groups) if counts[k]]
+        present = [k for k in range(levels * n_groups) if counts[k]]
         self._pool(self.node_items, self.node_item_keys, len(present),
                    lambda: pg.ScatterPlotItem(pxMode=True, symbol="o", antialias=True))
         while len(self.node_item_nodes) < len(self.node_items):
@@ -210,15 +246,16 @@ class GraphDrawing:
                 self.node_item_nodes[item_i] = np.zeros(0, np.int64)
                 continue
             k = present[item_i]
-            g, faded = k % n_groups, k >= n_groups
+            g, step = k % n_groups, k // n_groups
+            faded = step == faded_level
             r, gg, b = self._group_colours[g]
             sel = order[starts[k]:starts[k + 1]]
-            brush = pg.mkBrush(r, gg, b, FADED_ALPHA if faded else 255)
+            brush = pg.mkBrush(r, gg, b, FADED_ALPHA if faded else OPACITY_ALPHAS[step])
             pen = pg.mkPen(255, 255, 255, 60 if faded else 230, width=0.8)
             item.setData(pos=self._pos[sel], size=NODE_SIZE if sizes is None else sizes[sel],
                          brush=brush, pen=pen)
             self.node_item_nodes[item_i] = sel
-            item.setZValue(5 if faded else 10)
+            item.setZValue(5 if faded else 10 - step)
             item.setVisible(True)
             self.node_item_keys[item_i] = (int(g), bool(faded))
 
@@ -302,7 +339,8 @@ class GraphDrawing:
                 sample = pg.ScatterPlotItem(symbol="o", size=10, pen=pg.mkPen("w"),
                                             brush=pg.mkBrush(*rgb))
                 self.legend.addItem(sample, name)
-            self.legend.setColumnCount(2 if len(self._node_legend) > 12 else 1)
+            # at most 8 rows (4 columns): many classes or communities leave the graph seen
+            self.legend.setColumnCount(min(4, max(1, -(-len(self._node_legend) // 8))))
         if self._overlay is not None and self._overlay_title:
             sample = pg.PlotDataItem(pen=pg.mkPen(OVERLAY_COLOUR, width=2.2,
                                                   style=Qt.PenStyle.DashLine))

@@ -198,6 +198,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self._overlay_title = ""
         self._labels = None
         self._geom = None
+        self._opacity_bin = None
         self._show_bar(self.node_bar, False)
         self._show_bar(self.edge_bar, False)
         self.readout.setVisible(False)

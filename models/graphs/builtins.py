@@ -1,6 +1,7 @@
 """The built-in graphs, made in code (nothing downloaded): karate club, Les Misérables,
 Florentine families, Davis southern women, a stochastic block model, BA-Shapes, a grid
-and a random geometric graph, each with a label attribute."""
+and a random geometric graph, each with a label attribute; and American college
+football, read from the GraphML file ArchScope ships (``resources/graphs``)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def builtin_graph(key: str, seed: int = 0, **params) -> GraphDocument:
     builders = {
         "karate": _karate, "les_miserables": _les_miserables, "florentine": _florentine,
         "davis": _davis, "sbm": _sbm, "ba_house": _ba_house, "grid": _grid,
-        "geometric": _geometric,
+        "geometric": _geometric, "football": _football,
     }
     if key not in builders:
         raise InvalidParameterError(f"Unknown built-in graph {key!r}; choose one of "
@@ -202,3 +203,19 @@ def _geometric(seed: int, n: int = 150, radius: float = 0.15) -> tuple[_RawGraph
     raw.warnings.append("Labels ('region'): which quarter of the unit square's width the "
                         "node lies in (x-coordinate bucket, 4 classes).")
     return raw, "region"
+
+
+def _football(seed: int) -> tuple[_RawGraph, str]:
+    """Girvan and Newman's college football graph as Gephi ships it (see
+    ``resources/graphs/README.md``: its 'partition' is the file's, not the conferences)."""
+    from pathlib import Path
+
+    import resources
+
+    path = Path(resources.__file__).parent / "graphs" / "football.graphml"
+    graph = nx.read_graphml(path)          # our own file, shipped with the app
+    graph.graph.clear()
+    raw = _raw_from_nx(graph, "football")
+    raw.warnings.append("Labels ('partition'): the 12 groups of Gephi's football.graphml, "
+                        "most likely a fitted block model rather than the conferences.")
+    return raw, "partition"

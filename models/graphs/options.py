@@ -20,6 +20,7 @@ BUILTIN_GRAPHS: dict[str, str] = {
     "ba_house": "Barabási–Albert graph with house motifs (BA-Shapes)",
     "grid": "2D grid",
     "geometric": "Random geometric graph",
+    "football": "American college football (Gephi's football.graphml)",
 }
 #: what the tab can show: every built-in graph, then the user's file
 DATASETS: tuple[str, ...] = (*BUILTIN_GRAPHS, "file")

@@ -114,15 +114,23 @@ def model_comparison(data, epochs: int, seed: int, train_per_class: int,
                        message=", ".join(f"{k} {v:.2f}" for k, v in results.items()))
 
 
-def save_with_results(result: GraphResult, path: str) -> str:
+def save_with_results(result: GraphResult, path: str, community=None) -> str:
     """Save the drawn graph with the predictions, GCN coefficients and (for a GAT)
     attention as attributes, as GraphML or GEXF (by the extension); Gephi and Cytoscape
-    open it. Returns ``path``."""
+    open it. ``community`` (a ``CommunityResult`` of this graph) adds each node's
+    community as ``community_<method>`` (``community_louvain``: apart from a
+    ``community`` the file may have) and, for DMoN, ``community_dmon_p``, its largest
+    soft assignment. Returns ``path``."""
     doc, node = result.doc, result.node
     node_values = {"prediction": node.predictions.astype(np.int64),
                    "prediction_p": node.probabilities.max(axis=1),
                    "embedding_x": node.embedding[:, 0], "embedding_y": node.embedding[:, 1],
                    "layout_x": result.pos[:, 0], "layout_y": result.pos[:, 1]}
+    if community is not None and community.num_nodes == doc.num_nodes:
+        name = f"community_{community.method}"
+        node_values[name] = community.labels.astype(np.int64)
+        if community.confidence is not None:
+            node_values[f"{name}_p"] = community.confidence
     edge_values = {}
     gcn = result.gcn or inspection.gcn_coefficients(doc.data.edge_index, doc.num_nodes,
                                                     getattr(doc.data, "edge_weight", None))

@@ -6,6 +6,7 @@ field names. One module per topic over one freezing base (``base.trace``).
 """
 
 from models.traces.base import Progress, freeze_arrays, trace
+from models.traces.community import CommunityResult
 from models.traces.efficient import (
     ApproxTrace,
     ConventionTrace,
@@ -74,7 +75,7 @@ __all__ = [
     "AdjointComparison", "FieldFrames", "UserPaths", "ODEResult",
     "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",
     "SineTask", "MetaResult",
-    "CostTheory", "EfficientTrace",
+    "CostTheory", "EfficientTrace", "CommunityResult",
     "NodeExplanation",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
     "GraphSet", "GenerationTrace",

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+from app.tabs.graph import communities
 from models.graphs.options import AGGREGATIONS, DATASETS, LAYOUTS, MODEL_KINDS, POOLINGS
 from viz.controls import Param, ParamForm
 from viz.theme import error_style, muted_style
@@ -41,7 +42,7 @@ MODEL_PARAMS = (
 )
 SHOW_PARAMS = (
     Param("colour", "choice", "label",
-          choices=("label", "prediction", "correct", "degree", "attribute")),
+          choices=("label", "prediction", "correct", "degree", "attribute", "community")),
     Param("size", "choice", "degree", choices=("uniform", "degree", "attribute")),
     Param("edges", "choice", "plain", choices=("plain", "weight", "gcn", "gat", "sage")),
     Param("node", "int", 0, -1, 10_000_000),
@@ -61,10 +62,10 @@ TASK_PARAMS = (
 MODEL_KEY = ("model", "hidden", "heads", "aggr", "train_per_class", "seed")
 #: what ``apply_state`` takes besides the forms' keys
 ACTIONS = ("train", "train_graphs", "train_links", "compare", "label", "features",
-           "colour_attribute")
+           "colour_attribute", *communities.COMMUNITY_ACTIONS)
 #: the state keys that start a job, and the job each starts
 JOB_KEYS = (("train", "node"), ("compare", "compare"), ("train_graphs", "graphs"),
-            ("train_links", "links"))
+            ("train_links", "links"), ("find_communities", communities.JOB))
 
 
 def build_controls(tab: GraphTab) -> None:
@@ -111,6 +112,7 @@ def build_controls(tab: GraphTab) -> None:
     tasks.addWidget(tab.graph_button)
     tasks.addWidget(tab.link_button)
     lay.addLayout(tasks)
+    communities.build_controls(tab, lay)
     lay.addWidget(tab.save_button)
     lay.addStretch(1)
 
@@ -164,6 +166,7 @@ def fill_attribute_box(tab: GraphTab, doc) -> None:
         for name in doc.node_attributes:
             tab.colour_combo.addItem(name, name)
         tab.colour_combo.setCurrentIndex(max(0, tab.colour_combo.findData(current)))
+        communities.fill_nmi_box(tab, doc)
     finally:
         tab._filling = False
 

@@ -84,6 +84,11 @@ def label_sentence(dataset: str, seed: int) -> str:
     if dataset == "grid":
         return QCoreApplication.translate("GraphTab", "Labels ({0}): the quarter of the grid a node lies in.").format(
             _quoted("quadrant"))
+    if dataset == "football":
+        return QCoreApplication.translate("GraphTab", "American college football, fall 2000 "
+                  "(Girvan and Newman): 115 teams, an edge per game. Labels ({0}): the 12 "
+                  "groups of Gephi's file, most likely a fitted block model, not the "
+                  "conferences.").format(_quoted("partition"))
     if dataset == "geometric":
         return QCoreApplication.translate("GraphTab", "Labels ({0}): which quarter of the unit square's width the node lies "
                   "in (x-coordinate bucket, 4 classes).").format(_quoted("region"))

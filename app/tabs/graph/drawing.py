@@ -17,7 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
 
 from app.tabs.base import View
-from app.tabs.graph import data
+from app.tabs.graph import communities, data
 from app.tabs.graph.data import node_name
 from viz.graph_view import GraphCanvas
 from viz.heatmap import HeatmapPlot
@@ -56,17 +56,18 @@ def build_views(tab: GraphTab) -> None:
         ("embedding", tab.embedding_view, data.embedding_data, 0, 2, 1, 1),
         ("training", tab.curves_plot, data.training_data, 1, 1, 1, 1),
         ("compare", tab.compare_plot, data.compare_data, 1, 2, 1, 1),
-        ("batch", tab.batch_plot, data.batch_data, 2, 0, 1, 1),
+        ("batch", tab.batch_plot, data.batch_data, 3, 0, 1, 1),
         ("pooled", tab.pooled_view, data.pooled_data, 2, 1, 1, 1),
         ("links", tab.roc_plot, data.links_data, 2, 2, 1, 1),
     )
     for key, widget, export, row, col, rows, cols in views:
         tab.add_view(View(key, partial(title, tab, key), ViewPanel(widget),
                           partial(export, tab)), row, col, rows, cols)
+    communities.build_view(tab, 2, 0)
     tab.grid.setColumnStretch(0, 5)
     tab.grid.setColumnStretch(1, 3)
     tab.grid.setColumnStretch(2, 3)
-    for r, stretch in enumerate((3, 3, 3)):
+    for r, stretch in enumerate((3, 3, 3, 3)):
         tab.grid.setRowStretch(r, stretch)
 
 
@@ -108,6 +109,7 @@ def draw_all(tab: GraphTab) -> None:
     draw_batch(tab)
     draw_pooled(tab)
     draw_links(tab)
+    communities.redraw(tab, canvas=False)
     for v in tab.views:
         v.panel.set_title(v.title())
 
@@ -131,6 +133,8 @@ def node_colours(tab: GraphTab) -> dict:
                 "names": [QCoreApplication.translate("GraphTab", "wrong"),
                           QCoreApplication.translate("GraphTab", "right")],
                 "title": QCoreApplication.translate("GraphTab", "prediction against label")}
+    if p["colour"] == "community":
+        return communities.node_colours(tab)
     if p["colour"] == "degree":
         return {"values": doc.degree.astype(np.float32), "categorical": False,
                 "title": QCoreApplication.translate("GraphTab", "degree")}
@@ -159,6 +163,7 @@ def draw_nodes(tab: GraphTab) -> None:
     if colours.get("categorical") and not (np.asarray(values) >= 0).any():
         values = None                                  # no labels at all: one colour
     tab.canvas.set_node_colors(values, **colours)
+    tab.canvas.set_node_opacity(communities.opacity(tab))
     sizes = None
     if p["size"] == "degree":
         sizes = r.doc.degree.astype(np.float32)
@@ -168,8 +173,10 @@ def draw_nodes(tab: GraphTab) -> None:
             sizes = np.nan_to_num(column, nan=np.nanmin(column, initial=0.0))
     tab.canvas.set_node_sizes(sizes)
     message = r.message
-    tab.canvas.set_highlight(message.hops if message is not None else None,
-                             message.node if message is not None else -1)
+    # communities are about the whole graph: no receptive field faded around the node
+    # (its fading would read as DMoN's low confidence)
+    hops = message.hops if message is not None and p["colour"] != "community" else None
+    tab.canvas.set_highlight(hops, message.node if message is not None else -1)
     if message is None:
         tab.canvas.select(-1)
 

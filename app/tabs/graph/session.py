@@ -11,9 +11,10 @@ What it keeps, beyond the controls (``params()``):
   of the graph shown ("links"), each with its own state (weights, Adam's moments,
   records, random generators, the link predictor's best weights);
 * what the views draw beside them: the node classifier's training curves (the tab's
-  history of evaluations), the model comparison before and after training, and the
+  history of evaluations), the model comparison before and after training, the
   layout drawn (so the canvas is the same even where a layout is slow or
-  seed-dependent).
+  seed-dependent) and the communities found on the graph shown
+  (``models.community.saved``: labels, DMoN's soft assignment and loss, the numbers).
 
 Opening checks what it can before anything changes (the graph, array shapes and
 dtypes); what depends on the graph shown (the layout's rows) is checked once the controls
@@ -48,6 +49,7 @@ def session_params(tab: GraphTab) -> dict:
     out = {"label": label, "features": list(features)}
     if tab.colour_combo.currentData() is not None:
         out["colour_attribute"] = tab.colour_combo.currentData()
+    out["nmi_attribute"] = tab.nmi_combo.currentData() or ""
     return out
 
 
@@ -77,6 +79,12 @@ def session_inputs(tab: GraphTab) -> tuple[dict, dict]:
             compared[which] = list(c.kinds)
             arrays[f"compared_{which}"] = np.asarray(c.test_acc, np.float32)
     data["compared"] = compared
+    community = tab.community_results.get(tab._doc_key())
+    if community is not None:
+        from models.community.saved import result_state
+
+        data["community"], community_arrays = result_state(community)
+        arrays.update(community_arrays)
     return data, arrays
 
 
@@ -180,7 +188,11 @@ def restore_inputs(tab: GraphTab, data: dict, arrays: dict, name: str) -> None:
             raise SessionFileError(f"{name}: the graph tab's layout should be finite "
                                    "float32 [nodes, 2].")
     sessions = data.get("sessions", {})
-    extras = {"name": name, "layout": layout,
+    community = data.get("community")
+    if community is not None:        # checked against the graph once the controls are set
+        community = (community, {k: v for k, v in arrays.items()
+                                 if k.startswith("community.")})
+    extras = {"name": name, "layout": layout, "community": community,
               "sessions": set(sessions) if isinstance(sessions, dict) else set(), "history": _checked_history(arrays, name),
               "compared": _checked_comparisons(data, arrays, name)}
     # checked: now the tab changes
@@ -229,4 +241,12 @@ def after_opened(tab: GraphTab) -> None:
             store[store_key] = extras["compared"][which]
         else:
             store.pop(store_key, None)
+    if extras["community"] is not None:
+        from models.community.saved import result_from_state
+
+        meta, community_arrays = extras["community"]
+        tab.community_results[tab._doc_key()] = result_from_state(
+            meta, community_arrays, tab.base_document().num_nodes, extras["name"])
+    else:
+        tab.community_results.pop(tab._doc_key(), None)
     tab.compute.invalidate()              # a result for the state before opening

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from app.tabs.base import TabContext
-from app.tabs.graph import drawing
+from app.tabs.graph import communities, drawing
 from app.tabs.graph import session as session_file
 from app.tabs.graph.controls import (
     ACTIONS,
@@ -89,7 +89,8 @@ class GraphTab(TrainingTab):
     # -- parameters ----------------------------------------------------------------------------
     def params(self) -> dict:
         return {**self.graph_form.values(), **self.model_form.values(),
-                **self.show_form.values(), **self.task_form.values()}
+                **self.show_form.values(), **self.task_form.values(),
+                **self.community_form.values()}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:  # graph, attributes, rest
         from models.errors import ArchScopeError, InvalidParameterError
@@ -134,6 +135,7 @@ class GraphTab(TrainingTab):
         model_keys = set(state) & {p.key for p in MODEL_PARAMS}
         problems += self.model_form.set_values(state)
         problems += self.show_form.set_values(state) + self.task_form.set_values(state)
+        problems += communities.apply_state(self, state)
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
         if model_keys:
@@ -376,6 +378,8 @@ class GraphTab(TrainingTab):
                 return partial(self.graph_session().train, GRAPH_EPOCHS)
             if name == "links":
                 return partial(self.link_session().train, LINK_EPOCHS)
+            if name == communities.JOB:
+                return communities.make_job(self)
         except ArchScopeError as exc:        # e.g. too few edges to hold some out
             self.ctx.report_error(exc, None)
             raise                            # and in the error note
@@ -383,6 +387,8 @@ class GraphTab(TrainingTab):
 
     def job_text(self, name: str, progress: Progress) -> str:
         m = progress.metrics
+        if name == communities.JOB:
+            return communities.job_text(progress)
         if name == "compare":
             return self.tr("Comparing: {0}").format(progress.message)
         if name == "node":
@@ -401,6 +407,8 @@ class GraphTab(TrainingTab):
 
     def on_job_progress(self, name: str, progress: Progress) -> None:
         t = progress.trace
+        if name == communities.JOB:
+            return communities.on_progress(self, progress)
         if name == "compare" and isinstance(t, ModelComparison):
             self.comparisons[self._running_key] = t
         elif name == "node" and t is not None:
@@ -428,10 +436,16 @@ class GraphTab(TrainingTab):
         for button in (self.train_button, self.compare_button, self.graph_button,
                        self.link_button):
             button.setEnabled(self.torch_ready)
+        communities.update_button(self)
         self.status.setText(self.status_text())
 
     def current_session(self):
         return self.sessions.get(self._session_key())
+
+    def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
+        if name == communities.JOB:
+            return communities.on_stopped(self, completed)
+        super().on_job_stopped(name, completed, failed)
 
     def status_text(self) -> str:
         epochs = self.trained_steps()
@@ -499,7 +513,7 @@ class GraphTab(TrainingTab):
         if self.result is None:
             raise ExportError(self.tr("There is nothing to save yet: the graph has not been "
                                       "drawn."))
-        save_with_results(self.result, path)
+        save_with_results(self.result, path, community=communities.drawn(self))
         self.ctx.status(self.tr("Saved {0}.").format(path))
         return path
 
@@ -529,7 +543,7 @@ class GraphTab(TrainingTab):
                 self.tr("Florentine families"), self.tr("Davis southern women"),
                 self.tr("stochastic block model"), self.tr("Barabási–Albert + house motifs"),
                 self.tr("grid"), self.tr("random geometric graph"),
-                self.tr("your file (File → Open…)")]
+                self.tr("college football (Gephi)"), self.tr("your file (File → Open…)")]
 
     def retranslate(self) -> None:  # every text of the tab, once per language
         self.graph_form.setTitle(self.tr("Graph"))
@@ -559,7 +573,7 @@ class GraphTab(TrainingTab):
              "aggregation": self.tr("Aggregation"), "sample": self.tr("Sample size per hop"),
              "sample_seed": self.tr("Sampling seed")},
             {"colour": [self.tr("label"), self.tr("prediction"), self.tr("right or wrong"),
-                        self.tr("degree"), self.tr("attribute")],
+                        self.tr("degree"), self.tr("attribute"), self.tr("community")],
              "size": [self.tr("uniform"), self.tr("degree"),
                       self.tr("the colour attribute (numeric)")],
              "edges": [self.tr("plain"), self.tr("weight"), self.tr("GCN coefficients"),
@@ -573,9 +587,10 @@ class GraphTab(TrainingTab):
             {"pooling": self.tr("Global pooling"), "batch_graphs": self.tr("Graphs in the batch"),
              "links": self.tr("Predicted links drawn")},
             {"pooling": [self.tr("mean"), self.tr("max"), self.tr("sum")]})
+        communities.retranslate(self)
         self.save_button.setText(self.tr("Save graph with results…"))
-        self.save_button.setToolTip(self.tr("GraphML or GEXF with predictions, GCN "
-                                            "coefficients and GAT attention as attributes"))
+        self.save_button.setToolTip(self.tr("GraphML or GEXF with predictions, GCN coefficients, "
+                                            "GAT attention and communities as attributes"))
         super().retranslate()               # the tour, the job bar and update_buttons
         if self.result is not None:
             if self.result.layout_key[0] == self._doc_key():   # its name, translated
