@@ -1332,6 +1332,10 @@ by maximum likelihood.</source>
         <translation>你的文件（文件 → 打开…）</translation>
     </message>
     <message>
+        <source>college football (Gephi)</source>
+        <translation>大学橄榄球（Gephi）</translation>
+    </message>
+    <message>
         <source>Data</source>
         <translation>数据</translation>
     </message>
@@ -1416,6 +1420,10 @@ by maximum likelihood.</source>
         <translation>轮数</translation>
     </message>
     <message>
+        <source>GraphML or GEXF with predictions, GCN coefficients, GAT attention and communities as attributes</source>
+        <translation>GraphML 或 GEXF 文件，预测、GCN 系数、GAT 注意力和社区作为属性写入</translation>
+    </message>
+    <message>
         <source>mean</source>
         <translation>均值</translation>
     </message>
@@ -1470,6 +1478,10 @@ by maximum likelihood.</source>
     <message>
         <source>attribute</source>
         <translation>属性</translation>
+    </message>
+    <message>
+        <source>community</source>
+        <translation>社区</translation>
     </message>
     <message>
         <source>uniform</source>
@@ -1538,10 +1550,6 @@ by maximum likelihood.</source>
     <message>
         <source>Save graph with results…</source>
         <translation>保存带结果的图…</translation>
-    </message>
-    <message>
-        <source>GraphML or GEXF with predictions, GCN coefficients and GAT attention as attributes</source>
-        <translation>GraphML 或 GEXF，预测、GCN 系数和 GAT 注意力作为属性</translation>
     </message>
     <message>
         <source>{0} node</source>
@@ -1635,6 +1643,10 @@ by maximum likelihood.</source>
     <message>
         <source>Labels ({0}): the quarter of the grid a node lies in.</source>
         <translation>标签（{0}）：节点位于网格的哪个象限。</translation>
+    </message>
+    <message>
+        <source>American college football, fall 2000 (Girvan and Newman): 115 teams, an edge per game. Labels ({0}): the 12 groups of Gephi's file, most likely a fitted block model, not the conferences.</source>
+        <translation>2000 年秋季美国大学橄榄球赛（Girvan 与 Newman）：115 支球队，每场比赛一条边。标签（{0}）：Gephi 文件中的 12 个分组，很可能是拟合得到的块模型，而不是真实的分区联盟。</translation>
     </message>
     <message>
         <source>Labels ({0}): which quarter of the unit square's width the node lies in (x-coordinate bucket, 4 classes).</source>
