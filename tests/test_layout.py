@@ -12,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TOPICS = ("transformer", "efficient_attention", "graphs", "flows", "ode", "meta", "pretrained",
+          "community",
           "generation", "explain")
 
 

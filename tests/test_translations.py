@@ -70,3 +70,31 @@ def test_every_tab_has_a_bilingual_tour(spec):
         for lang in i18n.LANGUAGES:
             assert step.title_in(lang).strip() and step.text_in(lang).strip()
         assert re.search(r"[\u4e00-\u9fff]", step.text["zh_CN"]), step.id
+
+
+def test_translated_strings_are_literals_the_extractor_can_see():
+    """lupdate finds ``self.tr("...")`` and ``QCoreApplication.translate(ctx, "...")`` only
+    with a literal string: a helper like ``def _tr(text): return translate(ctx, text)``
+    hides every string passed to it, and they stay English in Chinese. A non-literal is
+    allowed only where the strings are marked with QT_TRANSLATE_NOOP."""
+    import ast
+
+    hidden = []
+    for folder in ("app", "viz"):
+        for path in sorted((i18n.ROOT / folder).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            if "QT_TRANSLATE_NOOP" in source or path.name == "tab_pages.py":  # catalog titles
+                continue
+            for node in ast.walk(ast.parse(source)):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                owner = ast.unparse(node.func.value)
+                if node.func.attr == "translate" and owner.endswith("QCoreApplication"):
+                    text = node.args[1] if len(node.args) > 1 else None
+                elif node.func.attr == "tr" and owner == "self":
+                    text = node.args[0] if node.args else None
+                else:
+                    continue
+                if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+                    hidden.append(f"{path.relative_to(i18n.ROOT)}:{node.lineno}")
+    assert not hidden, hidden

@@ -931,8 +931,134 @@ by maximum likelihood.</source>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
-        <extracomment>the parameters that make a different node classifier what ``apply_state`` takes besides the forms' keys the state keys that start a job, and the job each starts</extracomment>
+        <extracomment>what ``apply_state`` takes for communities besides the form's keys
+----------
+the parameters that make a different node classifier what ``apply_state`` takes besides the forms' keys the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
+    </message>
+    <message>
+        <source>DMoN: epoch {0}/{1} · loss {2:.3f} · modularity {3:.3f}</source>
+        <translation>DMoN：第 {0}/{1} 轮 · 损失 {2:.3f} · 模块度 {3:.3f}</translation>
+    </message>
+    <message>
+        <source>Finding communities: {0}</source>
+        <translation>正在发现社区：{0}</translation>
+    </message>
+    <message>
+        <source>Louvain</source>
+        <translation>Louvain</translation>
+    </message>
+    <message>
+        <source>label propagation</source>
+        <translation>标签传播</translation>
+    </message>
+    <message>
+        <source>spectral clustering</source>
+        <translation>谱聚类</translation>
+    </message>
+    <message>
+        <source>DMoN (GCN)</source>
+        <translation>DMoN（GCN）</translation>
+    </message>
+    <message>
+        <source>community (none found yet)</source>
+        <translation>社区（尚未发现）</translation>
+    </message>
+    <message>
+        <source>communities: {0}</source>
+        <translation>社区：{0}</translation>
+    </message>
+    <message>
+        <source>No communities yet: choose a method and press “Find communities”.</source>
+        <translation>尚无社区：选择一种方法并点击“发现社区”。</translation>
+    </message>
+    <message>
+        <source>{0}: {1} communities · modularity {2:.3f}</source>
+        <translation>{0}：{1} 个社区 · 模块度 {2:.3f}</translation>
+    </message>
+    <message>
+        <source>NMI against “{0}” {1:.3f}</source>
+        <translation>与“{0}”的 NMI {1:.3f}</translation>
+    </message>
+    <message>
+        <source>k by the eigengap</source>
+        <translation>k 由特征值间隙确定</translation>
+    </message>
+    <message>
+        <source>opacity: DMoN's confidence (largest soft assignment)</source>
+        <translation>不透明度：DMoN 的置信度（最大的软分配概率）</translation>
+    </message>
+    <message>
+        <source>Communities: DMoN's loss and modularity while it trains</source>
+        <translation>社区：DMoN 训练过程中的损失与模块度</translation>
+    </message>
+    <message>
+        <source>Communities: the normalised Laplacian's smallest eigenvalues</source>
+        <translation>社区：归一化拉普拉斯矩阵的最小特征值</translation>
+    </message>
+    <message>
+        <source>loss · modularity</source>
+        <translation>损失 · 模块度</translation>
+    </message>
+    <message>
+        <source>loss (spectral + collapse)</source>
+        <translation>损失（谱项 + 塌缩正则项）</translation>
+    </message>
+    <message>
+        <source>Stopped at epoch {0}: no partition kept.</source>
+        <translation>已在第 {0} 轮停止：未保留任何划分。</translation>
+    </message>
+    <message>
+        <source>Training: epoch {0}</source>
+        <translation>训练中：第 {0} 轮</translation>
+    </message>
+    <message>
+        <source>modularity of the hard assignment</source>
+        <translation>硬分配的模块度</translation>
+    </message>
+    <message>
+        <source>eigenvalue λᵢ</source>
+        <translation>特征值 λᵢ</translation>
+    </message>
+    <message>
+        <source>largest gap: k = {0}</source>
+        <translation>最大间隙：k = {0}</translation>
+    </message>
+    <message>
+        <source>eigenvalue of the normalised Laplacian</source>
+        <translation>归一化拉普拉斯矩阵的特征值</translation>
+    </message>
+    <message>
+        <source>DMoN trains a GCN to maximise modularity: its loss is drawn here while it trains.</source>
+        <translation>DMoN 训练一个 GCN 来最大化模块度：训练时其损失曲线画在这里。</translation>
+    </message>
+    <message>
+        <source>Communities</source>
+        <translation>社区</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Communities (0: eigengap)</source>
+        <translation>社区数（0：按特征值间隙）</translation>
+    </message>
+    <message>
+        <source>DMoN epochs</source>
+        <translation>DMoN 训练轮数</translation>
+    </message>
+    <message>
+        <source>NMI against</source>
+        <translation>NMI 对照属性</translation>
+    </message>
+    <message>
+        <source>Run the method on the graph shown; the nodes are coloured by community</source>
+        <translation>在当前图上运行该方法；节点按社区着色</translation>
+    </message>
+    <message>
+        <source>Find communities</source>
+        <translation>发现社区</translation>
     </message>
     <message>
         <source>{0}: {1} nodes, {2} edges</source>

@@ -49,10 +49,6 @@ COMMUNITY_ACTIONS = ("find_communities", "nmi_attribute")
 JOB = "communities"
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("GraphTab", text)
-
-
 # -- controls ------------------------------------------------------------------------------
 def build_controls(tab: GraphTab, layout) -> None:
     """The "Communities" group (form, NMI combo, Run button, readout) in ``layout``."""
@@ -119,7 +115,7 @@ def fill_nmi_box(tab: GraphTab, doc) -> None:
     tab.nmi_combo.blockSignals(True)
     try:
         tab.nmi_combo.clear()
-        tab.nmi_combo.addItem(_tr("(none)"), "")
+        tab.nmi_combo.addItem(QCoreApplication.translate("GraphTab", "(none)"), "")
         names = categorical_attributes(doc)
         for name in names:
             tab.nmi_combo.addItem(name, name)
@@ -196,9 +192,9 @@ def make_job(tab: GraphTab):
 def job_text(progress) -> str:
     m = progress.metrics
     if progress.trace is None and progress.step > 0 and progress.history.size:
-        return _tr("DMoN: epoch {0}/{1} · loss {2:.3f} · modularity {3:.3f}").format(
+        return QCoreApplication.translate("GraphTab", "DMoN: epoch {0}/{1} · loss {2:.3f} · modularity {3:.3f}").format(
             progress.step, progress.total, progress.loss, m.get("modularity", math.nan))
-    return _tr("Finding communities: {0}").format(method_name(progress.message)
+    return QCoreApplication.translate("GraphTab", "Finding communities: {0}").format(method_name(progress.message)
                                                   if progress.message else "…")
 
 
@@ -234,8 +230,8 @@ def on_stopped(tab: GraphTab, completed: bool) -> None:
 
 # -- drawing -------------------------------------------------------------------------------
 def method_name(method: str) -> str:
-    return {"louvain": _tr("Louvain"), "label_propagation": _tr("label propagation"),
-            "spectral": _tr("spectral clustering"), "dmon": _tr("DMoN (GCN)")}.get(
+    return {"louvain": QCoreApplication.translate("GraphTab", "Louvain"), "label_propagation": QCoreApplication.translate("GraphTab", "label propagation"),
+            "spectral": QCoreApplication.translate("GraphTab", "spectral clustering"), "dmon": QCoreApplication.translate("GraphTab", "DMoN (GCN)")}.get(
                 method, method)
 
 
@@ -244,10 +240,10 @@ def node_colours(tab: GraphTab) -> dict:
     result = drawn(tab)
     if result is None:          # no partition yet: one colour (a -1 per node)
         return {"values": np.full(tab.result.doc.num_nodes, -1, np.int64),
-                "categorical": True, "title": _tr("community (none found yet)")}
+                "categorical": True, "title": QCoreApplication.translate("GraphTab", "community (none found yet)")}
     return {"values": result.labels, "categorical": True,
             "names": [str(c) for c in range(result.k)],
-            "title": _tr("communities: {0}").format(method_name(result.method))}
+            "title": QCoreApplication.translate("GraphTab", "communities: {0}").format(method_name(result.method))}
 
 
 def opacity(tab: GraphTab) -> np.ndarray | None:
@@ -261,16 +257,16 @@ def opacity(tab: GraphTab) -> np.ndarray | None:
 def readout(tab: GraphTab) -> str:
     result = current(tab)
     if result is None:
-        return _tr("No communities yet: choose a method and press “Find communities”.")
-    text = _tr("{0}: {1} communities · modularity {2:.3f}").format(
+        return QCoreApplication.translate("GraphTab", "No communities yet: choose a method and press “Find communities”.")
+    text = QCoreApplication.translate("GraphTab", "{0}: {1} communities · modularity {2:.3f}").format(
         method_name(result.method), result.k, result.modularity)
     if result.nmi_attribute:
-        text += " · " + _tr("NMI against “{0}” {1:.3f}").format(result.nmi_attribute,
+        text += " · " + QCoreApplication.translate("GraphTab", "NMI against “{0}” {1:.3f}").format(result.nmi_attribute,
                                                                 result.nmi)
     if result.k_rule == "eigengap":
-        text += " · " + _tr("k by the eigengap")
+        text += " · " + QCoreApplication.translate("GraphTab", "k by the eigengap")
     if result.confidence is not None:
-        text += " · " + _tr("opacity: DMoN's confidence (largest soft assignment)")
+        text += " · " + QCoreApplication.translate("GraphTab", "opacity: DMoN's confidence (largest soft assignment)")
     return text
 
 
@@ -289,8 +285,8 @@ def _shows_loss(tab: GraphTab) -> bool:
 
 def title(tab: GraphTab) -> str:
     if _shows_loss(tab):
-        return _tr("Communities: DMoN's loss and modularity while it trains")
-    return _tr("Communities: the normalised Laplacian's smallest eigenvalues")
+        return QCoreApplication.translate("GraphTab", "Communities: DMoN's loss and modularity while it trains")
+    return QCoreApplication.translate("GraphTab", "Communities: the normalised Laplacian's smallest eigenvalues")
 
 
 def draw_view(tab: GraphTab) -> None:
@@ -300,37 +296,37 @@ def draw_view(tab: GraphTab) -> None:
     live = tab.community_live if tab.community_live and tab.community_live[0] == \
         tab._doc_key() else None
     result = current(tab)
-    plot.set_axis_labels(_tr("epoch"), _tr("loss · modularity"))
+    plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"), QCoreApplication.translate("GraphTab", "loss · modularity"))
     if live is not None and live[1] is not None:
         loss = live[1].history
         plot.set_curves([np.arange(1, len(loss) + 1, dtype=np.float32)], [loss],
-                        [_tr("loss (spectral + collapse)")])
+                        [QCoreApplication.translate("GraphTab", "loss (spectral + collapse)")])
         plot.set_hint("")
         stopped = tab.running() != JOB
-        panel.set_readout((_tr("Stopped at epoch {0}: no partition kept.") if stopped else
-                           _tr("Training: epoch {0}")).format(len(loss)))
+        panel.set_readout((QCoreApplication.translate("GraphTab", "Stopped at epoch {0}: no partition kept.") if stopped else
+                           QCoreApplication.translate("GraphTab", "Training: epoch {0}")).format(len(loss)))
         panel.set_title(title(tab))
         return
     spectrum = tab.spectra.get(tab._doc_key())
     if result is not None and result.loss.size:
         x = np.arange(1, len(result.loss) + 1, dtype=np.float32)
         plot.set_curves([x, x], [result.loss, result.loss_modularity],
-                        [_tr("loss (spectral + collapse)"),
-                         _tr("modularity of the hard assignment")])
+                        [QCoreApplication.translate("GraphTab", "loss (spectral + collapse)"),
+                         QCoreApplication.translate("GraphTab", "modularity of the hard assignment")])
         plot.set_hint("")
     elif spectrum is not None:
         lam = spectrum.eigenvalues
         x = np.arange(1, len(lam) + 1, dtype=np.float32)
         k = spectrum.eigengap_k
         plot.set_curves([x, x[k - 1:k + 1]], [lam, lam[k - 1:k + 1]],
-                        [_tr("eigenvalue λᵢ"), _tr("largest gap: k = {0}").format(k)],
+                        [QCoreApplication.translate("GraphTab", "eigenvalue λᵢ"), QCoreApplication.translate("GraphTab", "largest gap: k = {0}").format(k)],
                         symbols=["o", "o"])
-        plot.set_axis_labels("i", _tr("eigenvalue of the normalised Laplacian"))
+        plot.set_axis_labels("i", QCoreApplication.translate("GraphTab", "eigenvalue of the normalised Laplacian"))
         plot.set_hint("")
     else:
         plot.set_curves([], [], [])
         plot.plotItem.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.02)   # no old axes
-        plot.set_hint(_tr("DMoN trains a GCN to maximise modularity: its loss is drawn "
+        plot.set_hint(QCoreApplication.translate("GraphTab", "DMoN trains a GCN to maximise modularity: its loss is drawn "
                           "here while it trains."))
     panel.set_readout(readout(tab))
     panel.set_title(title(tab))
@@ -364,20 +360,20 @@ def view_data(tab: GraphTab) -> ViewData | None:
 
 def retranslate(tab: GraphTab) -> None:
     form = tab.community_form
-    form.setTitle(_tr("Communities"))
+    form.setTitle(QCoreApplication.translate("GraphTab", "Communities"))
     form.set_texts(
-        {"community_method": _tr("Method"), "community_seed": _tr("Seed"),
-         "communities": _tr("Communities (0: eigengap)"),
-         "community_epochs": _tr("DMoN epochs")},
+        {"community_method": QCoreApplication.translate("GraphTab", "Method"), "community_seed": QCoreApplication.translate("GraphTab", "Seed"),
+         "communities": QCoreApplication.translate("GraphTab", "Communities (0: eigengap)"),
+         "community_epochs": QCoreApplication.translate("GraphTab", "DMoN epochs")},
         {"community_method": [method_name(m) for m in METHODS]})
-    tab.nmi_text.setText(_tr("NMI against"))
+    tab.nmi_text.setText(QCoreApplication.translate("GraphTab", "NMI against"))
     if tab.nmi_combo.count():
-        tab.nmi_combo.setItemText(0, _tr("(none)"))
-    tab.community_button.setToolTip(_tr("Run the method on the graph shown; the nodes "
+        tab.nmi_combo.setItemText(0, QCoreApplication.translate("GraphTab", "(none)"))
+    tab.community_button.setToolTip(QCoreApplication.translate("GraphTab", "Run the method on the graph shown; the nodes "
                                         "are coloured by community"))
     tab.community_readout.setText(readout(tab))
 
 
 def update_button(tab: GraphTab) -> None:
-    tab.community_button.setText(tab.job_button_text(JOB, _tr("Find communities")))
+    tab.community_button.setText(tab.job_button_text(JOB, QCoreApplication.translate("GraphTab", "Find communities")))
     tab.community_button.setEnabled(tab.torch_ready)
