@@ -56,21 +56,23 @@ def test_first_open_shows_the_family_and_the_baselines_scored(qtbot, tab):
     assert len(view.data.train_index) == 120 and len(view.data.test_index) == 30
     shown = tab.shown_comparison()
     assert shown.methods == ("er", "ba", "sbm")
-    # the gallery: training graphs, then a row per baseline, 6 graphs each by default
+    # the gallery: training graphs, then a row per baseline, 8 graphs each by default
     names = [name for name, _ in tab.gallery.rows()]
     assert names[0] == "training" and names[1:] == ["Erdős–Rényi", "Barabási–Albert",
                                                      "stochastic block model"]
     counts = tab.gallery.drawn_counts()
     train, test = split_graphs(make_dataset("community", 150, seed=0), seed=0)
-    assert counts[0] == (sum(g.number_of_nodes() for g in train[:6]),
-                         sum(g.number_of_edges() for g in train[:6]))
+    assert counts[0] == (sum(g.number_of_nodes() for g in train[:8]),
+                         sum(g.number_of_edges() for g in train[:8]))
     # the table: Erdős–Rényi's row is what the baseline and networkx give here
     er = ErdosRenyi(train, seed=0).sample(100, seed=1)
     want = mmd_table(test, {"er": er, "training": train})
     np.testing.assert_allclose(tab.mmd_bars.values()[0], want[0], rtol=1e-5)
     np.testing.assert_allclose(tab.mmd_bars.values()[-1], want[1], rtol=1e-5)
     assert "training graphs (reference)" in tab.mmd_bars.names()[-1]
-    assert tab.view("loss").panel.readout.text().startswith("Untrained")
+    assert "Untrained" in tab.view("loss").panel.readout.text()
+    xs, ys = tab.loss_plot.curves()
+    assert ys[0].tolist() == pytest.approx([view.data.entropy] * 2, rel=1e-5)
     # graphs per row and the methods compared follow the controls, no refit
     tab.apply_state({"shown": 3, "methods": "er,sbm"})
     qtbot.waitUntil(lambda: tab.current_view() is not None, timeout=60_000)
@@ -97,7 +99,8 @@ def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
     xs, ys = tab.loss_plot.curves()
     np.testing.assert_allclose(ys[0], session.losses)
     assert len(xs[0]) == 6
-    assert ys[1][0] == pytest.approx(tab.result.data.entropy, rel=1e-5)
+    level, text = tab.loss_plot.reference_level()
+    assert level == pytest.approx(tab.result.data.entropy, rel=1e-5) and "H(p)" in text
     marks, labels = tab.loss_plot.markers()
     assert marks.tolist() == [session.best_shown_step()] and "step" in labels[0]
     # GraphRNN's row first in the gallery and in the table, its graphs drawn
@@ -112,6 +115,7 @@ def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
     tab.toggle_training()
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=120_000)
     assert session.step == 8 and len(tab.loss_plot.curves()[1][0]) == 8
+    assert "loss" in tab.view("loss").panel.readout.text()
     assert tab.shown_comparison().methods[0] == "graphrnn"
     # Start over: untrained again, GraphRNN's row gone
     qtbot.mouseClick(tab.reset_button, Qt.MouseButton.LeftButton)
@@ -153,7 +157,7 @@ def test_a_bad_folder_is_refused_and_the_graphs_shown_stay(qtbot, tab, tmp_path,
     assert view.data.name == "rings" and view.data.count == 10
     assert sorted(view.data.graphs.num_nodes.tolist()) == list(range(4, 14))
     assert "rings" in tab.folder_note.text() and "10 graphs" in tab.folder_note.text()
-    assert "rings" in tab.view("gallery").panel.readout.text()
+    assert "folder “rings”" in tab.view("gallery").panel.readout.text()
 
 
 def test_a_session_brings_the_trained_model_the_folder_and_the_comparison_back(

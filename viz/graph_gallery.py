@@ -1,5 +1,6 @@
-"""Rows of small graphs drawn as node-link thumbnails, and the generators' MMD table as
-horizontal bars: the generation view's two pictures. Drawing only: positions and scores
+"""Rows of small graphs drawn as node-link thumbnails, the generators' MMD table as
+horizontal bars, and a loss curve with a labelled reference level: the generation view's
+pictures. Drawing only: positions and scores
 come laid out and computed in the traces (``models.traces.generation``)."""
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
 
 from models.traces.generation import GraphSet
+from viz.ode_view import TimelinePlot
 from viz.plots import LabelledPlot, hint_item, set_hint_text
-from viz.theme import SERIES_COLOURS
+from viz.theme import MUTED, SERIES_COLOURS
 
 #: the colour of the training graphs' row and of the reference row (dark grey)
 TRAINING_COLOUR = "#444444"
@@ -37,14 +40,14 @@ class GraphGallery(LabelledPlot):
         item.getAxis("left").setStyle(tickLength=0)
         item.setMouseEnabled(x=False, y=False)
         item.invertY(True)
-        item.setAspectLocked(True)
+        item.vb.sigResized.connect(self._fit)
         self.hint = hint_item(item)
         self._frames = pg.PlotCurveItem(pen=pg.mkPen("#dddddd", width=1), connect="pairs")
         item.addItem(self._frames)
         self._edges: list[pg.PlotCurveItem] = []
         self._nodes: list[pg.ScatterPlotItem] = []
         self._rows: list[tuple[str, GraphSet]] = []
-        self._columns = 0
+        self._extent = (1, 0)              # (columns, rows) drawn
 
     def set_hint(self, text: str) -> None:
         set_hint_text(self.hint, text)
@@ -95,12 +98,22 @@ class GraphGallery(LabelledPlot):
         self.plotItem.getAxis("left").setTicks([[(r * CELL + 0.5, name)
                                                 for r, name in enumerate(names)], []])
         self._rows = list(zip(names, sets, strict=True))
-        self._columns = columns
-        if sets:
-            width = max(1, max(min(columns, len(s)) for s in sets))
-            self.plotItem.vb.setRange(xRange=(-0.15, (width - 1) * CELL + 1.15),
-                                      yRange=(-0.15, (len(sets) - 1) * CELL + 1.15),
-                                      padding=0.02)
+        self._extent = (max([min(columns, len(s)) for s in sets] or [1]) or 1, len(sets))
+        self._fit()
+
+    def _fit(self, *_) -> None:
+        """Every thumbnail square and as large as the box allows, from the top left (a
+        locked aspect ratio centres the cells and leaves a gap after the row names)."""
+        vb = self.plotItem.vb
+        w, h = vb.width(), vb.height()
+        cols, rows = self._extent
+        if w < 2 or h < 2 or rows == 0:
+            return
+        margin = 0.15
+        need_x, need_y = (cols - 1) * CELL + 1 + 2 * margin, (rows - 1) * CELL + 1 + 2 * margin
+        scale = min(w / need_x, h / need_y)          # pixels per unit, the same both ways
+        vb.setRange(xRange=(-margin, -margin + w / scale),
+                    yRange=(-margin, -margin + h / scale), padding=0)
 
     def rows(self) -> list[tuple[str, GraphSet]]:
         """What is drawn: (name, graphs) per row."""
@@ -139,6 +152,8 @@ class MMDBars(pg.GraphicsLayoutWidget):
             plot.invertY(True)
             plot.showGrid(x=True, alpha=0.25)
             plot.showAxis("right")
+            # the values are written on the right axis: the bottom keeps the grid only
+            plot.getAxis("bottom").setStyle(showValues=False)
             right = plot.getAxis("right")
             right.setStyle(tickLength=0)
             font = QFont()
@@ -179,23 +194,66 @@ class MMDBars(pg.GraphicsLayoutWidget):
                                       brushes=brushes, pens=[pg.mkPen(None)] * len(v))
                 plot.addItem(bar)
                 self._bars[s] = bar
-            plot.getAxis("right").setTicks([[(float(r), f"{x:.{decimals}f}")
-                                             for r, x in enumerate(values[:, s])], []])
+            texts = [f"{x:.{decimals}f}" for x in values[:, s]]
+            right = plot.getAxis("right")
+            right.setTicks([[(float(r), t) for r, t in enumerate(texts)], []])
+            # wide enough for its numbers before the layout is made (grown afterwards,
+            # the last plot's numbers were pushed past the view's edge)
+            metrics = QFontMetrics(right.style["tickFont"] or QFont())
+            right.setWidth(max([metrics.horizontalAdvance(t) for t in texts] or [0]) + 10)
             hi = float(max(np.max(v, initial=0.0), 1e-6))
             lo = float(min(np.min(v, initial=0.0), 0.0))
             plot.setXRange(lo, hi * 1.05, padding=0.02)
         if self.plots:
-            self.plots[0].getAxis("left").setTicks([list(enumerate(names)), []])
+            left = self.plots[0].getAxis("left")
+            left.setTicks([list(enumerate(names)), []])
+            metrics = QFontMetrics(left.style["tickFont"] or QFont())
+            left.setWidth(max([metrics.horizontalAdvance(n) for n in names] or [0]) + 12)
             self.plots[0].setYRange(-0.5, max(len(names), 1) - 0.5, padding=0.02)
         self._values = values
         self._names = list(names)
-
-    def set_axis_label(self, text: str) -> None:
-        for plot in self.plots:
-            plot.setLabel("bottom", text)
+        # never narrower than names, bars and numbers need: the grid of views scrolls
+        # instead (squeezed, the layout ran past the view and cut the last numbers off)
+        self.ci.layout.invalidate()
+        need = self.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+        self.setMinimumWidth(int(np.ceil(need)) + 2)
 
     def values(self) -> np.ndarray:
         return self._values
 
     def names(self) -> list[str]:
         return list(self._names)
+
+
+class LossPlot(TimelinePlot):
+    """A ``TimelinePlot`` without a legend (one curve, named in the read-out) and with a
+    reference level: a dashed horizontal line labelled at its right end
+    (``set_reference``), so neither a legend nor a label sits over the step marker."""
+
+    def __init__(self, parent=None, log_y: bool = True) -> None:
+        super().__init__(parent, log_y=log_y)
+        self._log_y = log_y
+        self.reference = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen(MUTED, width=1, style=Qt.PenStyle.DashLine),
+            label="", labelOpts={"position": 0.97, "color": MUTED, "anchors": [(1, 1), (1, 1)],
+                                 "fill": pg.mkBrush(255, 255, 255, 200)})
+        self.reference.setZValue(-2)
+        self.plotItem.addItem(self.reference)
+        self.reference.setVisible(False)
+        self._reference = (float("nan"), "")
+
+    def set_curves(self, x, ys, names, symbols=(), colours=()) -> None:
+        super().set_curves(x, ys, names, symbols, colours)
+        self.legend.setVisible(False)
+
+    def set_reference(self, y: float, text: str) -> None:
+        """The dashed level ``y`` labelled ``text`` (hidden for a NaN ``y``)."""
+        shown = bool(np.isfinite(y) and (y > 0 or not self._log_y))
+        self.reference.setVisible(shown)
+        if shown:
+            self.reference.setValue(float(np.log10(y)) if self._log_y else float(y))
+            self.reference.label.setFormat(text)
+        self._reference = (float(y), text)
+
+    def reference_level(self) -> tuple[float, str]:
+        return self._reference

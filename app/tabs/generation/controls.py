@@ -30,7 +30,7 @@ TRAIN_PARAMS = (
 )
 SHOW_PARAMS = (
     *(Param(f"show_{m}", "bool", True) for m in METHODS),
-    Param("shown", "int", 6, 2, MAX_SHOWN),
+    Param("shown", "int", 8, 2, MAX_SHOWN),
 )
 ACTIONS = ("train", "compare", "methods")
 
@@ -81,9 +81,9 @@ def build_controls(tab: GenerationTab) -> None:
     row.addWidget(tab.train_button, 2)
     row.addWidget(tab.reset_button, 1)
     lay.addLayout(row)
+    lay.addWidget(tab.compare_button)
     lay.addWidget(tab.status)
     lay.addWidget(tab.error_note)
-    lay.addWidget(tab.show_form)
-    lay.addWidget(tab.compare_button)
     lay.addWidget(tab.compare_note)
+    lay.addWidget(tab.show_form)
     lay.addStretch(1)

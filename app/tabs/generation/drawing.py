@@ -15,12 +15,14 @@ if TYPE_CHECKING:
     from app.tabs.generation.tab import GenerationTab
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("GenerationTab", text)
+#: QCoreApplication.translate, with the strings literal for the extraction tool
+translate = QCoreApplication.translate
 
 
 def seconds_text(s: float) -> str:
-    return _t("{0:.2f} s").format(s) if s < 10 else _t("{0:.0f} s").format(s)
+    if s < 10:
+        return translate("GenerationTab", "{0:.2f} s").format(s)
+    return translate("GenerationTab", "{0:.0f} s").format(s)
 
 
 def method_colour(method: str) -> int:
@@ -34,22 +36,22 @@ def draw_gallery(tab: GenerationTab) -> None:
     gallery, panel = tab.gallery, tab.view("gallery").panel
     if shown is None:
         gallery.set_rows([], [], [], 0)
-        gallery.set_hint(_t("Making the graphs…"))
+        gallery.set_hint(translate("GenerationTab", "Making the graphs…"))
         panel.set_readout("")
         return
     labels = tab.row_labels(shown)
-    names = [_t("training"), *[labels[m] for m in shown.methods]]
+    names = [translate("GenerationTab", "training"), *[labels[m] for m in shown.methods]]
     sets = [shown.training, *shown.samples]
     colours = [None, *[method_colour(m) for m in shown.methods]]
     columns = tab.show_form.values()["shown"]
     gallery.set_hint("")
     gallery.set_rows(names, sets, colours, columns)
-    data = tab.result.data if tab.result is not None else None
-    where = data.name if data is not None else shown.dataset
-    readout = _t("{0}: {1} training graphs, {2} held out · first {3} of each row; seed "
-                 "{4}").format(where, shown.train_count, shown.held_out, columns, shown.seed)
+    where = tab.family_label()
+    readout = translate(
+        "GenerationTab", "{0}: {1} training graphs, {2} held out · first {3} of each row; "
+        "seed {4}").format(where, shown.train_count, shown.held_out, columns, shown.seed)
     if "graphrnn" in tab.selected_methods() and "graphrnn" not in shown.methods:
-        readout += _t(" · GraphRNN: press Compare")
+        readout += translate("GenerationTab", " · GraphRNN: press Compare")
     panel.set_readout(readout)
 
 
@@ -58,26 +60,26 @@ def draw_mmd(tab: GenerationTab) -> None:
     distance to the held-out graphs (the level a perfect generator reaches)."""
     shown = tab.shown_comparison()
     bars, panel = tab.mmd_bars, tab.view("mmd").panel
-    titles = [_t("degree MMD²"), _t("clustering MMD²")]
+    titles = [translate("GenerationTab", "degree"), translate("GenerationTab", "clustering")]
     if shown is None:
         bars.set_table([], np.zeros((0, 2)), titles, [])
-        bars.set_hint(_t("Making the graphs…"))
+        bars.set_hint(translate("GenerationTab", "Making the graphs…"))
         panel.set_readout("")
         return
     labels = tab.row_labels(shown)
     names = [f"{labels[m]} · {seconds_text(float(s))}"
              for m, s in zip(shown.methods, shown.seconds, strict=True)]
-    names.append(_t("training graphs (reference)"))
+    names.append(translate("GenerationTab", "training graphs (reference)"))
     values = np.concatenate([shown.mmd, shown.reference_mmd[None]])
     colours = [method_colour(m) for m in shown.methods] + [None]
     bars.set_hint("")
     bars.set_table(names, values, titles, colours)
-    bars.set_axis_label(_t("MMD² to the held-out graphs (lower is closer)"))
-    text = _t("{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel; the time "
-              "is to fit and sample").format(shown.held_out, tab.samples)
+    text = translate(
+        "GenerationTab", "{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel; "
+        "the time is to fit and sample").format(shown.held_out, tab.samples)
     if len(shown.methods):
         best = shown.methods[int(np.argmin(shown.mmd[:, 1]))]
-        text = _t("closest in clustering: {0} · ").format(labels[best]) + text
+        text = translate("GenerationTab", "closest in clustering: {0} · ").format(labels[best]) + text
     panel.set_readout(text)
 
 
@@ -90,28 +92,29 @@ def draw_loss(tab: GenerationTab) -> None:
     losses = np.asarray(session.losses if session is not None else [], np.float32)
     n = len(losses)
     reference = data.entropy if data is not None else float("nan")
-    ref_name = _t("density only: H(p) = {0:.3f}").format(reference)
-    span = np.asarray([0.0, float(max(n, 100))], np.float32)
+    ref_name = translate("GenerationTab", "density only: H(p) = {0:.3f}").format(reference)
     plot.set_hint("")
     if n == 0:
-        if data is None:
-            plot.set_curves([], [], [])
-            plot.set_markers([], [])
-            panel.set_readout("")
-            return
-        plot.set_curves([span], [np.full(2, reference, np.float32)], [ref_name],
-                        colours=[7])
+        # before training, the level to get under is all there is: drawn as the curve,
+        # over the steps a Train press runs
+        plot.set_reference(float("nan"), "")
+        steps = float(tab.train_form.values()["steps"])
+        plot.set_curves([np.asarray([0.0, steps], np.float32)],
+                        [np.full(2, reference, np.float32)], [ref_name], colours=[7])
         plot.set_markers([], [])
-        panel.set_readout(_t("Untrained. Press “Train” to train GraphRNN on the training "
-                             "graphs; the loss is the binary cross-entropy of each "
-                             "adjacency entry."))
+        panel.set_readout(translate(
+            "GenerationTab", "{0}: a model that knows only the density. Untrained: press "
+            "“Train” to train GraphRNN (loss: binary cross-entropy of each adjacency "
+            "entry).").format(ref_name) if data is not None
+                          else "")
         return
+    plot.set_reference(reference, ref_name)
     steps = np.arange(1, n + 1, dtype=np.float32)
-    plot.set_curves([steps, span], [losses, np.full(2, reference, np.float32)],
-                    [_t("GraphRNN loss {0:.4f}").format(float(losses[-1])), ref_name],
-                    colours=[0, 7])
+    plot.set_curves([steps], [losses], [translate("GenerationTab", "GraphRNN loss")],
+                    colours=[0])
     best = session.best_shown_step()
-    plot.set_markers([best], [_t("weights used: step {0}").format(best)])
-    panel.set_readout(_t("step {0} · the samples use the weights of step {1}, the best of "
-                         "GraphRNN's own scoring every {2} steps").format(
-                             n, best, session.select_every))
+    plot.set_markers([best], [translate("GenerationTab", "weights used: step {0}").format(best)])
+    panel.set_readout(translate(
+        "GenerationTab", "step {0} · loss {1:.4f} · the samples use the weights of step "
+        "{2}, the best of GraphRNN's own scoring every {3} steps").format(
+                             n, float(losses[-1]), best, session.select_every))

@@ -38,8 +38,7 @@ from app.tabs.generation.session_file import GenerationSessionFile
 from app.tabs.training import TrainingTab
 from models.generation.options import DATASETS, METHODS
 from models.traces import Progress
-from viz.graph_gallery import GraphGallery, MMDBars
-from viz.ode_view import TimelinePlot
+from viz.graph_gallery import GraphGallery, LossPlot, MMDBars
 from viz.panel import ViewPanel
 
 
@@ -74,12 +73,13 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
     def _build_views(self) -> None:
         self.gallery = GraphGallery()
         self.mmd_bars = MMDBars()
-        self.loss_plot = TimelinePlot(log_y=True)
+        self.loss_plot = LossPlot(log_y=False)
         self.add_view(View("gallery", lambda: self.tr("Training graphs and generated graphs"),
                            ViewPanel(self.gallery), partial(data.gallery_data, self)),
                       0, 0, 1, 2)
-        self.add_view(View("mmd", lambda: self.tr("MMD² to held-out graphs (GraphRNN's "
-                                                  "degree and clustering distances)"),
+        self.add_view(View("mmd", lambda: self.tr("MMD² to held-out graphs, lower is "
+                                                  "closer (GraphRNN's degree and clustering "
+                                                  "distances)"),
                            ViewPanel(self.mmd_bars), partial(data.mmd_data, self)), 1, 0)
         self.add_view(View("loss", lambda: self.tr("GraphRNN training loss"),
                            ViewPanel(self.loss_plot), partial(data.loss_data, self)), 1, 1)
@@ -212,6 +212,16 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         learned = self.learned.get(view.data.key) if "graphrnn" in self.selected_methods() \
             else None
         return merge_comparisons(learned, view.baselines)
+
+    def family_label(self) -> str:
+        """The family shown, in a few words (a folder by its name)."""
+        view = self.current_view()
+        if view is None:
+            return ""
+        if view.data.dataset == FOLDER:
+            return self.tr("folder “{0}”").format(view.data.name)
+        return {"community": self.tr("two communities"), "grid": self.tr("grids"),
+                "ego": self.tr("ego networks")}.get(view.data.dataset, view.data.dataset)
 
     def row_labels(self, shown) -> dict[str, str]:
         labels = {"graphrnn": self.tr("GraphRNN"), "er": self.tr("Erdős–Rényi"),
@@ -395,7 +405,7 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
                                           "GraphRNN with the weights its own scoring kept."
                                           ).format(SAMPLES))
         self.loss_plot.set_axis_labels(self.tr("step"),
-                                       self.tr("binary cross-entropy per entry"))
+                                       self.tr("BCE per entry"))
         self._update_folder_note()
         super().retranslate()
         for v in self.views:
