@@ -55,14 +55,17 @@ def main() -> int:
         window = MainWindow(Settings(tmp), Translations())
         window.resize(1500, 940)
         window.show()
-        run_until(lambda: window.torch_is_ready, 120)
+        run_until(lambda: window.torch_is_ready and all(
+            getattr(t, "trace", None) is not None for t in window.tabs), 120)
         tab = next(t for t in window.tabs if t.key == "generation")
+        run_until(lambda: False, 2.0)       # the start-up's work done: a quiet window
 
         def phase(name, start, until, limit=600):
             t0 = time.perf_counter()
             with Heartbeat(interval_ms=5, limit_ms=1e9) as beat:
                 start()
                 run_until(until, limit)
+                run_until(lambda: False, 0.3)     # and what it left to paint
             g = np.asarray(beat.gaps_ms or [0.0])
             print(f"{name:<28} {time.perf_counter() - t0:7.1f} s   stall max "
                   f"{g.max():6.1f} ms (own {beat.longest_own_ms:6.1f}) · p99 "

@@ -245,6 +245,24 @@ class LossPlot(TimelinePlot):
     def set_curves(self, x, ys, names, symbols=(), colours=()) -> None:
         super().set_curves(x, ys, names, symbols, colours)
         self.legend.setVisible(False)
+        self._headroom()
+
+    def _headroom(self) -> None:
+        """The y range of the curves and the reference level, with room above them for
+        the marker's label (a short run's curve starts at the top left, under it)."""
+        values = [np.asarray(y, np.float64) for y in self.curves()[1]]
+        if self.reference.isVisible():
+            values.append(np.asarray([self._reference[0]]))
+        v = np.concatenate(values) if values else np.zeros(0)
+        v = v[np.isfinite(v) & ((v > 0) if self._log_y else True)]
+        if not len(v):
+            return
+        lo, hi = float(v.min()), float(v.max())
+        if self._log_y:
+            lo, hi = np.log10(lo), np.log10(hi)
+        span = hi - lo if hi > lo else max(abs(hi), 1e-3)
+        self.plotItem.enableAutoRange(y=False)
+        self.plotItem.setYRange(lo - 0.05 * span, hi + 0.25 * span, padding=0)
 
     def set_reference(self, y: float, text: str) -> None:
         """The dashed level ``y`` labelled ``text`` (hidden for a NaN ``y``)."""
@@ -254,6 +272,7 @@ class LossPlot(TimelinePlot):
             self.reference.setValue(float(np.log10(y)) if self._log_y else float(y))
             self.reference.label.setFormat(text)
         self._reference = (float(y), text)
+        self._headroom()
 
     def reference_level(self) -> tuple[float, str]:
         return self._reference
