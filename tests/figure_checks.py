@@ -252,7 +252,7 @@ ALLOWED = {
     "avg", "max", "min", "std", "log", "det", "exp", "sin", "cos", "dmon", "pos", "rope",
     "dim", "w_q", "w_k", "w_v", "w_o", "d_k", "d_model", "k_len", "q_len", "num_heads",
     "batch", "heads", "tsv", "xml", "zip", "ms", "ok", "mb", "gb", "kb", "flops", "ngram",
-    "tokenizer", "digits", "dopri5", "rk4", "adjoint", "jacobian", "hutchinson",
+    "tokenizer", "digits", "dopri5", "rk4", "adjoint", "jacobian", "hutchinson", "graphrnn",
     # names of people, graphs, datasets, layers and arguments the course writes as they are
     "zachary", "davis", "kamada", "kawai", "barab", "albert", "erd", "nyi", "watts", "strogatz",
     "karateclub", "actnorm", "data", "ptr", "memory", "rollout", "add", "norm", "elu", "mib",

@@ -557,7 +557,8 @@ def test_csv_reader_sees_the_same_table_as_numpy(tmp_path, pe_like):
     assert all(len(r) == 1 + pe_like.shape[1] for r in records)
 
 
-@pytest.mark.parametrize("key", ["transformer", "pretrained", "efficient", "graph", "flows", "ode",
+@pytest.mark.parametrize("key", ["transformer", "pretrained", "efficient", "graph", "generation",
+                                 "flows", "ode",
                                  "meta"])
 @pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
 def test_every_view_of_a_tab_exports(qtbot, window, tmp_path, key, fmt):

@@ -55,7 +55,8 @@ def test_one_tab_spec_adds_a_tab_without_editing_the_shell(qtbot):
 
 def test_tab_list_keeps_keys_order_and_rejects_a_key_twice():
     assert [s.key for s in tab_specs()] == ["positional", "transformer", "pretrained",
-                                            "efficient", "graph", "flows", "ode", "meta"]
+                                            "efficient", "graph", "generation", "flows",
+                                            "ode", "meta"]
     with pytest.raises(ValueError, match="positional"):
         tab_specs([TabSpec("positional", "Again", _DemoTab)])
 

@@ -46,6 +46,8 @@ TABS: tuple[TabSpec, ...] = (
             "app.tabs.efficient:EfficientTab", order=30),
     TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"),
             "app.tabs.graph:GraphTab", order=40),
+    TabSpec("generation", QT_TRANSLATE_NOOP("Tabs", "Graph generation"),
+            "app.tabs.generation:GenerationTab", order=45),
     TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"),
             "app.tabs.flows:FlowsTab", order=50),
     TabSpec("ode", QT_TRANSLATE_NOOP("Tabs", "Neural ODEs"),

@@ -2,8 +2,8 @@
 folder of the student's own graphs (``folder``); a learned generator, GraphRNN
 (``graphrnn``, breadth-first ``ordering``), and classical ``baselines`` (Erdős–Rényi,
 Barabási–Albert, a fitted stochastic block model), all behind ``train_generator``; the
-GraphRNN paper's MMD distances (``metrics``); the tab's background computation in
-``probe``, the option names it shares in the torch-free ``options``."""
+GraphRNN paper's MMD distances (``metrics``); the tab's background computations in
+``probe`` and ``view``, the option names it shares in the torch-free ``options``."""
 
 from models.face import lazy_face
 
@@ -28,4 +28,8 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "clustering_histogram": "metrics",
     # the tab's background computation
     "compare_generators": "probe", "generation_result": "probe",
+    # the generation view's computations
+    "generation_view": "view", "generation_data": "view", "baseline_comparison": "view", "learned_comparison": "view",
+    "merge_comparisons": "view", "read_graph_folder": "view", "make_session": "view",
+    "laid_out": "view", "unpack_graphs": "view",
 })

@@ -29,8 +29,11 @@ GRAPH_EXTENSIONS = (".graphml", ".gexf", ".gml", ".net", ".paj", ".json", ".csv"
 
 def load_graph_folder(path: str | os.PathLike, max_graphs: int = MAX_FOLDER_GRAPHS,
                       max_nodes: int = MAX_GRAPH_NODES,
-                      cancelled: Callable[[], bool] | None = None) -> list[nx.Graph]:
-    """Every graph file of the folder ``path`` (not its subfolders), in file-name order."""
+                      cancelled: Callable[[], bool] | None = None,
+                      progress: Callable[[float], None] | None = None) -> list[nx.Graph]:
+    """Every graph file of the folder ``path`` (not its subfolders), in file-name order.
+    ``progress(fraction)`` is called after each file; ``cancelled()`` turning True stops
+    the reading with ``LoadCancelled``."""
     from models.graphs.readers.load import load_graph
 
     folder = Path(path)
@@ -52,7 +55,7 @@ def load_graph_folder(path: str | os.PathLike, max_graphs: int = MAX_FOLDER_GRAP
             f"{folder.name}: {len(entries)} graph files; a generator learns from at most "
             f"{max_graphs}. Move some of them to another folder.")
     graphs = []
-    for file in entries:
+    for done, file in enumerate(entries):
         if cancelled is not None and cancelled():
             raise LoadCancelled(f"{folder.name}: loading cancelled.")
         size = file.stat().st_size
@@ -78,4 +81,6 @@ def load_graph_folder(path: str | os.PathLike, max_graphs: int = MAX_FOLDER_GRAP
         g.add_nodes_from(range(n))
         g.add_edges_from((int(u), int(v)) for u, v in doc.edges if u != v)
         graphs.append(g)
+        if progress is not None:
+            progress((done + 1) / len(entries))
     return graphs

@@ -214,12 +214,37 @@ class GraphRNNGenerator(TrainingSession):
         n = check_count(n)
         if n == 0:
             return []
+        with self.lock:
+            return self._sample(n, seed)
+
+    def sample_best(self, n: int, seed: int = 0) -> list[nx.Graph]:
+        """``sample`` with the weights ``use_best`` would put back, the weights being
+        trained left as they are (training goes on from where it was)."""
+        n = check_count(n)
+        if n == 0:
+            return []
+        with self.lock:
+            if self._best_state is None or self.best_step == self.step:
+                return self._sample(n, seed)
+            current = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+            self.model.load_state_dict(self._best_state)
+            try:
+                return self._sample(n, seed)
+            finally:
+                self.model.load_state_dict(current)
+
+    def best_shown_step(self) -> int:
+        """The step whose weights ``sample_best`` uses."""
+        return self.step if self._best_state is None else self.best_step
+
+    def _sample(self, n: int, seed: int) -> list[nx.Graph]:
+        """``sample``'s work, the lock held."""
         rng = np.random.default_rng(seed)
         sizes = self.prior.sample(n, rng)
         gen = torch.Generator(device=self.device).manual_seed(int(seed))
         t_max = int(sizes.max()) - 1
         rows = torch.zeros((n, t_max, self.m), device=self.device)
-        with self.lock, torch.no_grad():
+        with torch.no_grad():
             self.model.eval()
             x = torch.ones((n, 1, self.m), device=self.device)
             size_t = torch.as_tensor(sizes, dtype=torch.float32, device=self.device)
@@ -235,6 +260,34 @@ class GraphRNNGenerator(TrainingSession):
                 x = rows[:, t][:, None, :]
         rows_np = rows.cpu().numpy()
         return [graph_from_rows(rows_np[i], int(sizes[i])) for i in range(n)]
+
+    # -- session files -----------------------------------------------------------------------
+    def _extra_state(self) -> tuple[dict[str, torch.Tensor], dict]:
+        """The best weights so far, their step, the self-scores and the batch queue (so a
+        session opened elsewhere samples and trains on as this one would)."""
+        tensors = {} if self._best_state is None else {
+            f"best.{k}": v.detach().cpu().clone() for k, v in self._best_state.items()}
+        return tensors, {"best_step": self.best_step, "queue": list(self._queue),
+                         "selection": [list(s) for s in self.selection]}
+
+    def _load_extra_state(self, tensors: dict[str, torch.Tensor], meta: dict) -> None:
+        from models.errors import SessionFileError
+
+        best = {k[len("best."):]: v for k, v in tensors.items() if k.startswith("best.")}
+        own = self.model.state_dict()
+        if best and (set(best) != set(own)
+                     or any(best[k].shape != own[k].shape for k in own)):
+            raise SessionFileError("the saved best GraphRNN weights do not fit the model.")
+        queue = meta.get("queue", [])
+        if not isinstance(queue, list) or not all(
+                isinstance(i, int) and 0 <= i < len(self.graphs) for i in queue):
+            raise SessionFileError("the saved GraphRNN batch queue is malformed.")
+        step = meta.get("best_step", 0)
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= self.step:
+            raise SessionFileError("the saved GraphRNN best step is malformed.")
+        self._best_state = {k: v.to(self.device) for k, v in best.items()} or None
+        self.best_step, self._queue = step, list(queue)
+        self.selection = [tuple(s) for s in meta.get("selection", [])]
 
     def __repr__(self) -> str:
         return f"GraphRNNGenerator({self.model!r}, {self.prior}, step={self.step})"

@@ -17,7 +17,7 @@ from models.traces.efficient import (
 )
 from models.traces.explain import NodeExplanation
 from models.traces.flows import FlowDensity, FlowResult, FlowTrace
-from models.traces.generation import GenerationTrace, GraphSet
+from models.traces.generation import GenerationData, GenerationTrace, GenerationView, GraphSet
 from models.traces.graphs import (
     BatchTrace,
     EdgeValues,
@@ -78,5 +78,5 @@ __all__ = [
     "CostTheory", "EfficientTrace", "CommunityResult",
     "NodeExplanation",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
-    "GraphSet", "GenerationTrace",
+    "GraphSet", "GenerationTrace", "GenerationData", "GenerationView",
 ]
