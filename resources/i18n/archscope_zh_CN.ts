@@ -928,6 +928,254 @@ by maximum likelihood.</source>
     </message>
 </context>
 <context>
+    <name>GenerationTab</name>
+    <message>
+        <source>{0:.2f} s</source>
+        <extracomment>QCoreApplication.translate, with the strings literal for the extraction tool</extracomment>
+        <translation>{0:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>{0:.0f} s</source>
+        <translation>{0:.0f} 秒</translation>
+    </message>
+    <message>
+        <source>Making the graphs…</source>
+        <translation>正在生成图…</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练图</translation>
+    </message>
+    <message>
+        <source>{0}: {1} training graphs, {2} held out · first {3} of each row; seed {4}</source>
+        <translation>{0}：{1} 张训练图，{2} 张留出图 · 每行前 {3} 张；随机种子 {4}</translation>
+    </message>
+    <message>
+        <source> · GraphRNN: press Compare</source>
+        <translation> · GraphRNN：请点击“比较”</translation>
+    </message>
+    <message>
+        <source>degree</source>
+        <translation>度数</translation>
+    </message>
+    <message>
+        <source>clustering</source>
+        <translation>聚类系数</translation>
+    </message>
+    <message>
+        <source>training graphs (reference)</source>
+        <translation>训练图（参考）</translation>
+    </message>
+    <message>
+        <source>{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel; the time is to fit and sample</source>
+        <translation>{0} 张留出图，每种方法 {1} 个样本，高斯-EMD 核；时间为拟合与抽样所用</translation>
+    </message>
+    <message>
+        <source>closest in clustering: {0} · </source>
+        <translation>聚类系数最接近：{0} · </translation>
+    </message>
+    <message>
+        <source>density only: H(p) = {0:.3f}</source>
+        <translation>仅知密度：H(p) = {0:.3f}</translation>
+    </message>
+    <message>
+        <source>{0}: a model that knows only the density. Untrained: press “Train” to train GraphRNN (loss: binary cross-entropy of each adjacency entry).</source>
+        <translation>{0}：只知道密度的模型。尚未训练：点击“训练”来训练 GraphRNN（损失：每个邻接元素的二元交叉熵）。</translation>
+    </message>
+    <message>
+        <source>GraphRNN loss</source>
+        <translation>GraphRNN 损失</translation>
+    </message>
+    <message>
+        <source>weights used: step {0}</source>
+        <translation>所用权重：第 {0} 步</translation>
+    </message>
+    <message>
+        <source>step {0} · loss {1:.4f} · the samples use the weights of step {2}, the best of GraphRNN's own scoring every {3} steps</source>
+        <translation>第 {0} 步 · 损失 {1:.4f} · 样本使用第 {2} 步的权重，即 GraphRNN 每 {3} 步自评一次时得分最好的那组</translation>
+    </message>
+    <message>
+        <source>Training graphs and generated graphs</source>
+        <translation>训练图与生成的图</translation>
+    </message>
+    <message>
+        <source>MMD² to held-out graphs, lower is closer (GraphRNN's degree and clustering distances)</source>
+        <translation>与留出图之间的 MMD²，越低越接近（GraphRNN 的度数与聚类系数距离）</translation>
+    </message>
+    <message>
+        <source>GraphRNN training loss</source>
+        <translation>GraphRNN 训练损失</translation>
+    </message>
+    <message>
+        <source>Open a folder of graphs first (“Open folder of graphs…”).</source>
+        <translation>请先打开一个图文件夹（“打开图文件夹…”）。</translation>
+    </message>
+    <message>
+        <source>folder “{0}”</source>
+        <translation>文件夹“{0}”</translation>
+    </message>
+    <message>
+        <source>two communities</source>
+        <translation>双社区图</translation>
+    </message>
+    <message>
+        <source>grids</source>
+        <translation>网格图</translation>
+    </message>
+    <message>
+        <source>ego networks</source>
+        <translation>自我中心网络</translation>
+    </message>
+    <message>
+        <source>GraphRNN</source>
+        <translation>GraphRNN</translation>
+    </message>
+    <message>
+        <source>Erdős–Rényi</source>
+        <translation>Erdős–Rényi</translation>
+    </message>
+    <message>
+        <source>Barabási–Albert</source>
+        <translation>Barabási–Albert</translation>
+    </message>
+    <message>
+        <source>stochastic block model</source>
+        <translation>随机块模型</translation>
+    </message>
+    <message>
+        <source>GraphRNN (step {0})</source>
+        <translation>GraphRNN（第 {0} 步）</translation>
+    </message>
+    <message>
+        <source>GraphRNN (untrained)</source>
+        <translation>GraphRNN（未训练）</translation>
+    </message>
+    <message>
+        <source>Open folder of graphs</source>
+        <translation>打开图文件夹</translation>
+    </message>
+    <message>
+        <source>Folder “{0}”: {1} graphs, {2}–{3} nodes</source>
+        <translation>文件夹“{0}”：{1} 张图，{2}–{3} 个节点</translation>
+    </message>
+    <message>
+        <source>Tick GraphRNN among the methods compared: the baselines are scored already.</source>
+        <translation>请在参与比较的方法中勾选 GraphRNN：各基线模型已经打过分了。</translation>
+    </message>
+    <message>
+        <source>GraphRNN: step {0} · loss {1:.4f} · {2:.1f} steps/s</source>
+        <translation>GraphRNN：第 {0} 步 · 损失 {1:.4f} · 每秒 {2:.1f} 步</translation>
+    </message>
+    <message>
+        <source>GraphRNN: drawing {0} graphs and scoring them…</source>
+        <translation>GraphRNN：正在抽取 {0} 张图并打分…</translation>
+    </message>
+    <message>
+        <source>GraphRNN sampled and scored.</source>
+        <translation>GraphRNN 已完成抽样和打分。</translation>
+    </message>
+    <message>
+        <source>Training done: press Compare to sample GraphRNN.</source>
+        <translation>训练完成：点击“比较”从 GraphRNN 抽样。</translation>
+    </message>
+    <message>
+        <source>Training stopped.</source>
+        <translation>训练已停止。</translation>
+    </message>
+    <message>
+        <source>Resume training</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Compare: sample GraphRNN and score it</source>
+        <translation>比较：从 GraphRNN 抽样并打分</translation>
+    </message>
+    <message>
+        <source>{0} steps trained (each: one batch of up to {1} training graphs)</source>
+        <translation>已训练 {0} 步（每步：一批至多 {1} 张训练图）</translation>
+    </message>
+    <message>
+        <source>Graphs</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>Family</source>
+        <translation>图族</translation>
+    </message>
+    <message>
+        <source>Graphs made</source>
+        <translation>生成的图数</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>two communities (GraphRNN's community-small)</source>
+        <translation>双社区图（GraphRNN 的“community-small”）</translation>
+    </message>
+    <message>
+        <source>2D grids 4–6 × 4–6</source>
+        <translation>二维网格 4–6 × 4–6</translation>
+    </message>
+    <message>
+        <source>ego networks (radius 1)</source>
+        <translation>自我中心网络（半径 1）</translation>
+    </message>
+    <message>
+        <source>your folder of graphs</source>
+        <translation>你的图文件夹</translation>
+    </message>
+    <message>
+        <source>GraphRNN (learned)</source>
+        <translation>GraphRNN（可学习）</translation>
+    </message>
+    <message>
+        <source>Steps per Train</source>
+        <translation>每次训练的步数</translation>
+    </message>
+    <message>
+        <source>Methods compared</source>
+        <translation>参与比较的方法</translation>
+    </message>
+    <message>
+        <source>Graphs per row</source>
+        <translation>每行图数</translation>
+    </message>
+    <message>
+        <source>Open folder of graphs…</source>
+        <translation>打开图文件夹…</translation>
+    </message>
+    <message>
+        <source>One small graph per file (GraphML, GEXF, GML, edge list…); the graphs shown stay until the folder is read</source>
+        <translation>每个文件一张小图（GraphML、GEXF、GML、边列表等）；文件夹读完之前，当前显示的图保持不变</translation>
+    </message>
+    <message>
+        <source>Start over</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>GraphRNN back to its initial weights; the training so far is dropped</source>
+        <translation>GraphRNN 回到初始权重；此前的训练将被丢弃</translation>
+    </message>
+    <message>
+        <source>The baselines are fitted and scored when the graphs change; Compare draws {0} graphs from GraphRNN with the weights its own scoring kept.</source>
+        <translation>图改变时，各基线模型会重新拟合并打分；“比较”用 GraphRNN 自评保留下来的权重从中抽取 {0} 张图。</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>BCE per entry</source>
+        <translation>每个元素的 BCE</translation>
+    </message>
+</context>
+<context>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
@@ -3434,6 +3682,10 @@ or open a Hugging Face model folder with File → Open…</source>
     <message>
         <source>Efficient attention</source>
         <translation>高效注意力</translation>
+    </message>
+    <message>
+        <source>Graph generation</source>
+        <translation>图生成</translation>
     </message>
     <message>
         <source>Normalizing flows</source>
