@@ -100,6 +100,15 @@ class Settings:
     def device(self, name: str) -> None:
         self.set("device", name)
 
+    def max_parameters(self, default: int) -> int:
+        """The most parameters a model folder may have for the pretrained tab to load it
+        (``pretrained/max_parameters``; a whole number from 1 million to 100 billion,
+        anything else is rejected and ``default`` applies)."""
+        def valid(v) -> bool:
+            n = float(v)
+            return 1e6 <= n <= 1e11 and n == int(n)       # (NaN and ±inf fail the range)
+        return int(float(self._checked("pretrained/max_parameters", default, valid)))
+
     def geometry(self) -> QByteArray | None:
         """The window's saved geometry (``QWidget.saveGeometry``); None if there is none.
         Whether Qt can read the bytes is known only when restoring them: the window

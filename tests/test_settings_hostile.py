@@ -162,3 +162,24 @@ def test_window_opens_with_every_key_bad_at_once_and_closes_cleanly(qtbot, tmp_p
     again = Settings(folder)
     assert (again.language, again.device) == ("en", "cpu")
     assert again.geometry() is not None and again.take_problems() == []
+
+
+@pytest.mark.parametrize("raw", BAD)
+def test_the_model_size_limit_falls_back_to_its_default(tmp_path, raw):
+    """``pretrained/max_parameters``, the largest model folder the pretrained tab loads:
+    a whole number from 1 M to 100 G, or the default with a note."""
+    from app.settings import Settings
+
+    folder = tmp_path / "s"
+    write_ini(folder, {"pretrained/max_parameters": raw})
+    settings = Settings(folder)
+    assert settings.max_parameters(400_000_000) == 400_000_000
+    assert settings.take_problems() == ["pretrained/max_parameters"]
+
+
+def test_a_model_size_limit_in_the_settings_is_used(tmp_path):
+    from app.settings import Settings
+
+    folder = tmp_path / "s"
+    write_ini(folder, {"pretrained/max_parameters": "2e9"})
+    assert Settings(folder).max_parameters(400_000_000) == 2_000_000_000

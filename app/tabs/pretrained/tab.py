@@ -48,7 +48,8 @@ class PretrainedTab(BaseTab):
         self.model = None              # a models.pretrained.PretrainedModel, once loaded
         self.model_path = ""           # its folder ("" = the bundled model)
         self._serial = 0               # counts the models loaded (which one a trace is of)
-        self.max_parameters = DEFAULT_MAX_PARAMETERS
+        # the settings file's pretrained/max_parameters (checked), else 400 M
+        self.max_parameters = ctx.settings.max_parameters(DEFAULT_MAX_PARAMETERS)
         self._loading: tuple[str, int] | None = None     # (name, parameters) being read
         self.generated: tuple = ()     # GenerationStep, one per generated token
         self._pending_mask: np.ndarray | None = None     # for a model still to be loaded
