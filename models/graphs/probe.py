@@ -114,13 +114,15 @@ def model_comparison(data, epochs: int, seed: int, train_per_class: int,
                        message=", ".join(f"{k} {v:.2f}" for k, v in results.items()))
 
 
-def save_with_results(result: GraphResult, path: str, community=None) -> str:
+def save_with_results(result: GraphResult, path: str, community=None,
+                      explanation=None) -> str:
     """Save the drawn graph with the predictions, GCN coefficients and (for a GAT)
     attention as attributes, as GraphML or GEXF (by the extension); Gephi and Cytoscape
     open it. ``community`` (a ``CommunityResult`` of this graph) adds each node's
     community as ``community_<method>`` (``community_louvain``: apart from a
     ``community`` the file may have) and, for DMoN, ``community_dmon_p``, its largest
-    soft assignment. Returns ``path``."""
+    soft assignment. ``explanation`` (a ``NodeExplanation`` of this graph) adds its edge
+    mask as the edge attribute ``explanation_<node>``. Returns ``path``."""
     doc, node = result.doc, result.node
     node_values = {"prediction": node.predictions.astype(np.int64),
                    "prediction_p": node.probabilities.max(axis=1),
@@ -140,6 +142,9 @@ def save_with_results(result: GraphResult, path: str, community=None) -> str:
         per_edge, per_node = inspection.align_edge_values(doc.data, ev)
         edge_values[name] = per_edge
         node_values[f"{name}_self"] = per_node
+    if explanation is not None and explanation.edge_mask.shape[0] == \
+            doc.data.edge_index.shape[1]:
+        edge_values[f"explanation_{explanation.node}"] = explanation.edge_mask
     save_graph(doc, path, node_values=node_values, edge_values=edge_values)
     return path
 

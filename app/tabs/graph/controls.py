@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
-from app.tabs.graph import communities
+from app.tabs.graph import communities, explaining
 from models.graphs.options import AGGREGATIONS, DATASETS, LAYOUTS, MODEL_KINDS, POOLINGS
 from viz.controls import Param, ParamForm
 from viz.theme import error_style, muted_style
@@ -113,6 +113,7 @@ def build_controls(tab: GraphTab) -> None:
     tasks.addWidget(tab.link_button)
     lay.addLayout(tasks)
     communities.build_controls(tab, lay)
+    explaining.build_controls(tab, lay)
     lay.addWidget(tab.save_button)
     lay.addStretch(1)
 

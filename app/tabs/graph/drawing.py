@@ -17,7 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
 
 from app.tabs.base import View
-from app.tabs.graph import communities, data
+from app.tabs.graph import communities, data, explaining
 from app.tabs.graph.data import node_name
 from viz.graph_view import GraphCanvas
 from viz.heatmap import HeatmapPlot
@@ -110,6 +110,7 @@ def draw_all(tab: GraphTab) -> None:
     draw_pooled(tab)
     draw_links(tab)
     communities.redraw(tab, canvas=False)
+    tab.explain_readout.setText(explaining.readout(tab))
     for v in tab.views:
         v.panel.set_title(v.title())
 
@@ -186,6 +187,8 @@ def draw_edges(tab: GraphTab) -> None:  # one branch per thing the edges can sho
     doc = r.doc
     readout = ""
     tab.canvas.set_overlay_edges(None)
+    if explaining.draw_edges(tab):     # an explanation of the node shown: its edge mask
+        return
     if p["edges"] == "weight" and doc.edge_weight is not None:
         tab.canvas.set_edge_values(doc.edge_weight, cmap="viridis",
                                    title=QCoreApplication.translate("GraphTab", "edge weight"))

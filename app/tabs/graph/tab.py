@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from app.tabs.base import TabContext
-from app.tabs.graph import communities, drawing
+from app.tabs.graph import communities, drawing, explaining
 from app.tabs.graph import session as session_file
 from app.tabs.graph.controls import (
     ACTIONS,
@@ -380,6 +380,8 @@ class GraphTab(TrainingTab):
                 return partial(self.link_session().train, LINK_EPOCHS)
             if name == communities.JOB:
                 return communities.make_job(self)
+            if name == explaining.JOB:
+                return explaining.make_job(self)
         except ArchScopeError as exc:        # e.g. too few edges to hold some out
             self.ctx.report_error(exc, None)
             raise                            # and in the error note
@@ -389,6 +391,8 @@ class GraphTab(TrainingTab):
         m = progress.metrics
         if name == communities.JOB:
             return communities.job_text(progress)
+        if name == explaining.JOB:
+            return explaining.job_text(progress)
         if name == "compare":
             return self.tr("Comparing: {0}").format(progress.message)
         if name == "node":
@@ -409,6 +413,8 @@ class GraphTab(TrainingTab):
         t = progress.trace
         if name == communities.JOB:
             return communities.on_progress(self, progress)
+        if name == explaining.JOB:
+            return explaining.on_progress(self, progress)
         if name == "compare" and isinstance(t, ModelComparison):
             self.comparisons[self._running_key] = t
         elif name == "node" and t is not None:
@@ -437,14 +443,15 @@ class GraphTab(TrainingTab):
                        self.link_button):
             button.setEnabled(self.torch_ready)
         communities.update_button(self)
+        explaining.update_button(self)
         self.status.setText(self.status_text())
 
     def current_session(self):
         return self.sessions.get(self._session_key())
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
-        if name == communities.JOB:
-            return communities.on_stopped(self, completed)
+        if name in (communities.JOB, explaining.JOB):
+            return None if name == explaining.JOB else communities.on_stopped(self, completed)
         super().on_job_stopped(name, completed, failed)
 
     def status_text(self) -> str:
@@ -513,7 +520,8 @@ class GraphTab(TrainingTab):
         if self.result is None:
             raise ExportError(self.tr("There is nothing to save yet: the graph has not been "
                                       "drawn."))
-        save_with_results(self.result, path, community=communities.drawn(self))
+        save_with_results(self.result, path, community=communities.drawn(self),
+                          explanation=explaining.saved(self))
         self.ctx.status(self.tr("Saved {0}.").format(path))
         return path
 
@@ -588,6 +596,7 @@ class GraphTab(TrainingTab):
              "links": self.tr("Predicted links drawn")},
             {"pooling": [self.tr("mean"), self.tr("max"), self.tr("sum")]})
         communities.retranslate(self)
+        explaining.retranslate(self)
         self.save_button.setText(self.tr("Save graph with results…"))
         self.save_button.setToolTip(self.tr("GraphML or GEXF with predictions, GCN coefficients, "
                                             "GAT attention and communities as attributes"))

@@ -1,0 +1,131 @@
+"""Explanations in the graph tab, driven as a student would: train the node classifier,
+click a node, press Explain; the canvas draws the edge mask, the readout says the
+fidelities; Stop, the untrained refusal, GAT's attention, the graph saved with the mask."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from heartbeat import Heartbeat
+
+from app.tabs.graph import GraphTab, explaining
+
+
+@pytest.fixture
+def tab(qtbot, window) -> GraphTab:
+    t = next(t for t in window.tabs if t.key == "graph")
+    window.tabs_widget.setCurrentWidget(t)
+    qtbot.waitUntil(lambda: t.result is not None and t.torch_ready, timeout=60_000)
+    return t
+
+
+def _train(qtbot, tab, model="gcn", epochs=60):
+    tab.apply_state({"model": model, "epochs": epochs, "train_per_class": 2})
+    tab.apply_state({"train": True})
+    qtbot.waitUntil(lambda: not tab.running() and tab.trained_steps() >= epochs,
+                    timeout=120_000)
+
+
+def _click(qtbot, tab, node):
+    tab.canvas.nodeClicked.emit(node)
+    qtbot.waitUntil(lambda: tab.result.message is not None and
+                    tab.result.message.node == node, timeout=30_000)
+
+
+def _explain(qtbot, tab, **form):
+    tab.explain_form.set_values(form)
+    tab.explain_button.click()
+    qtbot.waitUntil(lambda: not tab.running(), timeout=120_000)
+
+
+def test_untrained_classifier_and_no_node_are_refused_in_words(qtbot, tab):
+    tab.explain_button.click()
+    assert not tab.running() and explaining.current(tab) is None
+    assert "Train the node classifier first" in tab.error_note.text()
+    _train(qtbot, tab, epochs=10)
+    tab.show_form.set_values({"node": -1})
+    tab.explain_button.click()
+    assert not tab.running()
+    assert "Select a node first" in tab.error_note.text()
+
+
+def test_gnnexplainer_draws_the_edge_mask_and_reads_out_fidelity(qtbot, tab, tmp_path):
+    _train(qtbot, tab)
+    _click(qtbot, tab, 33)
+    with Heartbeat() as beat:
+        _explain(qtbot, tab, explain_method="gnnexplainer", explain_epochs=100)
+    assert beat.longest_own_ms < beat.limit_ms, beat.report()
+    x = explaining.current(tab)
+    assert x is not None and x.node == 33 and x.method == "gnnexplainer"
+    assert x.loss.shape == (100,)
+    # the canvas's edge values are the mask, on the directed edges of edge_index
+    arrays = tab.canvas.export_arrays()
+    np.testing.assert_allclose(arrays["edge_values"], x.edge_mask)
+    np.testing.assert_array_equal(arrays["value_edges"], x.edge_index.T)
+    # the top edges are emphasised: drawn on top as the overlay, in the widest bin
+    top = x.explanation_edges
+    assert tab.canvas.overlay_edge_count() == int(top.sum()) > 0
+    np.testing.assert_array_equal(arrays["overlay_edges"], x.edge_index.T[top])
+    bins = tab.canvas._edge_bins
+    assert bins[top].min() >= bins[~top].max() - 1
+    assert bins[np.argmax(x.edge_mask)] == tab.canvas._edge_opts["n_bins"] - 1
+    # the readout: the prediction, both fidelities, the three probabilities, features
+    text = tab.explain_readout.text()
+    assert f"Fidelity+ {x.fidelity_plus:.0f}" in text
+    assert f"Fidelity− {x.fidelity_minus:.0f}" in text
+    assert f"whole graph {x.prob_full:.2f}" in text
+    assert f"explanation only {x.prob_explanation:.2f}" in text
+    assert "Feature mask" in text and "█" in text
+    assert "dashed" in tab.view("graph").panel.readout.text()
+    # saved with the graph: the mask as the edge attribute explanation_33 (both directions)
+    g = nx.read_graphml(tab.save_graph(str(tmp_path / "karate.graphml")))
+    ei, mask = x.edge_index, x.edge_mask
+    want = {(int(a), int(b)): float(m) for a, b, m in zip(ei[0], ei[1], mask, strict=True)}
+    checked = 0
+    for u, v, attrs in g.edges(data=True):
+        a, b = int(u), int(v)
+        assert attrs["explanation_33"] == pytest.approx(want[(a, b)], abs=1e-6)
+        assert attrs["explanation_33_reverse"] == pytest.approx(want[(b, a)], abs=1e-6)
+        checked += 1
+    assert checked == 78
+    # another node: the explanation is no longer shown, the edges are plain again
+    _click(qtbot, tab, 0)
+    assert explaining.current(tab) is None
+    assert "edge_values" not in tab.canvas.export_arrays()
+    assert tab.canvas.overlay_edge_count() == 0
+    assert "No explanation yet" in tab.explain_readout.text()
+
+
+def test_stop_mid_gnnexplainer_keeps_no_explanation(qtbot, tab):
+    _train(qtbot, tab, epochs=20)
+    _click(qtbot, tab, 5)
+    tab.explain_form.set_values({"explain_method": "gnnexplainer", "explain_epochs": 5000})
+    tab.explain_button.click()
+    assert tab.running() == explaining.JOB
+    assert tab.explain_button.text() == "Stop"
+    qtbot.waitUntil(lambda: "GNNExplainer: epoch" in tab.job_bar.label.text(), timeout=60_000)
+    tab.explain_button.click()
+    assert not tab.running()
+    assert explaining.current(tab) is None
+    # the session's lock is given back: training resumes at once
+    _train(qtbot, tab, epochs=30)
+
+
+def test_gat_attention_explanation(qtbot, tab):
+    tab.explain_form.set_values({"explain_method": "attention"})
+    _train(qtbot, tab, model="gcn", epochs=10)
+    _click(qtbot, tab, 33)
+    tab.explain_button.click()
+    assert "needs a GAT" in tab.error_note.text()
+    _train(qtbot, tab, model="gat", epochs=30)
+    _click(qtbot, tab, 33)
+    _explain(qtbot, tab, explain_method="attention")
+    x = explaining.current(tab)
+    assert x is not None and x.method == "attention" and x.feature_mask.size == 0
+    np.testing.assert_allclose(tab.canvas.export_arrays()["edge_values"], x.edge_mask)
+    text = tab.explain_readout.text()
+    assert "GAT attention for node" in text and "No feature mask" in text
+    # more training: the model changed, the explanation is dropped from the canvas
+    _train(qtbot, tab, model="gat", epochs=10)
+    assert explaining.current(tab) is None
