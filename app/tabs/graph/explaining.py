@@ -18,13 +18,14 @@ at the next epoch.
 
 from __future__ import annotations
 
+import html
 import queue
 import threading
 from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from models.errors import InvalidParameterError
@@ -43,6 +44,8 @@ EXPLAIN_PARAMS = (
 JOB = "explain"
 #: features listed in the readout's bars
 TOP_FEATURES = 5
+BAR_COLOUR = "#4c72b0"
+BAR_PX = 90
 
 
 # -- controls ------------------------------------------------------------------------------
@@ -57,6 +60,7 @@ def build_controls(tab: GraphTab, layout) -> None:
     tab.explain_readout = QLabel()
     tab.explain_readout.setObjectName("ExplainReadout")
     tab.explain_readout.setWordWrap(True)
+    tab.explain_readout.setTextFormat(Qt.TextFormat.RichText)   # the feature mask's bars
     tab.explain_readout.setStyleSheet(muted_style())
     form.layout().addRow(tab.explain_readout)
     form.changed.connect(lambda: method_changed(tab))
@@ -178,28 +182,47 @@ def class_name(tab: GraphTab, c: int) -> str:
 
 
 def feature_names(tab: GraphTab, count: int) -> list[str]:
+    """A name per input feature column, as ``models.graphs.features`` builds them: the
+    identity (one column per node), one-hot degree, or the chosen attributes (a number
+    each, or one column per value of a categorical one)."""
     doc = tab.document()
-    names = list(getattr(doc, "feature_attrs", ()))
+    names: list[str] = []
+    if not doc.feature_attrs:
+        if count == doc.num_nodes:
+            names = [QCoreApplication.translate("GraphTab", "identity of node {0}").format(n)
+                     for n in doc.node_ids]
+        else:
+            names = [QCoreApplication.translate("GraphTab", "degree {0}").format(d)
+                     for d in range(count)]
+    else:
+        for name in doc.feature_attrs:
+            if doc.node_attributes[name].dtype.kind == "f":
+                names.append(name)
+            else:
+                names += [f"{name} = {value}" for value in doc.categorical(name)[1]]
     if len(names) != count:
-        return [QCoreApplication.translate("GraphTab", "feature {0}").format(i)
-                for i in range(count)]
+        names = [QCoreApplication.translate("GraphTab", "feature {0}").format(i)
+                 for i in range(count)]
     return names
 
 
 def feature_bars(tab: GraphTab, mask: np.ndarray) -> str:
-    """The feature mask's largest entries as text bars (one line each)."""
+    """The feature mask's largest entries as bars (rich text: a table, one row each)."""
     if mask.size == 0:
-        return QCoreApplication.translate("GraphTab", "No feature mask: the attention "
-                                          "explanation weighs edges only.")
+        return html.escape(QCoreApplication.translate(
+            "GraphTab", "No feature mask: the attention explanation weighs edges only."))
     names = feature_names(tab, mask.size)
     top = np.argsort(-mask, kind="stable")[:TOP_FEATURES]
     peak = float(max(mask.max(), 1e-6))
-    lines = [QCoreApplication.translate("GraphTab", "Feature mask (the features the "
-                                        "prediction relies on most):")]
-    for i in top:
-        bar = "█" * max(1, round(10 * float(mask[i]) / peak))
-        lines.append(f"{bar} {names[i]} {float(mask[i]):.2f}")
-    return "\n".join(lines)
+    rows = "".join(
+        f'<tr><td><table cellspacing="0" cellpadding="0"><tr>'
+        f'<td bgcolor="{BAR_COLOUR}" width="{max(2, round(BAR_PX * float(mask[i]) / peak))}"'
+        f' height="9"></td></tr></table></td>'
+        f'<td>&nbsp;{html.escape(names[i])}</td><td align="right">&nbsp;{mask[i]:.2f}</td>'
+        f'</tr>' for i in top)
+    return html.escape(QCoreApplication.translate(
+        "GraphTab", "Feature mask (the features the prediction relies on most):")) + \
+        f'<table cellspacing="1" cellpadding="0">{rows}</table>'
 
 
 def readout(tab: GraphTab) -> str:
@@ -210,11 +233,11 @@ def readout(tab: GraphTab) -> str:
             "“Explain”.")
     k = int(x.explanation_edges.sum())
     lines = [
-        QCoreApplication.translate("GraphTab", "{0} for node {1}: predicted {2}").format(
+        QCoreApplication.translate("GraphTab", "{0} for node {1}: predicted class “{2}”").format(
             method_name(x.method), tab.result.doc.node_ids[x.node]
             if tab.result is not None else x.node, class_name(tab, x.predicted))
         + ("" if x.label < 0 else QCoreApplication.translate(
-            "GraphTab", " (its label: {0})").format(class_name(tab, x.label))),
+            "GraphTab", " (its label: “{0}”)").format(class_name(tab, x.label))),
         QCoreApplication.translate(
             "GraphTab", "Fidelity+ {0:.0f}: without the {1} most important edges the "
             "prediction {2}.").format(
@@ -231,9 +254,9 @@ def readout(tab: GraphTab) -> str:
             "GraphTab", "Probability of the predicted class: whole graph {0:.2f}, the "
             "explanation only {1:.2f}, everything but it {2:.2f}.").format(
             x.prob_full, x.prob_explanation, x.prob_complement),
-        feature_bars(tab, x.feature_mask),
     ]
-    return "\n".join(lines)
+    return "<br>".join(html.escape(line) for line in lines) + "<br>" + \
+        feature_bars(tab, x.feature_mask)
 
 
 def draw_edges(tab: GraphTab) -> bool:
@@ -247,8 +270,7 @@ def draw_edges(tab: GraphTab) -> bool:
     tab.canvas.set_edge_values(x.edge_mask, edges=x.edge_index.T, half=True,
                                levels=(0.0, peak), cmap="magma", width_range=(0.5, 5.0),
                                title=QCoreApplication.translate(
-                                   "GraphTab", "importance for node {0}'s prediction"
-                                   ).format(x.node))
+                                   "GraphTab", "importance"))
     top = x.explanation_edges
     tab.canvas.set_overlay_edges(x.edge_index.T[top], x.edge_mask[top],
                                  title=QCoreApplication.translate(
