@@ -122,7 +122,8 @@ def test_gat_attention_explanation(qtbot, tab):
     assert "needs a GAT" in tab.error_note.text()
     _train(qtbot, tab, model="gat", epochs=30)
     _click(qtbot, tab, 33)
-    _explain(qtbot, tab, explain_method="attention")
+    tab.apply_state({"explain_method": "attention", "explain": True})   # as a tour step does
+    qtbot.waitUntil(lambda: not tab.running(), timeout=120_000)
     x = explaining.current(tab)
     assert x is not None and x.method == "attention" and x.feature_mask.size == 0
     np.testing.assert_allclose(tab.canvas.export_arrays()["edge_values"], x.edge_mask)

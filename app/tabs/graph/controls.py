@@ -62,10 +62,11 @@ TASK_PARAMS = (
 MODEL_KEY = ("model", "hidden", "heads", "aggr", "train_per_class", "seed")
 #: what ``apply_state`` takes besides the forms' keys
 ACTIONS = ("train", "train_graphs", "train_links", "compare", "label", "features",
-           "colour_attribute", *communities.COMMUNITY_ACTIONS)
+           "colour_attribute", *communities.COMMUNITY_ACTIONS, explaining.JOB)
 #: the state keys that start a job, and the job each starts
 JOB_KEYS = (("train", "node"), ("compare", "compare"), ("train_graphs", "graphs"),
-            ("train_links", "links"), ("find_communities", communities.JOB))
+            ("train_links", "links"), ("find_communities", communities.JOB),
+            (explaining.JOB, explaining.JOB))
 
 
 def build_controls(tab: GraphTab) -> None:

@@ -90,7 +90,7 @@ class GraphTab(TrainingTab):
     def params(self) -> dict:
         return {**self.graph_form.values(), **self.model_form.values(),
                 **self.show_form.values(), **self.task_form.values(),
-                **self.community_form.values()}
+                **self.community_form.values(), **self.explain_form.values()}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:  # graph, attributes, rest
         from models.errors import ArchScopeError, InvalidParameterError
@@ -135,7 +135,7 @@ class GraphTab(TrainingTab):
         model_keys = set(state) & {p.key for p in MODEL_PARAMS}
         problems += self.model_form.set_values(state)
         problems += self.show_form.set_values(state) + self.task_form.set_values(state)
-        problems += communities.apply_state(self, state)
+        problems += communities.apply_state(self, state) + self.explain_form.set_values(state)
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
         if model_keys:
