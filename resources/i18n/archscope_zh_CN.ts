@@ -1878,8 +1878,113 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>GCN 系数</translation>
     </message>
     <message>
+        <source>GNNExplainer</source>
+        <extracomment>features listed in the readout's bars</extracomment>
+        <translation>GNNExplainer</translation>
+    </message>
+    <message>
         <source>GAT attention</source>
         <translation>GAT 注意力</translation>
+    </message>
+    <message>
+        <source>Train the node classifier first: an untrained model's predictions have nothing to explain.</source>
+        <translation>请先训练节点分类器：未训练模型的预测没有什么可解释的。</translation>
+    </message>
+    <message>
+        <source>Select a node first: click it on the graph.</source>
+        <translation>请先选择一个节点：在图上点击它。</translation>
+    </message>
+    <message>
+        <source>The attention explanation needs a GAT: choose GAT and train it, or use GNNExplainer.</source>
+        <translation>注意力解释需要 GAT 模型：请选择 GAT 并训练，或改用 GNNExplainer。</translation>
+    </message>
+    <message>
+        <source>GNNExplainer: epoch {0}/{1} · loss {2:.3f}</source>
+        <translation>GNNExplainer：第 {0}/{1} 轮 · 损失 {2:.3f}</translation>
+    </message>
+    <message>
+        <source>Explanation ready</source>
+        <translation>解释已完成</translation>
+    </message>
+    <message>
+        <source>identity of node {0}</source>
+        <translation>节点 {0} 的独热编码</translation>
+    </message>
+    <message>
+        <source>degree {0}</source>
+        <translation>度 = {0}</translation>
+    </message>
+    <message>
+        <source>feature {0}</source>
+        <translation>特征 {0}</translation>
+    </message>
+    <message>
+        <source>No feature mask: the attention explanation weighs edges only.</source>
+        <translation>没有特征掩码：注意力解释只衡量边的重要性。</translation>
+    </message>
+    <message>
+        <source>Feature mask (the features the prediction relies on most):</source>
+        <translation>特征掩码（预测最依赖的特征）：</translation>
+    </message>
+    <message>
+        <source>No explanation yet: train the classifier, click a node, press “Explain”.</source>
+        <translation>尚无解释：先训练分类器，点击一个节点，再按“解释”。</translation>
+    </message>
+    <message>
+        <source>{0} for node {1}: predicted class “{2}”</source>
+        <translation>{0} 解释节点 {1}：预测类别为“{2}”</translation>
+    </message>
+    <message>
+        <source> (its label: “{0}”)</source>
+        <translation>（其标签为“{0}”）</translation>
+    </message>
+    <message>
+        <source>Fidelity+ {0:.0f}: without the {1} most important edges the prediction {2}.</source>
+        <translation>Fidelity+ {0:.0f}：去掉最重要的 {1} 条边后，预测{2}。</translation>
+    </message>
+    <message>
+        <source>changes</source>
+        <translation>改变</translation>
+    </message>
+    <message>
+        <source>stays the same</source>
+        <translation>保持不变</translation>
+    </message>
+    <message>
+        <source>Fidelity− {0:.0f}: with only those edges the prediction {1}.</source>
+        <translation>Fidelity− {0:.0f}：只保留这些边时，预测{1}。</translation>
+    </message>
+    <message>
+        <source>Probability of the predicted class: whole graph {0:.2f}, the explanation only {1:.2f}, everything but it {2:.2f}.</source>
+        <translation>预测类别的概率：整张图 {0:.2f}，仅解释子图 {1:.2f}，除解释外的其余部分 {2:.2f}。</translation>
+    </message>
+    <message>
+        <source>importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>the explanation (top edges)</source>
+        <translation>解释（最重要的边）</translation>
+    </message>
+    <message>
+        <source>Edges: width and colour by {0}'s importance; dashed: the top {1}</source>
+        <translation>边：宽度和颜色表示 {0} 给出的重要性；虚线：最重要的 {1} 条</translation>
+    </message>
+    <message>
+        <source>Explain a prediction</source>
+        <translation>解释一个预测</translation>
+    </message>
+    <message>
+        <source>GNNExplainer epochs</source>
+        <translation>GNNExplainer 轮数</translation>
+    </message>
+    <message>
+        <source>Why did the trained classifier predict this class for the selected node? The important edges are drawn on the graph</source>
+        <translation>训练好的分类器为什么给选中的节点预测这个类别？重要的边会画在图上</translation>
+    </message>
+    <message>
+        <source>Explain</source>
+        <translation>解释</translation>
     </message>
     <message>
         <source>GraphSAGE sample</source>
