@@ -258,7 +258,7 @@ ALLOWED = {
     "karateclub", "actnorm", "data", "ptr", "memory", "rollout", "add", "norm", "elu", "mib",
     "bosh", "midpoint", "embedding", "heun", "fehlberg", "dormand", "prince", "fruchterman",
     "reingold", "spectral", "louvain", "gephi", "cytoscape", "networkx", "bertviz", "glorot",
-    "clark", "abnar", "zuidema", "hugging", "face", "roberta", "distilbert",
+    "clark", "abnar", "zuidema", "hugging", "face", "roberta", "distilbert", "gnnexplainer",
     # top-k and top-p sampling, named so in Chinese texts too
     "top",
     # code names and formula symbols the tabs show as they are
