@@ -111,14 +111,16 @@ def test_the_judge_counts_uncaught_exceptions_and_stalls(light_window, qtbot):
 
         QTimer.singleShot(0, boom)
         qtbot.wait(100)
-        kinds = [p.kind for p in watch.problems]
-        assert kinds == ["uncaught"] and "a slot that raises" in watch.problems[0].text
+        # (a loaded machine may add a stall of its own: only the demo's are counted here)
+        found = [p for p in watch.problems if p.kind != "stall"]
+        assert [p.kind for p in found] == ["uncaught"], watch.problems
+        assert "a slot that raises" in found[0].text
         watch.action, watch.action_text = 7, "[demo] freeze"
         QTimer.singleShot(0, lambda: time.sleep(0.7))     # the GUI thread blocked 0.7 s
         qtbot.wait(1000)
-        stalls = [p for p in watch.problems if p.kind == "stall"]
-        assert len(stalls) == 1 and stalls[0].action == 7, watch.problems
-        assert "own" in stalls[0].text and "test_monkey.py" in stalls[0].text, stalls[0].text
+        stalls = [p for p in watch.problems if p.kind == "stall" and p.action == 7]
+        ours = [p for p in stalls if "own" in p.text and "test_monkey.py" in p.text]
+        assert len(ours) == 1, watch.problems      # the freeze, its stack in this file
     finally:
         watch.uninstall()
 
