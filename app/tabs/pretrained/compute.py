@@ -9,6 +9,7 @@ functions, in the worker that runs them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,11 @@ MAX_SENTENCES, MIN_SENTENCES = 6, 2
 SHOWN_CANDIDATES = 15
 #: bytes read between two progress reports (and Cancel checks) of a model's weights
 CHUNK = 8 << 20
+#: the bundled model, loaded once per process and shared by every window's tab (read-only
+#: in use: a second window, or a test's fifty, must not hold fifty copies of 90 MB and
+#: their buffers; a clean-clone test run grew to 26 GB before this)
+_BUNDLED: list = []
+_BUNDLED_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,10 @@ def model_reader(folder: Path | None, max_parameters: int
     def read(progress: Callable | None, cancelled: Callable | None):
         from models.pretrained import bundled_folder, load_pretrained
 
+        if folder is None and _BUNDLED:            # loaded once, by any window
+            if progress is not None:
+                progress(1.0)
+            return _BUNDLED[0]
         source = bundled_folder() if folder is None else folder
         files = weight_files(Path(source))
         total = max(1, sum(f.stat().st_size for f in files))
@@ -186,7 +196,13 @@ def model_reader(folder: Path | None, max_parameters: int
                         raise ArchScopeError("cancelled")
                     if progress is not None:
                         progress(0.85 * done / total)
-        model = load_pretrained(folder, max_parameters=max_parameters)
+        if folder is None:
+            with _BUNDLED_LOCK:
+                if not _BUNDLED:
+                    _BUNDLED.append(load_pretrained(None, max_parameters=max_parameters))
+                model = _BUNDLED[0]
+        else:
+            model = load_pretrained(folder, max_parameters=max_parameters)
         if progress is not None:
             progress(1.0)
         return model
