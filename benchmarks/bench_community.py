@@ -95,17 +95,10 @@ def run(seeds: int) -> None:
 
 def window_stall() -> None:
     """The longest event-loop stall while the graph tab trains DMoN on football."""
-    import tempfile
-
     import numpy as np
+    from bench_window import bench_window
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
-    from app.i18n import Translations
-    from app.mainwindow import MainWindow
-    from app.settings import Settings
-
-    app = QApplication.instance() or QApplication(["bench"])
     gaps: list[float] = []
     last = [time.perf_counter()]
 
@@ -114,16 +107,7 @@ def window_stall() -> None:
         gaps.append(max(0.0, now - last[0] - 0.005))
         last[0] = now
 
-    def run_until(pred, limit):
-        end = time.perf_counter() + limit
-        while time.perf_counter() < end and not pred():
-            app.processEvents()
-            time.sleep(0.0005)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        win = MainWindow(Settings(tmp), Translations())
-        win.resize(1500, 940)
-        win.show()
+    with bench_window() as (_app, win, run_until):
         run_until(lambda: win.torch_is_ready, 120)
         tab = next(t for t in win.tabs if t.key == "graph")
         win.tabs_widget.setCurrentWidget(tab)
@@ -150,7 +134,6 @@ def window_stall() -> None:
             print(f"window, DMoN on football (run {run + 1}): {took:.2f} s, longest stall "
                   f"{g.max():.1f} ms, p99 {np.percentile(g, 99):.1f} ms, median "
                   f"{np.median(g):.2f} ms ({len(g)} ticks)", flush=True)
-        win.close()
 
 
 def main() -> int:

@@ -29,30 +29,12 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=200)
     args = parser.parse_args()
 
-    import tempfile
-
+    from bench_window import bench_window
     from heartbeat import Heartbeat
-    from PySide6.QtWidgets import QApplication
 
-    from app.i18n import Translations
-    from app.mainwindow import MainWindow
-    from app.settings import Settings
     from app.tabs.graph import explaining
-    from viz import theme
 
-    app = QApplication.instance() or QApplication(["bench"])
-    theme.apply()
-
-    def run_until(pred, limit):
-        end = time.perf_counter() + limit
-        while time.perf_counter() < end and not pred():
-            app.processEvents()
-            time.sleep(0.0005)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(Settings(tmp), Translations())
-        window.resize(1500, 940)
-        window.show()
+    with bench_window() as (app, window, run_until):
         tab = next(t for t in window.tabs if t.key == "graph")
         window.tabs_widget.setCurrentWidget(tab)
         run_until(lambda: window.torch_is_ready and tab.result is not None, 120)
@@ -90,7 +72,6 @@ def main() -> int:
                 print(f"    fid+ {x.fidelity_plus:.0f} fid- {x.fidelity_minus:.0f} · "
                       f"p {x.prob_full:.2f} / {x.prob_explanation:.2f} / "
                       f"{x.prob_complement:.2f}", flush=True)
-        window.close()
     return 0
 
 

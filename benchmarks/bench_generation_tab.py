@@ -32,29 +32,10 @@ def main() -> int:
     parser.add_argument("--dataset", default="community", choices=["community", "grid", "ego"])
     args = parser.parse_args()
 
-    import tempfile
-
+    from bench_window import bench_window
     from heartbeat import Heartbeat
-    from PySide6.QtWidgets import QApplication
 
-    from app.i18n import Translations
-    from app.mainwindow import MainWindow
-    from app.settings import Settings
-    from viz import theme
-
-    app = QApplication.instance() or QApplication(["bench"])
-    theme.apply()
-
-    def run_until(pred, limit):
-        end = time.perf_counter() + limit
-        while time.perf_counter() < end and not pred():
-            app.processEvents()
-            time.sleep(0.0005)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(Settings(tmp), Translations())
-        window.resize(1500, 940)
-        window.show()
+    with bench_window() as (app, window, run_until):
         run_until(lambda: window.torch_is_ready and all(
             getattr(t, "trace", None) is not None for t in window.tabs), 120)
         tab = next(t for t in window.tabs if t.key == "generation")
@@ -89,7 +70,6 @@ def main() -> int:
               f"(reference; GraphRNN's weights of step {shown.best_step})")
         phase("change family (refit)", lambda: tab.apply_state({"seed": 1}),
               lambda: tab.current_view() is not None and not tab.compute.is_busy())
-        window.close()
     return 0
 
 
