@@ -13,7 +13,7 @@ run: setup
 test: setup sysdeps
 	$(VENV)/bin/ruff check app viz models tests benchmarks
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q -ra
+	$(PY) -m pytest -q -ra --durations=30
 
 setup: $(STAMP) translations
 

@@ -1,7 +1,8 @@
 """Test set-up: headless Qt (offscreen) and settings in a temporary folder.
 
-QT_QPA_PLATFORM is set before any QApplication exists; the real-window screenshot
-test starts its own Xvfb in a subprocess.
+QT_QPA_PLATFORM is set before any QApplication exists (and an X display inherited from
+``xvfb-run`` is dropped for it); the real-window screenshot test starts its own Xvfb in
+a subprocess.
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # Qt's offscreen platform takes GLX from an X server when DISPLAY names one, and
+    # under xvfb-run the process then died at exit (SIGSEGV in GL teardown, after every
+    # test had passed): the offscreen tests need no X server, so they get none
+    os.environ.pop("DISPLAY", None)
+    os.environ.pop("WAYLAND_DISPLAY", None)
 os.environ.setdefault("PYTHONHASHSEED", "0")
 
 import pytest  # noqa: E402

@@ -203,11 +203,25 @@ def _resize(qtbot, window, size) -> None:
     assert (window.width(), window.height()) == size, "the window cannot shrink that far"
 
 
+def _tab_settled(qtbot, tab) -> None:
+    """The tab shown and done: its background jobs and computations finished (their
+    results redraw views; on a loaded machine one could land after a fixed wait, before
+    its legend was placed), then a legend placement's throttle, with air."""
+    from app.jobs import ComputeRunner
+
+    def quiet() -> bool:
+        return not tab.jobs.is_running() and not any(
+            r.is_busy() for r in tab.findChildren(ComputeRunner))
+
+    qtbot.waitUntil(quiet, timeout=60_000)
+    qtbot.wait(THROTTLE_MS + 150)
+
+
 def _walk(window, qtbot, check) -> tuple[int, list[str]]:
     checked, found = 0, []
     for i in range(len(window.tabs)):
         window.tabs_widget.setCurrentIndex(i)
-        qtbot.wait(THROTTLE_MS + 150)
+        _tab_settled(qtbot, window.tabs[i])
         n, f = check(window)
         checked += n
         found += f
@@ -222,8 +236,8 @@ def test_nothing_covers_data_in_any_view(qtbot, window, size):
         window.set_language(code)
         for i in range(len(window.tabs)):
             window.tabs_widget.setCurrentIndex(i)
-            qtbot.wait(THROTTLE_MS + 150)
             tab = window.tabs[i]
+            _tab_settled(qtbot, tab)
             for view in tab.views:
                 checked += 1
                 found += [f"{code} {tab.key}.{view.key}: {f}"
