@@ -267,8 +267,13 @@ def export_main(argv: list[str]) -> int:
         translations.set_language(args.lang)
         with tempfile.TemporaryDirectory(prefix="archscope-export-") as tmp:
             window = MainWindow(Settings(tmp), translations, start_loader=False)
-            names = {f"{t.key}.{v.key}": (t, v) for t in window.tabs for v in t.views}
-            names.update({t.key: (t, None) for t in window.tabs})
+            # the tab of the view, built alone (every tab, the pretrained model loaded,
+            # only to list them: building all took most of a headless export's time)
+            key = (args.view or "").split(".")[0]
+            wanted = (window.tabs if args.list else [window.tab(key)]
+                      if key in {spec.key for spec in window.specs} else [])
+            names = {f"{t.key}.{v.key}": (t, v) for t in wanted for v in t.views}
+            names.update({t.key: (t, None) for t in wanted})
             if args.list:
                 for name, (_t, v) in names.items():
                     print(f"{name:28s} {v.title() if v else 'the whole tab (figure only)'}")
@@ -330,14 +335,15 @@ def _open_session_headless(window, path: str, tab) -> None:
     from app import export
     from app.sessions import read
 
-    doc = read(path, tuple(t.key for t in window.tabs))
+    doc = read(path, tuple(spec.key for spec in window.specs))
     if tab.key not in doc.tabs:
         raise export.ExportError(
             f"{os.path.basename(path)} holds the tab {', '.join(doc.tabs)}, not {tab.key}: "
             f"export a view of {' or '.join(doc.tabs)}, or save a session of the {tab.key} tab.")
     from app.sessions import apply
 
-    apply(doc, {t.key: t for t in window.tabs}, os.path.basename(path), window.device_name)
+    apply(doc, {key: window.tab(key) for key in doc.tabs}, os.path.basename(path),
+          window.device_name)
 
 
 # -- archscope session ---------------------------------------------------------------------------
@@ -441,7 +447,7 @@ def _dispose_headless(window) -> None:
         return
     from app.jobs import wait_for_workers
 
-    for tab in window.tabs:
+    for tab in window.built_tabs():
         tab.shutdown()
     wait_for_workers(120.0)
     _dispose(window)

@@ -48,8 +48,10 @@ def _theme():
 
 
 @pytest.fixture
-def window(qtbot):
-    """A main window with torch loaded and the first traces drawn.
+def window(qtbot, monkeypatch):
+    """A main window with torch loaded; its tabs are built when the test asks for them
+    (``tests.windows.open_tab``; ``window.tabs`` builds every tab and waits for all their
+    first traces, as this fixture once did up front for every test, 6-9 s each).
 
     Earlier tests' closed windows are freed first, here on the GUI thread: left to the
     automatic collector, that garbage was once collected on a worker thread (training
@@ -60,7 +62,19 @@ def window(qtbot):
     from app.i18n import Translations
     from app.mainwindow import MainWindow
     from app.settings import Settings
+    from tests.windows import first_traces_drawn
 
+    every_tab = MainWindow.tabs.fget
+
+    def tabs_with_traces(self):
+        fresh = not getattr(self, "_test_traces_drawn", False)
+        tabs = every_tab(self)
+        if fresh:       # once per window: a later trace may go on purpose
+            qtbot.waitUntil(lambda: first_traces_drawn(tabs), timeout=60_000)
+            self._test_traces_drawn = True
+        return tabs
+
+    monkeypatch.setattr(MainWindow, "tabs", property(tabs_with_traces))
     gc.collect()
     translations = Translations()
     win = MainWindow(Settings(), translations)
@@ -68,8 +82,6 @@ def window(qtbot):
     win.resize(1500, 940)
     win.show()
     qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
-    qtbot.waitUntil(lambda: all(getattr(t, "trace", None) is not None for t in win.tabs),
-                    timeout=30_000)
     yield win
     win.close()
     if translations.language != "en":

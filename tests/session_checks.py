@@ -18,8 +18,8 @@ import numpy as np
 
 
 def make_window(qtbot):
-    """A main window with torch loaded and its first traces drawn (as conftest's
-    ``window`` fixture; several per test)."""
+    """A main window with torch loaded (as conftest's ``window`` fixture; several per
+    test). Its tabs are built when ``tab_of`` or ``win.tabs`` asks for them."""
     from app.i18n import Translations
     from app.mainwindow import MainWindow
     from app.settings import Settings
@@ -30,13 +30,16 @@ def make_window(qtbot):
     win.resize(1500, 940)
     win.show()
     qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
-    qtbot.waitUntil(lambda: all(getattr(t, "trace", None) is not None for t in win.tabs),
-                    timeout=30_000)
     return win
 
 
-def tab_of(win, key: str):
-    return next(t for t in win.tabs if t.key == key)
+def tab_of(win, key: str, timeout_s: float = 60.0):
+    """The tab ``key`` of ``win``, built if need be, with its first trace drawn."""
+    from tests.windows import first_traces_drawn, wait_for
+
+    tab = win.tab(key)
+    wait_for(lambda: first_traces_drawn([tab]), timeout_s, f"the {key} tab's first trace")
+    return tab
 
 
 def settle(qtbot, tab) -> None:

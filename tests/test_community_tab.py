@@ -14,6 +14,7 @@ from heartbeat import Heartbeat
 from PySide6.QtCore import Qt
 
 from app.tabs.graph import GraphTab
+from tests.windows import open_tab
 from viz.graph_drawing import OPACITY_ALPHAS
 from viz.graph_view import to_rgb
 from viz.theme import PALETTE
@@ -23,7 +24,7 @@ GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
 
 @pytest.fixture
 def tab(qtbot, window) -> GraphTab:
-    t = next(t for t in window.tabs if t.key == "graph")
+    t = open_tab(qtbot, window, "graph")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     return t

@@ -11,11 +11,12 @@ from figure_checks import view_marks as drawn_marks
 from PySide6.QtCore import Qt
 
 from app.tabs.efficient import EfficientTab
+from tests.windows import open_tab
 
 
 @pytest.fixture
 def tab(qtbot, window) -> EfficientTab:
-    t = next(t for t in window.tabs if t.key == "efficient")
+    t = open_tab(qtbot, window, "efficient")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     return t
@@ -71,7 +72,7 @@ def test_linformer_with_identity_projection_is_exact(qtbot, tab):
 
 
 def test_qkv_from_the_transformer_tab(qtbot, window, tab):
-    peer = next(t for t in window.tabs if t.key == "transformer")
+    peer = open_tab(qtbot, window, "transformer")
     qtbot.waitUntil(lambda: peer.trace is not None, timeout=30_000)
     tab.apply_state({"source": "transformer", "method": "performer"})
     wait_result(qtbot, tab, lambda r: r.approx.exact.shape == (11, 11))
@@ -115,7 +116,7 @@ def test_a_new_seed_draws_a_new_random_pattern(qtbot, tab):
 
 
 def test_token_by_token_transformer_heads_are_not_square(qtbot, window, tab):
-    peer = next(t for t in window.tabs if t.key == "transformer")
+    peer = open_tab(qtbot, window, "transformer")
     peer.apply_state({"generated": 3})
     qtbot.waitUntil(lambda: peer.trace is not None and len(peer.trace.q_tokens) == 3,
                     timeout=30_000)

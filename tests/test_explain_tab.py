@@ -10,11 +10,12 @@ import pytest
 from heartbeat import Heartbeat
 
 from app.tabs.graph import GraphTab, explaining
+from tests.windows import open_tab
 
 
 @pytest.fixture
 def tab(qtbot, window) -> GraphTab:
-    t = next(t for t in window.tabs if t.key == "graph")
+    t = open_tab(qtbot, window, "graph")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None and t.torch_ready, timeout=60_000)
     return t

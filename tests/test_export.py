@@ -26,6 +26,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.export import DATA_FORMATS, ExportError, atomic_write, format_of, write_data
+from tests.windows import open_tab
 from viz.figure import FigureError, render
 from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
@@ -562,7 +563,7 @@ def test_csv_reader_sees_the_same_table_as_numpy(tmp_path, pe_like):
                                  "meta"])
 @pytest.mark.parametrize("fmt", ["png", "svg", "csv"])
 def test_every_view_of_a_tab_exports(qtbot, window, tmp_path, key, fmt):
-    tab = next(t for t in window.tabs if t.key == key)
+    tab = open_tab(qtbot, window, key)
     window.tabs_widget.setCurrentWidget(tab)
     qtbot.wait(100)                           # laid out, so the views have a size
     for view in tab.views:

@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtGui import QFontMetrics
 from pytestqt.exceptions import TimeoutError as WaitTimeout
 
+from tests.windows import open_tab
 from viz.legend import OUTSIDE, THROTTLE_MS, KeepClear, covered, drawn_geometry
 from viz.plots import CurvesPlot, GroupedBarsPlot
 from viz.text import FitLabel, fit_lines
@@ -178,7 +179,7 @@ def test_fit_lines_breaks_at_spaces_and_between_chinese_characters(qapp):
 
 
 def test_bottom_bar_resets_when_training_stops_and_speaks_the_new_language(qtbot, window):
-    tab = next(t for t in window.tabs if t.key == "transformer")
+    tab = open_tab(qtbot, window, "transformer")
     window.tabs_widget.setCurrentWidget(tab)
     tab.toggle_training()
     qtbot.waitUntil(lambda: "step" in tab.job_bar.label.text(), timeout=60_000)

@@ -9,11 +9,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.tabs.flows import FlowsTab
+from tests.windows import open_tab
 
 
 @pytest.fixture
 def tab(qtbot, window) -> FlowsTab:
-    t = next(t for t in window.tabs if t.key == "flows")
+    t = open_tab(qtbot, window, "flows")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     return t

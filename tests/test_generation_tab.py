@@ -19,11 +19,12 @@ from models.generation import make_dataset, split_graphs
 from models.generation.baselines import ErdosRenyi
 from models.generation.metrics import mmd_table
 from tests.session_checks import assert_same_views, round_trip, view_arrays
+from tests.windows import open_tab
 
 
 @pytest.fixture
 def tab(qtbot, window) -> GenerationTab:
-    t = next(t for t in window.tabs if t.key == "generation")
+    t = open_tab(qtbot, window, "generation")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.current_view() is not None, timeout=60_000)
     qtbot.wait(50)

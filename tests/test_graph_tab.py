@@ -12,6 +12,7 @@ from figure_checks import english_words
 from figure_checks import view_marks as drawn_marks
 
 from app.tabs.graph import GraphTab
+from tests.windows import open_tab
 from viz.legend import drawn_geometry
 
 GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
@@ -19,7 +20,7 @@ GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
 
 @pytest.fixture
 def tab(qtbot, window) -> GraphTab:
-    t = next(t for t in window.tabs if t.key == "graph")
+    t = open_tab(qtbot, window, "graph")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     return t

@@ -12,13 +12,14 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtTest import QTest
 
 from app.tabs.transformer import TransformerTab
+from tests.windows import open_tab
 from viz.attention import head_colour
 from viz.head_view import KEY, QUERY, HeadView
 
 
 @pytest.fixture
-def tab(window) -> TransformerTab:
-    t = next(t for t in window.tabs if t.key == "transformer")
+def tab(qtbot, window) -> TransformerTab:
+    t = open_tab(qtbot, window, "transformer")
     window.tabs_widget.setCurrentWidget(t)
     return t
 

@@ -14,6 +14,7 @@ import weakref
 import pytest
 
 from app.tabs.kept import Kept
+from tests.windows import open_tab
 
 
 class _Model:
@@ -60,7 +61,7 @@ def test_kept_with_everything_pinned_grows_rather_than_drop_what_is_in_use():
 # -- the flows tab -------------------------------------------------------------------------------------
 @pytest.fixture
 def flows(qtbot, window):
-    tab = next(t for t in window.tabs if t.key == "flows")
+    tab = open_tab(qtbot, window, "flows")
     window.tabs_widget.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.result is not None, timeout=30_000)
     return tab

@@ -13,11 +13,12 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from app.tabs.meta import ADAPT_STEPS, METHODS, MetaTab
+from tests.windows import open_tab
 
 
 @pytest.fixture
 def tab(qtbot, window) -> MetaTab:
-    t = next(t for t in window.tabs if t.key == "meta")
+    t = open_tab(qtbot, window, "meta")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     qtbot.wait(50)

@@ -7,6 +7,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from app.i18n import Translations
 from app.mainwindow import MainWindow
 from app.settings import Settings
+from tests.windows import open_tab
 
 
 def test_a_language_switch_just_before_the_window_goes_leaves_no_late_callback(qtbot,
@@ -69,7 +70,7 @@ def test_a_new_flow_model_is_made_off_the_gui_thread(qtbot, window):
     thread. They are made in the worker now; the model is kept once its trace is shown."""
     from tests.heartbeat import Heartbeat
 
-    tab = next(t for t in window.tabs if t.key == "flows")
+    tab = open_tab(qtbot, window, "flows")
     window.tabs_widget.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.result is not None, timeout=30_000)
     tab.view_form.set_values({"points": 500, "grid": False})    # less to draw

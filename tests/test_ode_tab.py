@@ -13,12 +13,13 @@ from PySide6.QtCore import Qt
 from app.tabs import ode as ode_tab
 from app.tabs.ode import ODETab, drawing
 from models.traces.ode import ODEResult
+from tests.windows import open_tab
 from viz.plane import class_colour
 
 
 @pytest.fixture
 def tab(qtbot, window) -> ODETab:
-    t = next(t for t in window.tabs if t.key == "ode")
+    t = open_tab(qtbot, window, "ode")
     window.tabs_widget.setCurrentWidget(t)
     qtbot.waitUntil(lambda: t.result is not None, timeout=30_000)
     return t

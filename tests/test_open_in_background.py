@@ -15,6 +15,8 @@ import pytest
 from heartbeat import Heartbeat
 from PySide6.QtCore import Qt, QThreadPool
 
+from tests.windows import open_tab
+
 GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
 
 
@@ -73,7 +75,7 @@ def settle(qtbot, tab) -> None:
 
 
 def graph_tab(qtbot, window):
-    tab = next(t for t in window.tabs if t.key == "graph")
+    tab = open_tab(qtbot, window, "graph")
     window.tabs_widget.setCurrentWidget(tab)
     settle(qtbot, tab)
     return tab
@@ -146,7 +148,7 @@ def test_a_refused_graphml_says_why_and_keeps_the_graph(qtbot, window, opened, t
 
 def test_cancel_keeps_the_points_and_the_training_then_a_file_opens(qtbot, window, opened,
                                                                    tmp_path):
-    tab = next(t for t in window.tabs if t.key == "flows")
+    tab = open_tab(qtbot, window, "flows")
     window.tabs_widget.setCurrentWidget(tab)
     settle(qtbot, tab)
     big = points_file(tmp_path / "points_1M.csv", 1_000_000)

@@ -26,6 +26,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
+from tests.windows import open_tab
 from viz.figure import FigureError, render
 from viz.figure_png import PngStrips, rgba
 from viz.heatmap import HeatmapPlot
@@ -233,8 +234,8 @@ def test_a_scale_out_of_range_is_named_with_the_scales_that_fit(show, tmp_path, 
 # -- the window's export -------------------------------------------------------------------------
 
 
-def _positional(window):
-    tab = next(t for t in window.tabs if t.key == "positional")
+def _positional(qtbot, window):
+    tab = open_tab(qtbot, window, "positional")
     window.tabs_widget.setCurrentWidget(tab)
     return tab
 
@@ -265,7 +266,7 @@ def _run(qtbot, job, timeout_ms=240_000):
 
 
 def test_window_exports_a_large_png_in_the_background(qtbot, window, tmp_path):
-    tab = _positional(window)
+    tab = _positional(qtbot, window)
     qtbot.wait(200)
     target = tmp_path / "pe.png"
     seen_bar: list[bool] = []
@@ -293,7 +294,7 @@ def test_window_exports_a_large_png_in_the_background(qtbot, window, tmp_path):
 
 
 def test_cancel_leaves_no_half_file_and_the_previous_file_as_it_was(qtbot, window, tmp_path):
-    tab = _positional(window)
+    tab = _positional(qtbot, window)
     target = tmp_path / "pe.png"
     target.write_bytes(b"the previous export")
     job = window.start_png_export(tab, "pe", str(target), width=12000)
@@ -317,7 +318,7 @@ def test_the_tabs_training_pauses_while_strips_are_painted_then_goes_on(qtbot, w
                                                                          tmp_path):
     """Exporting the loss curve while it is being learned: the learning waits while the
     strips are painted (else the PNG shows two moments), and goes on afterwards."""
-    tab = _positional(window)
+    tab = _positional(qtbot, window)
     tab.toggle_training()
     qtbot.waitUntil(lambda: len(tab.fit_errors) > 0, timeout=60_000)
     seen: list[tuple[bool, int]] = []        # (paused, reports shown) at each progress
@@ -337,7 +338,7 @@ def test_the_tabs_training_pauses_while_strips_are_painted_then_goes_on(qtbot, w
 
 
 def test_a_view_that_changes_once_is_exported_again_as_it_is_now(qtbot, window, tmp_path):
-    tab = _positional(window)
+    tab = _positional(qtbot, window)
     plot = tab.view("curves").panel.graphics
     marker = pg.InfiniteLine(pos=10, angle=90, pen=pg.mkPen("#ff00ff", width=3))
     plot.addItem(marker)
@@ -356,7 +357,7 @@ def test_a_view_that_changes_once_is_exported_again_as_it_is_now(qtbot, window, 
 
 
 def test_a_view_that_keeps_changing_ends_the_export_with_a_reason(qtbot, window, tmp_path):
-    tab = _positional(window)
+    tab = _positional(qtbot, window)
     plot = tab.view("curves").panel.graphics
     marker = pg.InfiniteLine(pos=0, angle=90)
     plot.addItem(marker)
@@ -378,7 +379,7 @@ def test_a_view_that_keeps_changing_ends_the_export_with_a_reason(qtbot, window,
 
 
 def test_export_dialog_saves_a_png_through_the_background_job(qtbot, window, tmp_path):
-    tab = _positional(window)
+    tab = _positional(qtbot, window)
     dialog = window.export_figure_dialog()
     dialog.path.setText(str(tmp_path / "from-dialog.png"))
     dialog.width.setValue(1800)

@@ -11,11 +11,12 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from app.tabs.positional import PositionalTab, parse_dims
+from tests.windows import open_tab
 
 
 @pytest.fixture
-def tab(window) -> PositionalTab:
-    return next(t for t in window.tabs if t.key == "positional")
+def tab(qtbot, window) -> PositionalTab:
+    return open_tab(qtbot, window, "positional")
 
 
 def wait_trace(qtbot, tab, predicate, timeout=15_000):
@@ -202,7 +203,7 @@ def test_state_is_remembered_across_sessions(qtbot, window):
     from app.mainwindow import MainWindow
     from app.settings import Settings
 
-    tab = window.tabs[0]
+    tab = open_tab(qtbot, window, "positional")
     tab.d_model.setValue(64)
     tab.sentence.setText("a b c")
     window.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.tabs.positional import DEFAULTS
+from tests.windows import open_tab
 
 #: raw INI text of each hostile value ("1, 2" is read back by QSettings as a list)
 BAD = ["nan", "inf", "-inf", "1e308", "-1", "0", "", "abc", "1, 2", "@ByteArray(\\x1\\x2)"]
@@ -147,7 +148,7 @@ def test_window_opens_with_every_key_bad_at_once_and_closes_cleanly(qtbot, tmp_p
     qtbot.addWidget(window)
     window.show()
     window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
-    tab = next(t for t in window.tabs if t.key == "positional")
+    tab = open_tab(qtbot, window, "positional")
     for key in TAB_KEYS:
         assert tab.params()[key.rsplit("/", 1)[-1]] == shown(key, raw), (key, raw)
     assert translations.language == "en" and window.device_name == "cpu"

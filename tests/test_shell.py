@@ -18,6 +18,7 @@ from app.settings import Settings
 from app.tabs.base import BaseTab, View, ViewData
 from app.tabs.catalog import TabSpec, tab_specs
 from models.errors import DeviceUnavailableError, InvalidParameterError
+from tests.windows import open_tab
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 
@@ -84,14 +85,14 @@ def test_about_names_versions_and_device(window):
     box.close()
 
 
-def test_device_selector_offers_only_available_devices(window):
+def test_device_selector_offers_only_available_devices(qtbot, window):
     from models.devices import available_devices
 
     offered = [window.device_combo.itemData(i) for i in range(window.device_combo.count())]
     assert offered == [d.name for d in available_devices()]
     assert offered[0] == "cpu"
     assert "Device: cpu" in window.device_label.text()
-    assert window.tabs[0].trace.device == "cpu"
+    assert open_tab(qtbot, window, "positional").trace.device == "cpu"
 
 
 def test_unavailable_device_is_refused_with_a_message(window, monkeypatch):
@@ -115,7 +116,7 @@ def test_saved_missing_device_falls_back_to_cpu(qtbot):
 
 
 def test_language_switch_retranslates_open_window_and_tour(qtbot, window):
-    tab = window.tabs[0]
+    tab = open_tab(qtbot, window, "positional")
     window.set_language("zh_CN")
     assert window.menu_file.title().startswith("文件")
     assert window.tabs_widget.tabText(0) == "位置编码"
@@ -159,7 +160,7 @@ def test_exceptions_from_threads_reach_a_dialog(qtbot):
 def test_failure_inside_a_job_is_reported_not_swallowed(qtbot, window, monkeypatch):
     """superqt drops RuntimeErrors raised in generator workers; ours are delivered."""
     shown = []
-    tab = window.tabs[0]
+    tab = open_tab(qtbot, window, "positional")
     monkeypatch.setattr(tab.ctx, "report_error", lambda e, d: shown.append((e, d)))
 
     def broken():
@@ -174,8 +175,8 @@ def test_failure_inside_a_job_is_reported_not_swallowed(qtbot, window, monkeypat
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
-def test_export_every_view_as_figure(window, tmp_path, fmt):
-    tab = window.tabs[0]
+def test_export_every_view_as_figure(qtbot, window, tmp_path, fmt):
+    tab = open_tab(qtbot, window, "positional")
     for view in tab.views:
         out = window.export_figure(tab, view.key, str(tmp_path / f"{view.key}.{fmt}"), 900)
         data = Path(out).read_bytes()
@@ -186,8 +187,8 @@ def test_export_every_view_as_figure(window, tmp_path, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "npy", "json"])
-def test_export_data_of_views(window, tmp_path, fmt):
-    tab = window.tabs[0]
+def test_export_data_of_views(qtbot, window, tmp_path, fmt):
+    tab = open_tab(qtbot, window, "positional")
     out = window.export_data(tab, "pe", str(tmp_path / f"pe.{fmt}"))
     if fmt == "npy":
         np.testing.assert_array_equal(np.load(out), tab.trace.pe)
@@ -201,15 +202,16 @@ def test_export_data_of_views(window, tmp_path, fmt):
         assert len(rows) == 101
 
 
-def test_export_to_unwritable_place_says_so(window, tmp_path):
+def test_export_to_unwritable_place_says_so(qtbot, window, tmp_path):
     from app.export import ExportError
 
     blocker = tmp_path / "a_file"
     blocker.write_text("x")
     with pytest.raises(ExportError, match="Cannot write"):
-        window.export_figure(window.tabs[0], "pe", str(blocker / "pe.png"))
+        window.export_figure(open_tab(qtbot, window, "positional"), "pe",
+                             str(blocker / "pe.png"))
     with pytest.raises(ExportError, match="format"):
-        window.export_figure(window.tabs[0], "pe", str(tmp_path / "pe.bmp"))
+        window.export_figure(open_tab(qtbot, window, "positional"), "pe", str(tmp_path / "pe.bmp"))
 
 
 def test_translate_context_tabs_title():
@@ -219,7 +221,7 @@ def test_translate_context_tabs_title():
 def test_export_figure_dialog_writes_the_chosen_view(qtbot, window, tmp_path):
     from PySide6.QtWidgets import QDialogButtonBox
 
-    tab = window.tabs[0]
+    tab = open_tab(qtbot, window, "positional")
     qtbot.mouseClick(tab.view("similarity").panel.graphics.viewport(),
                      Qt.MouseButton.LeftButton)
     assert tab.active_view == "similarity"
@@ -246,7 +248,7 @@ def test_export_data_menu_uses_the_file_dialog_path(qtbot, window, tmp_path, mon
     target = tmp_path / "pe.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(target), "JSON (*.json)")))
-    window.tabs[0].active_view = "pe"
+    open_tab(qtbot, window, "positional").active_view = "pe"
     window.act_export_data.trigger()
     doc = json.loads(target.read_text())
     assert doc["primary"] == "pe" and len(doc["arrays"]["pe"]) == 100

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from figure_checks import read_rgb
 
+from tests.windows import open_tab
 from viz.figure import cell_runs
 from viz.svg_post import fix_svg
 
@@ -52,7 +53,7 @@ def test_views_export_in_three_formats_with_title(qtbot, window, exported):
     """Run first: writes every file the tests below compare, and checks the title."""
     folder = exported["dir"]
     for tab_key, view_key in VIEWS:
-        tab = next(t for t in window.tabs if t.key == tab_key)
+        tab = open_tab(qtbot, window, tab_key)
         window.tabs_widget.setCurrentWidget(tab)
         qtbot.wait(150)
         view = tab.view(view_key)

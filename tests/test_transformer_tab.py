@@ -7,11 +7,12 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from app.tabs.transformer import TransformerTab
+from tests.windows import open_tab
 
 
 @pytest.fixture
-def tab(window) -> TransformerTab:
-    t = next(t for t in window.tabs if t.key == "transformer")
+def tab(qtbot, window) -> TransformerTab:
+    t = open_tab(qtbot, window, "transformer")
     window.tabs_widget.setCurrentWidget(t)
     return t
 
