@@ -133,3 +133,28 @@ def test_gat_attention_explanation(qtbot, tab):
     # more training: the model changed, the explanation is dropped from the canvas
     _train(qtbot, tab, model="gat", epochs=10)
     assert explaining.current(tab) is None
+
+
+def test_the_tour_step_trains_an_untrained_classifier_then_explains(qtbot, tab):
+    """The tour's explanation step on a fresh tab: the Explain button refuses an untrained
+    model, the step trains it first and then explains node 0."""
+    from app.tours import load_tour
+
+    step = next(s for s in load_tour("graph") if s.id == "explain")
+    assert tab.trained_steps() == 0
+    tab.apply_state(step.state)
+    qtbot.waitUntil(lambda: explaining.current(tab) is not None, timeout=180_000)
+    x = explaining.current(tab)
+    assert tab.trained_steps() > 0 and x.node == 0 and x.method == "gnnexplainer"
+    assert "Fidelity+" in tab.explain_readout.text()
+    assert tab.error_note.text() == ""
+
+
+def test_stopping_the_training_drops_the_explanation_it_was_for(qtbot, tab):
+    tab.apply_state({"model": "gcn", "epochs": 2000, "node": 0, "explain": True})
+    qtbot.waitUntil(lambda: tab.running() == "node", timeout=30_000)
+    tab.toggle_job("node")                              # Stop, before the end
+    qtbot.waitUntil(lambda: not tab.running(), timeout=30_000)
+    qtbot.wait(200)
+    assert not tab.running() and explaining.current(tab) is None
+    assert not tab.explain_after_training

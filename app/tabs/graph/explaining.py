@@ -51,6 +51,7 @@ BAR_PX = 90
 # -- controls ------------------------------------------------------------------------------
 def build_controls(tab: GraphTab, layout) -> None:
     tab.explanation = None              # (key, NodeExplanation) of the last explanation
+    tab.explain_after_training = False  # explain once the training running now ends
     tab.explain_form = form = ParamForm(EXPLAIN_PARAMS)
     form.setObjectName("ExplainForm")
     tab.explain_button = QPushButton()
@@ -137,6 +138,26 @@ def _job(session, node: int, method: str, epochs: int, seed: int):
     finally:                            # Stop closes the generator: the thread gives up
         stop.set()
         worker.join()
+
+
+def start_jobs(tab: GraphTab, jobs: list[str]) -> list[str]:
+    """The jobs a state asks for (``apply_state``), with an explanation of an untrained
+    classifier (a tour's step, ``--set explain=1``) turned into: train it first, then
+    explain (``on_training_stopped``), instead of the refusal the button gives."""
+    if JOB in jobs and "node" not in jobs and tab.trained_steps() == 0:
+        tab.explain_after_training = True
+        return [j for j in jobs if j != JOB] + ["node"]
+    return jobs
+
+
+def on_training_stopped(tab: GraphTab, completed: bool, failed: bool) -> None:
+    """The node classifier's training ended: an explanation asked for before it (see
+    ``start_jobs``) starts now if the training ran to its end."""
+    waiting, tab.explain_after_training = tab.explain_after_training, False
+    if waiting and completed and not failed and tab.trained_steps() > 0:
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, tab, lambda: tab.running() or tab.toggle_job(JOB))
 
 
 def make_job(tab: GraphTab):

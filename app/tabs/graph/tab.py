@@ -142,8 +142,8 @@ class GraphTab(TrainingTab):
             self._model_changed()
         else:
             self._show_changed()
-        for key, job in JOB_KEYS:
-            if state.get(key) and self.running() != job:
+        for job in explaining.start_jobs(self, [job for key, job in JOB_KEYS if state.get(key)]):
+            if self.running() != job:
                 self.toggle_job(job)
 
     def _attributes_changed(self) -> None:
@@ -453,6 +453,8 @@ class GraphTab(TrainingTab):
         if name in (communities.JOB, explaining.JOB):
             return None if name == explaining.JOB else communities.on_stopped(self, completed)
         super().on_job_stopped(name, completed, failed)
+        if name == "node":
+            explaining.on_training_stopped(self, completed, failed)
 
     def status_text(self) -> str:
         epochs = self.trained_steps()
