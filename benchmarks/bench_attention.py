@@ -40,7 +40,7 @@ def _window():
     win = MainWindow(Settings(tempfile.mkdtemp()), Translations())
     win.resize(1600, 1000)
     win.show()
-    tab = next(t for t in win.tabs if t.key == "transformer")
+    tab = win.tab("transformer")
     win.tabs_widget.setCurrentWidget(tab)
     end = time.monotonic() + 120
     while not (tab.torch_ready and tab.trace is not None) and time.monotonic() < end:

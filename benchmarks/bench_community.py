@@ -109,7 +109,7 @@ def window_stall() -> None:
 
     with bench_window() as (_app, win, run_until):
         run_until(lambda: win.torch_is_ready, 120)
-        tab = next(t for t in win.tabs if t.key == "graph")
+        tab = win.tab("graph")
         win.tabs_widget.setCurrentWidget(tab)
         run_until(lambda: tab.result is not None, 60)
         tab.apply_state({"dataset": "football"})

@@ -35,7 +35,7 @@ def main() -> int:
     from app.tabs.graph import explaining
 
     with bench_window() as (app, window, run_until):
-        tab = next(t for t in window.tabs if t.key == "graph")
+        tab = window.tab("graph")
         window.tabs_widget.setCurrentWidget(tab)
         run_until(lambda: window.torch_is_ready and tab.result is not None, 120)
         run_until(lambda: False, 2.0)

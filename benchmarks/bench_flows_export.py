@@ -88,7 +88,7 @@ def main() -> int:
             time.sleep(0.001)
 
     run_until(lambda: win.torch_is_ready, 120)
-    tab = next(t for t in win.tabs if t.key == "flows")
+    tab = win.tab("flows")
     win.tabs_widget.setCurrentWidget(tab)
     run_until(lambda: tab.result is not None, 60)
     tab.apply_state({"layers": args.layers, "points": args.points})

@@ -32,11 +32,15 @@ def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
     if mask is not None:
         keep = mask.to(torch.bool)
-        # 2. blocked pairs get -inf: exp(-inf) = 0 after the softmax
-        scores = scores.masked_fill(~keep, float("-inf"))
+        # 2. blocked pairs get -inf: exp(-inf) = 0 after the softmax (in place: the
+        #    scores are this function's own, and the division's gradient needs no output)
+        scores.masked_fill_(~keep, float("-inf"))
         weights = torch.softmax(scores, dim=-1)
-        # 3. rows with nothing to attend to: zeros, not NaN
-        weights = weights.masked_fill(~keep.any(dim=-1, keepdim=True), 0.0)
+        # 3. rows with nothing to attend to: zeros, not NaN (in place unless autograd
+        #    needs the softmax's output; at N = 512 each full-size copy cost ~7 ms)
+        empty = ~keep.any(dim=-1, keepdim=True)
+        weights = weights.masked_fill(empty, 0.0) if torch.is_grad_enabled() else \
+            weights.masked_fill_(empty, 0.0)
     else:
         weights = torch.softmax(scores, dim=-1)
     # 4. the weighted sum of the values
