@@ -259,3 +259,18 @@ def test_export_renders_a_non_blank_image(canvas, tmp_path):
     figure.render(canvas, str(svg), "svg")
     assert "<path" in svg.read_text() or "<polyline" in svg.read_text()
     assert set(canvas.export_arrays()) >= {"pos", "edges", "node_values", "edge_values"}
+
+
+@pytest.mark.parametrize("title", ["importance", "重要性"])
+def test_a_colour_bar_title_set_while_hidden_sits_beside_the_bar(qtbot, canvas, title):
+    """pyqtgraph sizes an axis for its label only while the label is visible: a title set
+    on the hidden bar got an axis 0 px wide and was drawn over the colours."""
+    canvas.set_edge_values(np.linspace(0, 1, 8), levels=(0.0, 1.0), title=title)
+    qtbot.wait(50)
+    bar = canvas.edge_bar
+    axis = bar.getAxis("left")
+    label = axis.label.mapRectToScene(axis.label.boundingRect())
+    colours = bar.vb.sceneBoundingRect()
+    assert bar.isVisible() and axis.label.isVisible()
+    assert axis.width() >= 0.7 * axis.label.boundingRect().height()
+    assert label.right() <= colours.left() + 1, (label, colours)

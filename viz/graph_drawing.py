@@ -361,6 +361,7 @@ class GraphDrawing:
             self._bars_in_layout.remove(bar)
         else:
             bar.setVisible(on)
+            _fit_title(bar)
             return
         for b in (self.node_bar, self.edge_bar):
             if b.parentItem() is not None or b.scene() is not None:
@@ -371,3 +372,14 @@ class GraphDrawing:
         for col, b in enumerate(self._bars_in_layout):
             layout.addItem(b, 2, 5 + col)
             b.setVisible(True)
+            _fit_title(b)
+
+
+def _fit_title(bar: pg.ColorBarItem) -> None:
+    """Give a shown colour bar's title its room. pyqtgraph sizes an axis for its label
+    only while the label is visible, and a label is not while its bar is hidden: a
+    title set before the bar was shown got an axis 0 px wide and was drawn over the
+    bar's colours ("importance" over GNNExplainer's edge scale)."""
+    if bar.isVisible():
+        axis = bar.getAxis("left")
+        axis.showLabel(bool(axis.labelText))

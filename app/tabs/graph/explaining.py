@@ -46,6 +46,8 @@ JOB = "explain"
 TOP_FEATURES = 5
 BAR_COLOUR = "#4c72b0"
 BAR_PX = 90
+#: the wait before the readout is scrolled into view (see ``show_readout``)
+READOUT_SETTLE_MS = 250
 
 
 # -- controls ------------------------------------------------------------------------------
@@ -194,6 +196,18 @@ def on_progress(tab: GraphTab, progress) -> None:
     if progress.trace is not None:
         tab.explanation = (tab.explain_pending, progress.trace)
         redraw(tab)
+        show_readout(tab)
+
+
+def show_readout(tab: GraphTab) -> None:
+    """The fidelities and the feature bars, below the Explain button, scrolled into view
+    (a tour's step starts the explanation with the column at its top). After a short
+    wait: the readout takes the height of its new text over a few layout passes (form,
+    column, scroll area), and scrolled at once only its first line came into view."""
+    from PySide6.QtCore import QTimer
+
+    QTimer.singleShot(READOUT_SETTLE_MS, tab, lambda: tab.controls_scroll.ensureWidgetVisible(
+        tab.explain_readout, 0, 0))
 
 
 # -- drawing -------------------------------------------------------------------------------
