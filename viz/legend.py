@@ -196,6 +196,9 @@ class KeepClear(QObject):
         super().__init__(parent if parent is not None else plot)
         self.plot, self.legend, self.margin = plot, legend, margin
         self.prefer = tuple(prefer)
+        #: the legend's columns inside the view box (a plot with little headroom above
+        #: its data, as the labelled bars, takes its entries side by side: one short row)
+        self.inside_columns = 1
         self.where: str | None = None
         self._base_margins = plot.layout.getContentsMargins()
         self._timer = QTimer(self)
@@ -342,7 +345,7 @@ class KeepClear(QObject):
         self.plot.layout.setContentsMargins(*self._base_margins)
         if self.legend.parentItem() is not self.plot.vb:
             self.legend.setParentItem(self.plot.vb)
-        self._columns(1)
+        self._columns(self.inside_columns)
         self._size = (round(self.legend.width()), round(self.legend.height()))
         self.legend.anchor(itemPos=item_pos, parentPos=parent_pos,
                            offset=(sx * self.margin, sy * self.margin))

@@ -148,9 +148,10 @@ class LabelledBarsPlot(GroupedBarsPlot):
         super().__init__(parent)
         self.hint = hint_item(self.plotItem)
         self._texts: list[pg.TextItem] = []
-        # one row across the top, above the bars (the y range leaves room for it)
+        # one row across the top, above the bars (the y range leaves room for it): two
+        # rows covered the value over the tallest bar at the top right
         self.legend.setColumnCount(2)
-        self.legend.setOffset((10, 4))
+        self.legend_placer.inside_columns = 2
 
     def set_hint(self, text: str) -> None:
         set_hint_text(self.hint, text)
