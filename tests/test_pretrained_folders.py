@@ -265,3 +265,30 @@ def test_face_and_options_load_no_torch_and_every_name_resolves():
     assert out.stdout.strip() == "False"
     for name in face.__all__:
         assert getattr(face, name) is not None, name
+
+
+def test_byte_level_tokens_read_as_the_text_hugging_face_decodes(gpt2_folder, bert_folder):
+    """GPT-2's tokens are shown as text (' the', not 'Ġthe'): each token of the vocabulary
+    against the tokenizer's own ByteLevel decoder; WordPiece tokens stay as they are."""
+    from tokenizers import Tokenizer
+
+    from models.pretrained import load_pretrained
+    from models.pretrained.text import readable_token
+
+    reference = Tokenizer.from_file(str(gpt2_folder / "tokenizer.json"))
+    shown = {**{chr(c): f"<0x{c:02X}>" for c in (*range(0x20), 0x7F)}, "\n": "↵", "\t": "⇥"}
+    checked = 0
+    for token in reference.get_vocab():
+        decoded = reference.decoder.decode([token])
+        if "\ufffd" in decoded:                 # part of a character: its byte, named
+            assert "<0x" in readable_token(token), token
+            continue
+        assert readable_token(token) == "".join(shown.get(c, c) for c in decoded), token
+        checked += 1
+    assert checked > 100
+    gpt2 = load_pretrained(gpt2_folder)
+    tokens = gpt2.tokens("The cat sat on the mat.")
+    assert "".join(tokens) == "The cat sat on the mat." and " cat" in tokens
+    bert = load_pretrained(bert_folder)
+    assert not bert.tokenizer.byte_level and any(t.startswith("##") or t.isalpha()
+                                                 for t in bert.tokens("The cat sat."))

@@ -43,9 +43,9 @@ MAX_TEMPERATURE = 100.0
 
 
 def is_punctuation(token: str) -> bool:
-    """A token made only of punctuation (after a WordPiece '##' or a byte-level 'Ġ'
-    marker): '.', ',', '?!', '"' …"""
-    core = token.removeprefix("##").lstrip("Ġ▁")
+    """A token made only of punctuation (after a WordPiece '##', a byte-level 'Ġ' marker
+    or the space it stands for): '.', ',', '?!', '"' …"""
+    core = token.removeprefix("##").lstrip("Ġ▁ ")
     return bool(core) and all(c in string.punctuation or unicodedata.category(c).startswith("P")
                               for c in core)
 

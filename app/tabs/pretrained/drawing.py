@@ -16,9 +16,10 @@ if TYPE_CHECKING:
 
 
 def readable(text: str) -> str:
-    """Byte-level BPE tokens as text: GPT-2's space (Ġ) and newline (Ċ) marks, and
-    SentencePiece's space (▁), as the characters they stand for."""
-    return text.replace("Ġ", " ").replace("▁", " ").replace("Ċ", "\n")
+    """Tokens joined as text: SentencePiece's space (▁) and the new line a byte-level
+    token is shown with (↵, ``models.pretrained.text.readable_token``) as the characters
+    they stand for."""
+    return text.replace("▁", " ").replace("↵", "\n")
 
 
 def chosen(tab: PretrainedTab, shown: Shown) -> tuple[int, int, int]:
