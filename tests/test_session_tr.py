@@ -251,7 +251,7 @@ def test_efficient_measurements_and_transformer_qkv_come_back(qtbot, tmp_path):
     def prepare(tab):
         qtbot.waitUntil(lambda: tab.cost is not None and not tab.jobs.is_running(),
                         timeout=120_000)               # the quick first measurement
-        transformer = tab.ctx.peer("transformer")
+        transformer = tab_of(tab.window(), "transformer")   # built: a peer shows
         train_steps(transformer, 15)                   # q/k/v a fresh window lacks
         transformer.compute_now()
         tab.apply_state({"source": "transformer", "method": "linformer", "k_len": 8,

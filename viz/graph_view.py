@@ -343,18 +343,23 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self._show_bar(self.edge_bar, True)
         self._request("edges")
 
-    def set_highlight(self, hops: np.ndarray | None, selected: int = -1) -> None:
+    def set_highlight(self, hops: np.ndarray | None, selected: int | None = None) -> None:
         """``hops`` int[n]: hop distance from ``selected`` (−1 = outside its receptive
         field). Outside nodes and edges fade; hop 1, 2, 3+ get outlines and the
-        selected node a ring. ``None`` → no highlight (the selection stays)."""
+        selected node a ring. ``None`` → no highlight. ``selected`` (−1: none) is set
+        with or without hops; ``None`` keeps it. (It was kept whenever hops were None,
+        so the ring depended on what had been drawn before: a session opened straight
+        into the community colouring showed no selected node.)"""
+        n = self._pos.shape[0]
         if hops is None:
             self._hops = None
         else:
             h = np.asarray(hops, dtype=np.int64).reshape(-1)
-            if h.shape[0] != self._pos.shape[0]:
-                raise ValueError(f"{h.shape[0]} hop distances for {self._pos.shape[0]} nodes")
+            if h.shape[0] != n:
+                raise ValueError(f"{h.shape[0]} hop distances for {n} nodes")
             self._hops = h
-            self._selected = int(selected) if 0 <= selected < h.shape[0] else -1
+        if selected is not None:
+            self._selected = int(selected) if 0 <= selected < n else -1
         self._request("nodes", "edges", "rings", "labels")
 
     def set_overlay_edges(self, edges: np.ndarray | None, values: np.ndarray | None = None,

@@ -384,8 +384,9 @@ class PositionalTab(TrainingTab):
         if t.tokens_dropped:
             note += self.tr("; {0} tokens beyond max_len left out").format(t.tokens_dropped)
         self.view("embeddings").panel.set_readout(note)
-        if not len(self.fit_history):     # the fit's start and floor follow the table
-            self._redraw_fit()
+        # the fit's start and floor follow the table; a fit opened from a session before
+        # the table of its parameters arrived is drawn now (it stayed blank)
+        self._redraw_fit()
 
     def _show_relative(self, *_):
         t = self.trace
