@@ -341,3 +341,22 @@ def test_a_plot_asking_for_more_height_never_slides_over_its_readout(qtbot):
     qtbot.wait(20)
     assert panel.readout.geometry().top() >= plot.geometry().bottom()
     assert panel.readout.geometry().bottom() <= panel.height()
+
+
+def test_an_axis_keeps_plain_values_after_its_si_prefix_is_switched_off_again(qtbot):
+    """pyqtgraph's ``enableAutoSIPrefix(False)`` works the prefix out once more and keeps
+    it: switched off while the axis showed 0 … 1e-4, 0.05 read 50,000 from then on (the
+    ODE tab's loss axis read 0.12 as 120 after a language change)."""
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.show()
+    w.plotItem.setLabel("left", "loss")
+    axis = w.plotItem.getAxis("left")
+    w.plotItem.setYRange(0, 1e-4, padding=0)
+    qtbot.wait(10)
+    axis.enableAutoSIPrefix(False)           # as a retranslate does
+    w.plotItem.setYRange(0, 0.15, padding=0)
+    qtbot.wait(10)
+    assert axis.autoSIPrefixScale == 1.0 and axis.labelUnitPrefix == ""
+    assert axis.tickStrings([0.05, 0.1], axis.autoSIPrefixScale * axis.scale, 0.05) == [
+        "0.05", "0.10"]

@@ -29,17 +29,32 @@ def _no_auto_si_prefix() -> None:
     """No axis rescales its ticks by an SI prefix. pyqtgraph turns 0.05 … 0.15 into
     50 … 150 and puts "(x0.001)" or "(m…)" into the axis label; a translated or
     replaced label lost that note and the axis read a thousand times too much. Our
-    labels carry their own units, so every axis shows the plain values."""
+    labels carry their own units, so every axis shows the plain values.
+
+    Switching it off is not enough: pyqtgraph's ``enableAutoSIPrefix(False)`` works out
+    the prefix once more for the range shown at that moment and keeps it, so an axis
+    switched off while it showed 0 … 1e-4 read 0.05 as 50,000 from then on (the ODE
+    tab's loss axis, switched off again at every language change, read 0.12 as 120).
+    With auto prefixes off, the scale is 1."""
     init = pg.AxisItem.__init__
     if getattr(init, "_archscope_plain", False):
         return
+    update = pg.AxisItem.updateAutoSIPrefix
 
     def plain_init(self, *args, **kwargs):
         init(self, *args, **kwargs)
         self.enableAutoSIPrefix(False)
 
+    def plain_update(self):
+        if self.autoSIPrefix:
+            return update(self)
+        self.autoSIPrefixScale, self.labelUnitPrefix = 1.0, ""
+        self._updateLabel()
+        return None
+
     plain_init._archscope_plain = True
     pg.AxisItem.__init__ = plain_init
+    pg.AxisItem.updateAutoSIPrefix = plain_update
 
 
 def colormap(name: str) -> pg.ColorMap:
