@@ -124,3 +124,29 @@ def describe_document(doc, dataset: str, seed: int = 0) -> str:
     parts += [label_sentence(dataset, seed), *structure_sentences(doc)]
     parts += [w for w in doc.warnings if not _WORDED_HERE.match(w)]
     return " ".join(p for p in parts if p)
+
+
+def job_text(name: str, progress) -> str:
+    """The bottom bar's line for the graph tab's job ``name`` at ``progress``."""
+    from app.tabs.graph import communities, explaining
+
+    m = progress.metrics
+    if name == communities.JOB:
+        return communities.job_text(progress)
+    if name == explaining.JOB:
+        return explaining.job_text(progress)
+    if name == "compare":
+        return QCoreApplication.translate("GraphTab", "Comparing: {0}").format(progress.message)
+    if name == "node":
+        return QCoreApplication.translate(
+            "GraphTab", "Training: epoch {0} · loss {1:.3f} · val {2:.2f} · test {3:.2f} "
+            "· {4:.0f} epochs/s").format(
+            progress.step, progress.loss, m.get("val_acc", float("nan")),
+            m.get("test_acc", float("nan")), m.get("epochs_per_s", float("nan")))
+    if name == "graphs":
+        return QCoreApplication.translate(
+            "GraphTab", "Graph classifier: epoch {0} · loss {1:.3f} · test {2:.2f}").format(
+            progress.step, progress.loss, m.get("test_acc", float("nan")))
+    return QCoreApplication.translate(
+        "GraphTab", "Link predictor: epoch {0} · loss {1:.3f} · test AUC {2:.3f}").format(
+        progress.step, progress.loss, m.get("test_auc", float("nan")))

@@ -28,7 +28,7 @@ from app.tabs.graph.controls import (
     checked_features,
     fill_attribute_box,
 )
-from app.tabs.graph.describe import describe_document
+from app.tabs.graph.describe import describe_document, job_text
 from app.tabs.kept import Kept
 from app.tabs.training import TrainingTab
 from models.graphs.options import DATASETS
@@ -388,23 +388,7 @@ class GraphTab(TrainingTab):
         return None
 
     def job_text(self, name: str, progress: Progress) -> str:
-        m = progress.metrics
-        if name == communities.JOB:
-            return communities.job_text(progress)
-        if name == explaining.JOB:
-            return explaining.job_text(progress)
-        if name == "compare":
-            return self.tr("Comparing: {0}").format(progress.message)
-        if name == "node":
-            return self.tr("Training: epoch {0} · loss {1:.3f} · val {2:.2f} · test {3:.2f} "
-                           "· {4:.0f} epochs/s").format(
-                progress.step, progress.loss, m.get("val_acc", float("nan")),
-                m.get("test_acc", float("nan")), m.get("epochs_per_s", float("nan")))
-        if name == "graphs":
-            return self.tr("Graph classifier: epoch {0} · loss {1:.3f} · test {2:.2f}").format(
-                progress.step, progress.loss, m.get("test_acc", float("nan")))
-        return self.tr("Link predictor: epoch {0} · loss {1:.3f} · test AUC {2:.3f}").format(
-            progress.step, progress.loss, m.get("test_auc", float("nan")))
+        return job_text(name, progress)
 
     def job_fraction(self, name: str, progress: Progress) -> float:
         return progress.fraction
