@@ -31,6 +31,9 @@ def _move_to(qtbot, view: HeadView, side: int, index: int) -> None:
         if view.lines.hover == (side, index):
             return True
         pt = view.mapFromScene(view.token_scene_pos(side, index))
+        # away first: Qt sends no move to where the pointer already is, and a token that
+        # moved under it since the last try would never be hovered
+        QTest.mouseMove(view.viewport(), QPoint(1, 1))
         QTest.mouseMove(view.viewport(), QPoint(pt.x() + (-4 if side == QUERY else 4), pt.y()))
         return view.lines.hover == (side, index)
     qtbot.waitUntil(there, timeout=10_000)   # a loaded CI machine lays out slowly
