@@ -493,6 +493,12 @@ def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
         tab.apply_state({"seed": seed}, strict=True)
     import numpy as np
 
+    from app.jobs import wait_for_workers
+
+    # the tab's first trace may still be computing in a worker, drawing from the same
+    # global generators: seeded only once it is done (two seeded runs differed from
+    # their second step when it overlapped the training)
+    wait_for_workers(120.0)
     np.random.seed(seed % 2**32)
     manual_seed(seed)
     name = tab.train_job

@@ -4,8 +4,10 @@ hover to isolate a token's lines, heads as colours, export of its data and figur
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QImage
@@ -32,8 +34,10 @@ def _move_to(qtbot, view: HeadView, side: int, index: int) -> None:
             return True
         pt = view.mapFromScene(view.token_scene_pos(side, index))
         # away first: Qt sends no move to where the pointer already is, and a token that
-        # moved under it since the last try would never be hovered
+        # moved under it since the last try would never be hovered; then past pyqtgraph's
+        # move rate limit (a move within 1/mouseRateLimit s of the last is dropped)
         QTest.mouseMove(view.viewport(), QPoint(1, 1))
+        time.sleep(2.0 / pg.getConfigOption("mouseRateLimit"))
         QTest.mouseMove(view.viewport(), QPoint(pt.x() + (-4 if side == QUERY else 4), pt.y()))
         return view.lines.hover == (side, index)
     qtbot.waitUntil(there, timeout=10_000)   # a loaded CI machine lays out slowly
