@@ -270,8 +270,12 @@ def export_main(argv: list[str]) -> int:
             # the tab of the view, built alone (every tab, the pretrained model loaded,
             # only to list them: building all took most of a headless export's time)
             key = (args.view or "").split(".")[0]
-            wanted = (window.tabs if args.list else [window.tab(key)]
-                      if key in {spec.key for spec in window.specs} else [])
+            if args.list:
+                wanted = window.tabs
+            elif key in {spec.key for spec in window.specs}:
+                wanted = [window.tab(key)]
+            else:
+                wanted = []                  # an unknown view: said below, nothing built
             names = {f"{t.key}.{v.key}": (t, v) for t in wanted for v in t.views}
             names.update({t.key: (t, None) for t in wanted})
             if args.list:
