@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import export, memory
+from app import export, memory, responsive
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
 from app.jobs import JobRunner
@@ -157,6 +157,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
     def __init__(self, settings: Settings, translations: Translations,
                  start_loader: bool = True, specs: list[TabSpec] | None = None) -> None:
         memory.limit_arenas()          # before the workers' threads exist (app/memory.py)
+        responsive.share_the_interpreter()     # the GUI thread waits ≤ 1 ms for Python
         super().__init__()
         self.setObjectName("MainWindow")
         self.releaser = memory.Releaser(self)

@@ -8,7 +8,6 @@ The large files are written into ``tmp_path`` by the tests (never committed).
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import numpy as np
@@ -154,11 +153,6 @@ def test_cancel_keeps_the_points_and_the_training_then_a_file_opens(qtbot, windo
     settle(qtbot, tab)
     big = points_file(tmp_path / "points_1M.csv", 1_000_000)
     small = points_file(tmp_path / "points_5k.csv", 5_000)
-    # a full collection now, not inside the measurement: the app's collector runs one on
-    # the GUI thread every tenth middle one, and in a test process that has run a
-    # thousand tests it walks all their leftovers (~300 ms, twice seen in whole runs);
-    # the app freezes what exists at start-up, so there it walks what it made since
-    gc.collect()
     with Heartbeat() as beat:                # the window beats while a million points load
         opened(big)
         qtbot.waitUntil(lambda: tab.load_bar.bar.value() > 300, timeout=60_000)  # parsing
