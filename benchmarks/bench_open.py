@@ -109,7 +109,7 @@ def main() -> int:
     from app.settings import Settings
     from viz import theme
 
-    app = QApplication.instance() or QApplication(["bench"])
+    _app = QApplication.instance() or QApplication(["bench"])  # kept alive while it runs
     theme.apply()
     gaps: list[float] = []
     last = [time.perf_counter()]
