@@ -84,8 +84,9 @@ def test_comparison_trace_is_frozen_and_scored_on_held_out_graphs():
     assert [p.step for p in steps[:-1]] == list(range(1, 7)) and steps[-1].fraction == 1.0
     tr = steps[-1].trace
     assert isinstance(tr, GenerationTrace)
-    assert tr.methods == ("graphrnn", "er", "sbm") and tr.statistics == ("degree", "clustering")
-    assert tr.mmd.shape == (3, 2) and tr.mmd.dtype == np.float32
+    assert tr.methods == ("graphrnn", "er", "sbm")
+    assert tr.statistics == ("degree", "clustering", "orbit")
+    assert tr.mmd.shape == (3, 3) and tr.mmd.dtype == np.float32
     assert np.isfinite(tr.mmd).all() and not tr.mmd.flags.writeable
     assert tr.losses.shape == (4,) and tr.seconds.shape == (3,) and (tr.seconds > 0).all()
     assert tr.held_out == 4 and tr.train_count == 16
@@ -101,7 +102,7 @@ def test_comparison_trace_is_frozen_and_scored_on_held_out_graphs():
             (min(u, v), max(u, v)) for u, v in train[i].edges())
     with pytest.raises(AttributeError):
         tr.mmd = tr.mmd                               # frozen
-    assert tr.row("er").shape == (2,)
+    assert tr.row("er").shape == (3,)
 
 
 def test_packed_graph_sets_round_trip():
@@ -113,3 +114,28 @@ def test_packed_graph_sets_round_trip():
         rebuilt = nx.empty_graph(n)
         rebuilt.add_edges_from(edges.tolist())
         assert nx.utils.graphs_equal(rebuilt, g)
+
+
+def test_a_comparison_saved_before_orbit_counts_opens_with_that_column_empty():
+    from dataclasses import replace
+
+    from app.tabs.generation.session_file import trace_from, trace_state
+    from models.errors import SessionFileError
+    from models.generation.view import laid_out
+
+    tr = list(compare_generators("grid", methods=("er", "sbm"), seed=1, count=20,
+                                 samples=5, shown=2))[-1].trace
+    tr = replace(tr, training=laid_out(tr.training),          # as the tab holds it
+                 samples=tuple(laid_out(s) for s in tr.samples))
+    meta, arrays = trace_state(tr, "view")
+    meta["statistics"] = ["degree", "clustering"]            # as written before
+    arrays["view_mmd"] = arrays["view_mmd"][:, :2]
+    arrays["view_reference_mmd"] = arrays["view_reference_mmd"][:2]
+    old = trace_from(meta, arrays, "view", "old.archscope", ("er", "sbm", "ba"),
+                     tr.statistics)
+    assert old.statistics == tr.statistics and old.mmd.shape == (2, 3)
+    np.testing.assert_array_equal(old.mmd[:, :2], tr.mmd[:, :2])
+    assert np.isnan(old.mmd[:, 2]).all() and np.isnan(old.reference_mmd[2])
+    meta["statistics"] = ["clustering", "degree"]            # not a prefix: refused
+    with pytest.raises(SessionFileError, match="statistics"):
+        trace_from(meta, arrays, "view", "bad.archscope", ("er", "sbm", "ba"), tr.statistics)

@@ -79,7 +79,7 @@ def test_first_open_shows_the_family_and_the_baselines_scored(qtbot, tab):
     qtbot.waitUntil(lambda: tab.current_view() is not None, timeout=60_000)
     assert [n for n, _ in tab.gallery.rows()][1:] == ["Erdős–Rényi", "stochastic block model"]
     assert tab.gallery.drawn_counts()[0][0] == sum(g.number_of_nodes() for g in train[:3])
-    assert tab.mmd_bars.values().shape == (3, 2)
+    assert tab.mmd_bars.values().shape == (3, 3)
 
 
 def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
@@ -109,7 +109,7 @@ def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
     assert shown.methods == ("graphrnn", "er", "ba", "sbm")
     assert tab.gallery.rows()[1][0] == f"GraphRNN (step {session.best_shown_step()})"
     assert tab.gallery.drawn_counts()[1][0] > 0
-    assert tab.mmd_bars.values().shape == (5, 2)
+    assert tab.mmd_bars.values().shape == (5, 3)
     assert np.isfinite(tab.mmd_bars.values()).all()
     # training goes on from the latest weights; the comparison stays until compared again
     tab.apply_state({"steps": 2})

@@ -194,7 +194,7 @@ class MMDBars(pg.GraphicsLayoutWidget):
                                       brushes=brushes, pens=[pg.mkPen(None)] * len(v))
                 plot.addItem(bar)
                 self._bars[s] = bar
-            texts = [f"{x:.{decimals}f}" for x in values[:, s]]
+            texts = [f"{x:.{decimals}f}" if np.isfinite(x) else "—" for x in values[:, s]]
             right = plot.getAxis("right")
             right.setTicks([[(float(r), t) for r, t in enumerate(texts)], []])
             # wide enough for its numbers before the layout is made (grown afterwards,

@@ -963,12 +963,20 @@ by maximum likelihood.</source>
         <translation>聚类系数</translation>
     </message>
     <message>
+        <source>orbits</source>
+        <translation>轨道计数</translation>
+    </message>
+    <message>
         <source>training graphs (reference)</source>
         <translation>训练图（参考）</translation>
     </message>
     <message>
-        <source>{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel; the time is to fit and sample</source>
-        <translation>{0} 张留出图，每种方法 {1} 个样本，高斯-EMD 核；时间为拟合与抽样所用</translation>
+        <source>{0} held-out graphs, {1} samples per method; degree and clustering histograms by a Gaussian-EMD kernel, orbits (induced graphlets of 2–4 nodes, mean count per node) by a Gaussian of σ = 30; the time is to fit and sample</source>
+        <translation>{0} 个留出图，每种方法 {1} 个样本；度与聚类系数直方图用高斯-EMD 核，轨道（2–4 个节点的导出子图元，每个节点的平均计数）用 σ = 30 的高斯核；时间为拟合与采样所用</translation>
+    </message>
+    <message>
+        <source> · orbits not counted (graphs too dense, or a file saved before they were)</source>
+        <translation> · 未计算轨道（图太稠密，或文件保存于加入轨道统计之前）</translation>
     </message>
     <message>
         <source>closest in clustering: {0} · </source>
@@ -1879,7 +1887,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>GNNExplainer</source>
-        <extracomment>features listed in the readout's bars</extracomment>
+        <extracomment>features listed in the readout's bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>GNNExplainer</translation>
     </message>
     <message>

@@ -56,13 +56,15 @@ def draw_gallery(tab: GenerationTab) -> None:
 
 
 def draw_mmd(tab: GenerationTab) -> None:
-    """MMD² of degree and clustering histograms per method, and the training graphs' own
-    distance to the held-out graphs (the level a perfect generator reaches)."""
+    """MMD² of degree and clustering histograms and of orbit counts per method, and the
+    training graphs' own distance to the held-out graphs (the level a perfect generator
+    reaches)."""
     shown = tab.shown_comparison()
     bars, panel = tab.mmd_bars, tab.view("mmd").panel
-    titles = [translate("GenerationTab", "degree"), translate("GenerationTab", "clustering")]
+    titles = [translate("GenerationTab", "degree"), translate("GenerationTab", "clustering"),
+              translate("GenerationTab", "orbits")]
     if shown is None:
-        bars.set_table([], np.zeros((0, 2)), titles, [])
+        bars.set_table([], np.zeros((0, len(titles))), titles, [])
         bars.set_hint(translate("GenerationTab", "Making the graphs…"))
         panel.set_readout("")
         return
@@ -75,8 +77,13 @@ def draw_mmd(tab: GenerationTab) -> None:
     bars.set_hint("")
     bars.set_table(names, values, titles, colours)
     text = translate(
-        "GenerationTab", "{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel; "
-        "the time is to fit and sample").format(shown.held_out, tab.samples)
+        "GenerationTab", "{0} held-out graphs, {1} samples per method; degree and "
+        "clustering histograms by a Gaussian-EMD kernel, orbits (induced graphlets of 2–4 "
+        "nodes, mean count per node) by a Gaussian of σ = 30; the time is to fit and "
+        "sample").format(shown.held_out, tab.samples)
+    if len(shown.methods) and not np.isfinite(shown.mmd[:, 2]).any():
+        text += translate("GenerationTab", " · orbits not counted (graphs too dense, or a "
+                          "file saved before they were)")
     if len(shown.methods):
         best = shown.methods[int(np.argmin(shown.mmd[:, 1]))]
         text = translate("GenerationTab", "closest in clustering: {0} · ").format(labels[best]) + text

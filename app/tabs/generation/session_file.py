@@ -83,15 +83,17 @@ def trace_from(meta, arrays: dict, prefix: str, name: str, methods: tuple[str, .
     if not isinstance(rows, list) or any(m not in methods for m in rows) or \
             len(set(rows)) != len(rows):
         raise SessionFileError(f"{where} names unknown methods {rows!r}.")
-    if meta.get("statistics") != list(statistics):
-        raise SessionFileError(f"{where} is of the statistics {meta.get('statistics')!r}.")
+    saved = meta.get("statistics")
+    # a file written before orbit counts were computed holds the first columns only
+    if not isinstance(saved, list) or not saved or saved != list(statistics[:len(saved)]):
+        raise SessionFileError(f"{where} is of the statistics {saved!r}.")
     ints = {}
     for key in ("held_out", "train_count", "best_step", "seed"):
         v = meta.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise SessionFileError(f"{where}: {key} must be a whole number ≥ 0.")
         ints[key] = v
-    m, s = len(rows), len(statistics)
+    m, s = len(rows), len(saved)
     shapes = {"mmd": (m, s), "reference_mmd": (s,), "seconds": (m,)}
     got = {}
     for key, shape in (*shapes.items(), ("losses", None)):
@@ -101,6 +103,10 @@ def trace_from(meta, arrays: dict, prefix: str, name: str, methods: tuple[str, .
                 (shape is None and np.asarray(a).ndim != 1):
             raise SessionFileError(f"{where}: {key} is missing or has the wrong shape.")
         got[key] = np.asarray(a)
+    for key in ("mmd", "reference_mmd"):     # the columns it lacks: not computed
+        a = got[key]
+        got[key] = np.concatenate(
+            [a, np.full((*a.shape[:-1], len(statistics) - s), np.nan, a.dtype)], axis=-1)
     if not np.isfinite(got["seconds"]).all() or (got["seconds"] < 0).any():
         raise SessionFileError(f"{where}: the wall times must be finite and ≥ 0.")
     training = graphset_from(arrays, f"{prefix}_training", name, laid_out=True)
