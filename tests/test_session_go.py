@@ -426,3 +426,61 @@ def test_the_communities_found_come_back_with_their_colours_soft_assignment_and_
     assert_same_views(view_arrays(a), view_arrays(b))
     assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
     assert b.canvas.node_alpha(int(np.argmin(rb.soft.max(axis=1)))) < 255
+
+
+def test_the_explanation_shown_comes_back_with_its_masks_and_fidelities(qtbot, tmp_path):
+    from app.tabs.graph import explaining
+
+    def prepare(tab):
+        tab.apply_state({"model": "gcn", "epochs": 30, "train_per_class": 2}, strict=True)
+        run_job(tab, "node")
+        tab.apply_state({"node": 33})
+        tab.explain_form.set_values({"explain_method": "gnnexplainer", "explain_epochs": 30})
+        run_job(tab, "explain")
+        assert explaining.current(tab) is not None
+
+    a, b, path = round_trip(qtbot, "graph", tmp_path, prepare)
+    xa, xb = explaining.current(a), explaining.current(b)
+    assert xb is not None and xb.node == 33 and xb.method == "gnnexplainer"
+    for field in ("edge_index", "edge_mask", "explanation_edges", "feature_mask", "loss"):
+        np.testing.assert_array_equal(getattr(xb, field), getattr(xa, field), err_msg=field)
+    assert (xb.fidelity_plus, xb.fidelity_minus, xb.prob_full) == \
+        (xa.fidelity_plus, xa.fidelity_minus, xa.prob_full)
+    assert b.explain_readout.text() == a.explain_readout.text()
+    assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
+    # training on makes it stale, as in the window that explained it
+    run_job(b, "node")
+    assert explaining.current(b) is None
+
+
+def test_an_explanation_without_its_classifier_or_out_of_range_is_refused():
+    from models.errors import SessionFileError
+    from models.explain.saved import explanation_from_state, explanation_state
+    from models.traces.explain import NodeExplanation
+
+    x = NodeExplanation(node=3, method="gnnexplainer", predicted=1, label=1,
+                        edge_index=np.array([[0, 1, 3], [1, 3, 0]], np.int64),
+                        edge_mask=np.array([0.1, 0.9, 0.5], np.float32),
+                        explanation_edges=np.array([False, True, True]),
+                        feature_mask=np.zeros(4, np.float32), fidelity_plus=1.0,
+                        fidelity_minus=0.0, prob_full=0.8, prob_explanation=0.7,
+                        prob_complement=0.2, loss=np.ones(5, np.float32))
+    meta, arrays = explanation_state(x)
+    back = explanation_from_state(meta, arrays, num_nodes=4, num_features=4)
+    np.testing.assert_array_equal(back.edge_mask, x.edge_mask)
+    assert back.node == 3 and back.prob_full == 0.8
+    for change, words in (
+            (lambda m, a: m.update(node=4), "node 4"),
+            (lambda m, a: m.update(method="saliency"), "no method"),
+            (lambda m, a: m.update(prob_full=float("nan")), "prob_full"),
+            (lambda m, a: a.update({"explanation.edge_index": np.array([[0], [9]])}),
+             "edges"),
+            (lambda m, a: a.update({"explanation.edge_mask": np.full(3, 2, np.float32)}),
+             "edge mask"),
+            (lambda m, a: a.update({"explanation.feature_mask": np.zeros(5, np.float32)}),
+             "feature mask"),
+            (lambda m, a: a.pop("explanation.loss"), "lacks its loss")):
+        m, arr = dict(meta), dict(arrays)
+        change(m, arr)
+        with pytest.raises(SessionFileError, match=words):
+            explanation_from_state(m, arr, num_nodes=4, num_features=4, name="x.archscope")

@@ -84,7 +84,7 @@ def method_name(method: str) -> str:
 
 
 # -- the job -------------------------------------------------------------------------------
-def _key(tab: GraphTab, node: int) -> tuple:
+def explanation_key(tab: GraphTab, node: int) -> tuple:
     return tab._session_key(), int(node), tab.trained_steps()
 
 
@@ -93,7 +93,7 @@ def current(tab: GraphTab):
     if tab.explanation is None:
         return None
     key, explanation = tab.explanation
-    return explanation if key == _key(tab, tab.params()["node"]) else None
+    return explanation if key == explanation_key(tab, tab.params()["node"]) else None
 
 
 class _Stopped(Exception):
@@ -179,7 +179,7 @@ def make_job(tab: GraphTab):
         raise InvalidParameterError(QCoreApplication.translate(
             "GraphTab", "The attention explanation needs a GAT: choose GAT and train it, "
             "or use GNNExplainer."))
-    tab.explain_pending = _key(tab, node)
+    tab.explain_pending = explanation_key(tab, node)
     return partial(_job, session, node, e["explain_method"], e["explain_epochs"],
                    p["seed"])
 

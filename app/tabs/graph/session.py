@@ -14,7 +14,9 @@ What it keeps, beyond the controls (``params()``):
   history of evaluations), the model comparison before and after training, the
   layout drawn (so the canvas is the same even where a layout is slow or
   seed-dependent) and the communities found on the graph shown
-  (``models.community.saved``: labels, DMoN's soft assignment and loss, the numbers).
+  (``models.community.saved``: labels, DMoN's soft assignment and loss, the numbers),
+  and the explanation shown (``models.explain.saved``: masks, fidelities; it belongs to
+  the node classifier of the file and is refused without it).
 
 Opening checks what it can before anything changes (the graph, array shapes and
 dtypes); what depends on the graph shown (the layout's rows) is checked once the controls
@@ -85,6 +87,14 @@ def session_inputs(tab: GraphTab) -> tuple[dict, dict]:
 
         data["community"], community_arrays = result_state(community)
         arrays.update(community_arrays)
+    from app.tabs.graph import explaining
+
+    explanation = explaining.current(tab)
+    if explanation is not None:
+        from models.explain.saved import explanation_state
+
+        data["explanation"], explanation_arrays = explanation_state(explanation)
+        arrays.update(explanation_arrays)
     return data, arrays
 
 
@@ -192,7 +202,12 @@ def restore_inputs(tab: GraphTab, data: dict, arrays: dict, name: str) -> None:
     if community is not None:        # checked against the graph once the controls are set
         community = (community, {k: v for k, v in arrays.items()
                                  if k.startswith("community.")})
+    explanation = data.get("explanation")
+    if explanation is not None:      # checked against the classifier once it is loaded
+        explanation = (explanation, {k: v for k, v in arrays.items()
+                                     if k.startswith("explanation.")})
     extras = {"name": name, "layout": layout, "community": community,
+              "explanation": explanation,
               "sessions": set(sessions) if isinstance(sessions, dict) else set(), "history": _checked_history(arrays, name),
               "compared": _checked_comparisons(data, arrays, name)}
     # checked: now the tab changes
@@ -249,4 +264,25 @@ def after_opened(tab: GraphTab) -> None:
             meta, community_arrays, tab.base_document().num_nodes, extras["name"])
     else:
         tab.community_results.pop(tab._doc_key(), None)
+    _restore_explanation(tab, extras["explanation"], session, extras["name"])
     tab.compute.invalidate()              # a result for the state before opening
+
+
+def _restore_explanation(tab: GraphTab, explanation, session, name: str) -> None:
+    """The explanation the file holds, of the node classifier it holds (trained as far
+    as when it was explained), or none."""
+    from app.tabs.graph import explaining
+    from models.errors import SessionFileError
+    from models.explain.saved import explanation_from_state
+
+    tab.explanation = None
+    if explanation is None:
+        return
+    if session is None or not session.step:
+        raise SessionFileError(f"{name}: the explanation is of a trained node classifier, "
+                               "and the file holds none.")
+    meta, arrays = explanation
+    x = explanation_from_state(meta, arrays, int(session.data.num_nodes),
+                               int(session.data.num_features), name)
+    tab.explanation = (explaining.explanation_key(tab, x.node), x)
+    explaining.redraw(tab)
