@@ -136,6 +136,9 @@ def test_a_comparison_saved_before_orbit_counts_opens_with_that_column_empty():
     assert old.statistics == tr.statistics and old.mmd.shape == (2, 3)
     np.testing.assert_array_equal(old.mmd[:, :2], tr.mmd[:, :2])
     assert np.isnan(old.mmd[:, 2]).all() and np.isnan(old.reference_mmd[2])
+    inf = dict(arrays, view_mmd=np.where(np.isfinite(arrays["view_mmd"]), np.inf, 0.0))
+    with pytest.raises(SessionFileError, match="infinite"):
+        trace_from(meta, inf, "view", "inf.archscope", ("er", "sbm", "ba"), tr.statistics)
     meta["statistics"] = ["clustering", "degree"]            # not a prefix: refused
     with pytest.raises(SessionFileError, match="statistics"):
         trace_from(meta, arrays, "view", "bad.archscope", ("er", "sbm", "ba"), tr.statistics)

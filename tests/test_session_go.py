@@ -451,6 +451,19 @@ def test_the_explanation_shown_comes_back_with_its_masks_and_fidelities(qtbot, t
     # training on makes it stale, as in the window that explained it
     run_job(b, "node")
     assert explaining.current(b) is None
+    # opened into a window that shows another, smaller graph: drawn with karate, once
+    # karate's result is in (the florentine result still shown must not be used)
+    win_c = make_window(qtbot)
+    c = tab_of(win_c, "graph")
+    win_c.tabs_widget.setCurrentWidget(c)
+    c.apply_state({"dataset": "florentine"}, strict=True)
+    settle(qtbot, c)
+    errors = []
+    win_c.report_error = lambda error, details: errors.append(error)
+    assert win_c.open_session(path), errors
+    settle(qtbot, c)
+    assert explaining.current(c) is not None and c.result.doc.num_nodes == 34
+    assert c.explain_readout.text() == a.explain_readout.text()
 
 
 def test_an_explanation_without_its_classifier_or_out_of_range_is_refused():
@@ -479,8 +492,20 @@ def test_an_explanation_without_its_classifier_or_out_of_range_is_refused():
              "edge mask"),
             (lambda m, a: a.update({"explanation.feature_mask": np.zeros(5, np.float32)}),
              "feature mask"),
+            (lambda m, a: m.update(predicted=-7), "class of -7"),
             (lambda m, a: a.pop("explanation.loss"), "lacks its loss")):
         m, arr = dict(meta), dict(arrays)
         change(m, arr)
         with pytest.raises(SessionFileError, match=words):
             explanation_from_state(m, arr, num_nodes=4, num_features=4, name="x.archscope")
+    with pytest.raises(SessionFileError, match="over 3 edges; the classifier's graph has 5"):
+        explanation_from_state(meta, arrays, num_nodes=4, num_features=4, num_edges=5)
+    # and without the classifier it belongs to
+    from types import SimpleNamespace
+
+    from app.tabs.graph.session import _restore_explanation
+
+    tab = SimpleNamespace(explanation=("old", None))
+    with pytest.raises(SessionFileError, match="holds none"):
+        _restore_explanation(tab, (meta, arrays), None, "x.archscope")
+    assert tab.explanation is None

@@ -188,7 +188,7 @@ class MMDBars(pg.GraphicsLayoutWidget):
             if not shown:
                 continue
             plot.setTitle(titles[s], size="9pt")
-            v = np.nan_to_num(values[:, s].astype(np.float64))
+            v = np.nan_to_num(values[:, s].astype(np.float64), posinf=0.0, neginf=0.0)
             if len(names):
                 bar = pg.BarGraphItem(x0=np.zeros(len(v)), width=v, y=rows, height=0.62,
                                       brushes=brushes, pens=[pg.mkPen(None)] * len(v))

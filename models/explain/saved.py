@@ -30,9 +30,11 @@ def explanation_state(x: NodeExplanation, prefix: str = "explanation"
 
 
 def explanation_from_state(meta, arrays: dict, num_nodes: int, num_features: int,
-                           name: str = "", prefix: str = "explanation") -> NodeExplanation:
+                           name: str = "", prefix: str = "explanation",
+                           num_edges: int | None = None) -> NodeExplanation:
     """The explanation ``explanation_state`` wrote, checked against a graph of
-    ``num_nodes`` nodes with ``num_features`` input features."""
+    ``num_nodes`` nodes with ``num_features`` input features (and ``num_edges`` edge
+    columns, the classifier's, when given)."""
     where = f"{name}: " if name else ""
 
     def bad(what: str) -> SessionFileError:
@@ -62,6 +64,11 @@ def explanation_from_state(meta, arrays: dict, num_nodes: int, num_features: int
         raise bad(f"should have int64 edges [2, E] between the {num_nodes:,} nodes of the "
                   "graph shown")
     edges = edge_index.shape[1]
+    if num_edges is not None and edges != num_edges:
+        raise bad(f"is over {edges:,} edges; the classifier's graph has {num_edges:,}")
+    for key in ("predicted", "label"):
+        if not -1 <= meta[key] < 1_000_000:
+            raise bad(f"has a {key} class of {meta[key]}")
     mask = got["edge_mask"]
     if mask.dtype != np.float32 or mask.shape != (edges,) or not np.isfinite(mask).all() \
             or (mask < 0).any() or (mask > 1.0001).any():

@@ -975,8 +975,8 @@ by maximum likelihood.</source>
         <translation>{0} 个留出图，每种方法 {1} 个样本；度与聚类系数直方图用高斯-EMD 核，轨道（2–4 个节点的导出子图元，每个节点的平均计数）用 σ = 30 的高斯核；时间为拟合与采样所用</translation>
     </message>
     <message>
-        <source> · orbits not counted (graphs too dense, or a file saved before they were)</source>
-        <translation> · 未计算轨道（图太稠密，或文件保存于加入轨道统计之前）</translation>
+        <source> · orbits not counted where “—” (graphs too dense, or a file saved before they were)</source>
+        <translation> · “—” 处未计算轨道（图太稠密，或文件保存于加入轨道统计之前）</translation>
     </message>
     <message>
         <source>closest in clustering: {0} · </source>

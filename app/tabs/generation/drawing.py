@@ -81,9 +81,9 @@ def draw_mmd(tab: GenerationTab) -> None:
         "clustering histograms by a Gaussian-EMD kernel, orbits (induced graphlets of 2–4 "
         "nodes, mean count per node) by a Gaussian of σ = 30; the time is to fit and "
         "sample").format(shown.held_out, tab.samples)
-    if len(shown.methods) and not np.isfinite(shown.mmd[:, 2]).any():
-        text += translate("GenerationTab", " · orbits not counted (graphs too dense, or a "
-                          "file saved before they were)")
+    if not np.isfinite(values[:, 2]).all():
+        text += translate("GenerationTab", " · orbits not counted where “—” (graphs too "
+                          "dense, or a file saved before they were)")
     if len(shown.methods):
         best = shown.methods[int(np.argmin(shown.mmd[:, 1]))]
         text = translate("GenerationTab", "closest in clustering: {0} · ").format(labels[best]) + text

@@ -103,6 +103,9 @@ def trace_from(meta, arrays: dict, prefix: str, name: str, methods: tuple[str, .
                 (shape is None and np.asarray(a).ndim != 1):
             raise SessionFileError(f"{where}: {key} is missing or has the wrong shape.")
         got[key] = np.asarray(a)
+    for key in ("mmd", "reference_mmd"):     # NaN: not computed; never infinite
+        if np.isinf(got[key]).any():
+            raise SessionFileError(f"{where}: {key} holds an infinite distance.")
     for key in ("mmd", "reference_mmd"):     # the columns it lacks: not computed
         a = got[key]
         got[key] = np.concatenate(

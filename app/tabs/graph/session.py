@@ -283,6 +283,7 @@ def _restore_explanation(tab: GraphTab, explanation, session, name: str) -> None
                                "and the file holds none.")
     meta, arrays = explanation
     x = explanation_from_state(meta, arrays, int(session.data.num_nodes),
-                               int(session.data.num_features), name)
+                               int(session.data.num_features), name,
+                               num_edges=int(session.data.num_edges))
+    # drawn with the graph's next result (the one shown now may be another graph's)
     tab.explanation = (explaining.explanation_key(tab, x.node), x)
-    explaining.redraw(tab)
