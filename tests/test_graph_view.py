@@ -132,6 +132,26 @@ def test_categorical_colours_group_nodes(canvas):
     assert not canvas.legend.isVisible()
 
 
+def test_hundreds_of_classes_keep_the_legend_to_its_rows(canvas):
+    """Label propagation on a large graph can find hundreds of communities: one legend
+    entry each froze the window for seconds (the monkey, 3.3 s)."""
+    from viz.graph_drawing import LEGEND_ENTRIES
+
+    rng = np.random.default_rng(0)
+    pos = rng.normal(size=(600, 2)).astype(np.float32)
+    canvas.set_graph(pos, np.zeros((0, 2), np.int64))
+    canvas.set_node_colors(np.arange(600) % 500, categorical=True, title="community")
+    with canvas.batch():
+        pass
+    labels = [label.text for _, label in canvas.legend.items]
+    assert len(labels) == LEGEND_ENTRIES + 1                  # the title, 31 entries, "+N"
+    assert "community" in labels[0] and labels[-1] == f"… +{500 - (LEGEND_ENTRIES - 1)}"
+    canvas.set_node_colors(np.arange(600) % 5, categorical=True, title="community")
+    with canvas.batch():
+        pass
+    assert len(canvas.legend.items) == 6
+
+
 def test_continuous_colours_nan_is_grey(canvas):
     values = np.array([0.0, 0.5, np.nan, 1.0, 0.25, 0.75])
     canvas.set_node_colors(values, categorical=False, title="值", levels=(0.0, 1.0))

@@ -24,6 +24,8 @@ EDGE_COLOUR = "#9a9a9a"          # plain edges
 OVERLAY_COLOUR = HIGHLIGHT
 NODE_SIZE = 9.0                  # px, uniform size
 FADED_ALPHA = 45                 # nodes outside the receptive field
+#: the node legend's entries at most (8 rows × 4 columns); the rest become "… +N"
+LEGEND_ENTRIES = 32
 #: node opacity by ``set_node_opacity`` bin: (0.75, 1], (0.5, 0.75], (0.25, 0.5], [0, 0.25]
 OPACITY_ALPHAS = (255, 185, 115, 60)
 EDGE_FADE = 0.85                 # faded edges: colour blended this far towards white
@@ -335,10 +337,18 @@ class GraphDrawing:
         if self._node_legend:
             if self._node_title:
                 self.legend.addItem(pg.PlotDataItem(pen=None), f"<b>{self._node_title}</b>")
-            for rgb, name in self._node_legend:
+            entries = self._node_legend
+            if len(entries) > LEGEND_ENTRIES:   # hundreds of communities: each entry
+                # re-lays the legend out (seconds of a frozen window), and past the palette
+                # the colours repeat anyway
+                entries = entries[:LEGEND_ENTRIES - 1]
+            for rgb, name in entries:
                 sample = pg.ScatterPlotItem(symbol="o", size=10, pen=pg.mkPen("w"),
                                             brush=pg.mkBrush(*rgb))
                 self.legend.addItem(sample, name)
+            if len(entries) < len(self._node_legend):
+                self.legend.addItem(pg.PlotDataItem(pen=None),
+                                    f"… +{len(self._node_legend) - len(entries)}")
             # at most 8 rows (4 columns): many classes or communities leave the graph seen
             self.legend.setColumnCount(min(4, max(1, -(-len(self._node_legend) // 8))))
         if self._overlay is not None and self._overlay_title:
