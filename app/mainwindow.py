@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import export, memory, responsive
+from app import data_export, export, memory, responsive
+from app.data_export import DataExportJob
 from app.errors import show_error
 from app.i18n import LANGUAGES, Translations
 from app.jobs import JobRunner
@@ -189,6 +190,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         self.export_bar.stop_button.clicked.connect(self.cancel_png_export)
         self.statusBar().insertPermanentWidget(0, self.export_bar, 1)
         self.png_job: PngExportJob | None = None
+        self.data_job: DataExportJob | None = None     # File → Export data…, the same bar
         self.loader = TorchLoader(self)
         self.loader.ready.connect(self._on_torch_ready)
         self.loader.failed.connect(self._on_torch_failed)
@@ -489,9 +491,9 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         """Export a view ('' = the whole tab) to the PNG ``path`` in the background, with
         progress and Cancel in the status bar; raises (nothing written) if the size or
         the folder will not do. Export figure… is off until it ends."""
-        if self.png_job is not None:
+        if self.png_job is not None or self.data_job is not None:
             raise export.ExportError(translate(
-                "MainWindow", "A PNG is being exported; wait for it or cancel it first."))
+                "MainWindow", "An export is running; wait for it or cancel it first."))
         widget = tab.view(view_key).panel if view_key else tab
         job = PngExportJob(tab, widget, path, width, scale, self.export_runner, self)
         name = Path(path).name
@@ -515,8 +517,10 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         return job
 
     def cancel_png_export(self) -> None:
-        if self.png_job is not None:
-            self.png_job.cancel()
+        """Cancel the export running (a PNG, or data)."""
+        for job in (self.png_job, self.data_job):
+            if job is not None:
+                job.cancel()
 
     def _png_progress(self, name: str, fraction: float, paused: bool) -> None:
         percent = int(100 * fraction)
@@ -540,21 +544,10 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
                                      data.row_labels, data.col_labels))
 
     def export_data_dialog(self) -> None:
-        tab = self.current_tab()
-        key = tab.active_view or tab.views[0].key
-        path, _ = QFileDialog.getSaveFileName(
-            self, translate("MainWindow", "Export data of “{0}”").format(tab.view(key).title()),
-            f"{self.settings.last_dir('export')}/{tab.key}-{key}.csv",
-            "CSV (*.csv);;NumPy (*.npy);;JSON (*.json)")
-        if not path:
-            return
-        try:
-            written = self.export_data(tab, key, path)
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report_error(exc, None)
-            return
-        self.settings.set_last_dir("export", written)
-        self.statusBar().showMessage(translate("MainWindow", "Saved {0}").format(written), 8000)
+        data_export.dialog(self)
+
+    def start_data_export(self, tab: BaseTab, key: str, path: str) -> DataExportJob:
+        return data_export.start(self, tab, key, path)
 
     def about_text(self) -> str:
         import pyqtgraph

@@ -250,6 +250,7 @@ def test_export_data_menu_uses_the_file_dialog_path(qtbot, window, tmp_path, mon
                         staticmethod(lambda *a, **k: (str(target), "JSON (*.json)")))
     open_tab(qtbot, window, "positional").active_view = "pe"
     window.act_export_data.trigger()
+    qtbot.waitUntil(lambda: window.data_job is None, timeout=30_000)   # in the background
     doc = json.loads(target.read_text())
     assert doc["primary"] == "pe" and len(doc["arrays"]["pe"]) == 100
 

@@ -2259,10 +2259,6 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <source>A PNG is being exported; wait for it or cancel it first.</source>
-        <translation>正在导出一个 PNG；请等它完成，或先将其取消。</translation>
-    </message>
-    <message>
         <source>Export cancelled: {0} was not changed.</source>
         <translation>导出已取消：{0} 未被改动。</translation>
     </message>
@@ -2277,6 +2273,10 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     <message>
         <source>This view has no data yet.</source>
         <translation>此视图尚无数据。</translation>
+    </message>
+    <message>
+        <source>An export is running; wait for it or cancel it first.</source>
+        <translation>正在导出；请等待其完成或先取消。</translation>
     </message>
     <message>
         <source>Export data of “{0}”</source>

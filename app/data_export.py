@@ -1,0 +1,131 @@
+"""File → Export data… as a background job: the window stays responsive.
+
+The arrays behind a view are frozen (``models.traces``), so a worker of the window's
+export ``JobRunner`` can write them while the GUI goes on: as JSON, the positional tab's
+largest encodings took 3.3 s on the GUI thread (the 2,000-action monkey). Progress and
+Cancel are in the export bar of the status bar, shared with the PNG export; one export
+runs at a time. The write is atomic (``app.export.atomic_write``): Cancel or a failure
+leaves the previous file as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+from app import export
+
+if TYPE_CHECKING:
+    from app.jobs import Failure, JobRunner
+    from app.png_export import ExportBar
+
+translate = QCoreApplication.translate
+
+
+class DataExportJob(QObject):
+    """One data export of the view data ``data`` (a ``ViewData``) to ``path``.
+
+    Signals: ``finished(str)`` the path written; ``failed(object)`` the error;
+    ``cancelled()``. Exactly one of them ends the job."""
+
+    finished = Signal(str)
+    failed = Signal(object)
+    cancelled = Signal()
+
+    def __init__(self, data, path: str, runner: JobRunner, bar: ExportBar,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.data, self.path, self.runner, self.bar = data, path, runner, bar
+        self.name = Path(path).name
+        self.ended = False
+        export.format_of(path, export.DATA_FORMATS)       # refused before anything starts
+
+    def start(self) -> None:
+        data, path = self.data, self.path
+
+        def work(report, cancelled) -> str:
+            return str(export.write_data(path, data.primary, data.arrays, data.meta,
+                                         data.row_labels, data.col_labels,
+                                         progress=report, cancelled=cancelled))
+
+        self.runner.progressed.connect(self._progress)
+        self.runner.returned.connect(self._returned)
+        self.runner.failed.connect(self._failed)
+        self.runner.stopped.connect(self._stopped)
+        self.bar.setVisible(True)
+        self._progress(0.0)
+        self.runner.start_call(work)
+
+    def cancel(self) -> None:
+        self.runner.stop()
+
+    def _progress(self, fraction) -> None:
+        self.bar.show_progress(float(fraction), translate(
+            "MainWindow", "Exporting {0}: {1} %").format(self.name, int(100 * fraction)))
+
+    def _returned(self, written) -> None:
+        self._end()
+        self.finished.emit(str(written))
+
+    def _failed(self, failure: Failure) -> None:
+        self._end()
+        self.failed.emit(failure.error)
+
+    def _stopped(self, completed: bool) -> None:
+        if not self.ended:                       # Cancel: stopped before it returned
+            self._end()
+            self.cancelled.emit()
+
+    def _end(self) -> None:
+        self.ended = True
+        for signal, slot in ((self.runner.progressed, self._progress),
+                             (self.runner.returned, self._returned),
+                             (self.runner.failed, self._failed),
+                             (self.runner.stopped, self._stopped)):
+            signal.disconnect(slot)
+        self.bar.setVisible(False)
+
+
+def dialog(window) -> None:
+    """File → Export data…: ask for a file, then ``start`` (errors are shown)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    tab = window.current_tab()
+    key = tab.active_view or tab.views[0].key
+    path, _ = QFileDialog.getSaveFileName(
+        window, translate("MainWindow", "Export data of “{0}”").format(tab.view(key).title()),
+        f"{window.settings.last_dir('export')}/{tab.key}-{key}.csv",
+        "CSV (*.csv);;NumPy (*.npy);;JSON (*.json)")
+    if path:
+        try:
+            start(window, tab, key, path)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            window.report_error(exc, None)
+
+
+def start(window, tab, key: str, path: str) -> DataExportJob:
+    """Write the data of ``tab``'s view ``key`` to ``path`` in the background; raises
+    (nothing started) if there is no data, the format is unknown or an export runs."""
+    data = tab.view(key).data()
+    if data is None:
+        raise export.ExportError(translate("MainWindow", "This view has no data yet."))
+    if window.png_job is not None or window.data_job is not None:
+        raise export.ExportError(translate(
+            "MainWindow", "An export is running; wait for it or cancel it first."))
+    job = DataExportJob(data, path, window.export_runner, window.export_bar, window)
+    window.data_job = job
+
+    def ended(*_args) -> None:
+        window.data_job = None
+        job.deleteLater()
+
+    for signal in (job.finished, job.failed, job.cancelled):
+        signal.connect(ended)
+    job.finished.connect(window._saved)
+    job.failed.connect(lambda exc: window.report_error(exc, None))
+    job.cancelled.connect(lambda: window.statusBar().showMessage(translate(
+        "MainWindow", "Export cancelled: {0} was not changed.").format(path), 8000))
+    job.start()
+    return job

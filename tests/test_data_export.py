@@ -1,0 +1,85 @@
+"""File → Export data… in the background: the window keeps beating while a large view's
+data is written (a heartbeat on the event loop), the export bar shows how far with
+Cancel, Cancel leaves the previous file as it was, one export runs at a time; and
+``write_data``'s progress and cancel hooks on their own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from heartbeat import Heartbeat
+from PySide6.QtCore import Qt
+
+from app.export import ExportCancelled, ExportError, write_data
+from tests.windows import open_tab
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_write_data_reports_progress_and_cancels_leaving_the_old_file(tmp_path, fmt):
+    values = np.random.default_rng(0).normal(size=(400, 300)).astype(np.float32)
+    seen: list[float] = []
+    path = tmp_path / f"big.{fmt}"
+    write_data(path, "v", {"v": values}, progress=seen.append, cancelled=lambda: False)
+    assert len(seen) > 5 and seen == sorted(seen) and seen[0] >= 0 and seen[-1] <= 0.99
+    before = path.read_bytes()
+    calls = []
+
+    def cancelled() -> bool:
+        calls.append(1)
+        return len(calls) > 3                 # a few writes in, the user cancels
+
+    with pytest.raises(ExportCancelled):
+        write_data(path, "v", {"v": values * 2}, cancelled=cancelled)
+    assert path.read_bytes() == before and not list(tmp_path.glob("*.part"))
+
+
+def _positional_at_its_largest(qtbot, window):
+    tab = open_tab(qtbot, window, "positional")
+    window.tabs_widget.setCurrentWidget(tab)
+    tab.apply_state({"d_model": 512, "max_len": 2048})
+    qtbot.waitUntil(lambda: tab.trace is not None and tab.trace.pe.shape == (2048, 512)
+                    and not tab.compute.is_busy(), timeout=60_000)
+    qtbot.wait(300)
+    return tab
+
+
+def test_a_large_export_runs_in_the_background_then_a_cancel_keeps_the_old_file(
+        qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    tab = _positional_at_its_largest(qtbot, window)
+    path = tmp_path / "pe.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(path), "")))
+    errors = []
+    monkeypatch.setattr(window, "report_error", lambda e, d: errors.append(e))
+    with Heartbeat() as beat:            # 1M numbers as JSON: seconds, on a worker
+        window.act_export_data.trigger()
+        assert window.data_job is not None and window.export_bar.isVisible()
+        with pytest.raises(ExportError, match="An export is running"):
+            window.start_data_export(tab, "pe", str(tmp_path / "again.csv"))
+        qtbot.waitUntil(lambda: window.data_job is None, timeout=120_000)
+    assert beat.longest_ms < beat.limit_ms, beat.report()
+    assert not errors and "Saved" in window.statusBar().currentMessage()
+    assert not window.export_bar.isVisible()
+    doc = json.loads(path.read_text())
+    np.testing.assert_allclose(np.array(doc["arrays"]["pe"]), tab.trace.pe, atol=1e-6)
+    # again, and Cancel at once: the file stays as the first export wrote it
+    before = path.read_bytes()
+    window.act_export_data.trigger()
+    qtbot.mouseClick(window.export_bar.stop_button, Qt.MouseButton.LeftButton)
+    assert window.data_job is None and not window.export_bar.isVisible()
+    assert "cancelled" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: not window.export_runner.is_running() and
+                    not list(tmp_path.glob("*.part")), timeout=60_000)
+    qtbot.wait(200)
+    assert path.read_bytes() == before and not errors
+    # an unknown format is refused before anything starts
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "pe.xlsx"), "")))
+    window.act_export_data.trigger()
+    assert window.data_job is None and "pe.xlsx" in str(errors[-1])
+    assert not Path(tmp_path / "pe.xlsx").exists()
