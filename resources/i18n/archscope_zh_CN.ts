@@ -971,8 +971,8 @@ by maximum likelihood.</source>
         <translation>训练图（参考）</translation>
     </message>
     <message>
-        <source>{0} held-out graphs, {1} samples per method; degree and clustering histograms by a Gaussian-EMD kernel, orbits (induced graphlets of 2–4 nodes, mean count per node) by a Gaussian of σ = 30; the time is to fit and sample</source>
-        <translation>{0} 个留出图，每种方法 {1} 个样本；度与聚类系数直方图用高斯-EMD 核，轨道（2–4 个节点的导出子图元，每个节点的平均计数）用 σ = 30 的高斯核；时间为拟合与采样所用</translation>
+        <source>{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel (orbits: Gaussian, σ = 30); the time is to fit and sample</source>
+        <translation>{0} 个留出图，每种方法 {1} 个样本，高斯-EMD 核（轨道：高斯核，σ = 30）；时间为拟合与采样所用</translation>
     </message>
     <message>
         <source> · orbits not counted where “—” (graphs too dense, or a file saved before they were)</source>
@@ -1007,8 +1007,8 @@ by maximum likelihood.</source>
         <translation>训练图与生成的图</translation>
     </message>
     <message>
-        <source>MMD² to held-out graphs, lower is closer (GraphRNN's degree and clustering distances)</source>
-        <translation>与留出图之间的 MMD²，越低越接近（GraphRNN 的度数与聚类系数距离）</translation>
+        <source>MMD² to held-out graphs, lower is closer (GraphRNN's three distances)</source>
+        <translation>与留出图之间的 MMD²，越低越接近（GraphRNN 的三种距离）</translation>
     </message>
     <message>
         <source>GraphRNN training loss</source>

@@ -77,10 +77,9 @@ def draw_mmd(tab: GenerationTab) -> None:
     bars.set_hint("")
     bars.set_table(names, values, titles, colours)
     text = translate(
-        "GenerationTab", "{0} held-out graphs, {1} samples per method; degree and "
-        "clustering histograms by a Gaussian-EMD kernel, orbits (induced graphlets of 2–4 "
-        "nodes, mean count per node) by a Gaussian of σ = 30; the time is to fit and "
-        "sample").format(shown.held_out, tab.samples)
+        "GenerationTab", "{0} held-out graphs, {1} samples per method, Gaussian-EMD "
+        "kernel (orbits: Gaussian, σ = 30); the time is to fit and sample").format(
+        shown.held_out, tab.samples)
     if not np.isfinite(values[:, 2]).all():
         text += translate("GenerationTab", " · orbits not counted where “—” (graphs too "
                           "dense, or a file saved before they were)")

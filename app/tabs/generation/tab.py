@@ -78,8 +78,7 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
                            ViewPanel(self.gallery), partial(data.gallery_data, self)),
                       0, 0, 1, 2)
         self.add_view(View("mmd", lambda: self.tr("MMD² to held-out graphs, lower is "
-                                                  "closer (GraphRNN's degree and clustering "
-                                                  "distances)"),
+                                                  "closer (GraphRNN's three distances)"),
                            ViewPanel(self.mmd_bars), partial(data.mmd_data, self)), 1, 0)
         self.add_view(View("loss", lambda: self.tr("GraphRNN training loss"),
                            ViewPanel(self.loss_plot), partial(data.loss_data, self)), 1, 1)
