@@ -5,10 +5,13 @@ validation AUC before any epoch) and read back checked."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
+
+import numpy as np
 
 from models.errors import SessionFileError
 
-__all__ = ["encode_number", "decode_number"]
+__all__ = ["encode_number", "decode_number", "prefixed_arrays"]
 
 
 def encode_number(value: float) -> float | str:
@@ -25,3 +28,16 @@ def decode_number(value, what: str, where: str = "") -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SessionFileError(f"{where}{what} is not a number ({value!r}).")
     return float(value)
+
+
+def prefixed_arrays(arrays: dict, prefix: str, fields: Iterable[str],
+                    bad: Callable[[str], Exception]) -> dict[str, np.ndarray]:
+    """The arrays ``<prefix>.<field>`` of a session file's part, by field; a missing one
+    raises ``bad("lacks its <field>")``."""
+    got = {}
+    for field in fields:
+        value = arrays.get(f"{prefix}.{field}")
+        if value is None:
+            raise bad(f"lacks its {field}")
+        got[field] = np.asarray(value)
+    return got

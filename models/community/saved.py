@@ -10,7 +10,7 @@ import numpy as np
 
 from models.community.options import METHODS
 from models.errors import SessionFileError
-from models.session_numbers import decode_number, encode_number
+from models.session_numbers import decode_number, encode_number, prefixed_arrays
 from models.traces.community import CommunityResult
 
 __all__ = ["result_state", "result_from_state"]
@@ -46,12 +46,7 @@ def result_from_state(meta, arrays: dict, num_nodes: int, name: str = "",
     for key in ("nmi_attribute", "k_rule"):
         if not isinstance(meta.get(key, ""), str) or len(meta.get(key, "")) > 1000:
             raise bad(f"has a malformed {key}")
-    got = {}
-    for field in _ARRAYS:
-        value = arrays.get(f"{prefix}.{field}")
-        if value is None:
-            raise bad(f"lacks its {field}")
-        got[field] = np.asarray(value)
+    got = prefixed_arrays(arrays, prefix, _ARRAYS, bad)
     labels, soft, k = got["labels"], got["soft"], meta["k"]
     if labels.dtype != np.int64 or labels.shape != (num_nodes,):
         raise bad(f"should have int64 labels for the {num_nodes:,} nodes of the graph "

@@ -10,6 +10,7 @@ import numpy as np
 
 from models.errors import SessionFileError
 from models.explain.options import METHODS
+from models.session_numbers import prefixed_arrays
 from models.traces.explain import NodeExplanation
 
 __all__ = ["explanation_state", "explanation_from_state"]
@@ -52,12 +53,7 @@ def explanation_from_state(meta, arrays: dict, num_nodes: int, num_features: int
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                 or not 0.0 <= v <= 1.0:
             raise bad(f"should have a {key} in [0, 1]")
-    got = {}
-    for field in _ARRAYS:
-        value = arrays.get(f"{prefix}.{field}")
-        if value is None:
-            raise bad(f"lacks its {field}")
-        got[field] = np.asarray(value)
+    got = prefixed_arrays(arrays, prefix, _ARRAYS, bad)
     edge_index = got["edge_index"]
     if edge_index.dtype != np.int64 or edge_index.ndim != 2 or edge_index.shape[0] != 2 or \
             (edge_index.size and (edge_index.min() < 0 or edge_index.max() >= num_nodes)):
