@@ -187,7 +187,7 @@ class MMDBars(pg.GraphicsLayoutWidget):
             plot.setVisible(shown)
             if not shown:
                 continue
-            plot.setTitle(titles[s], size="9pt")
+            plot.setTitle(titles[s], size="8pt")
             v = np.nan_to_num(values[:, s].astype(np.float64), posinf=0.0, neginf=0.0)
             if len(names):
                 bar = pg.BarGraphItem(x0=np.zeros(len(v)), width=v, y=rows, height=0.62,
@@ -200,7 +200,7 @@ class MMDBars(pg.GraphicsLayoutWidget):
             # wide enough for its numbers before the layout is made (grown afterwards,
             # the last plot's numbers were pushed past the view's edge)
             metrics = QFontMetrics(right.style["tickFont"] or QFont())
-            right.setWidth(max([metrics.horizontalAdvance(t) for t in texts] or [0]) + 10)
+            right.setWidth(max([metrics.horizontalAdvance(t) for t in texts] or [0]) + 6)
             hi = float(max(np.max(v, initial=0.0), 1e-6))
             lo = float(min(np.min(v, initial=0.0), 0.0))
             plot.setXRange(lo, hi * 1.05, padding=0.02)

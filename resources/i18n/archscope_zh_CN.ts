@@ -967,20 +967,16 @@ by maximum likelihood.</source>
         <translation>轨道计数</translation>
     </message>
     <message>
-        <source>training graphs (reference)</source>
-        <translation>训练图（参考）</translation>
+        <source>training graphs</source>
+        <translation>训练图</translation>
     </message>
     <message>
-        <source>{0} held-out graphs, {1} samples per method, Gaussian-EMD kernel (orbits: Gaussian, σ = 30); the time is to fit and sample</source>
-        <translation>{0} 个留出图，每种方法 {1} 个样本，高斯-EMD 核（轨道：高斯核，σ = 30）；时间为拟合与采样所用</translation>
+        <source>{0} held-out graphs, {1} samples per method; the last row is the training graphs themselves (the floor) · time to fit and sample: {2}</source>
+        <translation>{0} 个留出图，每种方法 {1} 个样本；最后一行是训练图本身（可达到的下限）· 拟合与采样用时：{2}</translation>
     </message>
     <message>
         <source> · orbits not counted where “—” (graphs too dense, or a file saved before they were)</source>
         <translation> · “—” 处未计算轨道（图太稠密，或文件保存于加入轨道统计之前）</translation>
-    </message>
-    <message>
-        <source>closest in clustering: {0} · </source>
-        <translation>聚类系数最接近：{0} · </translation>
     </message>
     <message>
         <source>density only: H(p) = {0:.3f}</source>
