@@ -52,7 +52,11 @@ if str(ROOT) not in sys.path:
 #: a stall of the event loop over this fails a run
 STALL_LIMIT_MS = float(os.environ.get("ARCHSCOPE_MONKEY_STALL_MS", "2000"))
 #: words in a message that a user should never be shown
-UNCLEAR = ("Traceback (most recent call last)", "weights_only", "pickle.UnpicklingError")
+#: in a message, a failure: a traceback, PyTorch's own words, or its hint to load with
+#: ``weights_only=False`` (which would run the file's code); the app's own conversion
+#: command (``torch.load(path, weights_only=True)``, safe) is a clear message
+UNCLEAR = ("Traceback (most recent call last)", "weights_only=False", "pickle.UnpicklingError",
+           "WeightsUnpickler", "Weights only load failed")
 
 
 @dataclass
