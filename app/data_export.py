@@ -105,15 +105,20 @@ def dialog(window) -> None:
             window.report_error(exc, None)
 
 
+def refuse_if_exporting(window) -> None:
+    """One export at a time (a PNG or data: they share the export bar and its runner)."""
+    if window.png_job is not None or window.data_job is not None:
+        raise export.ExportError(translate(
+            "MainWindow", "An export is running; wait for it or cancel it first."))
+
+
 def start(window, tab, key: str, path: str) -> DataExportJob:
     """Write the data of ``tab``'s view ``key`` to ``path`` in the background; raises
     (nothing started) if there is no data, the format is unknown or an export runs."""
     data = tab.view(key).data()
     if data is None:
         raise export.ExportError(translate("MainWindow", "This view has no data yet."))
-    if window.png_job is not None or window.data_job is not None:
-        raise export.ExportError(translate(
-            "MainWindow", "An export is running; wait for it or cancel it first."))
+    refuse_if_exporting(window)
     job = DataExportJob(data, path, window.export_runner, window.export_bar, window)
     window.data_job = job
 

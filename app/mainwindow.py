@@ -491,9 +491,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         """Export a view ('' = the whole tab) to the PNG ``path`` in the background, with
         progress and Cancel in the status bar; raises (nothing written) if the size or
         the folder will not do. Export figure… is off until it ends."""
-        if self.png_job is not None or self.data_job is not None:
-            raise export.ExportError(translate(
-                "MainWindow", "An export is running; wait for it or cancel it first."))
+        data_export.refuse_if_exporting(self)
         widget = tab.view(view_key).panel if view_key else tab
         job = PngExportJob(tab, widget, path, width, scale, self.export_runner, self)
         name = Path(path).name

@@ -53,8 +53,10 @@ ORBIT_SIGMA = 30.0
 #: comparison: about 10 s of enumeration in Python on this project's 2-core machine
 MAX_FOUR_NODE_SETS = 2_000_000
 
-# (edges, sorted degrees) of a connected 4-node graphlet -> orbit of each degree
-_FOUR = {
+# (edges, sorted degrees) of a connected 3- or 4-node graphlet -> orbit of each degree
+_ORBIT_OF = {
+    (2, (1, 1, 2)): {1: 1, 2: 2},
+    (3, (2, 2, 2)): {2: 3},
     (3, (1, 1, 2, 2)): {1: 4, 2: 5},
     (3, (1, 1, 1, 3)): {1: 6, 3: 7},
     (4, (2, 2, 2, 2)): {2: 8},
@@ -97,15 +99,7 @@ def orbit_counts(g: nx.Graph) -> np.ndarray:
 
     def count(members: tuple[int, ...]) -> None:
         deg = {m: len(adj[m].intersection(members)) for m in members}
-        if len(members) == 3:
-            if sum(deg.values()) == 6:
-                for m in members:
-                    out[m, 3] += 1
-            else:
-                for m in members:
-                    out[m, 2 if deg[m] == 2 else 1] += 1
-            return
-        orbit = _FOUR[(sum(deg.values()) // 2, tuple(sorted(deg.values())))]
+        orbit = _ORBIT_OF[(sum(deg.values()) // 2, tuple(sorted(deg.values())))]
         for m in members:
             out[m, orbit[deg[m]]] += 1
 

@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>BaseTab</name>
@@ -20,7 +21,7 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile's title ("course" is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
+        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -504,7 +505,7 @@ on this device.</source>
     <name>ExportBar</name>
     <message>
         <source>Cancel</source>
-        <extracomment>strips painted ahead of the worker (each at most ``viz.figure_png.STRIP_BYTES``) seconds the first strip waits for a turn in which the views do not change times an export starts over because its view changed before it gives up a strip's painting aims at this many milliseconds of the GUI thread: its rows follow what the last strip took (within MIN_ROWS and the strip's size limit). Where even the smallest strip takes long (a busy machine, thousands of scatter points, each painted in Python), the aim rises to twice that, up to MAX_TURN_MS, so that the export still ends: a strip of a few rows costs about as much as a larger one.</extracomment>
+        <extracomment>strips painted ahead of the worker (each at most ``viz.figure_png.STRIP_BYTES``) seconds the first strip waits for a turn in which the views do not change times an export starts over because its view changed before it gives up a strip&apos;s painting aims at this many milliseconds of the GUI thread: its rows follow what the last strip took (within MIN_ROWS and the strip&apos;s size limit). Where even the smallest strip takes long (a busy machine, thousands of scatter points, each painted in Python), the aim rises to twice that, up to MAX_TURN_MS, so that the export still ends: a strip of a few rows costs about as much as a larger one.</extracomment>
         <translation>取消</translation>
     </message>
 </context>
@@ -586,7 +587,7 @@ on this device.</source>
         <translation>样本 x</translation>
     </message>
     <message>
-        <source>The data's density beside the learned exp log p_θ(x) with samples</source>
+        <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
         <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
         <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
@@ -995,7 +996,7 @@ by maximum likelihood.</source>
         <translation>所用权重：第 {0} 步</translation>
     </message>
     <message>
-        <source>step {0} · loss {1:.4f} · the samples use the weights of step {2}, the best of GraphRNN's own scoring every {3} steps</source>
+        <source>step {0} · loss {1:.4f} · the samples use the weights of step {2}, the best of GraphRNN&apos;s own scoring every {3} steps</source>
         <translation>第 {0} 步 · 损失 {1:.4f} · 样本使用第 {2} 步的权重，即 GraphRNN 每 {3} 步自评一次时得分最好的那组</translation>
     </message>
     <message>
@@ -1003,7 +1004,7 @@ by maximum likelihood.</source>
         <translation>训练图与生成的图</translation>
     </message>
     <message>
-        <source>MMD² to held-out graphs, lower is closer (GraphRNN's three distances)</source>
+        <source>MMD² to held-out graphs, lower is closer (GraphRNN&apos;s three distances)</source>
         <translation>与留出图之间的 MMD²，越低越接近（GraphRNN 的三种距离）</translation>
     </message>
     <message>
@@ -1119,7 +1120,7 @@ by maximum likelihood.</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <source>two communities (GraphRNN's community-small)</source>
+        <source>two communities (GraphRNN&apos;s community-small)</source>
         <translation>双社区图（GraphRNN 的“community-small”）</translation>
     </message>
     <message>
@@ -1183,9 +1184,9 @@ by maximum likelihood.</source>
     <name>GraphTab</name>
     <message>
         <source>(none)</source>
-        <extracomment>what ``apply_state`` takes for communities besides the form's keys
+        <extracomment>what ``apply_state`` takes for communities besides the form&apos;s keys
 ----------
-the parameters that make a different node classifier what ``apply_state`` takes besides the forms' keys the state keys that start a job, and the job each starts</extracomment>
+the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -1237,15 +1238,15 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>k 由特征值间隙确定</translation>
     </message>
     <message>
-        <source>opacity: DMoN's confidence (largest soft assignment)</source>
+        <source>opacity: DMoN&apos;s confidence (largest soft assignment)</source>
         <translation>不透明度：DMoN 的置信度（最大的软分配概率）</translation>
     </message>
     <message>
-        <source>Communities: DMoN's loss and modularity while it trains</source>
+        <source>Communities: DMoN&apos;s loss and modularity while it trains</source>
         <translation>社区：DMoN 训练过程中的损失与模块度</translation>
     </message>
     <message>
-        <source>Communities: the normalised Laplacian's smallest eigenvalues</source>
+        <source>Communities: the normalised Laplacian&apos;s smallest eigenvalues</source>
         <translation>社区：归一化拉普拉斯矩阵的最小特征值</translation>
     </message>
     <message>
@@ -1434,11 +1435,11 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>特征</translation>
     </message>
     <message>
-        <source>update = the layer's output (max |Δ| {0:.1e})</source>
+        <source>update = the layer&apos;s output (max |Δ| {0:.1e})</source>
         <translation>更新 = 层的输出（最大 |Δ| {0:.1e}）</translation>
     </message>
     <message>
-        <source>{0} layer {1} aggregates with {2}; the update row is the real layer's output at this node, computed by the layer itself.</source>
+        <source>{0} layer {1} aggregates with {2}; the update row is the real layer&apos;s output at this node, computed by the layer itself.</source>
         <translation>{0} 第 {1} 层用 {2} 聚合；“更新”一行是真实层在这个节点上的输出，由层本身计算。</translation>
     </message>
     <message>
@@ -1446,7 +1447,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>假设：用 {0} 代替 {1}</translation>
     </message>
     <message>
-        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model's output.</source>
+        <source>{0} layer {1} really aggregates with {2}; the rows below show what the same weights would give with {3}, not the model&apos;s output.</source>
         <translation>{0} 第 {1} 层实际用 {2} 聚合；下面几行显示同样的权重改用 {3} 会得到什么，并非模型的输出。</translation>
     </message>
     <message>
@@ -1674,7 +1675,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>GraphML (*.graphml);;GEXF (*.gexf)</translation>
     </message>
     <message>
-        <source>Zachary's karate club</source>
+        <source>Zachary&apos;s karate club</source>
         <translation>Zachary 空手道俱乐部</translation>
     </message>
     <message>
@@ -1883,7 +1884,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>GNNExplainer</source>
-        <extracomment>features listed in the readout's bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
+        <extracomment>features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>GNNExplainer</translation>
     </message>
     <message>
@@ -1891,7 +1892,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>GAT 注意力</translation>
     </message>
     <message>
-        <source>Train the node classifier first: an untrained model's predictions have nothing to explain.</source>
+        <source>Train the node classifier first: an untrained model&apos;s predictions have nothing to explain.</source>
         <translation>请先训练节点分类器：未训练模型的预测没有什么可解释的。</translation>
     </message>
     <message>
@@ -1971,7 +1972,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>解释（最重要的边）</translation>
     </message>
     <message>
-        <source>Edges: width and colour by {0}'s importance; dashed: the top {1}</source>
+        <source>Edges: width and colour by {0}&apos;s importance; dashed: the top {1}</source>
         <translation>边：宽度和颜色表示 {0} 给出的重要性；虚线：最重要的 {1} 条</translation>
     </message>
     <message>
@@ -2007,7 +2008,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>第 {0} 个头</translation>
     </message>
     <message>
-        <source>the layer's own</source>
+        <source>the layer&apos;s own</source>
         <translation>层自身的</translation>
     </message>
     <message>
@@ -2104,7 +2105,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>特征来自 {0} 个属性（共 {1} 列）：{2}。</translation>
     </message>
     <message>
-        <source>Labels ({0}): the 4 communities of PyG's KarateClub; {1} is the split after the conflict (2 classes).</source>
+        <source>Labels ({0}): the 4 communities of PyG&apos;s KarateClub; {1} is the split after the conflict (2 classes).</source>
         <translation>标签（{0}）：PyG 的 KarateClub 数据集中的 4 个社团；{1} 是冲突之后俱乐部的分裂（2 类）。</translation>
     </message>
     <message>
@@ -2120,7 +2121,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>标签（{0}）：每个节点在随机块模型中所属的块。</translation>
     </message>
     <message>
-        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer's BA-Shapes.</source>
+        <source>Labels ({0}): 0 base graph, 1 house top, 2 house middle, 3 house bottom, as in GNNExplainer&apos;s BA-Shapes.</source>
         <translation>标签（{0}）：0 为基础图，1 为房屋顶部，2 为房屋中部，3 为房屋底部，与 GNNExplainer 的 BA-Shapes 相同。</translation>
     </message>
     <message>
@@ -2128,11 +2129,11 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>标签（{0}）：节点位于网格的哪个象限。</translation>
     </message>
     <message>
-        <source>American college football, fall 2000 (Girvan and Newman): 115 teams, an edge per game. Labels ({0}): the 12 groups of Gephi's file, most likely a fitted block model, not the conferences.</source>
+        <source>American college football, fall 2000 (Girvan and Newman): 115 teams, an edge per game. Labels ({0}): the 12 groups of Gephi&apos;s file, most likely a fitted block model, not the conferences.</source>
         <translation>2000 年秋季美国大学橄榄球赛（Girvan 与 Newman）：115 支球队，每场比赛一条边。标签（{0}）：Gephi 文件中的 12 个分组，很可能是拟合得到的块模型，而不是真实的分区联盟。</translation>
     </message>
     <message>
-        <source>Labels ({0}): which quarter of the unit square's width the node lies in (x-coordinate bucket, 4 classes).</source>
+        <source>Labels ({0}): which quarter of the unit square&apos;s width the node lies in (x-coordinate bucket, 4 classes).</source>
         <translation>标签（{0}）：节点的 x 坐标落在单位正方形宽度的哪个四分之一区间（4 类）。</translation>
     </message>
     <message>
@@ -2160,7 +2161,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     <name>JobBar</name>
     <message>
         <source>Cancel</source>
-        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head</extracomment>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head</extracomment>
         <translation>取消</translation>
     </message>
     <message>
@@ -2624,7 +2625,7 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
-        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user's start points per task (state coordinates at the animation's start)</extracomment>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user&apos;s start points per task (state coordinates at the animation&apos;s start)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -2661,7 +2662,7 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>true spiral</source>
-        <extracomment>the plane's axes: the state's two coordinates (the spiral's y, the classifier's h, the CNF's z), symbols the same in every language</extracomment>
+        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -2974,7 +2975,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>two moons</source>
-        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...)</extracomment>
+        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -3349,7 +3350,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>avg</source>
-        <extracomment>the most lines the head view draws with every head shown; above it the view starts with the chosen head's lines only (antialiased lines cost about 0.1 ms each to paint: a dozen heads over a 15-token sentence are 2,700 of them, 0.3 s a paint)</extracomment>
+        <extracomment>the most lines the head view draws with every head shown; above it the view starts with the chosen head&apos;s lines only (antialiased lines cost about 0.1 ms each to paint: a dozen heads over a 15-token sentence are 2,700 of them, 0.3 s a paint)</extracomment>
         <translation>平均</translation>
     </message>
     <message>
@@ -3437,7 +3438,7 @@ f 的求值次数。</translation>
         <translation>经 top-k / top-p 筛选后</translation>
     </message>
     <message>
-        <source>Press Generate: each new token's attention row appears here.</source>
+        <source>Press Generate: each new token&apos;s attention row appears here.</source>
         <translation>点击“生成”：每个新词元的注意力行会显示在这里。</translation>
     </message>
     <message>
@@ -3458,7 +3459,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>Open a model folder</source>
-        <extracomment>heatmaps made ahead for each grid: the bundled model's 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
+        <extracomment>heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
@@ -3510,7 +3511,7 @@ f 的求值次数。</translation>
         <translation>下一个词元：概率，以及 top-k / top-p 保留的词元</translation>
     </message>
     <message>
-        <source>Generation: each new token's attention over the text so far</source>
+        <source>Generation: each new token&apos;s attention over the text so far</source>
         <translation>生成：每个新词元对已有文本的注意力</translation>
     </message>
     <message>
@@ -3546,7 +3547,7 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>用于解码器（GPT-2）：请用“文件 → 打开…”打开它的文件夹（“{0}”是编码器）。</translation>
     </message>
     <message>
-        <source>optional: BERT's second sentence</source>
+        <source>optional: BERT&apos;s second sentence</source>
         <translation>可选：BERT 的第二个句子</translation>
     </message>
     <message>
@@ -3674,7 +3675,7 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>头掩码</translation>
     </message>
     <message>
-        <source>Click a head to switch it off (dark); a row's label switches the whole layer; the corner turns every head back on.</source>
+        <source>Click a head to switch it off (dark); a row&apos;s label switches the whole layer; the corner turns every head back on.</source>
         <translation>点击一个头可将其关闭（变暗）；点击行标签可开关整层；点击左上角可重新开启所有头。</translation>
     </message>
     <message>
@@ -3682,7 +3683,7 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>句子相似度</translation>
     </message>
     <message>
-        <source>2 to 6 sentences, one per line: their embeddings' cosine similarity with the heads masked above.</source>
+        <source>2 to 6 sentences, one per line: their embeddings&apos; cosine similarity with the heads masked above.</source>
         <translation>2 到 6 个句子，每行一句：在上方头掩码作用下，它们嵌入的余弦相似度。</translation>
     </message>
     <message>
@@ -3729,7 +3730,7 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>训练好的 RealNVP 流：双月数据</translation>
     </message>
     <message>
-        <source>GCN trained on Zachary's karate club</source>
+        <source>GCN trained on Zachary&apos;s karate club</source>
         <translation>训练好的 GCN：Zachary 空手道俱乐部</translation>
     </message>
     <message>
@@ -3758,7 +3759,7 @@ or open a Hugging Face model folder with File → Open…</source>
     </message>
     <message>
         <source>Save session</source>
-        <extracomment>the longest sequence text a session may hold (the line edit's own limit)</extracomment>
+        <extracomment>the longest sequence text a session may hold (the line edit&apos;s own limit)</extracomment>
         <translation>保存会话</translation>
     </message>
     <message>
@@ -3860,7 +3861,7 @@ or open a Hugging Face model folder with File → Open…</source>
     <name>TransformerSteps</name>
     <message>
         <source>token ids</source>
-        <extracomment>the step-through's steps (``models.transformer.forward_steps`` keys, without the "self." / "cross." block prefix)</extracomment>
+        <extracomment>the step-through&apos;s steps (``models.transformer.forward_steps`` keys, without the &quot;self.&quot; / &quot;cross.&quot; block prefix)</extracomment>
         <translation>词元 id</translation>
     </message>
     <message>
@@ -3987,12 +3988,12 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>训练</translation>
     </message>
     <message>
-        <source>Text of at most {0} characters: a–z, space and . , ! ? ' -</source>
+        <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
         <extracomment>one model per (architecture, tokenizer, task), the 6 most recently used (issue 19); a change of them stops the training, so the shown one is the trained one the last sequence typed that the model could read: what the views show</extracomment>
-        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? ' -（仅限英文字母）</translation>
+        <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
     </message>
     <message>
-        <source>At most {0} words of the model's vocabulary: {1}</source>
+        <source>At most {0} words of the model&apos;s vocabulary: {1}</source>
         <translation>最多 {0} 个词，须来自模型的词表：{1}</translation>
     </message>
     <message>

@@ -104,11 +104,10 @@ def trace_from(meta, arrays: dict, prefix: str, name: str, methods: tuple[str, .
             raise SessionFileError(f"{where}: {key} is missing or has the wrong shape.")
         got[key] = np.asarray(a)
     for key in ("mmd", "reference_mmd"):     # NaN: not computed; never infinite
-        if np.isinf(got[key]).any():
-            raise SessionFileError(f"{where}: {key} holds an infinite distance.")
-    for key in ("mmd", "reference_mmd"):     # the columns it lacks: not computed
         a = got[key]
-        got[key] = np.concatenate(
+        if np.isinf(a).any():
+            raise SessionFileError(f"{where}: {key} holds an infinite distance.")
+        got[key] = np.concatenate(               # the columns it lacks: not computed
             [a, np.full((*a.shape[:-1], len(statistics) - s), np.nan, a.dtype)], axis=-1)
     if not np.isfinite(got["seconds"]).all() or (got["seconds"] < 0).any():
         raise SessionFileError(f"{where}: the wall times must be finite and ≥ 0.")
