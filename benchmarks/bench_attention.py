@@ -92,7 +92,8 @@ def main() -> int:
         format_sequence,
         random_sequence,
     )
-    from viz.attention import HeadGrid, TileMosaic
+    from viz.attention import HeadGrid
+    from viz.mosaic import TileMosaic
 
     torch.set_num_threads(args.threads)
     key = ("encoder-decoder", "digits", "reverse")

@@ -141,6 +141,8 @@ class NeuronPlot(pg.GraphicsLayoutWidget):
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(ev)
+        if getattr(self, "closed", False):      # pyqtgraph's close() cleared the scene
+            return
         if getattr(self, "plots", None):
             self._relayout()
 

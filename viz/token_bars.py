@@ -92,6 +92,8 @@ class TokenBars(LabelledPlot):
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(ev)
+        if getattr(self, "closed", False):      # pyqtgraph's close() cleared the scene
+            return
         if getattr(self, "_labels", None) is not None:
             self._relabel()
 

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 
 from app.tabs.base import View
 from app.tabs.pretrained import data
-from viz.attention import TileMosaic
 from viz.head_view import HeadView
 from viz.mask_toggles import HeadMaskGrid, TokenToggles
+from viz.mosaic import TileMosaic
 from viz.neuron_view import NeuronPlot
 from viz.panel import ViewPanel
 from viz.pooled_grid import PooledHeadGrid

@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 from app.tabs.base import View
 from app.tabs.transformer import data
 from models.transformer.options import ALPHABETS, ARCHITECTURES
-from viz.attention import HeadGrid, PanelRow, StepView, TileMosaic
+from viz.attention import HeadGrid, PanelRow, StepView
 from viz.head_view import HeadView
+from viz.mosaic import TileMosaic
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot
 from viz.text import FitCombo
