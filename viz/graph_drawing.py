@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from viz.edge_layer import LAYER_MIN_PX
 from viz.graph_geometry import blend_white, edge_geometry
 from viz.theme import HIGHLIGHT, SERIES_COLOURS, colormap
 
@@ -88,9 +89,22 @@ class EdgeCurve(pg.PlotCurveItem):
     every view change and recomputed nanmin/nanmax over all segments of every bin on
     each pan/zoom frame (~10 ms for 50k edges)."""
 
+    #: the canvas's ``EdgeLayer`` draws this item (as part of one image) instead
+    in_layer = False
+    _exporting = False
+
     def viewTransformChanged(self):   # noqa: N802 - pyqtgraph's API
         self._boundingRect = None
         self.prepareGeometryChange()
+
+    def setExportMode(self, export, opts=None):   # noqa: N802 - pyqtgraph's API
+        self._exporting = bool(export)
+        return super().setExportMode(export, opts)
+
+    def paint(self, p, *args):
+        if self.in_layer and not self._exporting:
+            return          # in the layer's image (exports get the vector lines)
+        super().paint(p, *args)
 
 class GraphDrawing:
     """The drawing half of ``GraphCanvas`` (mixed into it, before ``pg.PlotWidget``):
@@ -208,6 +222,15 @@ class GraphDrawing:
             item.setVisible(True)
             self.edge_item_keys[item_i] = (int(b), bool(faded))
             self.edge_item_edges[item_i] = owner[sel]   # one entry per segment
+        lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T) if len(segs) else np.zeros(0)
+        self._edge_length = float(lengths[np.isfinite(lengths)].sum())
+        self.edge_layer.invalidate()
+        self._choose_edge_layer()
+
+    def _choose_edge_layer(self) -> None:
+        """Edges long or many enough to cost more than a frame are drawn as one image
+        (``viz.edge_layer``)."""
+        self.edge_layer.set_active(self._edge_length / self._pixel_size() > LAYER_MIN_PX)
 
     def _make_edge_item(self) -> pg.PlotCurveItem:
         item = EdgeCurve(connect="pairs", antialias=False, skipFiniteCheck=True)

@@ -37,6 +37,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QPointF, Qt, QTimer, QVariantAnimation, Signal
 
+from viz.edge_layer import EdgeLayer
 from viz.graph_drawing import (
     HOP_PENS,
     NODE_COLOUR,
@@ -123,6 +124,10 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self.node_items: list[pg.ScatterPlotItem] = []
         self.node_item_keys: list[tuple[int, bool]] = []
         self.node_item_nodes: list[np.ndarray] = []     # the node indices in each item
+        self._edge_length = 0.0      # the drawn edges' total length, data units
+        self.edge_layer = EdgeLayer(lambda: self.edge_items)
+        self.edge_layer.setZValue(-10.5)
+        pi.addItem(self.edge_layer, ignoreBounds=True)
         self.overlay_item = EdgeCurve(connect="pairs", antialias=False,
                                              skipFiniteCheck=True)
         self.overlay_item.setZValue(8)
@@ -537,6 +542,8 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
 
     # -- interaction ----------------------------------------------------------------------
     def _on_range_changed(self, *_) -> None:
+        self.edge_layer.view_moved()
+        self._choose_edge_layer()
         if self._geom is None or self._geom_px <= 0 or not self._scaled_geometry():
             return
         ratio = self._pixel_size() / self._geom_px

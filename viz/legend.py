@@ -61,25 +61,34 @@ def _apply(m: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
                      m[1, 0] * x + m[1, 1] * y + m[1, 2]], axis=1)
 
 
-def _densify(pts: np.ndarray, step: float) -> np.ndarray:
+def _densify(pts: np.ndarray, step: float, pairs: bool = False) -> np.ndarray:
     """Points every ``step`` pixels along the polyline ``pts`` (segments with a
-    non-finite end are gaps, as pyqtgraph draws them)."""
+    non-finite end are gaps, as pyqtgraph draws them), or along each segment of
+    ``pairs`` (``connect="pairs"``: points 0-1, 2-3 ...), at most ``MAX_SAMPLES``
+    of them: the step grows with the total length, and a curve of more segments than
+    that gives the ends of every k-th segment."""
     if len(pts) < 2:
         return pts
-    a, b = pts[:-1], pts[1:]
+    if pairs:
+        m = len(pts) // 2
+        a, b = pts[0:2 * m:2], pts[1:2 * m:2]
+    else:
+        a, b = pts[:-1], pts[1:]
     ok = np.isfinite(a).all(1) & np.isfinite(b).all(1)
     a, b = a[ok], b[ok]
     if not len(a):
         return pts[np.isfinite(pts).all(1)]
-    n = np.clip(np.ceil(np.hypot(*(b - a).T) / step).astype(np.int64), 1, 10000)
-    while n.sum() > MAX_SAMPLES and step < 1e6:
-        step *= 2
-        n = np.clip(np.ceil(np.hypot(*(b - a).T) / step).astype(np.int64), 1, 10000)
+    if 2 * len(a) > MAX_SAMPLES:
+        every = -(-2 * len(a) // MAX_SAMPLES)
+        return np.concatenate([a[::every], b[::every]])
+    length = np.hypot(*(b - a).T)
+    step = max(step, float(length.sum()) / MAX_SAMPLES)
+    n = np.clip(np.ceil(length / step).astype(np.int64), 1, 10000)
     seg = np.repeat(np.arange(len(a)), n)
     starts = np.cumsum(n) - n
     t = (np.arange(n.sum()) - np.repeat(starts, n)) / np.repeat(n, n)
     out = a[seg] + (b[seg] - a[seg]) * t[:, None]
-    return np.concatenate([out, b[-1:]])
+    return np.concatenate([out, b if pairs else b[-1:]])
 
 
 def drawn_geometry(items: Iterable, target) -> tuple[np.ndarray, list[QRectF]]:
@@ -114,8 +123,8 @@ def drawn_geometry(items: Iterable, target) -> tuple[np.ndarray, list[QRectF]]:
             x, y = item.getData()
             if x is not None and len(x):
                 pts = _apply(m, np.asarray(x, np.float64), np.asarray(y, np.float64))
-                points.append(_densify(pts, STEP_PX) if item.opts.get("pen") is not None
-                              else pts)
+                points.append(_densify(pts, STEP_PX, item.opts.get("connect") == "pairs")
+                              if item.opts.get("pen") is not None else pts)
         elif isinstance(item, pg.ScatterPlotItem):
             x, y = item.getData()
             if x is not None and len(x):

@@ -1,0 +1,187 @@
+"""Level of detail for a canvas whose edges cost more to draw than a frame allows.
+
+Drawing 50,000 long edges (a hairball: every edge ~400 px on screen, the view covered
+some twenty times over) takes QPainter's raster engine 100-150 ms on this machine,
+whichever pen or path is used, so every pan or zoom frame and every hover repaint took
+that long. ``EdgeLayer`` paints all the canvas's edge items into one image of the view
+and shows that image:
+
+* while nothing moves, the image is drawn one to one: the same pixels as the items,
+  and a hover or a node recolour repaints in a few milliseconds instead of redrawing
+  every edge;
+* during a pan or zoom, the last image is drawn moved and scaled with the view (it
+  goes soft when zoomed in), and the edges are drawn afresh, sharp, once the view has
+  been still for ``SETTLE_MS``, as map viewers and Cytoscape's ``hideEdgesOnViewport``
+  do;
+* when the edges change (colours, a highlight, positions) the image is drawn afresh at
+  the next paint.
+
+The image is drawn on the GUI thread. A worker thread was tried and measured: PySide
+keeps the interpreter during ``drawLines`` (and ``drawPicture``), so the worker took it
+from the GUI thread in every gap and the node scatter's paint went from 17 to 150 ms
+while it drew, worse than drawing the edges at once. Neither does drawing at a lower
+resolution help: the raster engine spends its time per line (about 2 µs), not per pixel.
+
+The layer takes over only when the edges' total on-screen length exceeds
+``LAYER_MIN_PX`` (below it the items paint themselves, as before); it hides itself in
+exports, where the items paint their own vector lines (``EdgeCurve.paint``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph.Qt.internals import PrimitiveArray
+from PySide6.QtCore import QLineF, QPointF, QRectF, QTimer
+from PySide6.QtGui import QImage, QPainter, QPen, QTransform
+
+__all__ = ["EdgeLayer", "LAYER_MIN_PX", "SETTLE_MS"]
+
+#: the edges' total on-screen length (pixels) above which they are drawn as one image:
+#: half a million pixels of aliased lines take about 10 ms to draw here
+LAYER_MIN_PX = 5e5
+#: a pan or zoom is taken as finished when the view has not moved for this long
+SETTLE_MS = 150
+
+
+def _key(t: QTransform, w: int, h: int) -> tuple[float, ...]:
+    return (round(t.m11(), 9), round(t.m12(), 9), round(t.m21(), 9), round(t.m22(), 9),
+            round(t.dx(), 3), round(t.dy(), 3), w, h)
+
+
+def render_edges(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform,
+                 size: tuple[int, int], ratio: float) -> QImage:
+    """An image of ``size`` device pixels (``ratio`` per logical pixel) with the line
+    segments of ``parts`` ((pen, float[2 m, 2] pairs of end points in data units), drawn
+    in order) under ``transform`` (data -> logical device pixels), aliased, on a
+    transparent background."""
+    image = QImage(*size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.setDevicePixelRatio(ratio)
+    image.fill(0)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    painter.setWorldTransform(transform)
+    lines = PrimitiveArray(QLineF, 4)
+    for pen, points in parts:
+        painter.setPen(pen)
+        lines.resize(len(points))
+        lines.ndarray()[:] = points.reshape(-1, 4)
+        painter.drawLines(*lines.drawargs())
+    painter.end()
+    return image
+
+
+class EdgeLayer(pg.GraphicsObject):
+    """The edge items of a ``GraphCanvas`` (``items()``, in any order) as one image of the
+    view; see the module's docstring. Added to the view box with ``ignoreBounds``."""
+
+    def __init__(self, items: Callable[[], Sequence[pg.PlotCurveItem]]) -> None:
+        super().__init__()
+        self._items = items
+        self._active = False
+        self._image: QImage | None = None
+        self._drawn_with: tuple | None = None       # _key of the view it was drawn for
+        self._transform = QTransform()               # data -> device when drawn
+        self._version = 0                            # bumped when the edges change
+        self._image_version = -1                     # the version the image shows
+        self._shown_for: tuple | None = None         # _key of the view last painted
+        self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._settle.timeout.connect(self.update)
+        self.renders = 0                             # images drawn (for tests, benchmarks)
+
+    # -- state set by the canvas ----------------------------------------------------------
+    def set_active(self, active: bool) -> None:
+        """Take over the drawing of the edges (or give it back to the items)."""
+        active = bool(active)
+        for item in self._items():
+            item.in_layer = active
+        if active != self._active:
+            self._active = active
+            self._version += 1
+            if not active:
+                self._image = None               # no memory held for a light graph
+            self.prepareGeometryChange()
+            self.update()
+
+    def active(self) -> bool:
+        return self._active
+
+    def invalidate(self) -> None:
+        """The edges changed: draw them afresh."""
+        self._version += 1
+        self.update()
+
+    def view_moved(self) -> None:
+        """The view was panned or zoomed: keep showing the last image, moved with the
+        view, until it has been still for ``SETTLE_MS``."""
+        if self._active:
+            self._shown_for = None          # not painted at the new place yet
+            self._settle.start()
+
+    def settled(self) -> bool:
+        """Whether the image on screen is sharp and up to date."""
+        return not self._active or (self._image is not None
+                                    and self._image_version == self._version
+                                    and self._drawn_with == self._shown_for)
+
+    def setExportMode(self, export, opts=None):   # noqa: N802 - pyqtgraph's API
+        """Hidden in exports: the edge items paint their vector lines there."""
+        self.setVisible(not export)
+        return super().setExportMode(export, opts)
+
+    # -- QGraphicsItem ---------------------------------------------------------------------
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        rect = self.viewRect() if self._active else None
+        return QRectF(rect) if rect is not None else QRectF()
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.prepareGeometryChange()
+
+    def paint(self, p: QPainter, *args) -> None:
+        if not self._active:
+            return
+        device = p.device()
+        w, h = (device.width(), device.height()) if device is not None else (0, 0)
+        if w <= 0 or h <= 0:
+            return
+        ratio = device.devicePixelRatioF()
+        now = QTransform(p.worldTransform())
+        key = self._shown_for = _key(now, w, h)
+        if (self._image is None or self._image_version != self._version
+                or (self._drawn_with != key and not self._settle.isActive())):
+            self._image = render_edges(self._parts(), now, self._size(w, h, ratio), ratio)
+            self._drawn_with, self._transform = key, now
+            self._image_version = self._version
+            self.renders += 1
+        if self._drawn_with == key:
+            p.save()
+            p.resetTransform()
+            p.drawImage(QPointF(0, 0), self._image)
+            p.restore()
+            return
+        inverse, ok = self._transform.inverted()
+        if ok:
+            p.save()
+            p.setWorldTransform(inverse * now)      # image pixels -> data -> device now
+            p.drawImage(QPointF(0, 0), self._image)
+            p.restore()
+
+    # -- rendering --------------------------------------------------------------------------
+    @staticmethod
+    def _size(w: int, h: int, ratio: float) -> tuple[int, int]:
+        return max(1, int(np.ceil(w * ratio))), max(1, int(np.ceil(h * ratio)))
+
+    def _parts(self) -> list[tuple[QPen, np.ndarray]]:
+        """(pen, end points) of every visible edge item, bottom first."""
+        parts = []
+        for item in sorted(self._items(), key=lambda it: it.zValue()):
+            x, y = item.xData, item.yData
+            if item.isVisible() and x is not None and len(x) >= 2:
+                n = len(x) // 2 * 2
+                points = np.stack([x[:n], y[:n]], 1).astype(np.float64)
+                points = points.reshape(-1, 2, 2)
+                keep = np.isfinite(points).all(axis=(1, 2))
+                parts.append((QPen(item.opts["pen"]), points[keep]))
+        return parts
