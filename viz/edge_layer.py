@@ -35,20 +35,37 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6.QtCore import QLineF, QPointF, QRectF, QTimer
-from PySide6.QtGui import QImage, QPainter, QPen, QTransform
+from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPen, QTransform
 
-__all__ = ["EdgeLayer", "LAYER_MIN_PX", "SETTLE_MS"]
+__all__ = ["EdgeLayer", "LAYER_MIN_PX", "MIN_SEGMENTS", "SETTLE_MS", "on_screen", "heavy"]
 
 #: the edges' total on-screen length (pixels) above which they are drawn as one image:
 #: half a million pixels of aliased lines take about 10 ms to draw here
 LAYER_MIN_PX = 5e5
+#: ... and only with at least this many segments: a few long lines cost little
+MIN_SEGMENTS = 5000
 #: a pan or zoom is taken as finished when the view has not moved for this long
 SETTLE_MS = 150
 
 
-def _key(t: QTransform, w: int, h: int) -> tuple[float, ...]:
+def _key(t: QTransform, w: int, h: int, ratio: float) -> tuple[float, ...]:
     return (round(t.m11(), 9), round(t.m12(), 9), round(t.m21(), 9), round(t.m22(), 9),
-            round(t.dx(), 3), round(t.dy(), 3), w, h)
+            round(t.dx(), 3), round(t.dy(), 3), w, h, ratio)
+
+
+def on_screen(p: QPainter) -> bool:
+    """Whether ``p`` paints the view on screen (or a grab of it): the raster engine at
+    the device's own pixel ratio. A whole tab exported to SVG or PDF (another engine),
+    or to a PNG at twice the size (``QWidget.render`` with a larger ratio), is not: there
+    the edge items paint their own lines, as in any export."""
+    engine = p.paintEngine()
+    device = p.device()
+    if engine is None or device is None or engine.type() != QPaintEngine.Type.Raster:
+        return False
+    world, dev = p.worldTransform(), p.deviceTransform()
+    w = np.hypot(world.m11(), world.m12())
+    return bool(w > 0 and abs(np.hypot(dev.m11(), dev.m12()) / w
+                              - device.devicePixelRatioF()) < 1e-6)
 
 
 def render_edges(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform,
@@ -71,6 +88,17 @@ def render_edges(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform
         painter.drawLines(*lines.drawargs())
     painter.end()
     return image
+
+
+def heavy(lengths: np.ndarray, pixel: float, view_w: float, view_h: float) -> bool:
+    """Whether segments of ``lengths`` (data units) cost more than a frame to draw in a
+    ``view_w`` x ``view_h`` view of ``pixel`` data units a pixel: at least
+    ``MIN_SEGMENTS`` of them, and over ``LAYER_MIN_PX`` pixels long in all, each counted
+    up to the view's diagonal (what lies outside the view is clipped away cheaply)."""
+    if len(lengths) < MIN_SEGMENTS or not pixel > 0:
+        return False
+    diagonal = float(np.hypot(view_w, view_h))
+    return float(np.minimum(lengths / pixel, diagonal).sum()) > LAYER_MIN_PX
 
 
 class EdgeLayer(pg.GraphicsObject):
@@ -137,10 +165,11 @@ class EdgeLayer(pg.GraphicsObject):
         return QRectF(rect) if rect is not None else QRectF()
 
     def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        super().viewTransformChanged()      # drops pyqtgraph's cached viewRect()
         self.prepareGeometryChange()
 
     def paint(self, p: QPainter, *args) -> None:
-        if not self._active:
+        if not self._active or not on_screen(p):
             return
         device = p.device()
         w, h = (device.width(), device.height()) if device is not None else (0, 0)
@@ -148,7 +177,7 @@ class EdgeLayer(pg.GraphicsObject):
             return
         ratio = device.devicePixelRatioF()
         now = QTransform(p.worldTransform())
-        key = self._shown_for = _key(now, w, h)
+        key = self._shown_for = _key(now, w, h, ratio)
         if (self._image is None or self._image_version != self._version
                 or (self._drawn_with != key and not self._settle.isActive())):
             self._image = render_edges(self._parts(), now, self._size(w, h, ratio), ratio)

@@ -263,7 +263,7 @@ def render_png_steps(widget: QWidget, width: int | None = None, scale: float | N
 
 def _png_steps(fig: _Figure, out: QSize, factor: float,
                vector_symbols: bool = True) -> Generator[None, None, QImage]:
-    image = QImage(out, QImage.Format.Format_ARGB32)
+    image = QImage(out, QImage.Format.Format_RGB32)      # see figure_png.STRIP_FORMAT
     image.fill(QColor("white"))
     if fig.scene_view is not None:
         # the scene enlarged, with every cosmetic (1-px) pen enlarged too, as the SVG's
@@ -281,6 +281,8 @@ def _png_steps(fig: _Figure, out: QSize, factor: float,
         image.setDevicePixelRatio(factor)
         _paint_on(image, lambda p: fig.paint(p, vector_cells=False, upsample=False))
         image.setDevicePixelRatio(1.0)
+    # the PNG's pixels as the streamed writer writes them (RGBA), for Qt's own writer
+    image = image.convertToFormat(QImage.Format.Format_ARGB32)
     # the screen's DPI: the PNG is the view enlarged, not the view printed smaller
     image.setDotsPerMeterX(round(fig.dpi / 0.0254))
     image.setDotsPerMeterY(round(fig.dpi / 0.0254))

@@ -53,9 +53,10 @@ from viz.png_writer import PngWriter
 #: the most bytes a strip holds (ARGB32): 4 MiB, 52 rows of a 20,000-px figure and the
 #: whole of a figure up to about 1,000 x 1,000 pixels; painting one takes some 10-50 ms
 STRIP_BYTES = 4 << 20
-#: what a strip is painted on: the format the one image had (ARGB32_Premultiplied
-#: paints faster but blends translucent points a level apart)
-STRIP_FORMAT = QImage.Format.Format_ARGB32
+#: what a strip is painted on. A figure is opaque (white first), and on an opaque image
+#: RGB32 blends exactly as ARGB32 does, without its conversion of every span to and from
+#: premultiplied colours: 50,000 long edges took 1.5 s to paint on ARGB32, 0.2 s here
+STRIP_FORMAT = QImage.Format.Format_RGB32
 #: the PNG widths the export takes, in pixels
 MIN_WIDTH, MAX_WIDTH = 16, 20000
 
@@ -93,7 +94,7 @@ class PngStrips:
         return [v.scene() for v in views if v.scene() is not None]
 
     def paint(self, top: int, rows: int) -> QImage:
-        """Rows ``top`` to ``top + rows`` of the PNG (ARGB32). GUI thread only."""
+        """Rows ``top`` to ``top + rows`` of the PNG (RGB32). GUI thread only."""
         image = QImage(QSize(self.size.width(), rows), STRIP_FORMAT)
         image.fill(QColor("white"))
         fig = self.fig

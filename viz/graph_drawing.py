@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from viz.edge_layer import LAYER_MIN_PX
+from viz.edge_layer import heavy, on_screen
 from viz.graph_geometry import blend_white, edge_geometry
 from viz.theme import HIGHLIGHT, SERIES_COLOURS, colormap
 
@@ -99,10 +99,14 @@ class EdgeCurve(pg.PlotCurveItem):
 
     def setExportMode(self, export, opts=None):   # noqa: N802 - pyqtgraph's API
         self._exporting = bool(export)
+        if export and self.in_layer and isinstance(opts, dict):
+            # dense edges stay aliased, as on screen: pyqtgraph smooths exported curves,
+            # and 50k smoothed long lines took 7.6 s to paint into a PNG (aliased 0.2 s)
+            opts = {**opts, "antialias": False}
         return super().setExportMode(export, opts)
 
     def paint(self, p, *args):
-        if self.in_layer and not self._exporting:
+        if self.in_layer and not self._exporting and on_screen(p):
             return          # in the layer's image (exports get the vector lines)
         super().paint(p, *args)
 
@@ -223,14 +227,15 @@ class GraphDrawing:
             self.edge_item_keys[item_i] = (int(b), bool(faded))
             self.edge_item_edges[item_i] = owner[sel]   # one entry per segment
         lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T) if len(segs) else np.zeros(0)
-        self._edge_length = float(lengths[np.isfinite(lengths)].sum())
+        self._edge_lengths = lengths[np.isfinite(lengths)]
         self.edge_layer.invalidate()
         self._choose_edge_layer()
 
     def _choose_edge_layer(self) -> None:
         """Edges long or many enough to cost more than a frame are drawn as one image
         (``viz.edge_layer``)."""
-        self.edge_layer.set_active(self._edge_length / self._pixel_size() > LAYER_MIN_PX)
+        self.edge_layer.set_active(heavy(self._edge_lengths, self._pixel_size(),
+                                         self.vb.width(), self.vb.height()))
 
     def _make_edge_item(self) -> pg.PlotCurveItem:
         item = EdgeCurve(connect="pairs", antialias=False, skipFiniteCheck=True)

@@ -124,7 +124,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self.node_items: list[pg.ScatterPlotItem] = []
         self.node_item_keys: list[tuple[int, bool]] = []
         self.node_item_nodes: list[np.ndarray] = []     # the node indices in each item
-        self._edge_length = 0.0      # the drawn edges' total length, data units
+        self._edge_lengths = np.zeros(0)     # each drawn segment's length, data units
         self.edge_layer = EdgeLayer(lambda: self.edge_items)
         self.edge_layer.setZValue(-10.5)
         pi.addItem(self.edge_layer, ignoreBounds=True)

@@ -64,9 +64,10 @@ def _apply(m: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _densify(pts: np.ndarray, step: float, pairs: bool = False) -> np.ndarray:
     """Points every ``step`` pixels along the polyline ``pts`` (segments with a
     non-finite end are gaps, as pyqtgraph draws them), or along each segment of
-    ``pairs`` (``connect="pairs"``: points 0-1, 2-3 ...), at most ``MAX_SAMPLES``
-    of them: the step grows with the total length, and a curve of more segments than
-    that gives the ends of every k-th segment."""
+    ``pairs`` (``connect="pairs"``: points 0-1, 2-3 ...), about ``MAX_SAMPLES`` of
+    them: the step grows with the total length (each segment keeps its ends). A trace
+    of more segments than that gives its vertices; that many pairs, the ends of every
+    k-th pair."""
     if len(pts) < 2:
         return pts
     if pairs:
@@ -78,8 +79,10 @@ def _densify(pts: np.ndarray, step: float, pairs: bool = False) -> np.ndarray:
     a, b = a[ok], b[ok]
     if not len(a):
         return pts[np.isfinite(pts).all(1)]
-    if 2 * len(a) > MAX_SAMPLES:
-        every = -(-2 * len(a) // MAX_SAMPLES)
+    if not pairs and len(a) >= MAX_SAMPLES:
+        return np.concatenate([a, b[-1:]])       # a long trace: its own vertices
+    if pairs and 2 * len(a) > MAX_SAMPLES:
+        every = -(-2 * len(a) // MAX_SAMPLES)    # many edges: the ends of every k-th
         return np.concatenate([a[::every], b[::every]])
     length = np.hypot(*(b - a).T)
     step = max(step, float(length.sum()) / MAX_SAMPLES)
