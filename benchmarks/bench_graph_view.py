@@ -10,7 +10,9 @@ over ``--repeats`` of:
 (b) recolouring all edges from new random attention values with ``set_edge_values``
     (8 bins) + repaint (goal < 50 ms);
 (c) recolouring the nodes by class (7 classes) with ``set_node_colors`` + repaint;
-(d) the hover lookup: the nearest node to a mouse position (``node_at``).
+(d) the hover lookup: the nearest node to a mouse position (``node_at``);
+(e) a PNG export at the on-screen size, against ``networkx.draw`` + ``savefig`` of the
+    same graph at the same pixel size (matplotlib, of the ``bench`` extra).
 
 Two layouts: ``local`` puts random positions in the unit square and joins each node to
 near neighbours (what a force layout of a real graph looks like, edges ~70 px long on
@@ -81,6 +83,53 @@ def settle(app, layer, timeout_s: float = 10.0) -> None:
     while not layer.settled() and time.perf_counter() < end:
         app.processEvents()
         time.sleep(0.002)
+
+
+def png_export_ms(app, view, repeats: int) -> float:
+    """Median ms of File → Export figure… as PNG at the on-screen size (scale 1)."""
+    import tempfile
+
+    from viz import figure
+
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(max(3, repeats // 5)):
+            t0 = time.perf_counter()
+            figure.render(view, os.path.join(folder, "graph.png"), "png", scale=1.0)
+            times.append(time.perf_counter() - t0)
+    return median_ms(times)
+
+
+def matplotlib_png_ms(pos, edges, width: int, height: int, repeats: int) -> float | None:
+    """Median ms of ``networkx.draw`` + ``savefig`` (Agg, antialiased) of the same graph
+    at the same pixel size, node size and edge width as the canvas; None without
+    matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    import tempfile
+
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(pos)))
+    graph.add_edges_from(map(tuple, edges.tolist()))
+    layout = {i: tuple(p) for i, p in enumerate(pos.tolist())}
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(max(3, repeats // 5)):
+            t0 = time.perf_counter()
+            fig = plt.figure(figsize=(width / 100, height / 100), dpi=100)
+            nx.draw(graph, layout, node_size=30, width=1.0, edge_color="#9a9a9a",
+                    ax=fig.add_axes((0, 0, 1, 1)))
+            fig.savefig(os.path.join(folder, "graph.png"), dpi=100)
+            plt.close(fig)
+            times.append(time.perf_counter() - t0)
+    return median_ms(times)
 
 
 def median_ms(times: list[float]) -> float:
@@ -170,6 +219,9 @@ def run(layout: str, args) -> None:
         view.node_at(float(x), float(y))
         hover.append(time.perf_counter() - t0)
 
+    export = png_export_ms(app, view, args.repeats)
+    peer = matplotlib_png_ms(pos, edges, view.width(), view.height(), args.repeats)
+
     lengths = np.hypot(*(pos[edges[:, 0]] - pos[edges[:, 1]]).T) / view._pixel_size()
     print(f"\n{layout} layout: {args.nodes} nodes, {args.edges} edges "
           f"(median edge {np.median(lengths):.0f} px on screen), view 1200×800; "
@@ -188,6 +240,10 @@ def run(layout: str, args) -> None:
     m = median_ms(static)
     print(f"      static repaint          median {m:6.1f} ms  ({1000 / m:5.1f} fps)")
     print(f"  (d) hover lookup            median {median_ms(hover) * 1e3:6.0f} µs")
+    peer_text = (f"networkx.draw + matplotlib savefig of the same graph and pixels "
+                 f"{peer:.0f} ms (ratio {export / peer:.2f})" if peer else
+                 "matplotlib not installed (the `bench` extra): no peer figure")
+    print(f"  (e) PNG export at screen size median {export:6.0f} ms; {peer_text}")
     view.close()
     view.deleteLater()
     app.processEvents()
