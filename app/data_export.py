@@ -35,20 +35,26 @@ class DataExportJob(QObject):
     cancelled = Signal()
 
     def __init__(self, data, path: str, runner: JobRunner, bar: ExportBar,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, work=None) -> None:
         super().__init__(parent)
         self.data, self.path, self.runner, self.bar = data, path, runner, bar
         self.name = Path(path).name
         self.ended = False
-        export.format_of(path, export.DATA_FORMATS)       # refused before anything starts
+        # work(report, cancelled) -> the path written, when this is not a data export
+        # (a session being saved); data is then None
+        self.work = work
+        if work is None:
+            export.format_of(path, export.DATA_FORMATS)   # refused before anything starts
 
     def start(self) -> None:
         data, path = self.data, self.path
 
-        def work(report, cancelled) -> str:
+        def write_data(report, cancelled) -> str:
             return str(export.write_data(path, data.primary, data.arrays, data.meta,
                                          data.row_labels, data.col_labels,
                                          progress=report, cancelled=cancelled))
+
+        work = self.work or write_data
 
         self.runner.progressed.connect(self._progress)
         self.runner.returned.connect(self._returned)
@@ -62,8 +68,9 @@ class DataExportJob(QObject):
         self.runner.stop()
 
     def _progress(self, fraction) -> None:
-        self.bar.show_progress(float(fraction), translate(
-            "MainWindow", "Exporting {0}: {1} %").format(self.name, int(100 * fraction)))
+        text = (translate("MainWindow", "Saving {0}: {1} %") if self.work is not None
+                else translate("MainWindow", "Exporting {0}: {1} %"))
+        self.bar.show_progress(float(fraction), text.format(self.name, int(100 * fraction)))
 
     def _returned(self, written) -> None:
         self._end()
@@ -119,7 +126,21 @@ def start(window, tab, key: str, path: str) -> DataExportJob:
     if data is None:
         raise export.ExportError(translate("MainWindow", "This view has no data yet."))
     refuse_if_exporting(window)
-    job = DataExportJob(data, path, window.export_runner, window.export_bar, window)
+    return _launch(window, DataExportJob(data, path, window.export_runner, window.export_bar,
+                                         window), window._saved)
+
+
+def start_write(window, path: str, work, saved) -> DataExportJob:
+    """Run ``work(report, cancelled) -> path written`` in the background as the export
+    bar's job (a session being saved); ``saved(path)`` when it is done. Raises (nothing
+    started) while an export runs."""
+    refuse_if_exporting(window)
+    return _launch(window, DataExportJob(None, path, window.export_runner, window.export_bar,
+                                         window, work=work), saved)
+
+
+def _launch(window, job: DataExportJob, saved) -> DataExportJob:
+    path = job.path
     window.data_job = job
 
     def ended(*_args) -> None:
@@ -128,9 +149,11 @@ def start(window, tab, key: str, path: str) -> DataExportJob:
 
     for signal in (job.finished, job.failed, job.cancelled):
         signal.connect(ended)
-    job.finished.connect(window._saved)
+    job.finished.connect(saved)
     job.failed.connect(lambda exc: window.report_error(exc, None))
-    job.cancelled.connect(lambda: window.statusBar().showMessage(translate(
-        "MainWindow", "Export cancelled: {0} was not changed.").format(path), 8000))
+    message = (translate("MainWindow", "Saving cancelled: {0} was not changed.")
+               if job.work is not None else
+               translate("MainWindow", "Export cancelled: {0} was not changed."))
+    job.cancelled.connect(lambda: window.statusBar().showMessage(message.format(path), 8000))
     job.start()
     return job

@@ -579,12 +579,16 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
     def closeEvent(self, event) -> None:  # noqa: N802
         from app.jobs import wait_for_workers
 
-        self.cancel_png_export()           # no half file; the old one stays
+        # an export is cancelled (no half file; the old one stays); a session being saved
+        # is written to the end: the user asked for it, then closed
+        saving = self.data_job is not None and self.data_job.work is not None
+        if not saving:
+            self.cancel_png_export()
         for tab in self.built_tabs():     # a tab never opened has nothing to save
             tab.shutdown()
         self.collector.stop()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.sync()
-        if not wait_for_workers(1.5):
+        if not wait_for_workers(120 if saving else 1.5):
             sys.stderr.write("archscope: a background job did not stop within 1.5 s\n")
         event.accept()

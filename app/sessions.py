@@ -6,7 +6,8 @@ the tab's (``BaseTab.session_state`` / ``open_session_state``). Here: the window
 * Saving collects every tab's state on the GUI thread (a copy of each session's weights,
   taken under its lock between two training steps, so training may go on) and writes
   the file atomically: a temporary file in the same folder, renamed over the old one
-  only when complete, so a failed save leaves the previous file as it was.
+  only when complete, so a failed or cancelled save leaves the previous file as it was.
+  File → Save session… writes in the background, as the export bar's job.
 * Opening reads and checks the whole file first; nothing in the window changes until
   the file is accepted. Each tab then takes its part; if a tab refuses its part (weights
   that do not fit the model its settings build), every tab opened so far goes back to
@@ -21,6 +22,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from app import export
@@ -49,15 +51,34 @@ def collect(tabs, current: str | None, device: str):
         saved_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
 
-def save(path: str | os.PathLike, tabs, current: str | None, device: str) -> Path:
-    """Write the session of ``tabs`` to ``path`` atomically; returns the path written."""
+def session_path(path: str | os.PathLike) -> Path:
+    """``path`` with the session suffix."""
+    path = Path(path).expanduser()
+    return path if path.suffix.lower() == SUFFIX else path.with_name(path.name + SUFFIX)
+
+
+def write(path: Path, doc, report=None, cancelled=None) -> Path:
+    """Write ``doc`` to ``path`` atomically (any thread); ``report(fraction)`` between the
+    archive's members, ``cancelled()`` checked there (``ExportCancelled``: the previous
+    file stays as it was)."""
     from models.sessionfile import write_session
 
-    path = Path(path).expanduser()
-    if path.suffix.lower() != SUFFIX:
-        path = path.with_name(path.name + SUFFIX)
-    doc = collect(tabs, current, device)
-    return export.atomic_write(path, lambda tmp: write_session(tmp, doc))
+    def step(done: int, total: int) -> None:
+        if cancelled is not None and cancelled():
+            raise export.ExportCancelled()
+        if report is not None:
+            report(done / total)
+
+    def write_all(tmp: str) -> None:
+        write_session(tmp, doc, step)
+        step(1, 1)          # a Cancel while the last member was written: no rename either
+
+    return export.atomic_write(path, write_all)
+
+
+def save(path: str | os.PathLike, tabs, current: str | None, device: str) -> Path:
+    """Write the session of ``tabs`` to ``path`` atomically; returns the path written."""
+    return write(session_path(path), collect(tabs, current, device))
 
 
 def read(path: str | os.PathLike, known_tabs: tuple[str, ...]):
@@ -180,11 +201,32 @@ class SessionActions:
         if not path:
             return
         try:
-            written = self.save_session(path, all_tabs)
+            self.start_session_save(path, all_tabs)
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)
-            return
-        self.settings.set_last_dir("session", written)
+
+    def start_session_save(self, path: str, all_tabs: bool = False):
+        """Save the current tab (or every tab) to ``path`` in the background, with
+        progress and Cancel in the export bar (a large graph's session took 4 s to
+        deflate on the GUI thread). The state is collected now, on the GUI thread, with
+        the arrays copied: what the file holds is the window as it was at this moment.
+        Raises (nothing started) while an export runs."""
+        from app import data_export
+
+        tab = self.current_tab()
+        target = session_path(path)
+        doc = collect(self.tabs if all_tabs else [tab], tab.key, self.device_name)
+        for state in doc.tabs.values():
+            state.arrays = {k: np.array(v, copy=True) for k, v in state.arrays.items()}
+
+        def saved(written: str) -> None:
+            self.settings.set_last_dir("session", written)
+            self.statusBar().showMessage(QCoreApplication.translate(
+                "Sessions", "Saved the session {0}").format(written), 8000)
+
+        return data_export.start_write(
+            self, str(target), lambda report, cancelled: str(write(target, doc, report,
+                                                                   cancelled)), saved)
 
     # -- opening ---------------------------------------------------------------------------
     def open_session_dialog(self) -> None:

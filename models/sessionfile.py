@@ -37,6 +37,7 @@ import json
 import os
 import re
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -101,9 +102,12 @@ def _check_name(name: str, what: str, file: str) -> str:
 
 
 # -- writing -------------------------------------------------------------------------------
-def write_session(path: str | os.PathLike, doc: SessionDocument) -> None:
+def write_session(path: str | os.PathLike, doc: SessionDocument,
+                  step: Callable[[int, int], None] | None = None) -> None:
     """Write ``doc`` to ``path`` (callers make it atomic: write to a temporary name in the
-    same folder, then rename, as ``app.export.atomic_write`` does)."""
+    same folder, then rename, as ``app.export.atomic_write`` does). ``step(done, total)``
+    is called before each member of the archive (a background save reports progress
+    there, and gives up by raising)."""
     from safetensors.torch import save as save_tensors
 
     name = Path(path).name
@@ -113,6 +117,15 @@ def write_session(path: str | os.PathLike, doc: SessionDocument) -> None:
         "saved_at": doc.saved_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "current": doc.current, "tabs": {},
     }
+    total = sum(bool(state.tensors) + len(state.arrays) for state in doc.tabs.values()) + 1
+    done = 0
+
+    def next_member() -> None:
+        nonlocal done
+        if step is not None:
+            step(done, total)
+        done += 1
+
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for tab, state in doc.tabs.items():
             _check_name(tab, "the tab", name)
@@ -120,6 +133,7 @@ def write_session(path: str | os.PathLike, doc: SessionDocument) -> None:
             if state.tensors:
                 tensors = {k: t.detach().to("cpu").contiguous() for k, t in state.tensors.items()}
                 entry["weights"] = f"tabs/{tab}/weights.safetensors"
+                next_member()
                 # stored, not deflated: float weights shrink by ~7 % at 20 times the time
                 zf.writestr(entry["weights"], save_tensors(tensors),
                             compress_type=zipfile.ZIP_STORED)
@@ -129,6 +143,7 @@ def write_session(path: str | os.PathLike, doc: SessionDocument) -> None:
                 if array.dtype.hasobject:
                     raise SessionFileError(f"{name}: the array {key} holds Python objects.")
                 member = f"tabs/{tab}/arrays/{key}.npy"
+                next_member()
                 buf = io.BytesIO()
                 np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
                 zf.writestr(member, buf.getvalue())
@@ -138,6 +153,7 @@ def write_session(path: str | os.PathLike, doc: SessionDocument) -> None:
             text = json.dumps(manifest, indent=1, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise SessionFileError(f"{name}: a value cannot be saved ({exc}).") from exc
+        next_member()
         zf.writestr(MANIFEST, text)
 
 

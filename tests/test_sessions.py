@@ -133,7 +133,7 @@ def test_a_failed_save_leaves_the_previous_file_intact(qtbot, tmp_path, monkeypa
     with open(path, "rb") as fh:
         saved = fh.read()
 
-    def broken(target, doc):
+    def broken(target, doc, step=None):
         with open(target, "wb") as fh:
             fh.write(b"PK\x03\x04 half a session")
         raise OSError(28, "No space left on device")

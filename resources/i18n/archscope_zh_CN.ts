@@ -2276,8 +2276,16 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>正在导出；请等待其完成或先取消。</translation>
     </message>
     <message>
+        <source>Saving {0}: {1} %</source>
+        <translation>正在保存 {0}：{1} %</translation>
+    </message>
+    <message>
         <source>Export data of “{0}”</source>
         <translation>导出“{0}”的数据</translation>
+    </message>
+    <message>
+        <source>Saving cancelled: {0} was not changed.</source>
+        <translation>已取消保存：{0} 未被改动。</translation>
     </message>
     <message>
         <source>loading…</source>

@@ -1,0 +1,88 @@
+"""File → Save session… writes in the background (app/sessions.py ``start_session_save``):
+a large graph's session took 4 s to deflate on the GUI thread. The window stays
+responsive, Cancel keeps the previous file, and closing the window while it saves
+finishes the file first. The file is read back by the format's own reader."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.sessionfile import read_session
+from tests.heartbeat import Heartbeat
+from tests.windows import open_tab
+
+#: about a second of deflating on this machine: 400,000 edges of a 100,000-node graph
+EDGES = np.random.default_rng(0).integers(0, 100_000, (400_000, 2)).astype(np.int64)
+
+
+def _with_big_inputs(monkeypatch, tab):
+    """The tab's inputs with a large array in them (as a big graph file gives)."""
+    own = tab.session_inputs
+
+    def inputs():
+        data, arrays = own()
+        return data, {**arrays, "big_edges": EDGES}
+
+    monkeypatch.setattr(tab, "session_inputs", inputs)
+
+
+def _files(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.is_file())
+
+
+def _ended(job) -> list:
+    ended: list = []
+    job.finished.connect(lambda path: ended.append(("finished", path)))
+    job.failed.connect(lambda exc: ended.append(("failed", exc)))
+    job.cancelled.connect(lambda: ended.append(("cancelled",)))
+    return ended
+
+
+def test_a_big_session_is_saved_in_the_background(qtbot, window, tmp_path, monkeypatch):
+    tab = open_tab(qtbot, window, "positional")
+    _with_big_inputs(monkeypatch, tab)
+    target = tmp_path / "big"
+    seen_bar: list[bool] = []
+    with Heartbeat() as beat:
+        job = window.start_session_save(str(target))
+        ended = _ended(job)
+        job.runner.progressed.connect(lambda *_: seen_bar.append(window.export_bar.isVisible()))
+        assert window.export_bar.isVisible()          # progress and Cancel at once
+        qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
+    assert ended == [("finished", str(target) + ".archscope")], ended
+    assert beat.longest_ms < beat.limit_ms, beat.report()
+    assert all(seen_bar)
+    assert not window.export_bar.isVisible() and window.data_job is None
+    assert "Saved the session" in window.statusBar().currentMessage()
+    doc = read_session(str(target) + ".archscope", ("positional",))
+    np.testing.assert_array_equal(doc.tabs["positional"].arrays["big_edges"], EDGES)
+    assert doc.tabs["positional"].params == dict(tab.params())
+
+
+def test_cancel_keeps_the_previous_file(qtbot, window, tmp_path, monkeypatch):
+    tab = open_tab(qtbot, window, "positional")
+    target = tmp_path / "keep.archscope"
+    window.save_session(str(target))                  # a small one first
+    before = target.read_bytes()
+    _with_big_inputs(monkeypatch, tab)
+    job = window.start_session_save(str(target))
+    ended = _ended(job)
+    window.cancel_png_export()                        # the export bar's Cancel
+    qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
+    assert ended == [("cancelled",)], ended
+    # the worker gives up at its next member and removes its temporary file
+    qtbot.waitUntil(lambda: _files(tmp_path) == ["keep.archscope"], timeout=60_000)
+    assert target.read_bytes() == before
+    assert "was not changed" in window.statusBar().currentMessage()
+
+
+def test_closing_the_window_while_saving_finishes_the_file(qtbot, window, tmp_path,
+                                                           monkeypatch):
+    tab = open_tab(qtbot, window, "positional")
+    _with_big_inputs(monkeypatch, tab)
+    target = tmp_path / "closing.archscope"
+    window.start_session_save(str(target))
+    window.close()
+    doc = read_session(str(target), ("positional",))
+    np.testing.assert_array_equal(doc.tabs["positional"].arrays["big_edges"], EDGES)
+    assert _files(tmp_path) == ["closing.archscope"]
