@@ -10,10 +10,11 @@ leaves the previous file as it was.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 
 from app import export
 
@@ -40,9 +41,16 @@ class DataExportJob(QObject):
         self.data, self.path, self.runner, self.bar = data, path, runner, bar
         self.name = Path(path).name
         self.ended = False
-        # work(report, cancelled) -> the path written, when this is not a data export
-        # (a session being saved); data is then None
+        # work(report, cancelled, committing) -> the path written, when this is not a
+        # data export (a session being saved; data is then None). Its Cancel is a
+        # request that the worker answers: ExportCancelled before ``committing()``,
+        # nothing after it (the file is being put in place), so what the bar says
+        # is what happened to the file
         self.work = work
+        self.done = threading.Event()            # the worker has returned or raised
+        self._requested = threading.Event()
+        self._gate = threading.Lock()
+        self._committing = False
         if work is None:
             export.format_of(path, export.DATA_FORMATS)   # refused before anything starts
 
@@ -54,7 +62,17 @@ class DataExportJob(QObject):
                                          data.row_labels, data.col_labels,
                                          progress=report, cancelled=cancelled))
 
-        work = self.work or write_data
+        def write_other(report, cancelled) -> str:
+            return self.work(report, lambda: cancelled() or self._requested.is_set(),
+                             self._commit_gate)
+
+        chosen = write_other if self.work is not None else write_data
+
+        def work(report, cancelled) -> str:
+            try:
+                return chosen(report, cancelled)
+            finally:
+                self.done.set()
 
         self.runner.progressed.connect(self._progress)
         self.runner.returned.connect(self._returned)
@@ -65,7 +83,19 @@ class DataExportJob(QObject):
         self.runner.start_call(work)
 
     def cancel(self) -> None:
-        self.runner.stop()
+        if self.work is None:
+            self.runner.stop()
+            return
+        with self._gate:
+            if not self._committing:
+                self._requested.set()
+
+    def _commit_gate(self) -> None:
+        """Called by the worker just before the rename (see ``work``)."""
+        with self._gate:
+            if self._requested.is_set():
+                raise export.ExportCancelled()
+            self._committing = True
 
     def _progress(self, fraction) -> None:
         text = (translate("MainWindow", "Saving {0}: {1} %") if self.work is not None
@@ -78,7 +108,10 @@ class DataExportJob(QObject):
 
     def _failed(self, failure: Failure) -> None:
         self._end()
-        self.failed.emit(failure.error)
+        if isinstance(failure.error, export.ExportCancelled):
+            self.cancelled.emit()          # the worker answered a Cancel
+        else:
+            self.failed.emit(failure.error)
 
     def _stopped(self, completed: bool) -> None:
         if not self.ended:                       # Cancel: stopped before it returned
@@ -131,9 +164,9 @@ def start(window, tab, key: str, path: str) -> DataExportJob:
 
 
 def start_write(window, path: str, work, saved) -> DataExportJob:
-    """Run ``work(report, cancelled) -> path written`` in the background as the export
-    bar's job (a session being saved); ``saved(path)`` when it is done. Raises (nothing
-    started) while an export runs."""
+    """Run ``work(report, cancelled, committing) -> path written`` in the background as
+    the export bar's job (a session being saved; see ``DataExportJob``); ``saved(path)``
+    when it is done. Raises (nothing started) while an export runs."""
     refuse_if_exporting(window)
     return _launch(window, DataExportJob(None, path, window.export_runner, window.export_bar,
                                          window, work=work), saved)
@@ -142,9 +175,14 @@ def start_write(window, path: str, work, saved) -> DataExportJob:
 def _launch(window, job: DataExportJob, saved) -> DataExportJob:
     path = job.path
     window.data_job = job
+    # the job brings its own thread: trainings can fill the pool (one thread each), and
+    # the export would wait at 0 % until one of them stopped
+    pool = QThreadPool.globalInstance()
+    pool.setMaxThreadCount(pool.maxThreadCount() + 1)
 
     def ended(*_args) -> None:
         window.data_job = None
+        pool.setMaxThreadCount(pool.maxThreadCount() - 1)
         job.deleteLater()
 
     for signal in (job.finished, job.failed, job.cancelled):

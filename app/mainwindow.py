@@ -581,14 +581,16 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
 
         # an export is cancelled (no half file; the old one stays); a session being saved
         # is written to the end: the user asked for it, then closed
-        saving = self.data_job is not None and self.data_job.work is not None
-        if not saving:
+        saving = self.data_job if self.data_job is not None and self.data_job.work else None
+        if saving is None:
             self.cancel_png_export()
         for tab in self.built_tabs():     # a tab never opened has nothing to save
             tab.shutdown()
         self.collector.stop()
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.sync()
-        if not wait_for_workers(120 if saving else 1.5):
+        if saving is not None and not saving.done.wait(120):
+            sys.stderr.write(f"archscope: the session {saving.path} was not saved in 120 s\n")
+        if not wait_for_workers(1.5):
             sys.stderr.write("archscope: a background job did not stop within 1.5 s\n")
         event.accept()

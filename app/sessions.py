@@ -57,10 +57,11 @@ def session_path(path: str | os.PathLike) -> Path:
     return path if path.suffix.lower() == SUFFIX else path.with_name(path.name + SUFFIX)
 
 
-def write(path: Path, doc, report=None, cancelled=None) -> Path:
+def write(path: Path, doc, report=None, cancelled=None, committing=None) -> Path:
     """Write ``doc`` to ``path`` atomically (any thread); ``report(fraction)`` between the
     archive's members, ``cancelled()`` checked there (``ExportCancelled``: the previous
-    file stays as it was)."""
+    file stays as it was). ``committing()`` is called last, before the rename: it raises
+    ``ExportCancelled`` if a Cancel came first, and after it a Cancel changes nothing."""
     from models.sessionfile import write_session
 
     def step(done: int, total: int) -> None:
@@ -70,8 +71,13 @@ def write(path: Path, doc, report=None, cancelled=None) -> Path:
             report(done / total)
 
     def write_all(tmp: str) -> None:
-        write_session(tmp, doc, step)
-        step(1, 1)          # a Cancel while the last member was written: no rename either
+        try:
+            write_session(tmp, doc, step)
+        except SessionFileError as exc:     # named by the temporary file: by the user's
+            raise export.ExportError(str(exc).replace(Path(tmp).name, path.name)) from exc
+        step(1, 1)
+        if committing is not None:
+            committing()
 
     return export.atomic_write(path, write_all)
 
@@ -193,6 +199,13 @@ class SessionActions:
     def save_session_dialog(self, all_tabs: bool = False) -> None:
         from PySide6.QtWidgets import QFileDialog
 
+        from app import data_export
+
+        try:
+            data_export.refuse_if_exporting(self)      # before asking for a file
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report_error(exc, None)
+            return
         tab = self.current_tab()
         default = f"{self.settings.last_dir('session')}/{'archscope' if all_tabs else tab.key}"
         path, _ = QFileDialog.getSaveFileName(
@@ -224,9 +237,10 @@ class SessionActions:
             self.statusBar().showMessage(QCoreApplication.translate(
                 "Sessions", "Saved the session {0}").format(written), 8000)
 
-        return data_export.start_write(
-            self, str(target), lambda report, cancelled: str(write(target, doc, report,
-                                                                   cancelled)), saved)
+        def work(report, cancelled, committing) -> str:
+            return str(write(target, doc, report, cancelled, committing))
+
+        return data_export.start_write(self, str(target), work, saved)
 
     # -- opening ---------------------------------------------------------------------------
     def open_session_dialog(self) -> None:

@@ -86,3 +86,46 @@ def test_closing_the_window_while_saving_finishes_the_file(qtbot, window, tmp_pa
     doc = read_session(str(target), ("positional",))
     np.testing.assert_array_equal(doc.tabs["positional"].arrays["big_edges"], EDGES)
     assert _files(tmp_path) == ["closing.archscope"]
+
+
+def test_a_cancel_during_the_rename_changes_nothing_and_says_saved(qtbot, window, tmp_path,
+                                                                   monkeypatch):
+    """After the last check the file is being put in place: a Cancel then is too late,
+    and the bar must not say "not changed" over a file that was replaced."""
+    from app import export
+
+    open_tab(qtbot, window, "positional")
+    target = tmp_path / "late.archscope"
+    window.save_session(str(target))
+    before = target.stat().st_ino
+    commit = export.AtomicFile.commit
+
+    def cancel_then_commit(self):
+        window.data_job.cancel()          # from the worker, as a click could land now
+        return commit(self)
+
+    monkeypatch.setattr(export.AtomicFile, "commit", cancel_then_commit)
+    job = window.start_session_save(str(target))
+    ended = _ended(job)
+    qtbot.waitUntil(lambda: bool(ended), timeout=60_000)
+    assert ended == [("finished", str(target))], ended
+    assert target.stat().st_ino != before             # replaced by the new file
+    assert _files(tmp_path) == ["late.archscope"]
+    assert "Saved the session" in window.statusBar().currentMessage()
+
+
+def test_a_value_that_cannot_be_saved_is_named_by_the_users_file(qtbot, window, tmp_path,
+                                                                 monkeypatch):
+    tab = open_tab(qtbot, window, "positional")
+    own = tab.session_inputs
+    monkeypatch.setattr(tab, "session_inputs",
+                        lambda: ({**own()[0], "bad": float("nan")}, own()[1]))
+    errors: list = []
+    monkeypatch.setattr(window, "report_error", lambda exc, _details: errors.append(exc))
+    job = window.start_session_save(str(tmp_path / "nan.archscope"))
+    ended = _ended(job)
+    qtbot.waitUntil(lambda: bool(ended), timeout=60_000)
+    assert ended[0][0] == "failed"
+    text = str(errors[0])
+    assert "nan.archscope" in text and ".part" not in text, text
+    assert _files(tmp_path) == []

@@ -2285,7 +2285,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>Saving cancelled: {0} was not changed.</source>
-        <translation>已取消保存：{0} 未被改动。</translation>
+        <translation>保存已取消：{0} 未被改动。</translation>
     </message>
     <message>
         <source>loading…</source>
