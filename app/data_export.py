@@ -6,6 +6,9 @@ largest encodings took 3.3 s on the GUI thread (the 2,000-action monkey). Progre
 Cancel are in the export bar of the status bar, shared with the PNG export; one export
 runs at a time. The write is atomic (``app.export.atomic_write``): Cancel or a failure
 leaves the previous file as it was.
+
+File → Save session… runs through the same job (``start_write``, from ``app.sessions``),
+with the work given to it instead of a view's data.
 """
 
 from __future__ import annotations
