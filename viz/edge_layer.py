@@ -22,9 +22,10 @@ from the GUI thread in every gap and the node scatter's paint went from 17 to 15
 while it drew, worse than drawing the edges at once. Neither does drawing at a lower
 resolution help: the raster engine spends its time per line (about 2 µs), not per pixel.
 
-The layer takes over only when the edges' total on-screen length exceeds
-``LAYER_MIN_PX`` (below it the items paint themselves, as before); it hides itself in
-exports, where the items paint their own vector lines (``EdgeCurve.paint``).
+The layer takes over only for ``MIN_SEGMENTS`` segments or more whose on-screen length
+(each counted up to the view's diagonal) exceeds ``LAYER_MIN_PX`` (``heavy``); below it
+the items paint themselves, as before. It paints only for the screen (``on_screen``):
+in exports, and in a whole tab rendered to a file, the items paint their own lines.
 """
 
 from __future__ import annotations
