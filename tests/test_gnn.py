@@ -81,6 +81,48 @@ def test_gcn_uses_edge_weight():
     assert not torch.allclose(a, b)
 
 
+def test_gcn_norm_cache_follows_the_graph_it_is_given(karate):
+    """GCN keeps gcn_norm per graph tensor: its outputs equal PyG's own GCNConv (which
+    normalises on every call) through edge sets swapped, edited in place, reweighted,
+    with a learned mask, after a deepcopy and on a graph of another size."""
+    import copy
+    import pickle
+
+    from torch_geometric.nn import GCNConv
+
+    torch.manual_seed(0)
+    model = gnn.GCN(karate.num_features, 8, 3).eval()
+    plain = [GCNConv(c.in_channels, c.out_channels) for c in model.convs]
+    for p, c in zip(plain, model.convs, strict=True):
+        p.load_state_dict(c.state_dict())
+
+    def reference(x, ei, ew=None):
+        h = F.relu(plain[0](x, ei, ew))
+        return plain[1](h, ei, ew)
+
+    x, ei = karate.x, karate.edge_index.clone()
+    for _ in range(2):                                  # the second call reuses the norm
+        torch.testing.assert_close(model(x, ei), reference(x, ei))
+    sub = ei[:, ::2].clone()                            # the explainer's other edge set
+    torch.testing.assert_close(model(x, sub), reference(x, sub))
+    torch.testing.assert_close(model(x, ei), reference(x, ei))
+    ei[:, :10] = ei[:, 10:20].clone()                   # edited in place
+    torch.testing.assert_close(model(x, ei), reference(x, ei))
+    ew = torch.rand(ei.shape[1]) + 0.5
+    torch.testing.assert_close(model(x, ei, ew), reference(x, ei, ew))
+    ew.mul_(3)                                          # reweighted in place
+    torch.testing.assert_close(model(x, ei, ew), reference(x, ei, ew))
+    mask = torch.rand(ei.shape[1], requires_grad=True)  # a learned edge mask: gradients flow
+    model(x, ei, mask).sum().backward()
+    assert mask.grad is not None and mask.grad.abs().sum() > 0
+    small = (x[:20], ei[:, (ei < 20).all(0)])           # fewer nodes, a fresh tensor
+    torch.testing.assert_close(model(*small), reference(*small))
+    twin = copy.deepcopy(model)
+    torch.testing.assert_close(twin(x, ei), reference(x, ei))
+    assert pickle.loads(pickle.dumps(model))._norm._value is None
+    assert all(c._cached_edge_index is None for c in model.convs)   # the slot is left empty
+
+
 # -- message passing made visible ----------------------------------------------------------------
 def test_gcn_coefficients_equal_dense_normalisation():
     pairs = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]

@@ -24,6 +24,8 @@ Shapes:
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -36,6 +38,7 @@ from torch_geometric.nn import (
     global_max_pool,
     global_mean_pool,
 )
+from torch_geometric.nn.conv.gcn_conv import gcn_norm
 
 from models.errors import InvalidParameterError
 from models.graphs.options import MODEL_KINDS, POOLINGS, SAGE_AGGREGATORS
@@ -111,6 +114,50 @@ class _GNN(nn.Module):
         return f"{self.__class__.__name__}({convs}, dropout={self.dropout})"
 
 
+class _NormCache:
+    """``gcn_norm`` of the last graph a ``GCN`` saw, kept while the same tensors come back.
+
+    Every ``GCNConv`` normalises its edges on every call: self-loops, degrees and
+    ``1/√(d̂_i d̂_j)``, a third of a karate epoch, twice per forward. PyG's own example
+    (``cached=True``) keeps the first graph's result for ever, which would be wrong for the
+    explainer's and the subgraph views' other edge sets. Here the result is kept for the
+    very tensors it came from: the same ``edge_index`` and ``edge_weight`` objects (weak
+    references), unchanged in place (their version counters), the same node count, dtype
+    and settings. A weight that requires a gradient (a learned mask) is never kept. Copies
+    and pickles of a model start with an empty cache."""
+
+    def __init__(self) -> None:
+        self._refs: tuple | None = None
+        self._key: tuple | None = None
+        self._value: tuple[torch.Tensor, torch.Tensor | None] | None = None
+
+    def __deepcopy__(self, memo) -> _NormCache:
+        return _NormCache()
+
+    def __getstate__(self) -> dict:
+        return {"_refs": None, "_key": None, "_value": None}
+
+    def get(self, conv: GCNConv, edge_index: torch.Tensor, edge_weight: torch.Tensor | None,
+            n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor | None]:
+        def norm():
+            return gcn_norm(edge_index, edge_weight, n, conv.improved, conv.add_self_loops,
+                            conv.flow, dtype)
+
+        if edge_weight is not None and edge_weight.requires_grad:
+            return norm()
+        key = (edge_index._version, None if edge_weight is None else edge_weight._version,
+               n, dtype, conv.improved, conv.add_self_loops, conv.flow)
+        refs = self._refs
+        if (refs is not None and self._key == key and refs[0]() is edge_index and
+                (refs[1] is None if edge_weight is None else refs[1]() is edge_weight)):
+            return self._value
+        self._value = norm()
+        self._refs = (weakref.ref(edge_index),
+                      None if edge_weight is None else weakref.ref(edge_weight))
+        self._key = key
+        return self._value
+
+
 def _check_dims(in_dim: int, hidden_dim: int, out_dim: int | None, num_layers: int) -> int:
     if out_dim is None:
         raise InvalidParameterError("out_dim (the number of classes or output size) is needed.")
@@ -150,9 +197,20 @@ class GCN(_GNN):
         dims = [in_dim] + [hidden_dim] * (num_layers - 1) + [out_dim]
         for a, b in zip(dims[:-1], dims[1:], strict=True):
             self.convs.append(GCNConv(a, b))
+        self._norm = _NormCache()
 
     def conv_forward(self, layer, h, edge_index, edge_weight=None):
-        return self.convs[layer](h, edge_index, edge_weight)
+        conv = self.convs[layer]
+        if conv.cached or not conv.normalize or not isinstance(edge_index, torch.Tensor):
+            return conv(h, edge_index, edge_weight)
+        # GCNConv takes a result in its cache slot as the normalised edges; the slot is
+        # filled for this call only (the inspection views call the conv with it empty)
+        conv._cached_edge_index = self._norm.get(conv, edge_index, edge_weight, h.size(0),
+                                                 h.dtype)
+        try:
+            return conv(h, edge_index, edge_weight)
+        finally:
+            conv._cached_edge_index = None
 
 
 class GraphSAGE(_GNN):
