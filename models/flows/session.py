@@ -11,7 +11,7 @@ import torch
 from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
-from models.session import Run, StepOutcome, TrainingSession, check_lr, train_mode
+from models.session import Run, StepOutcome, TrainingSession, adam, check_lr, train_mode
 from models.traces import Progress
 
 __all__ = ["FlowSession", "UNIT_SCALE"]
@@ -46,7 +46,7 @@ class FlowSession(TrainingSession):
             torch.manual_seed(seed)
             self.flow = build_flow(kind, hidden_dim=hidden_dim, num_flows=num_flows,
                                    actnorm=actnorm)
-        self.optimizer = torch.optim.Adam(self.flow.parameters(), lr=lr)
+        self.optimizer = adam(self.flow.parameters(), lr=lr)
         #: why the data cannot be trained on (``densities.spread_problem``), or None;
         #: ``train`` raises ``DegenerateDataError`` with it before the first step
         self.data_problem: str | None = None

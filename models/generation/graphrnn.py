@@ -49,7 +49,7 @@ from models.errors import InvalidParameterError
 from models.generation.metrics import clustering_mmd, degree_mmd
 from models.generation.ordering import adjacency_rows, bfs_order, graph_from_rows
 from models.generation.prior import NodeCountPrior, check_count, check_graphs
-from models.session import Run, StepOutcome, TrainingSession
+from models.session import Run, StepOutcome, TrainingSession, adam
 
 __all__ = ["GraphRNN", "GraphRNNGenerator"]
 
@@ -135,7 +135,7 @@ class GraphRNNGenerator(TrainingSession):
             torch.manual_seed(seed)
             self.model = GraphRNN(self.m, self.prior.max, hidden=hidden,
                                   edge_hidden=edge_hidden, layers=layers)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
+        self.optimizer = adam(self.model.parameters(), lr=lr)
         self._queue: list[int] = []
         self._init_session(device, lr)
 

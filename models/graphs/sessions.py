@@ -31,7 +31,7 @@ from models.graphs.layers import GCN, GraphClassifier, _np, build_model
 from models.graphs.metrics import _accuracy, roc_auc, roc_curve
 from models.graphs.options import LINK_FEATURES
 from models.graphs.session_state import SavedBestWeights, SavedEmbedding
-from models.session import Run, StepOutcome, TrainingSession, finite, train_mode
+from models.session import Run, StepOutcome, TrainingSession, adam, finite, train_mode
 from models.traces import GraphClassTrace, LinkTrace, NodeTrainTrace, Progress
 
 __all__ = ["split_nodes", "NodeClassificationSession", "GraphClassificationSession",
@@ -170,7 +170,7 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
             self.model = build_model(kind, self.data.num_features, self.num_classes,
                                      hidden_dim=hidden_dim, num_layers=num_layers,
                                      dropout=dropout, heads=heads, aggr=aggr).to(dev)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr,
+        self.optimizer = adam(self.model.parameters(), lr=lr,
                                           weight_decay=weight_decay)
         self.gen = torch.Generator().manual_seed(seed)
         self._pca = _AlignedPCA()
@@ -276,7 +276,7 @@ class GraphClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
             torch.manual_seed(seed)
             self.model = GraphClassifier(self.graphs[0].num_features, hidden_dim,
                                          self.num_classes, pooling, kind, num_layers).to(dev)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
+        self.optimizer = adam(self.model.parameters(), lr=lr)
         self.gen = torch.Generator().manual_seed(seed)
         self._all = Batch.from_data_list(self.graphs).to(dev)
         self._pca = _AlignedPCA()
@@ -418,7 +418,7 @@ class LinkPredictionSession(_Epochs, SavedBestWeights, TrainingSession):
             self.model = GCN(self.x.shape[1], hidden_dim, out_dim, num_layers=2,
                              dropout=dropout).to(dev)
         self.weight_decay = weight_decay
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr,
+        self.optimizer = adam(self.model.parameters(), lr=lr,
                                           weight_decay=weight_decay)
         self.gen = torch.Generator().manual_seed(seed)
         self.seed = seed

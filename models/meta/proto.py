@@ -23,7 +23,7 @@ from models.errors import InvalidParameterError, SessionFileError
 from models.meta.checks import _int, _positive
 from models.meta.options import FAMILIES
 from models.meta.tasks import _PROTO_EPISODE, _PROTO_TRAIN
-from models.session import Run, StepOutcome, TrainingSession
+from models.session import Run, StepOutcome, TrainingSession, adam
 from models.traces import Progress, ProtoTrace
 
 __all__ = ["EmbeddingNet", "make_episode", "prototypes", "ProtoSession"]
@@ -159,7 +159,7 @@ class ProtoSession(TrainingSession):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             self.net = EmbeddingNet(self.hidden, self.embed_dim).to(self.device)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.lr)
+        self.optimizer = adam(self.net.parameters(), lr=self.lr)
         self._init_session()
         self.accuracies: list[float] = []
 

@@ -34,7 +34,7 @@ from models.meta.maml import (
 )
 from models.meta.options import AMPLITUDE, METHOD_LABELS, METHODS
 from models.meta.tasks import batch_points, eval_points, one_test_task
-from models.session import Run, StepOutcome, TrainingSession, finite
+from models.session import Run, StepOutcome, TrainingSession, adam, finite
 from models.traces import AdaptationTrace, MetaEvalTrace, MetaHistory, Progress
 
 __all__ = ["MetaSession"]
@@ -101,7 +101,7 @@ class MetaSession(TrainingSession):
             net = SineNet(self.hidden)
             net.load_state_dict(init)
             self.nets[m] = net.to(self.device)
-            self.optimizers[m] = torch.optim.Adam(net.parameters(), lr=self.meta_lr)
+            self.optimizers[m] = adam(net.parameters(), lr=self.meta_lr)
         self.params: dict[str, dict[str, Tensor]] = {
             m: dict(net.named_parameters()) for m, net in self.nets.items()}
         self._init_session()

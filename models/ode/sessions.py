@@ -26,7 +26,7 @@ from models.ode.solver import (
     _with,
     solver_steps,
 )
-from models.session import Run, StepOutcome, TrainingSession, check_lr, finite, train_mode
+from models.session import Run, StepOutcome, TrainingSession, adam, check_lr, finite, train_mode
 from models.session_numbers import decode_number, encode_number
 from models.traces import AdjointComparison, Progress, SolverSteps, VectorField
 
@@ -66,7 +66,7 @@ class ODESession(TrainingSession):
         self.model.to(device)
         self.solver = _config(solver)
         self.lr = check_lr(lr)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
+        self.optimizer = adam(self.model.parameters(), lr=self.lr)
         self.gen = torch.Generator().manual_seed(seed)
         self.seed = seed
         self.nfe_forward: list[int] = []

@@ -20,7 +20,7 @@ from torch import nn
 from models.checkpoint import load_torch_file
 from models.errors import InvalidParameterError, ModelFileError, SessionFileError
 from models.reading import LoadWatch
-from models.session import Run, StepOutcome, TrainingSession, check_lr
+from models.session import Run, StepOutcome, TrainingSession, adam, check_lr
 from models.traces import Progress
 from models.transformer.model import HYPERPARAMETER_LIMITS, check_whole, validate_hyperparameters
 from models.transformer.options import PAD
@@ -50,7 +50,7 @@ class Seq2SeqSession(TrainingSession):
         with torch.random.fork_rng(devices=[]):   # seeded, without touching global RNG
             torch.manual_seed(seed)
             self.model = model.build(task)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, betas=(0.9, 0.98))
+        self.optimizer = adam(self.model.parameters(), lr=lr, betas=(0.9, 0.98))
         self._init_session(device, lr=lr)         # the lock, the step count, a rollback point
         self.batch_size = batch_size
         self.warmup, self.decay_steps = warmup, decay_steps
