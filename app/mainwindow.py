@@ -178,7 +178,9 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
                                                                                details),
                          status=lambda text: self.statusBar().showMessage(text, 8000),
                          # a tab not opened yet has nothing to show another
-                         peer=lambda key: self.built_tab(key))
+                         peer=lambda key: self.built_tab(key),
+                         save_session=lambda path, key: self.start_session_save(path,
+                                                                                key=key))
         self._init_tab_pages(tab_specs() if specs is None else list(specs), ctx)
         self._build_toolbar()
         self._build_menus()

@@ -218,15 +218,17 @@ class SessionActions:
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)
 
-    def start_session_save(self, path: str, all_tabs: bool = False):
-        """Save the current tab (or every tab) to ``path`` in the background, with
+    def start_session_save(self, path: str, all_tabs: bool = False, key: str | None = None):
+        """Save the current tab (or the tab ``key``, or every tab) to ``path`` in the
+        background, with
         progress and Cancel in the export bar (a large graph's session took 4 s to
         deflate on the GUI thread). The state is collected now, on the GUI thread, with
         the arrays copied: what the file holds is the window as it was at this moment.
         Raises (nothing started) while an export runs."""
         from app import data_export
 
-        tab = self.current_tab()
+        data_export.refuse_if_exporting(self)
+        tab = self.current_tab() if key is None else self.tab(key)
         target = session_path(path)
         doc = collect(self.tabs if all_tabs else [tab], tab.key, self.device_name)
         for state in doc.tabs.values():

@@ -129,3 +129,26 @@ def test_a_value_that_cannot_be_saved_is_named_by_the_users_file(qtbot, window, 
     text = str(errors[0])
     assert "nan.archscope" in text and ".part" not in text, text
     assert _files(tmp_path) == []
+
+
+def test_the_transformer_tabs_own_button_saves_in_the_background(qtbot, window, tmp_path,
+                                                                 monkeypatch):
+    """The Transformer tab's "Save session…" button goes through the window's job, as
+    File → Save session… does, even when another tab is in front."""
+    from PySide6.QtWidgets import QFileDialog
+
+    tab = open_tab(qtbot, window, "transformer")
+    _with_big_inputs(monkeypatch, tab)
+    target = tmp_path / "button.archscope"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    open_tab(qtbot, window, "positional")             # the window's current tab differs
+    tab.save_button.click()
+    job = window.data_job
+    assert job is not None and window.export_bar.isVisible()
+    ended = _ended(job)
+    qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
+    assert ended == [("finished", str(target))], ended
+    doc = read_session(str(target), ("transformer",))
+    assert set(doc.tabs) == {"transformer"} and doc.current == "transformer"
+    np.testing.assert_array_equal(doc.tabs["transformer"].arrays["big_edges"], EDGES)

@@ -44,6 +44,10 @@ class TabContext:
     #: another tab by key (None if there is none): a tab may read what another shows,
     #: e.g. the efficient-attention tab takes q/k/v from the Transformer tab's head
     peer: Callable[[str], object | None] = lambda key: None
+    #: save the tab of this key as a session at a path in the background, as File → Save
+    #: session… does (the window's export bar; raises while an export runs); None for a
+    #: tab outside a window, which saves on the spot
+    save_session: Callable[[str, str], object] | None = None
 
 
 @dataclass

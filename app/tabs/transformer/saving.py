@@ -189,7 +189,8 @@ def _check_heads(shown, refuse):
 
 # -- saving --------------------------------------------------------------------------------
 def save_dialog(tab: TransformerTab) -> None:
-    """The tab's "Save session…" button: a session file of this tab."""
+    """The tab's "Save session…" button: a session file of this tab, written in the
+    background by the window (``TabContext.save_session``) as File → Save session… is."""
     from app.sessions import SUFFIX
 
     default = (f"{tab.ctx.settings.last_dir('session')}/transformer-"
@@ -200,7 +201,10 @@ def save_dialog(tab: TransformerTab) -> None:
     if not path:
         return
     try:
-        save_session(tab, path)
+        if tab.ctx.save_session is not None:
+            tab.ctx.save_session(path, tab.key)
+        else:
+            save_session(tab, path)
     except Exception as exc:  # noqa: BLE001 - shown to the user
         tab.ctx.report_error(exc, None)
 
