@@ -128,6 +128,35 @@ def test_language_switch_retranslates_open_window_and_tour(qtbot, window):
     assert tab.tour.step_title.text() == tab.tour_steps()[0].title["en"]
 
 
+def test_tabs_behind_catch_up_with_the_language_when_shown_or_asked_for(qtbot, window,
+                                                                       monkeypatch):
+    """A language switch retranslates the tab in front only; a built tab behind it is
+    retranslated as it comes to the front (before it paints) or when code asks for it."""
+    from app.tabs.base import BaseTab
+
+    positional = open_tab(qtbot, window, "positional")
+    flows = open_tab(qtbot, window, "flows")          # in front; positional behind
+    calls: list[str] = []
+    own = BaseTab.retranslate
+
+    def counted(self):
+        calls.append(self.key)
+        return own(self)
+
+    monkeypatch.setattr(BaseTab, "retranslate", counted)
+    window.set_language("zh_CN")
+    assert calls == ["flows"]
+    assert "位置" not in positional.pe_plot.plotItem.getAxis("left").labelText
+    window.tabs_widget.setCurrentWidget(positional)   # shown: retranslated at once
+    assert calls == ["flows", "positional"]
+    assert "位置" in positional.pe_plot.plotItem.getAxis("left").labelText
+    window.set_language("en")                         # flows is behind now
+    assert calls[-1] == "positional" and len(calls) == 3
+    assert window.tab("flows") is flows and calls[-1] == "flows"   # asked for
+    window.tab("flows")
+    assert len(calls) == 4                            # once per language
+
+
 def test_error_dialog_leads_with_a_sentence_and_folds_details(qtbot):
     try:
         raise InvalidParameterError("d_model must be a positive even number, got 3.")
