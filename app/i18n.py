@@ -87,6 +87,7 @@ class Translations:
         app = QCoreApplication.instance()
         for t in self._installed:
             app.removeTranslator(t)
+            t.deleteLater()     # children of the application: kept for ever otherwise
         self._installed = []
         ok = True
         if code != "en":

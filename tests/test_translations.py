@@ -61,6 +61,28 @@ def test_compiled_catalogue_translates_at_runtime(qapp):
     assert QCoreApplication.translate("MainWindow", "&File") == "&File"
 
 
+def test_switching_back_and_forth_keeps_no_old_translator(qapp):
+    """Every switch loaded fresh translators (children of the application) and only
+    uninstalled the old ones, which stayed in memory with their catalogues."""
+    from PySide6.QtCore import QEvent, QTranslator
+
+    def alive() -> int:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        return len(qapp.findChildren(QTranslator))
+
+    translations = i18n.Translations()
+    before = alive()
+    try:
+        for _ in range(5):
+            assert translations.set_language("zh_CN")
+            translations.set_language("en")
+        assert translations.set_language("zh_CN")
+        assert alive() - before == len(translations._installed) <= 2
+    finally:
+        translations.set_language("en")
+    assert alive() == before
+
+
 @pytest.mark.parametrize("spec", tab_specs(), ids=lambda s: s.key)
 def test_every_tab_has_a_bilingual_tour(spec):
     assert tour_path(spec.key).exists(), f"no tour for {spec.key}"
