@@ -125,3 +125,57 @@ def test_export_data_round_trip_and_figure(qtbot, window, tab, tmp_path):
     colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
                for y in range(0, image.height(), 7)}
     assert len(colours) > 20            # lines, tokens and legend, not a blank page
+
+
+def test_screen_lines_match_true_width_lines_and_exports_keep_the_width(qtbot, monkeypatch):
+    """On screen a 2-px smoothed line is two one-pixel lines (a fast path of the raster
+    engine); the picture matches the lines drawn at their true width within a few levels,
+    and an SVG keeps one line of width 2 per weight."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    from viz import head_view
+
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(11), size=(4, 11)).astype(np.float32)
+    labels = [str(i) for i in range(11)]
+    view = HeadView()
+    qtbot.addWidget(view)
+    view.resize(420, 420)
+    view.show()
+    view.set_heads(w, labels, labels, [f"head {h}" for h in range(4)])
+    qtbot.wait(20)
+
+    def picture() -> np.ndarray:
+        image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+        return np.frombuffer(image.constBits(), np.uint8).reshape(
+            image.height(), image.width(), 4)[..., :3].astype(float)
+
+    drawn: list[int] = []
+    strands = head_view._strands
+    monkeypatch.setattr(head_view, "_strands", lambda p, width: drawn.append(
+        strands(p, width)) or drawn[-1])
+    fast = picture()
+    assert drawn[-1] == 2                                # the view's rows are ≥ 12 px
+    monkeypatch.setattr(head_view, "_strands", lambda p, width: 0)
+    true = picture()
+    diff = np.abs(fast - true)
+    ink = 255 - true
+    assert ink.mean() > 5                                # there are lines to compare
+    assert diff.mean() < 0.15 * ink.mean(), (diff.mean(), ink.mean())
+    assert abs((255 - fast).mean() - ink.mean()) < 0.15 * ink.mean()
+    # an SVG (not the raster engine) gets the true width
+    monkeypatch.setattr(head_view, "_strands", lambda p, width: drawn.append(
+        strands(p, width)) or drawn[-1])
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    svg = QSvgGenerator()
+    svg.setOutputDevice(buffer)
+    svg.setViewBox(QRectF(0, 0, 420, 420))
+    p = QPainter(svg)
+    view.lines.paint(p, None)
+    p.end()
+    assert drawn[-1] == 0
+    assert 'stroke-width="2"' in bytes(data).decode()
