@@ -97,11 +97,15 @@ class Translations:
             if ok:
                 app.installTranslator(ours)
                 self._installed.append(ours)
+            else:
+                ours.deleteLater()
             qt_own = QTranslator(app)   # Qt's own dialogs (OK / Cancel ...)
             if qt_own.load(QLocale(code), "qtbase", "_",
                            QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
                 app.installTranslator(qt_own)
                 self._installed.append(qt_own)
+            else:
+                qt_own.deleteLater()
         QLocale.setDefault(QLocale(code if code != "en" else "en_US"))
         if not ok:
             self.language = previous if previous == "en" else "en"

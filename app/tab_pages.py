@@ -152,6 +152,11 @@ class TabPages:
             if self._built[i] is None:
                 self.tabs_widget.widget(i).retranslate()
         front = self.current_built_tab()
+        for tab in self.built_tabs():
+            # a tab behind may write texts meanwhile (a job ending) in the language of
+            # that moment: after any switch it catches up when shown, whatever its stamp
+            if tab is not front:
+                tab._pages_language = None
         if front is not None:
             self._translate(front)
 

@@ -75,6 +75,20 @@ def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, state: dic
         group.update(kept)
 
 
+#: how an optimizer runs, not what it computes: a saved state never sets these (a file
+#: saved before the sessions' Adam took ``foreach=True`` holds ``foreach: None``)
+IMPLEMENTATION_KEYS = ("foreach", "fused", "capturable", "differentiable")
+
+
+def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
+    """``optimizer.load_state_dict(state)``, keeping the optimizer's own
+    ``IMPLEMENTATION_KEYS`` (the saved hyper-parameters and moments are taken)."""
+    own = [{k: g[k] for k in IMPLEMENTATION_KEYS if k in g} for g in optimizer.param_groups]
+    optimizer.load_state_dict(state)
+    for group, kept in zip(optimizer.param_groups, own, strict=True):
+        group.update(kept)
+
+
 def move_snapshot(state: dict, device: torch.device) -> dict:
     """A ``snapshot`` with its tensors on ``device`` (scalars such as Adam's step count
     stay where they are, as in ``move_optimizer_state``)."""

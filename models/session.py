@@ -131,7 +131,8 @@ def adam(params, **kw) -> torch.optim.Adam:
     """The sessions' Adam: ``foreach=True``, one C++ loop over the parameters instead of
     Python's (on the CPU torch defaults to the Python loop; a RealNVP step takes 7 % less,
     ``benchmarks/bench_peers.py``). The same update, the same state; a session file saved
-    by the other variant loads into it."""
+    by the other variant loads into it and keeps ``foreach``
+    (``checkpoint.load_optimizer_state``)."""
     return torch.optim.Adam(params, foreach=True, **kw)
 
 
@@ -418,8 +419,8 @@ class TrainingSession:
                 for key, value in optimizers[i].get("scalars", {}).items():
                     pid, field_name = key.split(".", 1)
                     state.setdefault(int(pid), {})[field_name] = value
-                optimizer.load_state_dict({"state": state,
-                                           "param_groups": optimizers[i]["param_groups"]})
+                checkpoint.load_optimizer_state(
+                    optimizer, {"state": state, "param_groups": optimizers[i]["param_groups"]})
             for j, record in enumerate(self._records()):
                 saved_record = tensors.get(f"record{j}")
                 record[:] = [] if saved_record is None else saved_record.tolist()

@@ -113,14 +113,33 @@ def test_gcn_norm_cache_follows_the_graph_it_is_given(karate):
     ew.mul_(3)                                          # reweighted in place
     torch.testing.assert_close(model(x, ei, ew), reference(x, ei, ew))
     mask = torch.rand(ei.shape[1], requires_grad=True)  # a learned edge mask: gradients flow
-    model(x, ei, mask).sum().backward()
+    for _ in range(2):                                  # a kept norm would fail the second
+        model(x, ei, mask).sum().backward()
     assert mask.grad is not None and mask.grad.abs().sum() > 0
     small = (x[:20], ei[:, (ei < 20).all(0)])           # fewer nodes, a fresh tensor
     torch.testing.assert_close(model(*small), reference(*small))
     twin = copy.deepcopy(model)
+    assert twin._norm is not model._norm and twin._norm._value is None
     torch.testing.assert_close(twin(x, ei), reference(x, ei))
+    model.to("cpu")                                     # a move drops what was kept
+    assert model._norm._value is None
     assert pickle.loads(pickle.dumps(model))._norm._value is None
     assert all(c._cached_edge_index is None for c in model.convs)   # the slot is left empty
+
+
+def test_gcn_normalises_a_graph_once_while_it_comes_back(karate, monkeypatch):
+    """Both layers and every later forward on the same tensors share one gcn_norm."""
+    from models.graphs import layers
+
+    calls: list[int] = []
+    own = layers.gcn_norm
+    monkeypatch.setattr(layers, "gcn_norm", lambda *a, **k: calls.append(1) or own(*a, **k))
+    model = gnn.GCN(karate.num_features, 8, 3, num_layers=3)
+    for _ in range(3):
+        model(karate.x, karate.edge_index)
+    assert len(calls) == 1
+    model(karate.x, karate.edge_index.clone())          # another tensor: normalised anew
+    assert len(calls) == 2
 
 
 # -- message passing made visible ----------------------------------------------------------------

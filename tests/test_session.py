@@ -249,3 +249,25 @@ def test_meta_options_never_wait_for_the_lock_and_bad_ones_change_nothing():
         let_go.set()
         t.join(5)
         assert read(s) == tuple(good.values())     # made by the holder as it let go
+
+
+def test_a_state_saved_without_foreach_keeps_the_sessions_foreach_adam():
+    """Session files saved before the sessions' Adam took foreach=True hold foreach None
+    in their groups; loading one keeps how the optimizer runs and takes what it computes
+    (moments, step counts, betas)."""
+    from models.flows import FlowSession
+
+    a = FlowSession("realnvp", "two_moons", num_flows=2, hidden_dim=8, batch_size=64)
+    for _ in a.train(3):
+        pass
+    tensors, meta = a.save_state()
+    for group in meta["optimizers"][0]["param_groups"]:
+        group["foreach"] = None                        # as an older file has it
+        group["betas"] = (0.8, 0.9)
+    b = FlowSession("realnvp", "two_moons", num_flows=2, hidden_dim=8, batch_size=64)
+    b.load_state(tensors, meta)
+    assert all(g["foreach"] is True for g in b.optimizer.param_groups)
+    assert all(tuple(g["betas"]) == (0.8, 0.9) for g in b.optimizer.param_groups)
+    state_a, state_b = a.optimizer.state_dict()["state"], b.optimizer.state_dict()["state"]
+    for pid in state_a:
+        torch.testing.assert_close(state_b[pid]["exp_avg"], state_a[pid]["exp_avg"])

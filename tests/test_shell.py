@@ -155,6 +155,13 @@ def test_tabs_behind_catch_up_with_the_language_when_shown_or_asked_for(qtbot, w
     assert window.tab("flows") is flows and calls[-1] == "flows"   # asked for
     window.tab("flows")
     assert len(calls) == 4                            # once per language
+    # there and back while a tab is behind (it may have written texts in between, a
+    # job ending): it catches up when shown, although its language is the window's again
+    window.set_language("zh_CN")
+    window.set_language("en")
+    assert calls[4:] == ["positional", "positional"]
+    window.tabs_widget.setCurrentWidget(flows)
+    assert calls[-1] == "flows" and len(calls) == 7
 
 
 def test_error_dialog_leads_with_a_sentence_and_folds_details(qtbot):

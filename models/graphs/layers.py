@@ -123,8 +123,9 @@ class _NormCache:
     explainer's and the subgraph views' other edge sets. Here the result is kept for the
     very tensors it came from: the same ``edge_index`` and ``edge_weight`` objects (weak
     references), unchanged in place (their version counters), the same node count, dtype
-    and settings. A weight that requires a gradient (a learned mask) is never kept. Copies
-    and pickles of a model start with an empty cache."""
+    and settings. A weight that requires a gradient (a learned mask) is never kept, nor
+    are inference tensors (no version counter). Copies, pickles and a model moved to
+    another device start with an empty cache."""
 
     def __init__(self) -> None:
         self._refs: tuple | None = None
@@ -143,7 +144,8 @@ class _NormCache:
             return gcn_norm(edge_index, edge_weight, n, conv.improved, conv.add_self_loops,
                             conv.flow, dtype)
 
-        if edge_weight is not None and edge_weight.requires_grad:
+        if (edge_weight is not None and (edge_weight.requires_grad or edge_weight.is_inference())
+                or edge_index.is_inference()):      # inference tensors have no version
             return norm()
         key = (edge_index._version, None if edge_weight is None else edge_weight._version,
                n, dtype, conv.improved, conv.add_self_loops, conv.flow)
@@ -198,6 +200,10 @@ class GCN(_GNN):
         for a, b in zip(dims[:-1], dims[1:], strict=True):
             self.convs.append(GCNConv(a, b))
         self._norm = _NormCache()
+
+    def _apply(self, fn, *args, **kwargs):
+        self._norm = _NormCache()       # a move to another device keeps no copy behind
+        return super()._apply(fn, *args, **kwargs)
 
     def conv_forward(self, layer, h, edge_index, edge_weight=None):
         conv = self.convs[layer]

@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from models import checkpoint
 from models.checkpoint import load_torch_file
 from models.errors import InvalidParameterError, ModelFileError, SessionFileError
 from models.reading import LoadWatch
@@ -185,7 +186,7 @@ class Seq2SeqSession(TrainingSession):
         try:
             session.model.load_state_dict(doc["state_dict"])
             if "optimizer" in doc:
-                session.optimizer.load_state_dict(doc["optimizer"])
+                checkpoint.load_optimizer_state(session.optimizer, doc["optimizer"])
                 session.to(device)
             session.step = step
             session.losses = [float(v) for v in doc.get("losses", torch.zeros(0)).tolist()]
