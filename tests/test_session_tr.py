@@ -122,7 +122,9 @@ def test_transformer_save_button_writes_a_session_while_training_and_old_files_o
     qtbot.waitUntil(lambda: session.step >= 5, timeout=60_000)
     assert a.save_button.isEnabled()
     qtbot.mouseClick(a.save_button, Qt.MouseButton.LeftButton)   # while it trains
+    assert win_a.data_job is not None               # written in the background
     path = str(target) + ".archscope"
+    qtbot.waitUntil(lambda: win_a.data_job is None, timeout=60_000)
     manifest = read_manifest(path)
     assert set(manifest["tabs"]) == {"transformer"} and manifest["current"] == "transformer"
     saved_step = manifest["tabs"]["transformer"]["data"]["sessions"][REVERSE]["step"]
