@@ -103,7 +103,7 @@ class Flow(nn.Module):
                             device=self.base_loc.device, dtype=torch.float32)
         points: list[list[torch.Tensor]] = [[] for _ in range(len(layers) + 1)]
         logdets: list[list[torch.Tensor]] = [[] for _ in layers]
-        for part in v.split(CHUNK_ROWS) if len(v) else (v,):
+        for part in v.split(CHUNK_ROWS):         # an empty v is one empty part
             points[0].append(part)
             for i, layer in enumerate(layers):
                 if direction == "forward":
