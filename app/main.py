@@ -260,67 +260,67 @@ def export_main(argv: list[str]) -> int:
     from viz import figure
 
     window = None
+    # the window's settings live in a folder of their own, removed after the window (on
+    # every way out: it writes its settings as it goes, which would make the folder again)
+    settings_dir = tempfile.TemporaryDirectory(prefix="archscope-export-")
     try:
         translations = Translations()
         if args.lang not in LANGUAGES:
             parser.error(f"--lang must be one of {', '.join(LANGUAGES)}")
         translations.set_language(args.lang)
-        with tempfile.TemporaryDirectory(prefix="archscope-export-") as tmp:
-            window = MainWindow(Settings(tmp), translations, start_loader=False)
-            # the tab of the view, built alone (every tab, the pretrained model loaded,
-            # only to list them: building all took most of a headless export's time)
-            key = (args.view or "").split(".")[0]
-            if args.list:
-                wanted = window.tabs
-            elif key in {spec.key for spec in window.specs}:
-                wanted = [window.tab(key)]
-            else:
-                wanted = []                  # an unknown view: said below, nothing built
-            names = {f"{t.key}.{v.key}": (t, v) for t in wanted for v in t.views}
-            names.update({t.key: (t, None) for t in wanted})
-            if args.list:
-                for name, (_t, v) in names.items():
-                    print(f"{name:28s} {v.title() if v else 'the whole tab (figure only)'}")
-                return 0
-            if args.view not in names:
-                parser.error(f"unknown view '{args.view}'; try --list")
-            tab, view = names[args.view]
-            if view is None and fmt not in figure.FORMATS:
-                parser.error(f"the whole tab exports as a figure only: give --out a .png, "
-                             f".svg or .pdf file, not '{os.path.basename(args.out)}'")
-            state = {}
-            for item in args.set:
-                key, sep, value = item.partition("=")
-                if not sep:
-                    parser.error(f"--set needs KEY=VALUE, got '{item}'")
-                state[key.strip()] = value.strip()
-            for key in ("learn", "train"):
-                if key in state:
-                    parser.error(f"--set {key} is not available in a headless export")
-            window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
-            window.set_device(args.device)
-            if args.session:
-                _open_session_headless(window, args.session, tab)
-            window.tabs_widget.setCurrentWidget(tab)
-            window.resize(1600, 1000)
-            window.show()
-            tab.apply_state(state, strict=True)
-            if args.train is not None:
-                _train_headless(tab, args.train, args.seed, tab_seed="seed" not in state)
-            tab.compute_now()
-            for _ in range(3):
-                app.processEvents()
-            if fmt in figure.FORMATS:
-                written = window.export_figure(tab, view.key if view else "", args.out,
-                                               args.width, args.scale)
-            elif fmt in export.DATA_FORMATS:
-                written = window.export_data(tab, view.key, args.out)
-            else:
-                parser.error(_unknown_format(args.out, view.data() is not None))
-            print(written)
-            _dispose_headless(window)   # inside the temporary settings folder's lifetime
-            window = None
+        window = MainWindow(Settings(settings_dir.name), translations, start_loader=False)
+        # the tab of the view, built alone (every tab, the pretrained model loaded,
+        # only to list them: building all took most of a headless export's time)
+        key = (args.view or "").split(".")[0]
+        if args.list:
+            wanted = window.tabs
+        elif key in {spec.key for spec in window.specs}:
+            wanted = [window.tab(key)]
+        else:
+            wanted = []                  # an unknown view: said below, nothing built
+        names = {f"{t.key}.{v.key}": (t, v) for t in wanted for v in t.views}
+        names.update({t.key: (t, None) for t in wanted})
+        if args.list:
+            for name, (_t, v) in names.items():
+                print(f"{name:28s} {v.title() if v else 'the whole tab (figure only)'}")
             return 0
+        if args.view not in names:
+            parser.error(f"unknown view '{args.view}'; try --list")
+        tab, view = names[args.view]
+        if view is None and fmt not in figure.FORMATS:
+            parser.error(f"the whole tab exports as a figure only: give --out a .png, "
+                         f".svg or .pdf file, not '{os.path.basename(args.out)}'")
+        state = {}
+        for item in args.set:
+            key, sep, value = item.partition("=")
+            if not sep:
+                parser.error(f"--set needs KEY=VALUE, got '{item}'")
+            state[key.strip()] = value.strip()
+        for key in ("learn", "train"):
+            if key in state:
+                parser.error(f"--set {key} is not available in a headless export")
+        window._on_torch_ready(window.loader.load_here(), notify_tabs=False)
+        window.set_device(args.device)
+        if args.session:
+            _open_session_headless(window, args.session, tab)
+        window.tabs_widget.setCurrentWidget(tab)
+        window.resize(1600, 1000)
+        window.show()
+        tab.apply_state(state, strict=True)
+        if args.train is not None:
+            _train_headless(tab, args.train, args.seed, tab_seed="seed" not in state)
+        tab.compute_now()
+        for _ in range(3):
+            app.processEvents()
+        if fmt in figure.FORMATS:
+            written = window.export_figure(tab, view.key if view else "", args.out,
+                                           args.width, args.scale)
+        elif fmt in export.DATA_FORMATS:
+            written = window.export_data(tab, view.key, args.out)
+        else:
+            parser.error(_unknown_format(args.out, view.data() is not None))
+        print(written)
+        return 0
     except export.ExportError as exc:
         sys.stderr.write(f"archscope export: {exc}\n")
         return 1
@@ -331,6 +331,8 @@ def export_main(argv: list[str]) -> int:
         return 1
     finally:
         _dispose_headless(window)
+        window = None
+        settings_dir.cleanup()
 
 
 def _open_session_headless(window, path: str, tab) -> None:

@@ -38,6 +38,19 @@ def test_export_list_names_every_view(tmp_path):
         assert f"positional.{view}" in names
 
 
+def test_export_leaves_no_temporary_folder_behind(tmp_path):
+    """The headless window keeps its settings in a temporary folder; listing, a refused
+    view and a written file all remove it (the window wrote its settings after the
+    folder had gone, which made it again)."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {"TMPDIR": str(scratch)}
+    for args in (["--list"], ["positional.nothing", "--out", str(tmp_path / "x.png")],
+                 ["positional.pe", "--out", str(tmp_path / "pe.csv")]):
+        _run(["export", *args], tmp_path, env_extra=env)
+        assert not [p.name for p in scratch.iterdir() if p.name.startswith("archscope")], args
+
+
 def test_export_png_with_width_and_parameters(tmp_path):
     out = tmp_path / "pe.png"
     proc = _run(["export", "positional.pe", "--out", str(out), "--width", "800",
