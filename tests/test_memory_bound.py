@@ -147,3 +147,33 @@ def test_memory_a_worker_freed_goes_back_to_the_system(qtbot):
     qtbot.waitUntil(lambda: releaser.releases == 1, timeout=5000)
     qtbot.waitUntil(lambda: before - proc.memory_info().rss > 100 * 2**20, timeout=10_000)
     assert len(kept) == 500
+
+
+def test_pyside_reads_no_module_source_into_memory_but_answers_the_same(tmp_path, monkeypatch):
+    """PySide asks of every module imported after it whether its source names PySide6;
+    it read the source through linecache and kept it (108 MB over torch and PyG). After
+    ``lighten_pyside_import_check`` the answer is the same and nothing is kept."""
+    import linecache
+    import sys
+
+    from app.torch_loader import lighten_pyside_import_check
+
+    feature = sys.modules["shibokensupport.feature"]
+    monkeypatch.setattr(feature, "_mod_uses_pyside", feature._mod_uses_pyside)  # undone after
+    assert lighten_pyside_import_check() and lighten_pyside_import_check()
+    (tmp_path / "as_uses_qt.py").write_text("from PySide6.QtCore import QObject\n")
+    (tmp_path / "as_plain.py").write_text("VALUE = 'no Qt here'\n")
+    pkg = tmp_path / "as_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("# a package that says PySide6 in a comment\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name, uses in (("as_uses_qt", 0), ("as_plain", -1), ("as_pkg", 0)):
+        module = __import__(name)   # through PySide's hook (import_module bypasses it)
+        try:
+            assert feature.pyside_feature_dict[name] == uses, name
+            assert module.__file__ not in linecache.cache, name
+        finally:
+            sys.modules.pop(name, None)
+            feature.pyside_feature_dict.pop(name, None)
+    # a module that is not a .py file keeps PySide's own check
+    assert feature._mod_uses_pyside(sys.modules["math"]) is False
