@@ -6,6 +6,9 @@ its first trace more; building all seven before the window showed made the first
 with a light placeholder page per tab and builds only the tab in front; another tab is
 built when it is first shown (or first asked for). Building one cannot be cut into
 slices under the 100 ms the event loop may stall, so tabs are not built in idle time.
+What can leave the GUI thread does: the packages a tab names (``TabSpec.preload``: PyG,
+networkx, scipy, tokenizers...) are imported in a thread when the user opens it, before
+it is built.
 
 ``window.tabs`` keeps its meaning for callers outside the window (tests, the headless
 export, a session of all tabs): every tab of the list, as real ``BaseTab`` objects,
@@ -23,6 +26,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.tabs.base import BaseTab, TabContext
 from app.tabs.catalog import TabSpec
+from app.torch_loader import ModuleImports
 
 TAB_CONTEXT = "Tabs"  # tab titles are marked with QT_TRANSLATE_NOOP("Tabs", ...)
 
@@ -53,6 +57,12 @@ class TabPages:
         self._tab_ctx = ctx
         self._built: list[BaseTab | None] = [None] * len(specs)
         self._notify_tabs = True          # a tab built after torch: compute its first trace
+        # a tab the user opens is built once the packages it names are imported, in a
+        # thread (its placeholder shows meanwhile): importing PyG, networkx and scipy on
+        # the GUI thread held it 1.3-2 s on a first visit to the graph tab. A tab asked
+        # for by code (``tab``, ``tabs``) is built at once, importing what it needs.
+        self._imports = ModuleImports(self.tabs_widget)
+        self._imports.done.connect(self._imported)
         for spec in specs:
             self.tabs_widget.addTab(Placeholder(spec), "")
         # built once the click has been answered (the placeholder shows meanwhile), and
@@ -106,8 +116,15 @@ class TabPages:
 
     # -- building ------------------------------------------------------------------------
     def _build_if_current(self, index: int) -> None:
-        if index == self.tabs_widget.currentIndex() and 0 <= index < len(self._built):
-            self.tab_at(index)
+        if index != self.tabs_widget.currentIndex() or not 0 <= index < len(self._built):
+            return
+        if self._built[index] is None and self._imports.start(index, self.specs[index].preload):
+            return                         # built when its packages are in (``_imported``)
+        self.tab_at(index)
+
+    def _imported(self, index: int) -> None:
+        """A tab's packages are imported: built now if it is still the one in front."""
+        self._build_if_current(index)
 
     def _build(self, index: int) -> BaseTab:
         spec = self.specs[index]

@@ -129,3 +129,50 @@ class TorchLoader(QObject):
         with contextlib.suppress(RuntimeError):   # the window may already be gone
             self.ready.emit(info)
 
+
+class ModuleImports(QObject):
+    """Imports packages in a thread of its own, one set per key (a tab's packages, before
+    the tab is built: ``TabPages``). Signal: done(key), on the GUI thread, when the set is
+    imported or an import failed (the tab's own import, on the GUI thread, then reports
+    the error as it always did)."""
+
+    done = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._running: set = set()
+        self._ran: set = set()        # keys imported once: never again (one that failed
+        self.done.connect(self._running.discard)      # is imported where it is used)
+
+    @staticmethod
+    def missing(modules: tuple[str, ...]) -> list[str]:
+        return [m for m in modules if m not in sys.modules]
+
+    def running(self, key) -> bool:
+        return key in self._running
+
+    def start(self, key, modules: tuple[str, ...]) -> bool:
+        """Import what of ``modules`` is not imported yet; True while a thread imports
+        them for ``key``; False (nothing started) if all are imported or a thread already
+        tried for ``key``."""
+        if key in self._running:
+            return True
+        missing = self.missing(modules)
+        if not missing or key in self._ran:
+            return False
+        self._running.add(key)
+        self._ran.add(key)
+        threading.Thread(target=self._run, args=(key, missing), name=f"imports-{key}",
+                         daemon=True).start()
+        return True
+
+    def _run(self, key, modules: list[str]) -> None:
+        import importlib
+
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - imported again where it is used, and said there
+                break
+        with contextlib.suppress(RuntimeError):   # the window may already be gone
+            self.done.emit(key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from pathlib import Path
 
@@ -51,6 +52,52 @@ def test_one_tab_spec_adds_a_tab_without_editing_the_shell(qtbot):
     titles = [win.tabs_widget.tabText(i) for i in range(win.tabs_widget.count())]
     assert titles[-1] == "Demo" and "Positional encoding" in titles
     qtbot.waitUntil(lambda: win.tabs[-1].trace is not None, timeout=60_000)
+    win.close()
+
+
+class _SlowImportTab(_DemoTab):
+    key = "demo_slow_imports"
+
+
+class _BrokenImportTab(_DemoTab):
+    key = "demo_broken_imports"
+
+
+def test_a_tab_the_user_opens_imports_its_packages_off_the_gui_thread(qtbot, tmp_path,
+                                                                      monkeypatch):
+    """Opening a tab imports the packages its spec names in a thread, the placeholder
+    showing meanwhile, then builds it; a package that fails to import is not retried in
+    the background (the tab's own import says why), and the tab is still built."""
+    from tests.heartbeat import Heartbeat
+
+    (tmp_path / "as_slow_pkg.py").write_text(
+        "import threading, time\nTHREAD = threading.current_thread().name\ntime.sleep(0.6)\n")
+    (tmp_path / "as_broken_pkg.py").write_text("raise ImportError('missing on purpose')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("as_slow_pkg", "as_broken_pkg"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    specs = tab_specs([TabSpec(_SlowImportTab.key, "Slow", _SlowImportTab, order=998,
+                               preload=("as_slow_pkg",)),
+                       TabSpec(_BrokenImportTab.key, "Broken", _BrokenImportTab, order=999,
+                               preload=("as_broken_pkg", "as_slow_pkg"))])
+    win = MainWindow(Settings(), Translations(), specs=specs)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.torch_is_ready, timeout=120_000)
+    slow = [s.key for s in win.specs].index(_SlowImportTab.key)
+    with Heartbeat() as beat:
+        win.tabs_widget.setCurrentIndex(slow)
+        qtbot.wait(100)
+        assert win.built_tab(_SlowImportTab.key) is None      # its placeholder meanwhile
+        assert "Slow" in win.tabs_widget.currentWidget().label.text()
+        qtbot.waitUntil(lambda: win.built_tab(_SlowImportTab.key) is not None, timeout=30_000)
+    assert sys.modules["as_slow_pkg"].THREAD.startswith("imports-")
+    assert win.tabs_widget.currentWidget() is win.built_tab(_SlowImportTab.key)
+    assert beat.longest_own_ms < beat.limit_ms, beat.report()
+    # the broken one: tried once in the background, then built on the GUI thread
+    win.tabs_widget.setCurrentIndex(slow + 1)
+    qtbot.waitUntil(lambda: win.built_tab(_BrokenImportTab.key) is not None, timeout=30_000)
+    assert "as_broken_pkg" not in sys.modules
     win.close()
 
 

@@ -25,6 +25,9 @@ class TabSpec:
     title: str                                 # English, translated in context "Tabs"
     factory: str | Callable[[TabContext], BaseTab]   # "module:Class", or the callable itself
     order: int = 100
+    #: packages the tab needs once PyTorch is ready, imported off the GUI thread before it
+    #: is built for a user who opens it (PyG alone held the GUI thread 1.3 s; ``TabPages``)
+    preload: tuple[str, ...] = ()
 
     def make(self, ctx: TabContext) -> BaseTab:
         """Build the tab, importing its module first when ``factory`` is a path."""
@@ -39,21 +42,29 @@ TABS: tuple[TabSpec, ...] = (
     TabSpec("positional", QT_TRANSLATE_NOOP("Tabs", "Positional encoding"),
             "app.tabs.positional:PositionalTab", order=10),
     TabSpec("transformer", QT_TRANSLATE_NOOP("Tabs", "Transformer"),
-            "app.tabs.transformer:TransformerTab", order=20),
+            "app.tabs.transformer:TransformerTab", order=20,
+            preload=("models.transformer.session",)),
     TabSpec("pretrained", QT_TRANSLATE_NOOP("Tabs", "Pretrained models"),
-            "app.tabs.pretrained:PretrainedTab", order=25),
+            "app.tabs.pretrained:PretrainedTab", order=25,
+            preload=("tokenizers", "safetensors", "models.pretrained")),
     TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"),
-            "app.tabs.efficient:EfficientTab", order=30),
+            "app.tabs.efficient:EfficientTab", order=30,
+            preload=("models.efficient_attention",)),
     TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"),
-            "app.tabs.graph:GraphTab", order=40),
+            "app.tabs.graph:GraphTab", order=40,
+            preload=("torch_geometric", "networkx", "models.graphs", "models.graphs.probe")),
     TabSpec("generation", QT_TRANSLATE_NOOP("Tabs", "Graph generation"),
-            "app.tabs.generation:GenerationTab", order=45),
+            "app.tabs.generation:GenerationTab", order=45,
+            preload=("networkx", "models.generation")),
     TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"),
-            "app.tabs.flows:FlowsTab", order=50),
+            "app.tabs.flows:FlowsTab", order=50,
+            preload=("PIL.Image", "models.flows")),
     TabSpec("ode", QT_TRANSLATE_NOOP("Tabs", "Neural ODEs"),
-            "app.tabs.ode:ODETab", order=60),
+            "app.tabs.ode:ODETab", order=60,
+            preload=("scipy.integrate", "torchdiffeq", "models.ode")),
     TabSpec("meta", QT_TRANSLATE_NOOP("Tabs", "Meta-learning"),
-            "app.tabs.meta:MetaTab", order=70),
+            "app.tabs.meta:MetaTab", order=70,
+            preload=("models.meta",)),
 )
 
 
