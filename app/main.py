@@ -262,8 +262,10 @@ def export_main(argv: list[str]) -> int:
     window = None
     # the window's settings live in a folder of their own, removed after the window (on
     # every way out: it writes its settings as it goes, which would make the folder again)
-    settings_dir = tempfile.TemporaryDirectory(prefix="archscope-export-")
+    settings_dir = None
     try:
+        settings_dir = tempfile.TemporaryDirectory(prefix="archscope-export-",
+                                                   ignore_cleanup_errors=True)
         translations = Translations()
         if args.lang not in LANGUAGES:
             parser.error(f"--lang must be one of {', '.join(LANGUAGES)}")
@@ -330,9 +332,12 @@ def export_main(argv: list[str]) -> int:
         sys.stderr.write(f"archscope export: {describe(exc)}\n")
         return 1
     finally:
-        _dispose_headless(window)
-        window = None
-        settings_dir.cleanup()
+        try:
+            _dispose_headless(window)
+        finally:
+            window = None
+            if settings_dir is not None:
+                settings_dir.cleanup()
 
 
 def _open_session_headless(window, path: str, tab) -> None:

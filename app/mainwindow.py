@@ -581,6 +581,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
     def closeEvent(self, event) -> None:  # noqa: N802
         from app.jobs import wait_for_workers
 
+        self._closing = True               # a tab whose packages arrive now is not built
         # an export is cancelled (no half file; the old one stays); a session being saved
         # is written to the end: the user asked for it, then closed
         saving = self.data_job if self.data_job is not None and self.data_job.work else None

@@ -57,6 +57,7 @@ class TabPages:
         self._tab_ctx = ctx
         self._built: list[BaseTab | None] = [None] * len(specs)
         self._notify_tabs = True          # a tab built after torch: compute its first trace
+        self._closing = False             # set by the window's closeEvent
         # a tab the user opens is built once the packages it names are imported, in a
         # thread (its placeholder shows meanwhile): importing PyG, networkx and scipy on
         # the GUI thread held it 1.3-2 s on a first visit to the graph tab. A tab asked
@@ -118,13 +119,19 @@ class TabPages:
     def _build_if_current(self, index: int) -> None:
         if index != self.tabs_widget.currentIndex() or not 0 <= index < len(self._built):
             return
-        if self._built[index] is None and self._imports.start(index, self.specs[index].preload):
+        # its packages are imported first, once PyTorch is (they import it: a second
+        # thread importing torch while the loader does is a race torch does not survive);
+        # a tab opened before is built at once, as its controls need no torch
+        if (self._built[index] is None and self.torch_is_ready
+                and self._imports.start(index, self.specs[index].preload)):
             return                         # built when its packages are in (``_imported``)
         self.tab_at(index)
 
     def _imported(self, index: int) -> None:
-        """A tab's packages are imported: built now if it is still the one in front."""
-        self._build_if_current(index)
+        """A tab's packages are imported: built now if it is still the one in front (and
+        the window still open: a closed window starts nothing)."""
+        if not self._closing:
+            self._build_if_current(index)
 
     def _build(self, index: int) -> BaseTab:
         spec = self.specs[index]

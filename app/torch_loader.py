@@ -148,9 +148,6 @@ class ModuleImports(QObject):
     def missing(modules: tuple[str, ...]) -> list[str]:
         return [m for m in modules if m not in sys.modules]
 
-    def running(self, key) -> bool:
-        return key in self._running
-
     def start(self, key, modules: tuple[str, ...]) -> bool:
         """Import what of ``modules`` is not imported yet; True while a thread imports
         them for ``key``; False (nothing started) if all are imported or a thread already
@@ -169,10 +166,11 @@ class ModuleImports(QObject):
     def _run(self, key, modules: list[str]) -> None:
         import importlib
 
-        for name in modules:
-            try:
+        try:
+            for name in modules:
                 importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - imported again where it is used, and said there
-                break
-        with contextlib.suppress(RuntimeError):   # the window may already be gone
-            self.done.emit(key)
+        except BaseException:  # noqa: BLE001 - imported again where it is used, and said there
+            pass
+        finally:
+            with contextlib.suppress(RuntimeError):   # the window may already be gone
+                self.done.emit(key)

@@ -45,10 +45,12 @@ def test_export_leaves_no_temporary_folder_behind(tmp_path):
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     env = {"TMPDIR": str(scratch)}
-    for args in (["--list"], ["positional.nothing", "--out", str(tmp_path / "x.png")],
-                 ["positional.pe", "--out", str(tmp_path / "pe.csv")]):
-        _run(["export", *args], tmp_path, env_extra=env)
+    for args, code in ((["--list"], 0), (["positional.nothing", "--out", "x.png"], 2),
+                       (["positional.pe", "--out", str(tmp_path / "pe.csv")], 0)):
+        proc = _run(["export", *args], tmp_path, env_extra=env)
+        assert proc.returncode == code, (args, proc.stderr)
         assert not [p.name for p in scratch.iterdir() if p.name.startswith("archscope")], args
+    assert (tmp_path / "pe.csv").stat().st_size > 0
 
 
 def test_export_png_with_width_and_parameters(tmp_path):

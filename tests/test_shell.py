@@ -101,6 +101,17 @@ def test_a_tab_the_user_opens_imports_its_packages_off_the_gui_thread(qtbot, tmp
     win.close()
 
 
+def test_every_tab_names_modules_that_exist_to_import_before_it_is_built():
+    import importlib.util
+
+    from app.tabs.catalog import TABS
+
+    for spec in TABS:
+        for name in spec.preload:
+            assert importlib.util.find_spec(name) is not None, (spec.key, name)
+    assert all(spec.preload for spec in TABS if spec.key != "positional")
+
+
 def test_tab_list_keeps_keys_order_and_rejects_a_key_twice():
     assert [s.key for s in tab_specs()] == ["positional", "transformer", "pretrained",
                                             "efficient", "graph", "generation", "flows",

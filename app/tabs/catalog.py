@@ -25,8 +25,9 @@ class TabSpec:
     title: str                                 # English, translated in context "Tabs"
     factory: str | Callable[[TabContext], BaseTab]   # "module:Class", or the callable itself
     order: int = 100
-    #: packages the tab needs once PyTorch is ready, imported off the GUI thread before it
-    #: is built for a user who opens it (PyG alone held the GUI thread 1.3 s; ``TabPages``)
+    #: the modules the tab's first trace imports (its models, and through them PyG, scipy,
+    #: tokenizers...), imported off the GUI thread before it is built for a user who opens
+    #: it once PyTorch is ready (PyG alone held the GUI thread 1.3 s; ``TabPages``)
     preload: tuple[str, ...] = ()
 
     def make(self, ctx: TabContext) -> BaseTab:
@@ -43,28 +44,30 @@ TABS: tuple[TabSpec, ...] = (
             "app.tabs.positional:PositionalTab", order=10),
     TabSpec("transformer", QT_TRANSLATE_NOOP("Tabs", "Transformer"),
             "app.tabs.transformer:TransformerTab", order=20,
-            preload=("models.transformer.session",)),
+            preload=("models.transformer.session", "models.transformer.probe",
+                     "models.transformer.seq2seq")),
     TabSpec("pretrained", QT_TRANSLATE_NOOP("Tabs", "Pretrained models"),
             "app.tabs.pretrained:PretrainedTab", order=25,
-            preload=("tokenizers", "safetensors", "models.pretrained")),
+            preload=("models.pretrained.loader", "models.pretrained.probe")),
     TabSpec("efficient", QT_TRANSLATE_NOOP("Tabs", "Efficient attention"),
             "app.tabs.efficient:EfficientTab", order=30,
-            preload=("models.efficient_attention",)),
+            preload=("models.efficient_attention.probe", "models.efficient_attention.sweeps")),
     TabSpec("graph", QT_TRANSLATE_NOOP("Tabs", "Graph neural networks"),
             "app.tabs.graph:GraphTab", order=40,
-            preload=("torch_geometric", "networkx", "models.graphs", "models.graphs.probe")),
+            preload=("models.graphs.sessions", "models.graphs.probe", "models.community.probe")),
     TabSpec("generation", QT_TRANSLATE_NOOP("Tabs", "Graph generation"),
             "app.tabs.generation:GenerationTab", order=45,
-            preload=("networkx", "models.generation")),
+            preload=("models.generation.view", "models.generation.baselines")),
     TabSpec("flows", QT_TRANSLATE_NOOP("Tabs", "Normalizing flows"),
             "app.tabs.flows:FlowsTab", order=50,
-            preload=("PIL.Image", "models.flows")),
+            preload=("models.flows.session", "models.flows.probe", "PIL.Image")),
     TabSpec("ode", QT_TRANSLATE_NOOP("Tabs", "Neural ODEs"),
             "app.tabs.ode:ODETab", order=60,
-            preload=("scipy.integrate", "torchdiffeq", "models.ode")),
+            preload=("models.ode.spiral", "models.ode.classify", "models.ode.cnf",
+                     "models.ode.probe")),
     TabSpec("meta", QT_TRANSLATE_NOOP("Tabs", "Meta-learning"),
             "app.tabs.meta:MetaTab", order=70,
-            preload=("models.meta",)),
+            preload=("models.meta.session", "models.meta.probe")),
 )
 
 
