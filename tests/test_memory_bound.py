@@ -177,3 +177,19 @@ def test_pyside_reads_no_module_source_into_memory_but_answers_the_same(tmp_path
             feature.pyside_feature_dict.pop(name, None)
     # a module that is not a .py file keeps PySide's own check
     assert feature._mod_uses_pyside(sys.modules["math"]) is False
+
+
+def test_the_shell_lightens_pyside_before_it_imports_anything_heavy():
+    """Importing any part of the shell puts the light check in place first, so the source
+    of numpy, pyqtgraph, torch and PyG is never kept (a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, linecache, app.mainwindow, torch, torch_geometric\n"
+            "f = sys.modules['shibokensupport.feature']._mod_uses_pyside\n"
+            "print(getattr(f, 'lightened', False), len(linecache.cache))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lightened, cached = proc.stdout.split()
+    assert lightened == "True" and int(cached) < 200, proc.stdout
