@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_stall.py
     .venv/bin/python benchmarks/bench_stall.py --startup [--rounds 5] [--trees OLD,.]
+    .venv/bin/python benchmarks/bench_stall.py --visits [--rounds 3] [--trees OLD,.]
 
 A 5 ms QTimer ticks on the GUI thread; a stall is the time between two ticks minus
 the interval. Phases, measured one after another in one run:
@@ -15,6 +16,8 @@ Prints max, 99th percentile and median stall for each phase, in milliseconds.
 
 ``--startup`` measures the start-up phase only, in a fresh process per round and per
 source tree, alternating (A/B in one run), and prints the medians over rounds.
+``--visits`` does the same for the first visit of every other tab, in order, after
+start-up: the longest stall from the click until its first trace has been painted.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ if not os.environ["QT_QPA_PLATFORM"]:
     del os.environ["QT_QPA_PLATFORM"]
 
 
-def main(startup_only: bool = False) -> int:
+def main(startup_only: bool = False, visits: bool = False) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -78,7 +81,8 @@ def main(startup_only: bool = False) -> int:
         figures = {"max": float(g.max()), "p99": float(np.percentile(g, 99)),
                    "median": float(np.median(g)), "ticks": len(g)}
         if startup_only:
-            print(json.dumps(figures), flush=True)
+            if not visits:
+                print(json.dumps(figures), flush=True)
         else:
             print(f"{name:14s} max {g.max():7.1f} ms   p99 {np.percentile(g, 99):6.1f} ms   "
                   f"median {np.median(g):5.2f} ms   ({len(g)} ticks)")
@@ -96,6 +100,26 @@ def main(startup_only: bool = False) -> int:
                     and all(t.trace is not None for t in built()))
         phase("startup", win.show, started, 180)
         tab = win.current_tab()
+        if visits:
+            # each other tab opened once, in order, as a user clicks it: until its first
+            # trace has been shown and painted (one second after it arrived)
+            out = {}
+            widgets = win.tabs_widget
+            for i in range(widgets.count()):
+                if i == widgets.currentIndex():
+                    continue
+                seen = [0.0]
+
+                def shown(i=i, seen=seen):
+                    if getattr(widgets.widget(i), "trace", None) is None:
+                        return False
+                    seen[0] = seen[0] or time.perf_counter()
+                    return time.perf_counter() - seen[0] > 1.0
+                g = phase("visit", lambda i=i: widgets.setCurrentIndex(i), shown, 120)
+                out[win.specs[i].key] = round(float(g.max()), 1)
+            print(json.dumps(out), flush=True)
+            win.close()
+            return 0
         if startup_only:
             win.close()
             return 0
@@ -134,12 +158,14 @@ def main(startup_only: bool = False) -> int:
     return 0
 
 
-def compare(trees: list[str], rounds: int) -> int:
-    """The start-up phase of each tree, a fresh process each, alternating."""
+def compare(trees: list[str], rounds: int, visits: bool = False) -> int:
+    """The start-up phase of each tree (or, with ``visits``, the longest stall of each
+    tab's first visit), a fresh process each, alternating."""
     runs: dict[str, list[dict]] = {t: [] for t in trees}
+    worker = ["--worker", *(("--visits",) if visits else ())]
     for i in range(rounds):
         for tree in trees:
-            proc = subprocess.run([sys.executable, __file__, "--worker"], cwd=tree,
+            proc = subprocess.run([sys.executable, __file__, *worker], cwd=tree,
                                   capture_output=True, text=True, timeout=600,
                                   env=dict(os.environ, PYTHONPATH=tree))
             if proc.returncode != 0:
@@ -147,10 +173,11 @@ def compare(trees: list[str], rounds: int) -> int:
                 return 1
             runs[tree].append(json.loads(proc.stdout.strip().splitlines()[-1]))
             print(f"round {i + 1} {Path(tree).name}: {runs[tree][-1]}", flush=True)
-    print(f"\nstart-up stall, medians of {rounds} rounds (ms):")
-    print(f"  {'':<8}" + "".join(f"{Path(t).name:>18}" for t in trees))
-    for k in ("max", "p99", "median"):
-        print(f"  {k:<8}" + "".join(
+    what = "longest stall of a tab's first visit" if visits else "start-up stall"
+    print(f"\n{what}, medians of {rounds} rounds (ms):")
+    print(f"  {'':<12}" + "".join(f"{Path(t).name:>18}" for t in trees))
+    for k in (runs[trees[0]][0] if visits else ("max", "p99", "median")):
+        print(f"  {k:<12}" + "".join(
             f"{statistics.median(r[k] for r in runs[t]):18.1f}" for t in trees))
     return 0
 
@@ -160,11 +187,13 @@ if __name__ == "__main__":
     parser.add_argument("--startup", action="store_true", help="the start-up phase only")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--trees", default=str(ROOT))
+    parser.add_argument("--visits", action="store_true",
+                        help="the longest stall of each tab's first visit, after start-up")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        sys.exit(main(startup_only=True))
-    if args.startup:
+        sys.exit(main(startup_only=True, visits=args.visits))
+    if args.startup or args.visits:
         sys.exit(compare([str(Path(t).resolve()) for t in args.trees.split(",")],
-                         args.rounds))
+                         args.rounds, visits=args.visits))
     sys.exit(main())

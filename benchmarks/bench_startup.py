@@ -5,7 +5,8 @@ memory once every tab has been opened.
     .venv/bin/python benchmarks/bench_startup.py [N] [--trees OLD_CHECKOUT,.] [--tabs]
 
 Each round runs, one process after another: the floor, then ``--smoke`` of each source
-tree (and with ``--tabs`` a window of each tree with every tab visited in turn), so a
+tree (and with ``--tabs`` a window of each tree with every tab visited in turn, its
+resident memory when the last tab shows its first trace and again 8 s later), so a
 noisy neighbour slows them alike. Prints one line per run, then the medians per tree
 and first paint over the floor's. Runs offscreen unless DISPLAY is set. Times are
 seconds since the process started (from /proc on Linux); ``max_stall_ms`` is the longest
@@ -95,6 +96,13 @@ def tabs_worker() -> int:
                 app.processEvents()
                 time.sleep(0.005)
         out = {"rss_all_tabs_mb": _rss_mb(), "all_tabs_s": round(_process_age(), 3)}
+        # and once the work the tabs started has ended and what it freed went back (the
+        # window hands freed pages back a few seconds after work ends: app.memory)
+        settle = time.monotonic() + 8
+        while time.monotonic() < settle:
+            app.processEvents()
+            time.sleep(0.01)
+        out["rss_settled_mb"] = _rss_mb()
         for tab in getattr(win, "built_tabs", lambda: win.tabs)():
             tab.shutdown()
         win.close()
@@ -153,7 +161,7 @@ def main() -> int:
     print(f"\nmedians of {args.n} rounds ({where}, {os.cpu_count()} cores); floor: first "
           f"paint {floor_paint} s, RSS "
           f"{statistics.median(f['rss_mb'] for f in floor) if floor else '-'} MB")
-    keys = [*KEYS, *(("rss_all_tabs_mb",) if args.tabs else ())]
+    keys = [*KEYS, *(("rss_all_tabs_mb", "rss_settled_mb") if args.tabs else ())]
     print(f"  {'':<22}" + "".join(f"{Path(t).name:>18}" for t in trees))
     med = {}
     for k in keys:

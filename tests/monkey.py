@@ -365,6 +365,7 @@ def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0
         large: bool = True, stall_limit_ms: float = STALL_LIMIT_MS,
         abort_at: int | None = None, echo=print) -> Summary:
     """Open the window, run ``actions`` random actions, close it; the summary."""
+    import app  # noqa: F401 - the shell's own set-up before the corpus imports torch
     from tests.monkey_actions import Monkey
     from tests.monkey_corpus import FileDialogs, build_corpus
 
