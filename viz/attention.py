@@ -73,7 +73,8 @@ def _lines(title: str) -> int:
 
 
 def _square_plot() -> tuple[pg.PlotItem, pg.ImageItem]:
-    plot = pg.PlotItem(axisItems={"left": TokenAxis("left"), "bottom": TokenAxis("bottom")})
+    plot = pg.PlotItem(axisItems={"left": TokenAxis("left"), "bottom": TokenAxis("bottom")},
+                       enableMenu=False)
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.invertY(True)

@@ -104,7 +104,7 @@ class FlowView(pg.GraphicsLayoutWidget):
         pen = pg.mkPen(REFERENCE_COLOUR, width=1.4, style=Qt.PenStyle.DashLine)
         circles = sigma_circles()
         for c in range(3):
-            p = self.addPlot(row=0, col=c)
+            p = self.addPlot(row=0, col=c, enableMenu=False)
             _square(p)
             self.plots.append(p)
             yield
@@ -337,7 +337,7 @@ class DensityView(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.plots = [self.addPlot(row=0, col=c) for c in range(2)]
+        self.plots = [self.addPlot(row=0, col=c, enableMenu=False) for c in range(2)]
         self.images = []
         for p in self.plots:
             _square(p)

@@ -145,7 +145,7 @@ class MMDBars(pg.GraphicsLayoutWidget):
 
     def _ensure(self, count: int) -> None:
         while len(self.plots) < count:
-            plot = self.addPlot(row=0, col=len(self.plots))
+            plot = self.addPlot(row=0, col=len(self.plots), enableMenu=False)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.setMouseEnabled(x=False, y=False)

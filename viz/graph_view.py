@@ -76,7 +76,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
     nodeHovered = Signal(int)
 
     def __init__(self, parent=None, legend: bool = True) -> None:
-        super().__init__(parent)
+        super().__init__(parent, enableMenu=False)
         self._show_legend = legend      # off where a neighbouring view has the legend
         pi = self.plotItem
         pi.setMenuEnabled(False)

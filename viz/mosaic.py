@@ -38,7 +38,7 @@ class TileMosaic(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.ci.layout.setSpacing(GAP)
-        self.plot = self.ci.addPlot(row=0, col=0)
+        self.plot = self.ci.addPlot(row=0, col=0, enableMenu=False)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.invertY(True)

@@ -48,7 +48,8 @@ class NeuronPlot(pg.GraphicsLayoutWidget):
         self.images: list[pg.ImageItem] = []
         places = [(0, 0), (1, 0), (1, 1), (1, 2), (1, 3)]
         for i, (row, col) in enumerate(places):
-            plot = self.ci.addPlot(row=row, col=col, axisItems={"left": TokenAxis("left")})
+            plot = self.ci.addPlot(row=row, col=col, axisItems={"left": TokenAxis("left")},
+                                   enableMenu=False)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.invertY(True)

@@ -68,7 +68,8 @@ class LabelledPlot(pg.PlotWidget):
     """A plot without pyqtgraph's context menu and "A" button, with axis labels."""
 
     def __init__(self, parent=None, **kwargs) -> None:
-        super().__init__(parent, **kwargs)
+        # no context menus (built and thrown away, they were a fifth of a plot's making)
+        super().__init__(parent, **{"enableMenu": False, **kwargs})
         self.plotItem.setMenuEnabled(False)
         self.plotItem.hideButtons()
 
