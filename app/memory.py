@@ -41,6 +41,8 @@ from models import gcpause
 M_ARENA_MAX = -8
 #: the arenas ArchScope allows: one for the GUI thread, the rest shared by the workers
 ARENAS = 4
+#: how soon a collection that a hold blocked is tried again (milliseconds)
+RETRY_MS = 20
 
 _libc = None
 if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
@@ -111,9 +113,13 @@ class GuiCollector(QObject):
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.collect)
         self._timer.start()
+        # a collection another hold blocked is tried again soon: a worker that holds
+        # collection off step by step waits for it before its next step (gcpause.collect)
+        self._retry = QTimer(self, singleShot=True, interval=RETRY_MS)
+        self._retry.timeout.connect(self.collect)
 
     def collect(self) -> None:
-        if not self._held or gcpause.holds() > 1:
+        if not self._held:
             return
         counts, thresholds = gc.get_count(), gc.get_threshold()
         generation = -1
@@ -121,9 +127,13 @@ class GuiCollector(QObject):
             if counts[g] <= thresholds[g]:
                 break
             generation = g
-        if generation >= 0:
-            gc.collect(generation)
+        if generation < 0:
+            return
+        # only while no other hold is on, checked atomically with the collection
+        if gcpause.collect(generation):
             self.collections[generation] += 1
+        elif not self._retry.isActive():
+            self._retry.start()
 
     def freeze_startup(self) -> None:
         """Once per process, when torch and the window are up: what exists now (modules,
@@ -137,6 +147,8 @@ class GuiCollector(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
+        self._retry.stop()
         if self._held:
             self._held = False
+            gcpause.withdraw()
             gcpause.release()

@@ -7,7 +7,9 @@ neural-ODE tab). The file loaders (``load_graph``, ``load_points_csv``) pause it
 parse: millions of new objects, none in a cycle, that a collection would walk while holding
 the interpreter (and the window) for seconds. Each pauses with ``hold()`` and ends with ``release()``; collection comes
 back when the last holder releases, and only if it was on before the first hold, so one
-user's release never switches it on under another's feet.
+user's release never switches it on under another's feet. The window's collector collects
+through ``collect``, never while another hold is on; the ODE tab's workers hold step by
+step and let a waiting collection run between two steps (``hold(yield_to_collection)``).
 """
 
 from __future__ import annotations
@@ -17,14 +19,25 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_lock = threading.Lock()
+# reentrant: a collection (``collect``) runs finalizers on the collecting thread, and one
+# of them may hold or release
+_lock = threading.RLock()
+_collected = threading.Condition(_lock)
 _holds = 0
 _was_enabled = False
+_wanted = False          # a collection waits for the holds to end (``collect``)
+#: the longest a hold that yields to a collection waits for it
+YIELD_WAIT_S = 0.5
 
 
-def hold() -> None:
+def hold(yield_to_collection: bool = False) -> None:
+    """Hold automatic collection off. With ``yield_to_collection`` (a worker starting its
+    next step, never the thread that collects) a collection that ``collect`` found
+    blocked by the holds runs first: the hold waits for it (at most ``YIELD_WAIT_S``)."""
     global _holds, _was_enabled
     with _lock:
+        if yield_to_collection and _wanted:
+            _collected.wait_for(lambda: not _wanted, timeout=YIELD_WAIT_S)
         if _holds == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
@@ -46,9 +59,36 @@ def holds() -> int:
     return _holds
 
 
+def collect(generation: int, holders: int = 1) -> bool:
+    """``gc.collect(generation)`` unless more than ``holders`` holds are on (the caller's
+    own counted); False if it did not collect, and then the next hold that yields waits
+    for the caller to try again. Atomic with ``hold``: a thread that asks for a hold
+    meanwhile waits until the collection has ended, so a worker never starts a held
+    section (an ODE step) while another thread collects."""
+    global _wanted
+    with _lock:
+        if _holds > holders:
+            _wanted = True
+            return False
+        _wanted = False
+        try:
+            gc.collect(generation)
+        finally:
+            _collected.notify_all()
+        return True
+
+
+def withdraw() -> None:
+    """No collection is waited for any more (its caller stops collecting)."""
+    global _wanted
+    with _lock:
+        _wanted = False
+        _collected.notify_all()
+
+
 @contextmanager
-def paused() -> Iterator[None]:
-    hold()
+def paused(yield_to_collection: bool = False) -> Iterator[None]:
+    hold(yield_to_collection)
     try:
         yield
     finally:

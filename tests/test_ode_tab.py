@@ -373,3 +373,46 @@ def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkey
     for step in steps:
         assert set(("task", "method", "max_nfe")) <= set(step.state), step.id
     assert figure_checks.tour_back_mismatches(tab) == []
+
+
+class _Cycle:
+    def __init__(self):
+        self.me = self
+
+
+def test_garbage_is_collected_while_a_training_runs_and_never_during_a_step(qtbot, window,
+                                                                            tab, monkeypatch):
+    """A training holds collection off during each step only: the window's collector
+    still frees the app's cyclic garbage between two steps (a training runs until it is
+    stopped: held throughout, garbage piled up for minutes and its collection froze the
+    window), and never collects while a worker is inside a step."""
+    import threading
+    import weakref
+
+    from models import gcpause
+
+    inside = []
+    real_collect = gcpause.gc.collect
+
+    def watched(generation=2):
+        # a collection while a worker thread holds a step is what crashed
+        inside.append(gcpause.holds() > 1 and threading.current_thread() is not
+                      threading.main_thread())
+        return real_collect(generation)
+
+    monkeypatch.setattr(gcpause.gc, "collect", watched)
+    tab.apply_state({"train": True})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: tab.sessions[key].step >= 3, timeout=30_000)
+    before = sum(window.collector.collections)
+    garbage = [_Cycle() for _ in range(3000)]          # past generation 0's threshold
+    probe = weakref.ref(garbage[0])
+    del garbage
+    qtbot.waitUntil(lambda: probe() is None, timeout=20_000)
+    assert tab.jobs.is_running() and sum(window.collector.collections) > before
+    assert inside and not any(inside)
+    tab.apply_state({"train": False})
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    # the steps' holds all ended (the tab's trace after the training may still run)
+    qtbot.waitUntil(lambda: not tab.compute.is_busy() and gcpause.holds() == 1,
+                    timeout=20_000)

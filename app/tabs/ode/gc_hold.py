@@ -1,51 +1,50 @@
-"""Pausing Python's automatic garbage collection while the neural-ODE tab's models run in
-worker threads (``models.gcpause`` counts the pauses across their users)."""
+"""No garbage collection while this tab's models run in a worker thread, step by step
+(``models.gcpause`` counts the holds across their users).
+
+A collection on the GUI thread while a worker was inside an ODE solve aborted the test
+process now and then ("Fatal Python error" while "Garbage-collecting"). The tab used to
+hold collection off for as long as any of its work ran: a training runs until stopped,
+so for minutes nothing was collected anywhere in the app (every tab's cyclic garbage
+piled up: the monkey's memory grew by hundreds of MB), and the collection when it ended
+walked all of it on the GUI thread (1.2 s measured). Now each step holds it (a training
+step, a trace, a comparison): between two steps the window's collector
+(``app.memory.GuiCollector``) collects when it is due: a collection that a step blocked
+is tried again within 20 ms, and the worker's next step waits for it
+(``gcpause.hold(yield_to_collection=True)``, at most half a second).
+"""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable
-
-from PySide6.QtCore import QObject, QTimer
+import functools
+from collections.abc import Callable, Iterator
 
 from models import gcpause
 
 
-class GCHold(QObject):
-    """Python's automatic garbage collection off while this tab's models run in worker
-    threads; the GUI thread collects and switches it back on once the tab is idle
-    (``busy()`` false, checked every half second).
+def held(fn: Callable) -> Callable:
+    """``fn`` with collection held off while it runs (a computation in a worker)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with gcpause.paused(yield_to_collection=True):
+            return fn(*args, **kwargs)
+    return call
 
-    Automatic collection runs on whichever thread happens to allocate: a training
-    thread could free the GUI's cyclic garbage (Qt objects, which must die on the GUI
-    thread), and a collection on the GUI thread while a worker was inside an ODE solve
-    aborted the test process now and then ("Fatal Python error" while
-    "Garbage-collecting"; none in 9 full runs with this hold). Training and the
-    redraws make no cyclic garbage (none in 30 s of spiral or CNF training with every
-    view redrawing), so nothing piles up meanwhile."""
 
-    def __init__(self, parent: QObject, busy: Callable[[], bool]) -> None:
-        super().__init__(parent)
-        self._busy = busy
-        self.held = False
-        self._timer = QTimer(self)
-        self._timer.setInterval(500)
-        self._timer.timeout.connect(self._tick)
-
-    def hold(self) -> None:
-        if not self.held:
-            gcpause.hold()
-            self.held = True
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def release(self) -> None:
-        self._timer.stop()
-        if self.held:
-            self.held = False
-            gc.collect(0)        # what piled up, here on the GUI thread (cheap: the young)
-            gcpause.release()    # automatic collection back on unless another user holds it
-
-    def _tick(self) -> None:
-        if not self._busy():
-            self.release()
+def held_steps(make_gen: Callable[[], Iterator]) -> Iterator:
+    """The items of ``make_gen()``, collection held off while each one is made (not
+    while the job runner handles it)."""
+    with gcpause.paused(yield_to_collection=True):
+        items = iter(make_gen())
+    try:
+        while True:
+            with gcpause.paused(yield_to_collection=True):
+                try:
+                    item = next(items)
+                except StopIteration:
+                    return
+            yield item
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            with gcpause.paused():
+                close()

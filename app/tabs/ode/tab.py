@@ -11,8 +11,8 @@ comparison (time, memory kept for backward, NFE, gradient difference).
 
 This module holds the controls and their wiring, the jobs and the time axis; the views
 are built by ``views``, drawn by ``drawing`` and their data exported by ``data``; the
-background computations are ``models.ode.probe``'s (``gc_hold`` pauses automatic garbage
-collection while they run)."""
+background computations are ``models.ode.probe``'s (``gc_hold`` holds garbage collection
+off during each of their steps)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from app.tabs.ode.controls import (
     _parse_starts,
     retranslate_forms,
 )
-from app.tabs.ode.gc_hold import GCHold
+from app.tabs.ode.gc_hold import held, held_steps
 from app.tabs.ode.session import ODESessionFile
 from app.tabs.ode.views import build_views
 from app.tabs.training import TrainingTab
@@ -100,9 +100,6 @@ class ODETab(ODESessionFile, TrainingTab):
         self.timer = QTimer(self)
         self.timer.setInterval(33)
         self.timer.timeout.connect(self._tick)
-        self.gc_hold = GCHold(self, lambda: (self.jobs.is_running() or self.compute.is_busy()
-                                             or self.paths_runner.is_busy()
-                                             or self.compare_runner.is_busy()))
         self._update_rows()
         self.retranslate()
         self.schedule_update()
@@ -334,14 +331,7 @@ class ODETab(ODESessionFile, TrainingTab):
     def training_sessions(self):
         return list(self.sessions.values())
 
-    # -- the garbage collector ---------------------------------------------------------------------
-    def request_update(self) -> None:
-        if self.torch_ready:
-            self.gc_hold.hold()
-        super().request_update()
-
     def shutdown(self) -> None:
-        self.gc_hold.release()
         self.timer.stop()
         self.paths_runner.close()
         self.compare_runner.close()
@@ -355,8 +345,8 @@ class ODETab(ODESessionFile, TrainingTab):
 
         session = self.session()
         task = self.params()["task"]
-        return partial(ode_result, session, task, list(self.starts[task]),
-                       self._session_key())
+        return held(partial(ode_result, session, task, list(self.starts[task]),
+                            self._session_key()))
 
     def compute_now(self) -> None:
         """Synchronously (headless export): the views, and a comparison asked for."""
@@ -403,8 +393,8 @@ class ODETab(ODESessionFile, TrainingTab):
         from models.ode.probe import adjoint_comparison
 
         session = self.sessions[key]
-        self.gc_hold.hold()
-        self.compare_runner.request(lambda: (key, session.step, adjoint_comparison(session)))
+        self.compare_runner.request(held(lambda: (key, session.step,
+                                                  adjoint_comparison(session))))
 
     def _on_auto_compare(self, done: tuple) -> None:
         key, step, comparison = done
@@ -490,9 +480,9 @@ class ODETab(ODESessionFile, TrainingTab):
         if self.torch_ready and self.starts[task]:
             from models.ode.probe import user_paths
 
-            self.gc_hold.hold()
-            self.paths_runner.request(partial(user_paths, self.session(), task,
-                                              list(self.starts[task]), self._session_key()))
+            self.paths_runner.request(held(partial(user_paths, self.session(), task,
+                                                   list(self.starts[task]),
+                                                   self._session_key())))
 
     def _on_user_paths(self, u: UserPaths) -> None:
         if u.key != self._session_key() or u.starts != tuple(self.starts[u.task]):
@@ -509,14 +499,14 @@ class ODETab(ODESessionFile, TrainingTab):
     def make_job(self, name: str):
         session = self.session()
         self._running_key = self._session_key()
-        self.gc_hold.hold()
         if name == "train":
-            return partial(_after, self._settings_future, session.train, 1_000_000)
+            return partial(held_steps, partial(_after, self._settings_future, session.train,
+                                               1_000_000))
         from models.ode.probe import compare_job
 
         self.job_bar.show_progress(0, self.tr("Comparing the adjoint method with direct "
                                               "backpropagation…"))
-        return partial(_after, self._settings_future, compare_job, session)
+        return partial(held_steps, partial(_after, self._settings_future, compare_job, session))
 
     def _store_comparison(self, key: tuple, result) -> None:
         session = self.sessions[key]
