@@ -24,6 +24,7 @@ from contextlib import contextmanager
 _lock = threading.RLock()
 _collected = threading.Condition(_lock)
 _holds = 0
+_yielding = 0            # of them, holds that let a waiting collection go first
 _was_enabled = False
 _wanted = False          # a collection waits for the holds to end (``collect``)
 #: the longest a hold that yields to a collection waits for it
@@ -32,25 +33,34 @@ YIELD_WAIT_S = 0.5
 
 def hold(yield_to_collection: bool = False) -> None:
     """Hold automatic collection off. With ``yield_to_collection`` (a worker starting its
-    next step, never the thread that collects) a collection that ``collect`` found
-    blocked by the holds runs first: the hold waits for it (at most ``YIELD_WAIT_S``)."""
-    global _holds, _was_enabled
+    next step) a collection that ``collect`` found blocked by such holds runs first: the
+    hold waits for it (at most ``YIELD_WAIT_S``). On the main thread, which is the one
+    that collects, it never waits."""
+    global _holds, _was_enabled, _yielding
+    yielding = bool(yield_to_collection) and \
+        threading.current_thread() is not threading.main_thread()
     with _lock:
-        if yield_to_collection and _wanted:
+        if yielding and _wanted:
             _collected.wait_for(lambda: not _wanted, timeout=YIELD_WAIT_S)
+        if yielding:
+            _yielding += 1
         if _holds == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
         _holds += 1
 
 
-def release() -> None:
-    """End one hold (a release without a hold does nothing)."""
-    global _holds
+def release(yield_to_collection: bool = False) -> None:
+    """End one hold (a release without a hold does nothing); ``yield_to_collection`` as
+    the hold was asked for."""
+    global _holds, _yielding
     with _lock:
         if _holds == 0:
             return
         _holds -= 1
+        if yield_to_collection and _yielding > 0 and \
+                threading.current_thread() is not threading.main_thread():
+            _yielding -= 1
         if _holds == 0 and _was_enabled:
             gc.enable()
 
@@ -68,7 +78,11 @@ def collect(generation: int, holders: int = 1) -> bool:
     global _wanted
     with _lock:
         if _holds > holders:
-            _wanted = True
+            # waited for only if every other hold yields (steps, which end soon); a hold
+            # that does not (a file being parsed, an export) would keep them all waiting
+            _wanted = _holds - _yielding <= holders
+            if not _wanted:
+                _collected.notify_all()
             return False
         _wanted = False
         try:
@@ -92,4 +106,4 @@ def paused(yield_to_collection: bool = False) -> Iterator[None]:
     try:
         yield
     finally:
-        release()
+        release(yield_to_collection)

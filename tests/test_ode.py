@@ -506,6 +506,59 @@ def test_gc_pauses_are_counted_across_users():
         gc.enable()
 
 
+def test_a_collection_blocked_by_steps_runs_before_the_next_step_only():
+    """The window's collector (a hold of its own) finds a worker inside a step: it does
+    not collect, and the worker's next step waits until it has. A hold that does not
+    yield (an export, a file being parsed) blocks the collection without making the
+    steps wait for it."""
+    import threading
+    import time
+
+    from models import gcpause
+
+    gcpause.hold()                                # the window collector's own
+    try:
+        inside, go, order = threading.Event(), threading.Event(), []
+
+        def worker():
+            with gcpause.paused(yield_to_collection=True):
+                inside.set()
+                go.wait(5)
+            with gcpause.paused(yield_to_collection=True):    # waits for the collection
+                order.append(time.perf_counter())
+
+        thread = threading.Thread(target=worker)
+        thread.start()
+        assert inside.wait(5)
+        assert not gcpause.collect(0)             # a step is on: not now, but wanted
+        go.set()
+        time.sleep(0.15)
+        assert order == []                        # the next step waits ...
+        collected = time.perf_counter()
+        assert gcpause.collect(0)                 # ... until it has been collected
+        thread.join(5)
+        assert order and order[0] >= collected
+        # an export's hold: no collection, and no step waits for one
+        gcpause.hold()
+        assert not gcpause.collect(0)
+        took = []
+
+        def step():
+            t0 = time.perf_counter()
+            with gcpause.paused(yield_to_collection=True):
+                took.append(time.perf_counter() - t0)
+
+        thread = threading.Thread(target=step)
+        thread.start()
+        thread.join(5)
+        assert took and took[0] < 0.3, took       # not the half second of a wait
+        gcpause.release()
+        assert gcpause.holds() == 1
+    finally:
+        gcpause.release()
+        gcpause.withdraw()
+
+
 def test_probe_returns_one_frozen_trace_and_says_what_failed():
     """The tab's background computation: one ODEResult (frozen arrays), and a model that
     cannot be solved within the settings gives a note and the field, not an exception."""

@@ -27,7 +27,6 @@ happened rather than what was asked.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import queue
 import tempfile
@@ -453,7 +452,8 @@ class FlowsExport:
         self._export_timer.stop()
         pool = QThreadPool.globalInstance()
         pool.setMaxThreadCount(max(1, pool.maxThreadCount() - 1))
-        gc.collect(0)              # here on the GUI thread (cheap: the young)
+        # here on the GUI thread (cheap: the young), unless an ODE step runs meanwhile
+        gcpause.collect(0, holders=2)          # this export's hold and the window's
         gcpause.release()
         self.export_bar.hide()
         self._update_export_button()
