@@ -65,7 +65,7 @@ def lighten_pyside_import_check() -> bool:
     GIL-held time, measured. The same answer (does the text ``PySide6`` occur in the
     module's source?) comes from the file's bytes, read once and dropped. Modules that are
     not a ``.py`` file on disk keep PySide's own check. True if installed; False (nothing
-    changed) where PySide has no such function."""
+    changed) where PySide has no such function. Called once, by ``app/__init__``."""
     feature = sys.modules.get("shibokensupport.feature")
     original = getattr(feature, "_mod_uses_pyside", None)
     if original is None or not callable(original):
@@ -89,8 +89,8 @@ def lighten_pyside_import_check() -> bool:
 
 
 def load_torch() -> dict:
-    """Import everything the tabs need; returns versions and devices (runs in a thread)."""
-    lighten_pyside_import_check()
+    """Import everything the tabs need; returns versions and devices (runs in a thread;
+    ``app/__init__`` has made PySide's import check light already)."""
     preload_native_libraries()
     from models.devices import warm_up
 
