@@ -14,12 +14,15 @@ shared two-core machine; the figure itself is printed by the benchmarks.
 ``longest_own_ms`` is the same gap less the time the GUI thread spent runnable but
 waiting for a CPU (Linux schedstat): on a machine loaded by other processes two thirds
 of a gap can be that wait, while a freeze of the app's own (computing, or blocked on a
-lock or the GIL) stays whole. Elsewhere it equals ``longest_ms``.
+lock or the GIL) stays whole. Elsewhere it equals ``longest_ms``. The report also names
+the garbage collections that ran on the GUI thread meanwhile, and the longest of them.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import threading
 import time
 
 from PySide6.QtCore import QTimer
@@ -49,6 +52,18 @@ class Heartbeat:
         self._timer = QTimer()
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
+        self.collections_ms: list[float] = []   # garbage collections on this thread
+        self._gc_start = 0.0
+        self._thread = threading.get_ident()
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if threading.get_ident() != self._thread:
+            return
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        elif self._gc_start:
+            self.collections_ms.append((time.perf_counter() - self._gc_start) * 1000.0)
+            self._gc_start = 0.0
 
     def _tick(self) -> None:
         now, waited = time.perf_counter(), runqueue_ms()
@@ -60,12 +75,17 @@ class Heartbeat:
     def __enter__(self) -> Heartbeat:
         self.gaps_ms.clear()
         self.own_gaps_ms.clear()
+        self.collections_ms.clear()
+        self._thread = threading.get_ident()
         self._last, self._waited = time.perf_counter(), runqueue_ms()
+        gc.callbacks.append(self._on_gc)
         self._timer.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._timer.stop()
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
 
     @property
     def longest_ms(self) -> float:
@@ -84,4 +104,6 @@ class Heartbeat:
         median = gaps[len(gaps) // 2] if gaps else 0.0
         return (f"longest event-loop stall {self.longest_ms:.0f} ms (limit {self.limit_ms:.0f}), "
                 f"{self.longest_own_ms:.0f} ms the GUI thread's own, "
-                f"median {median:.1f} ms over {self.beats} beats")
+                f"median {median:.1f} ms over {self.beats} beats; "
+                f"{len(self.collections_ms)} garbage collections on this thread, the longest "
+                f"{max(self.collections_ms, default=0.0):.0f} ms")
