@@ -228,7 +228,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
                 settings.reject(key)
                 self.resize(1500, 940)
         settings.device  # noqa: B018 - read for its check; used when torch is loaded
-        for purpose in ("open", "export"):
+        for purpose in ("open", "export", "session"):
             settings.last_dir(purpose)
 
     def report_settings_problems(self) -> None:

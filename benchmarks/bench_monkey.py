@@ -3,6 +3,7 @@ with the resident memory every 250 actions, the longest event-loop stall and the
 
     .venv/bin/python benchmarks/bench_monkey.py [--seed 7] [--actions 2000]
                                                 [--log /tmp/monkey.log] [--every 250]
+                                                [--big]
 
 Runs ``tests/monkey.py`` in a subprocess (a crash is reported with the seed and the last
 actions, as in tests/test_monkey.py) and prints its figures as they come:
@@ -42,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=250, help="RSS every N actions")
     parser.add_argument("--log", default=None, help="keep the action log here")
     parser.add_argument("--timeout", type=float, default=7200.0, help="seconds")
+    parser.add_argument("--big", action="store_true",
+                        help="the corpus also holds the large text files (80 MB)")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
     with tempfile.TemporaryDirectory(prefix="bench-monkey-") as tmp:
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
         cmd = [sys.executable, "-m", "tests.monkey", "--seed", str(seed), "--actions",
                str(args.actions), "--rss-every", str(args.every), "--log", log]
+        cmd += ["--big"] if args.big else []
         print(f"seed {seed}: {' '.join(cmd[1:])}", flush=True)
         print(f"{'actions':>8} {'RSS MB':>8} {'longest own stall ms':>21}", flush=True)
         t0 = time.perf_counter()

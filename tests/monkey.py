@@ -363,14 +363,14 @@ def close_window(window, timeout_s: float = 10.0) -> float:
 
 def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0,
         large: bool = True, stall_limit_ms: float = STALL_LIMIT_MS,
-        abort_at: int | None = None, echo=print) -> Summary:
+        abort_at: int | None = None, echo=print, big: bool = False) -> Summary:
     """Open the window, run ``actions`` random actions, close it; the summary."""
     import app  # noqa: F401 - the shell's own set-up before the corpus imports torch
     from tests.monkey_actions import Monkey
     from tests.monkey_corpus import FileDialogs, build_corpus
 
     with tempfile.TemporaryDirectory(prefix="archscope-monkey-") as tmp:
-        corpus = build_corpus(Path(tmp) / "corpus", large=large)
+        corpus = build_corpus(Path(tmp) / "corpus", large=large, big=big)
         log = open(log_path, "w", encoding="utf-8") if log_path else None  # noqa: SIM115
         window = open_window(str(Path(tmp) / "settings"))
         stall_limit_ms *= load_factor()
@@ -424,6 +424,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the resident memory every N actions")
     parser.add_argument("--small", action="store_true",
                         help="leave the zip bombs out of the corpus")
+    parser.add_argument("--big", action="store_true",
+                        help="put the large text files in the corpus (3M edges, 300k-node "
+                             "GraphML, 1M points: 80 MB)")
     parser.add_argument("--stall-ms", type=float, default=STALL_LIMIT_MS)
     parser.add_argument("--abort-at", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -433,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"seed": seed}), flush=True)
     summary = run(seed, args.actions, args.log, args.rss_every, large=not args.small,
                   stall_limit_ms=args.stall_ms, abort_at=args.abort_at,
-                  echo=lambda s: print(s, flush=True))
+                  echo=lambda s: print(s, flush=True), big=args.big)
     print(summary.line(), flush=True)
     for p in summary.problems:
         sys.stderr.write(f"\nmonkey seed {seed}, action {p.action}: {p.kind}\n{p.text}\n")

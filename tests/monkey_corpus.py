@@ -49,9 +49,10 @@ def _good_points(path: Path, n: int = 400, seed: int = 0) -> Path:
     return path
 
 
-def build_corpus(folder: Path, large: bool = True) -> Corpus:
+def build_corpus(folder: Path, large: bool = True, big: bool = False) -> Corpus:
     """Write the corpus into ``folder`` (good files under ``good/``, hostile ones under
-    ``hostile/``) and list it. Imports torch (the ``.pt`` files follow its format)."""
+    ``hostile/``; ``large``: the zip bombs, ``big``: 80 MB of large text files) and list
+    it. Imports torch (the ``.pt`` files follow its format)."""
     from models.transformer import Seq2SeqSession
     from tests.data.make_hostile import write_corpus
 
@@ -64,7 +65,7 @@ def build_corpus(folder: Path, large: bool = True) -> Corpus:
     session = Seq2SeqSession()
     session.save(good / "model.pt")
     files.append(good / "model.pt")
-    hostile = write_corpus(Path(folder) / "hostile", large=large)
+    hostile = write_corpus(Path(folder) / "hostile", large=large, big=big)
     return Corpus(good=files, hostile=sorted(hostile))
 
 

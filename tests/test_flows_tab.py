@@ -95,6 +95,18 @@ def test_user_points_open_and_bad_files_are_refused(qtbot, window, tab, tmp_path
     with pytest.raises(InvalidParameterError, match="line 2"):
         tab.open_file(str(bad))
     assert tab.custom_name == "pts.csv"          # what the user had is kept
+    # one point (issue 19: accepted once, then every redraw raised): refused, the 300
+    # points kept, and the tab goes on drawing them
+    from pathlib import Path
+
+    one = Path(__file__).parent / "data" / "hostile" / "points_one.csv"
+    with pytest.raises(InvalidParameterError, match="only 1 point; a flow needs at least 50"):
+        tab.open_file(str(one))
+    assert tab.custom_name == "pts.csv" and tab.custom_points.shape == (300, 2)
+    before = tab.result
+    tab.request_update()
+    qtbot.waitUntil(lambda: tab.result is not before, timeout=20_000)
+    assert tab.params()["density"] == "custom" and not tab.compute.is_busy()
 
 
 def test_every_tour_step_applies(qtbot, tab):

@@ -16,6 +16,7 @@ from tests.windows import open_tab
 from viz.legend import drawn_geometry
 
 GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
+HOSTILE = Path(__file__).parent / "data" / "hostile"
 
 
 @pytest.fixture
@@ -117,6 +118,22 @@ def test_choosing_a_label_attribute_rebuilds_the_labels(qtbot, tab):
     _settle(qtbot, tab, lambda r: (r.doc.labels < 0).all())
     combo.setCurrentIndex(combo.findData("Modularity Class"))
     _settle(qtbot, tab, lambda r: len(np.unique(r.doc.labels)) > 3)
+
+
+def test_negative_weights_are_named_in_the_note_and_the_views_still_draw(qtbot, tab,
+                                                                         monkeypatch):
+    """Issue 19: negative edge weights were trained with, and the embedding's PCA then
+    failed ("SVD did not converge"). Now the note names the edges and says what GCN's
+    normalisation would do; the models train without the weights, and every view draws."""
+    errors = []
+    monkeypatch.setattr(tab.ctx, "report_error", lambda e, d: errors.append(e))
+    tab.open_file(str(HOSTILE / "weights_negative.csv"))
+    _settle(qtbot, tab, lambda r: r.doc.data.num_nodes == 12)
+    note = tab.note.text()
+    assert "2 edges have a negative weight: (2, 3): -3, (6, 7): -0.5" in note, note
+    assert "1/sqrt(deg(u) deg(v))" in note
+    assert np.isfinite(tab.result.node.embedding).all()
+    assert tab.canvas.node_count() == 12 and not errors
 
 
 def test_a_broken_file_is_refused_and_the_graph_is_kept(qtbot, tab, tmp_path):

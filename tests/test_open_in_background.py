@@ -3,7 +3,8 @@ file is read (a heartbeat on the event loop), a bar below shows how far with Can
 Cancel or a refusal leaves the tab exactly as it was (its graph, its points, its
 training) and says so, an accepted file takes the tab's place.
 
-The large files are written into ``tmp_path`` by the tests (never committed).
+The large files are written into ``tmp_path`` by the corpus's generator
+(tests/data/make_hostile.py, never committed).
 """
 
 from __future__ import annotations
@@ -15,33 +16,10 @@ import pytest
 from heartbeat import Heartbeat
 from PySide6.QtCore import Qt, QThreadPool
 
+from tests.data.make_hostile import edge_list, graphml, points_file
 from tests.windows import open_tab
 
 GEPHI = Path(__file__).parent / "data" / "graphs" / "gephi"
-
-
-def edge_list(path: Path, lines: int, nodes: int) -> Path:
-    rng = np.random.default_rng(0)
-    block = "".join(f"{u},{v}\n" for u, v in rng.integers(0, nodes, size=(100_000, 2)))
-    path.write_bytes(block.encode() * (lines // 100_000))
-    return path
-
-
-def graphml(path: Path, nodes: int) -> Path:
-    body = "".join(f'<node id="n{i}"/>\n' for i in range(nodes))
-    edges = "".join(f'<edge source="n{i}" target="n{(i * 7 + 1) % nodes}"/>\n'
-                    for i in range(nodes))
-    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.'
-                    'graphdrawing.org/xmlns">\n<graph edgedefault="undirected">\n'
-                    + body + edges + "</graph>\n</graphml>\n")
-    return path
-
-
-def points_file(path: Path, n: int) -> Path:
-    rng = np.random.default_rng(0)
-    block = "".join(f"{x:.6f},{y:.6f}\n" for x, y in rng.normal(size=(min(n, 100_000), 2)))
-    path.write_bytes(b"x,y\n" + block.encode() * max(1, n // 100_000))
-    return path
 
 
 @pytest.fixture
@@ -181,3 +159,23 @@ def test_cancel_keeps_the_points_and_the_training_then_a_file_opens(qtbot, windo
     assert problem is None and session.data_problem is None
     assert np.isfinite(entropy) and session.entropy == entropy
     tab.stop_jobs()
+
+
+def test_a_million_points_are_read_judged_and_drawn_with_the_window_beating(
+        qtbot, window, opened, tmp_path):
+    """The accepted case, timed to the end: reading, judging the points (their spread and
+    entropy) and the first trace on them, with the window beating throughout."""
+    tab = open_tab(qtbot, window, "flows")
+    window.tabs_widget.setCurrentWidget(tab)
+    settle(qtbot, tab)
+    big = points_file(tmp_path / "points_1M.csv", 1_000_000)
+    before = tab.result
+    with Heartbeat() as beat:
+        opened(big)
+        qtbot.waitUntil(lambda: tab.custom_name == "points_1M.csv", timeout=120_000)
+        qtbot.waitUntil(lambda: tab.result is not before and not tab.compute.is_busy()
+                        and not tab.is_opening(), timeout=120_000)
+        qtbot.wait(500)                       # and painted
+    assert beat.longest_own_ms < beat.limit_ms, beat.report()
+    assert tab.custom_points.shape == (1_000_000, 2) and not opened.shown
+    assert tab.params()["density"] == "custom"

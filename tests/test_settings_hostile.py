@@ -21,7 +21,7 @@ from tests.windows import open_tab
 BAD = ["nan", "inf", "-inf", "1e308", "-1", "0", "", "abc", "1, 2", "@ByteArray(\\x1\\x2)"]
 TAB_KEYS = [f"tabs/positional/{k}" for k in DEFAULTS]
 WINDOW_KEYS = ["language", "device", "window/geometry", "window/state", "dirs/open",
-               "dirs/export"]
+               "dirs/export", "dirs/session"]
 
 
 def accepted(key: str, raw: str) -> bool:
@@ -110,9 +110,9 @@ def test_the_window_keys_alone_fall_back_to_their_defaults(tmp_path, raw):
         settings.reject("window/state")
     else:
         assert settings.geometry() is None and settings.window_state() is None
-    assert settings.last_dir("open") == settings.last_dir("export") == str(Path.home())
-    expected = [k for k in ("language", "device", "window/geometry", "window/state",
-                            "dirs/open", "dirs/export") if not accepted(k, raw)]
+    assert (settings.last_dir("open") == settings.last_dir("export")
+            == settings.last_dir("session") == str(Path.home()))
+    expected = [k for k in WINDOW_KEYS if not accepted(k, raw)]
     assert settings.take_problems() == expected
     settings.sync()
     again = Settings(folder)                      # the bad values are gone from the file

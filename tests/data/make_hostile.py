@@ -2,6 +2,7 @@
 
     python tests/data/make_hostile.py /tmp/corpus            # the whole corpus but the bombs
     python tests/data/make_hostile.py /tmp/corpus --large    # and the zip bombs
+    python tests/data/make_hostile.py /tmp/corpus --big      # and 80 MB of large text
 
 The text files (UTF-16/32 graphs, non-finite or negative edge weights, one-point,
 1e39, quoted-newline and degenerate point files, ...) are committed in
@@ -259,21 +260,69 @@ def write_large(folder: Path) -> list[Path]:
             big_pickle_pt(folder / "big_pickle.pt")]
 
 
-def write_corpus(folder: Path, large: bool = False) -> list[Path]:
+# -- files that are only large (tens of MB of plain text) ------------------------------------------
+def edge_list(path: Path, lines: int, nodes: int) -> Path:
+    """A CSV edge list ``u,v`` of ``lines`` random edges among ``nodes`` nodes (100,000
+    lines repeated: written in a second)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    block = "".join(f"{u},{v}\n" for u, v in rng.integers(0, nodes, size=(100_000, 2)))
+    path.write_bytes(block.encode() * max(1, lines // 100_000))
+    return path
+
+
+def graphml(path: Path, nodes: int) -> Path:
+    """A GraphML ring-like graph of ``nodes`` nodes and as many edges."""
+    body = "".join(f'<node id="n{i}"/>\n' for i in range(nodes))
+    edges = "".join(f'<edge source="n{i}" target="n{(i * 7 + 1) % nodes}"/>\n'
+                    for i in range(nodes))
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.'
+                    'graphdrawing.org/xmlns">\n<graph edgedefault="undirected">\n'
+                    + body + edges + "</graph>\n</graphml>\n")
+    return path
+
+
+def points_file(path: Path, n: int) -> Path:
+    """A flows point CSV ``x,y`` of ``n`` normal points (100,000 repeated)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    block = "".join(f"{x:.6f},{y:.6f}\n" for x, y in rng.normal(size=(min(n, 100_000), 2)))
+    path.write_bytes(b"x,y\n" + block.encode() * max(1, n // 100_000))
+    return path
+
+
+def write_big(folder: Path) -> list[Path]:
+    """The files of issue 19 that are hostile only by their size (about 80 MB in all):
+    a 3-million-line edge list (refused: over 2,000,000 edges), a 300,000-node GraphML
+    (refused: over 200,000 nodes) and a million points (accepted: the most a flows file
+    may hold). Each used to hold the GUI thread for seconds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return [edge_list(folder / "edges_3M.csv", 3_000_000, 100_000),
+            graphml(folder / "nodes_300k.graphml", 300_000),
+            points_file(folder / "points_1M.csv", 1_000_000)]
+
+
+def write_corpus(folder: Path, large: bool = False, big: bool = False) -> list[Path]:
     """Every hostile file in one folder: the committed ones copied, the ``.pt`` ones
-    written, and with ``large`` the zip bombs (a few MB each)."""
+    written, with ``large`` the zip bombs (a few MB each), with ``big`` the files that
+    are only large (``write_big``)."""
     folder.mkdir(parents=True, exist_ok=True)
     copied = [Path(shutil.copy(f, folder / f.name)) for f in sorted(HOSTILE_DIR.iterdir())
               if f.is_file()]
-    return copied + write_small(folder) + (write_large(folder) if large else [])
+    return (copied + write_small(folder) + (write_large(folder) if large else [])
+            + (write_big(folder) if big else []))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--large", action="store_true", help="also write the zip bombs")
+    parser.add_argument("--big", action="store_true",
+                        help="also write the files that are only large (about 80 MB)")
     args = parser.parse_args(argv)
-    for f in write_corpus(args.folder, args.large):
+    for f in write_corpus(args.folder, args.large, args.big):
         print(f"{f}  {f.stat().st_size:,} bytes")
     return 0
 
