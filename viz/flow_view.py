@@ -24,6 +24,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 
 from models.traces import FlowTrace
+from viz.scatter import Scatter
 from viz.theme import colormap
 
 #: points are coloured by their starting angle around the data's centre, in this many
@@ -108,7 +109,7 @@ class FlowView(pg.GraphicsLayoutWidget):
             _square(p)
             self.plots.append(p)
             yield
-            items = [pg.ScatterPlotItem(pxMode=True, size=SYMBOL_SIZE, pen=None, brush=b)
+            items = [Scatter(pxMode=True, size=SYMBOL_SIZE, pen=None, brush=b)
                      for b in self._brushes]
             for item in items:
                 p.addItem(item)
@@ -353,8 +354,8 @@ class DensityView(pg.GraphicsLayoutWidget):
         # label were cut at the view's edge)
         self.colorbar.getAxis("right").setWidth(62)
         self.addItem(self.colorbar, row=0, col=2)
-        self.samples = pg.ScatterPlotItem(pxMode=True, size=3, pen=None,
-                                          brush=pg.mkBrush(255, 255, 255, 150))
+        self.samples = Scatter(pxMode=True, size=3, pen=None,
+                               brush=pg.mkBrush(255, 255, 255, 150))
         self.plots[1].addItem(self.samples)
         self._target = np.zeros((0, 0), np.float32)
         self._learned = np.zeros((0, 0), np.float32)

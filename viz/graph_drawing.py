@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor
 
 from viz.edge_layer import heavy, on_screen
 from viz.graph_geometry import blend_white, edge_geometry
+from viz.scatter import Scatter
 from viz.theme import HIGHLIGHT, SERIES_COLOURS, colormap
 
 NONE_COLOUR = "#c8c8c8"          # class −1 / NaN value
@@ -263,7 +264,7 @@ class GraphDrawing:
         starts = np.concatenate([[0], np.cumsum(counts)])
         present = [k for k in range(levels * n_groups) if counts[k]]
         self._pool(self.node_items, self.node_item_keys, len(present),
-                   lambda: pg.ScatterPlotItem(pxMode=True, symbol="o", antialias=True))
+                   lambda: Scatter(pxMode=True, symbol="o", antialias=True))
         while len(self.node_item_nodes) < len(self.node_items):
             self.node_item_nodes.append(np.zeros(0, np.int64))
         sizes = self._sizes
@@ -371,8 +372,8 @@ class GraphDrawing:
                 # the colours repeat anyway
                 entries = entries[:LEGEND_ENTRIES - 1]
             for rgb, name in entries:
-                sample = pg.ScatterPlotItem(symbol="o", size=10, pen=pg.mkPen("w"),
-                                            brush=pg.mkBrush(*rgb))
+                sample = Scatter(symbol="o", size=10, pen=pg.mkPen("w"),
+                                 brush=pg.mkBrush(*rgb))
                 self.legend.addItem(sample, name)
             if len(entries) < len(self._node_legend):
                 self.legend.addItem(pg.PlotDataItem(pen=None),

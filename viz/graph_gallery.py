@@ -15,6 +15,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from models.traces.generation import GraphSet
 from viz.ode_view import TimelinePlot
 from viz.plots import LabelledPlot, hint_item, set_hint_text
+from viz.scatter import Scatter
 from viz.theme import MUTED, SERIES_COLOURS
 
 #: the colour of the training graphs' row and of the reference row (dark grey)
@@ -86,8 +87,8 @@ class GraphGallery(LabelledPlot):
                 self._nodes[r].setData(cat(xn), cat(yn), brush=brush)
             else:
                 edge = pg.PlotCurveItem(cat(xe), cat(ye), pen=pen, connect="pairs")
-                node = pg.ScatterPlotItem(cat(xn), cat(yn), size=5, pen=pg.mkPen("w", width=0.6),
-                                          brush=brush)
+                node = Scatter(cat(xn), cat(yn), size=5, pen=pg.mkPen("w", width=0.6),
+                               brush=brush)
                 self.plotItem.addItem(edge)
                 self.plotItem.addItem(node)
                 self._edges.append(edge)

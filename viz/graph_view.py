@@ -52,6 +52,7 @@ from viz.graph_drawing import (
 )
 from viz.graph_geometry import bin_values, value_levels
 from viz.legend import keep_clear
+from viz.scatter import Scatter
 from viz.theme import HIGHLIGHT, LEGEND_BORDER, PALETTE
 
 NODE_BINS = 16                   # colour bins for continuous node values
@@ -132,10 +133,10 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
                                              skipFiniteCheck=True)
         self.overlay_item.setZValue(8)
         pi.addItem(self.overlay_item)
-        self.hop_rings = [pg.ScatterPlotItem(pxMode=True, symbol="o", brush=None,
-                                             pen=pg.mkPen(c, width=w)) for c, w in HOP_PENS]
-        self.select_ring = pg.ScatterPlotItem(pxMode=True, symbol="o", brush=None,
-                                              pen=pg.mkPen(HIGHLIGHT, width=3.0))
+        self.hop_rings = [Scatter(pxMode=True, symbol="o", brush=None,
+                                  pen=pg.mkPen(c, width=w)) for c, w in HOP_PENS]
+        self.select_ring = Scatter(pxMode=True, symbol="o", brush=None,
+                                   pen=pg.mkPen(HIGHLIGHT, width=3.0))
         self.hover_ring = HoverRing(pxMode=True, symbol="o", brush=None,
                                      pen=pg.mkPen("#000000", width=1.5))
         for z, item in enumerate([*self.hop_rings, self.select_ring, self.hover_ring]):

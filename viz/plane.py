@@ -37,6 +37,7 @@ from PySide6.QtGui import QColor
 
 from viz.legend import keep_clear
 from viz.plots import LabelledPlot
+from viz.scatter import Scatter
 from viz.theme import LEGEND_BORDER, PALETTE, SERIES_COLOURS, colormap
 
 REGION_ALPHA = 70          # class regions: the palette colour this opaque over white
@@ -265,7 +266,7 @@ class PlanePlot(LabelledPlot):
         item = self.points.get(name)
         pen = pg.mkPen(outline, width=1) if outline else pg.mkPen(None)
         if item is None:
-            item = pg.ScatterPlotItem(pxMode=True)
+            item = Scatter(pxMode=True)
             item.setZValue(z)
             self.plotItem.addItem(item)
             self.points[name] = item
