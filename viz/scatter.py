@@ -35,17 +35,22 @@ class Scatter(pg.ScatterPlotItem):
 
     def updateSpots(self, dataSet=None):  # noqa: N802, N803 - pyqtgraph's names
         data = self.data if dataSet is None else dataSet
-        if self.opts["pxMode"] and self.opts["useCache"] and len(data):
-            self._find_symbols(data)
+        found = bool(self.opts["pxMode"] and self.opts["useCache"] and len(data)
+                     and self._find_symbols(data))
         super().updateSpots(data)
+        if found:
+            # pyqtgraph repaints only when it looked symbols up itself; here it found
+            # none left to look up (a restyle, a hover, points shown or hidden)
+            self.invalidate()
 
-    def _find_symbols(self, data: np.ndarray) -> None:
+    def _find_symbols(self, data: np.ndarray) -> bool:
         """Fill ``sourceRect`` of the points that have none yet (``w == 0``), as
-        pyqtgraph's own ``updateSpots`` would; it then finds nothing left to look up."""
+        pyqtgraph's own ``updateSpots`` would (it then finds nothing left to look up);
+        True if it did."""
         rect = data["sourceRect"]
         todo = np.flatnonzero(rect["w"] == 0)
         if len(todo) < 2:
-            return
+            return False
         symbol, size, pen, brush = self._style(["symbol", "size", "pen", "brush"],
                                                data=data, idx=todo)
         # one symbol name throughout (the usual case) is one style, whatever the objects;
@@ -62,10 +67,11 @@ class Scatter(pg.ScatterPlotItem):
             # sorts rows, 130 ms for 86,000 points)
             values, index = np.unique(column, return_inverse=True)
             if len(values) > MAX_STYLES:
-                return
+                return False
             code = code * len(values) + index.ravel()
         styles, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         if len(styles) > MAX_STYLES:
-            return
+            return False
         coords = self.fragmentAtlas[[(symbol[i], size[i], pen[i], brush[i]) for i in first]]
         rect[todo] = np.array([tuple(c) for c in coords], dtype=rect.dtype)[inverse.ravel()]
+        return True
