@@ -90,6 +90,43 @@ def test_legend_follows_new_data_inside_the_same_range(qtbot):
     assert _overlap(plot) == []
 
 
+def test_bar_names_that_would_run_together_take_two_lines(qtbot):
+    """The graph tab's comparison read "GCNGraphSAGEGAT" at 1280×800: names too wide for
+    their group take turns on two lines, inside the axis, and stay on one when they fit."""
+    from PySide6.QtGui import QImage, QPainter
+
+    bars = GroupedBarsPlot()
+    qtbot.addWidget(bars)
+    bars.show()
+    names = ["GCN", "GraphSAGE", "GAT", "baseline"]
+    bars.set_bars(names, np.array([[0.2, 0.3, 0.1, 0.7]]), ["untrained"])
+    axis = bars.plotItem.getAxis("bottom")
+
+    def labels():
+        image = QImage(10, 10, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        texts = axis.generateDrawSpecs(painter)[2]
+        painter.end()
+        return sorted(((rect, text) for rect, _, text in texts), key=lambda t: t[0].left())
+
+    def clear_of_each_other(found) -> bool:
+        return all(not a.intersects(b) for i, (a, _) in enumerate(found)
+                   for b, _ in found[i + 1:])
+
+    bars.resize(700, 300)
+    _settle(qtbot, bars)
+    wide = labels()
+    assert [t for _, t in wide] == names and len({r.top() for r, _ in wide}) == 1
+    assert clear_of_each_other(wide)
+    bars.resize(230, 300)
+    _settle(qtbot, bars)
+    narrow = labels()
+    assert [t for _, t in narrow] == names and len({r.top() for r, _ in narrow}) == 2
+    assert clear_of_each_other(narrow)
+    inside = axis.boundingRect()
+    assert all(inside.contains(r) for r, _ in narrow), (inside, [r for r, _ in narrow])
+
+
 def test_bars_and_images_count_as_data(qtbot):
     bars = GroupedBarsPlot()
     qtbot.addWidget(bars)

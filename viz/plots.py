@@ -31,6 +31,30 @@ class _TickLevelsAxis(pg.AxisItem):
         return [(None, sorted(major)), (None, minor)]
 
 
+class _CategoryAxis(pg.AxisItem):
+    """A bottom axis naming groups of bars. When neighbouring names would run into each
+    other (the graph tab's "GCN", "GraphSAGE", "GAT" read "GCNGraphSAGEGAT" in a window
+    of 1280×800), every second name drops one line; the axis keeps the room for two
+    lines from then on (giving it back would resize the plot on every paint)."""
+
+    GAP = 6         # pixels kept between two names on one line
+
+    def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph's API
+        specs = super().generateDrawSpecs(p)
+        if specs is None or self.orientation != "bottom" or len(specs[2]) < 2:
+            return specs
+        axis, ticks, texts = specs
+        texts = sorted(texts, key=lambda t: t[0].center().x())
+        if all(a[0].right() + self.GAP <= b[0].left()
+               for a, b in zip(texts[:-1], texts[1:], strict=True)):
+            return axis, ticks, texts
+        line = max(rect.height() for rect, _, _ in texts)
+        texts = [(rect.translated(0, line) if i % 2 else rect, flags, text)
+                 for i, (rect, flags, text) in enumerate(texts)]
+        self._updateMaxTextSize(int(np.ceil(2 * line)))
+        return axis, ticks, texts
+
+
 def _positive(a: np.ndarray) -> np.ndarray:
     """``a`` with values ≤ 0 raised to its smallest positive value (for a log axis)."""
     pos = a[np.isfinite(a) & (a > 0)]
@@ -191,7 +215,7 @@ class GroupedBarsPlot(LabelledPlot):
     """Grouped bars: one group per category (e.g. a token), one bar per series."""
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"bottom": _CategoryAxis("bottom")})
         self.plotItem.showGrid(y=True, alpha=0.25)
         self.legend = self.plotItem.addLegend(offset=(-10, 10), labelTextSize="8pt",
                                               brush=pg.mkBrush(255, 255, 255, 210),
