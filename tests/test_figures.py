@@ -77,6 +77,31 @@ def test_legend_moves_below_the_plot_when_every_corner_holds_data_and_comes_back
     assert _overlap(plot) == []
 
 
+def test_a_name_wider_than_the_figure_wraps_below_it_and_unwraps_inside(qtbot):
+    """The flows tab's "entropy of the data: the lowest NLL possible" was cut at the
+    figure's right edge when its legend went below a narrow plot."""
+    x = np.arange(400, dtype=np.float32)
+    waves = np.stack([np.sin(x / 6), np.cos(x / 5)]) * 3 + 4
+    long = "entropy of the data: the lowest NLL possible, whatever the model"
+    plot = _curves(qtbot, waves, ["sin", long])
+    plot.resize(240, 300)
+    _settle(qtbot, plot)
+    plot.set_curves(x, waves, ["sin", long])
+    _settle(qtbot, plot)
+    assert plot.legend_placer.where == OUTSIDE
+    figure = plot.plotItem.sceneBoundingRect()
+    labels = [label for _, label in plot.legend.items]
+    for label in labels:
+        text = label.item.mapRectToScene(label.item.boundingRect())
+        assert figure.contains(text), (label.text, text, figure)
+    assert labels[1].item.boundingRect().height() > 1.5 * labels[0].item.boundingRect().height()
+    plot.resize(900, 400)
+    plot.set_curves(x, np.stack([x * 0.01, x * 0.012]), ["up", long])        # room inside
+    _settle(qtbot, plot)
+    assert plot.legend_placer.where != OUTSIDE
+    assert labels[1].item.textWidth() < 0                                  # one line again
+
+
 def test_legend_follows_new_data_inside_the_same_range(qtbot):
     """Data redrawn without a change of range still moves the legend."""
     x = np.arange(100, dtype=np.float32)

@@ -352,8 +352,24 @@ class KeepClear(QObject):
         if getattr(self.legend, "columnCount", 1) != n:
             self.legend.setColumnCount(n)
 
+    def _wrap_labels(self, width: float | None) -> None:
+        """Wrap the entries' names wider than ``width`` pixels onto more lines (None:
+        each on one line again)."""
+        for _, label in self.legend.items:
+            text = label.item
+            want = -1.0
+            if width is not None:
+                text.setTextWidth(-1)
+                if text.boundingRect().width() > width:
+                    want = float(width)
+            if text.textWidth() != want:
+                text.setTextWidth(want)
+            label.updateMin()
+            label.updateGeometry()             # the legend's grid takes the new size
+
     def _go_inside(self, name: str) -> None:
         item_pos, parent_pos, (sx, sy) = CORNERS[name]
+        self._wrap_labels(None)
         self.plot.layout.setContentsMargins(*self._base_margins)
         if self.legend.parentItem() is not self.plot.vb:
             self.legend.setParentItem(self.plot.vb)
@@ -367,11 +383,26 @@ class KeepClear(QObject):
         legend = self.legend
         if legend.parentItem() is not self.plot:
             legend.setParentItem(self.plot)
-        widths = [sample.boundingRect().width() + label.boundingRect().width() + 12
+        self._wrap_labels(None)
+        widths = [sample.boundingRect().width() + label.itemRect().width() + 12
                   for sample, label in legend.items]
         avail = max(40.0, self.plot.boundingRect().width() - 8)     # the figure's width
         cols = max(1, min(len(widths), int(avail // max(1.0, max(widths, default=1.0)))))
         self._columns(cols)
+        if cols == 1 and max(widths, default=0.0) > avail:
+            # one entry wider than the figure even alone: its name wraps (it was cut at
+            # the figure's edge: the flows tab's "… the lowest NLL possible")
+            samples = max(sample.boundingRect().width() for sample, _ in legend.items)
+            wrap = max(40.0, avail - samples - 12)
+            for _ in range(2):      # then less by what the legend's margins add
+                self._wrap_labels(wrap)
+                # the grid stretched each entry to the legend's old width: shrink it first
+                legend.setGeometry(0, 0, 0, 0)
+                legend.layout.activate()
+                legend.updateSize()
+                if legend.width() <= avail:
+                    break
+                wrap = max(40.0, wrap - (legend.width() - avail))
         legend.updateSize()
         self._size = (round(legend.width()), round(legend.height()))
         left, top, right, bottom = self._base_margins
