@@ -29,40 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "")
 if not os.environ["QT_QPA_PLATFORM"]:
     del os.environ["QT_QPA_PLATFORM"]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-
-def edge_list(path: Path, lines: int, nodes: int) -> Path:
-    rng = np.random.default_rng(0)
-    block = rng.integers(0, nodes, size=(100_000, 2))
-    text = "".join(f"{u},{v}\n" for u, v in block).encode()
-    path.write_bytes(text * (lines // 100_000))
-    return path
-
-
-def graphml(path: Path, nodes: int) -> Path:
-    head = ('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.'
-            'graphdrawing.org/xmlns">\n<key id="w" for="node" attr.name="weight" '
-            'attr.type="double"/>\n<graph edgedefault="undirected">\n')
-    body = "".join(f'<node id="n{i}"><data key="w">{i % 7}</data></node>\n'
-                   for i in range(nodes))
-    edges = "".join(f'<edge source="n{i}" target="n{(i * 7 + 1) % nodes}"/>\n'
-                    for i in range(nodes))
-    path.write_text(head + body + edges + "</graph>\n</graphml>\n")
-    return path
-
-
-def points(path: Path, n: int) -> Path:
-    rng = np.random.default_rng(0)
-    block = rng.normal(size=(100_000, 2))
-    text = "".join(f"{x:.6f},{y:.6f}\n" for x, y in block).encode()
-    path.write_bytes(b"x,y\n" + text * (n // 100_000))
-    return path
 
 
 def model_files(folder: Path) -> list[Path]:
@@ -77,13 +47,17 @@ def model_files(folder: Path) -> list[Path]:
 
 
 def make_files(folder: Path) -> dict[str, tuple[str, Path]]:
+    from tests.data.make_hostile import edge_list, graphml, points_file
+
     t = time.perf_counter()
     files = {
         "edges_3M.csv": ("graph", edge_list(folder / "edges_3M.csv", 3_000_000, 100_000)),
         "edges_500k.csv": ("graph", edge_list(folder / "edges_500k.csv", 500_000, 20_000)),
-        "nodes_300k.graphml": ("graph", graphml(folder / "nodes_300k.graphml", 300_000)),
-        "nodes_100k.graphml": ("graph", graphml(folder / "nodes_100k.graphml", 100_000)),
-        "points_1M.csv": ("flows", points(folder / "points_1M.csv", 1_000_000)),
+        "nodes_300k.graphml": ("graph", graphml(folder / "nodes_300k.graphml", 300_000,
+                                                weights=True)),
+        "nodes_100k.graphml": ("graph", graphml(folder / "nodes_100k.graphml", 100_000,
+                                                weights=True)),
+        "points_1M.csv": ("flows", points_file(folder / "points_1M.csv", 1_000_000)),
     }
     for p in model_files(folder):
         files[p.name] = ("transformer", p)

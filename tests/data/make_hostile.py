@@ -272,13 +272,17 @@ def edge_list(path: Path, lines: int, nodes: int) -> Path:
     return path
 
 
-def graphml(path: Path, nodes: int) -> Path:
-    """A GraphML ring-like graph of ``nodes`` nodes and as many edges."""
-    body = "".join(f'<node id="n{i}"/>\n' for i in range(nodes))
+def graphml(path: Path, nodes: int, weights: bool = False) -> Path:
+    """A GraphML ring-like graph of ``nodes`` nodes and as many edges; with ``weights`` a
+    numeric node attribute ``weight`` as well."""
+    key = ('<key id="w" for="node" attr.name="weight" attr.type="double"/>\n'
+           if weights else "")
+    body = "".join(f'<node id="n{i}"><data key="w">{i % 7}</data></node>\n' if weights
+                   else f'<node id="n{i}"/>\n' for i in range(nodes))
     edges = "".join(f'<edge source="n{i}" target="n{(i * 7 + 1) % nodes}"/>\n'
                     for i in range(nodes))
     path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.'
-                    'graphdrawing.org/xmlns">\n<graph edgedefault="undirected">\n'
+                    'graphdrawing.org/xmlns">\n' + key + '<graph edgedefault="undirected">\n'
                     + body + edges + "</graph>\n</graphml>\n")
     return path
 
