@@ -9,6 +9,7 @@ import pytest
 
 from models.errors import InvalidParameterError
 from models.flows import densities
+from models.flows import points as flow_points
 
 
 @pytest.mark.parametrize("name", densities.DENSITIES)
@@ -57,10 +58,10 @@ def test_unknown_density():
 
 
 def test_load_points_with_header_and_comments(tmp_path, monkeypatch):
-    monkeypatch.setattr(densities, "MIN_POINTS", 3)      # three points: the parsing is tested
+    monkeypatch.setattr(flow_points, "MIN_POINTS", 3)      # three points: the parsing is tested
     p = tmp_path / "pts.csv"
     p.write_text("# my points\nx;y\n1.5; 2\n\n3 4  # trailing comment\n5,6,7\n")
-    got = densities.load_points_csv(p)
+    got = flow_points.load_points_csv(p)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, [[1.5, 2], [3, 4], [5, 6]])
 
@@ -75,21 +76,21 @@ def test_load_points_errors_name_file_and_line(tmp_path, text, line, what):
     p = tmp_path / "bad.csv"
     p.write_text(text)
     with pytest.raises(InvalidParameterError, match=f"bad.csv, line {line}: .*{what}"):
-        densities.load_points_csv(p)
+        flow_points.load_points_csv(p)
 
 
 def test_load_points_empty_and_too_many(tmp_path, monkeypatch):
     p = tmp_path / "empty.csv"
     p.write_text("# nothing\nx,y\n")
     with pytest.raises(InvalidParameterError, match="empty.csv: the file holds no points"):
-        densities.load_points_csv(p)
-    monkeypatch.setattr(densities, "MAX_POINTS", 3)
+        flow_points.load_points_csv(p)
+    monkeypatch.setattr(flow_points, "MAX_POINTS", 3)
     q = tmp_path / "many.csv"
     q.write_text("".join(f"{i},{i}\n" for i in range(5)))
     with pytest.raises(InvalidParameterError, match="many.csv: more than 3 points"):
-        densities.load_points_csv(q)
+        flow_points.load_points_csv(q)
     with pytest.raises(InvalidParameterError, match="missing.csv"):
-        densities.load_points_csv(tmp_path / "missing.csv")
+        flow_points.load_points_csv(tmp_path / "missing.csv")
 
 
 def test_the_tabulated_entropies_are_what_the_computation_gives():

@@ -338,7 +338,7 @@ def test_identical_points_are_named_before_train_and_train_says_the_same(qtbot, 
 
 def test_points_at_1e30_are_offered_standardising_and_reopening_undoes_it(qtbot, window,
                                                                            tab):
-    from models.flows import densities
+    from models.flows import points as flow_points
     from tests.data.make_hostile import HOSTILE_DIR
 
     path = HOSTILE_DIR / "points_scale_1e30.csv"
@@ -349,7 +349,7 @@ def test_points_at_1e30_are_offered_standardising_and_reopening_undoes_it(qtbot,
     assert tab.standardise_button.isVisible() and tab.standardise_button.isEnabled()
     first_key = tab._session_key()
     qtbot.mouseClick(tab.standardise_button, Qt.MouseButton.LeftButton)
-    np.testing.assert_array_equal(tab.custom_points, densities.standardise(original))
+    np.testing.assert_array_equal(tab.custom_points, flow_points.standardise(original))
     np.testing.assert_allclose(tab.custom_points.mean(0), 0, atol=1e-5)
     np.testing.assert_allclose(tab.custom_points.std(0), 1, atol=1e-4)
     assert tab._session_key() != first_key                 # a new point set, a new model

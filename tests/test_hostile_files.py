@@ -28,6 +28,7 @@ from models.errors import (
     TrainingDivergedError,
 )
 from models.flows import FlowSession, densities
+from models.flows import points as flow_points
 from models.graphs import load_graph
 from models.graphs.document import NEGATIVE_WEIGHT_NOTE
 from models.transformer.model import (
@@ -315,43 +316,43 @@ def test_a_json_message_names_the_file():
 # -- 5. points files -------------------------------------------------------------------------------
 def test_too_few_points_are_refused():
     with pytest.raises(InvalidParameterError, match=r"points_one.csv: only 1 point; a flow "
-                                                    f"needs at least {densities.MIN_POINTS}"):
-        densities.load_points_csv(HOSTILE_DIR / "points_one.csv")
+                                                    f"needs at least {flow_points.MIN_POINTS}"):
+        flow_points.load_points_csv(HOSTILE_DIR / "points_one.csv")
 
 
 def test_a_value_beyond_float32_is_refused_naming_its_line():
     with pytest.raises(InvalidParameterError, match=r"points_1e39.csv, line 42: 1e\+39 is "
                                                     r"beyond float32's range"):
-        densities.load_points_csv(HOSTILE_DIR / "points_1e39.csv")
+        flow_points.load_points_csv(HOSTILE_DIR / "points_1e39.csv")
 
 
 def test_rfc4180_quoted_newlines_are_read(tmp_path):
-    pts = densities.load_points_csv(HOSTILE_DIR / "points_quoted_newline.csv")
+    pts = flow_points.load_points_csv(HOSTILE_DIR / "points_quoted_newline.csv")
     assert pts.shape == (60, 2) and np.isfinite(pts).all()
     np.testing.assert_array_equal(pts[9], [1.25, -0.75])   # "1.25\n", then a note over 2 lines
     # comments still work in a quoted file, quotes and all
     commented = tmp_path / "c.csv"
     commented.write_text('# "my" points\n"x";"y"\n' + "".join(
         f'"{i}";"{i % 5}"  # "note {i}\n' for i in range(60)) + '# a "last word\n')
-    pts = densities.load_points_csv(commented)
+    pts = flow_points.load_points_csv(commented)
     np.testing.assert_array_equal(pts[:3], [[0, 0], [1, 1], [2, 2]])
 
 
 def test_an_unclosed_quote_names_the_line_it_opens(tmp_path):
     with pytest.raises(InvalidParameterError, match=r"points_unclosed_quote.csv, line 62: a "
                                                     r"quoted field opens here and is never"):
-        densities.load_points_csv(HOSTILE_DIR / "points_unclosed_quote.csv")
+        flow_points.load_points_csv(HOSTILE_DIR / "points_unclosed_quote.csv")
     bad = tmp_path / "bad.csv"
     bad.write_text('"x","y"\n' + "".join(f'"{i}","{i % 7}"\n' for i in range(60))
                    + '"3","abc"\n')
     with pytest.raises(InvalidParameterError, match=r"bad.csv, line 62: '3,abc' is not two"):
-        densities.load_points_csv(bad)
+        flow_points.load_points_csv(bad)
 
 
 def test_utf16_points_are_read(tmp_path):
     text = "x,y\n" + "".join(f"{i},{i * i % 11}\n" for i in range(60))
     (tmp_path / "p.csv").write_bytes(text.encode("utf-16"))
-    assert densities.load_points_csv(tmp_path / "p.csv").shape == (60, 2)
+    assert flow_points.load_points_csv(tmp_path / "p.csv").shape == (60, 2)
 
 
 # -- 6. degenerate data before flow training -------------------------------------------------------
@@ -362,7 +363,7 @@ def test_utf16_points_are_read(tmp_path):
                                "with no spread is unbounded.*Standardise the data"),
 ])
 def test_data_with_no_spread_is_refused_before_training(name, match):
-    points = densities.load_points_csv(HOSTILE_DIR / name)
+    points = flow_points.load_points_csv(HOSTILE_DIR / name)
     session = FlowSession("realnvp", points=points, num_flows=2, hidden_dim=8, batch_size=32)
     weights = [p.detach().clone() for p in session.flow.parameters()]
     with pytest.raises(DegenerateDataError, match=match):
@@ -374,18 +375,18 @@ def test_data_with_no_spread_is_refused_before_training(name, match):
 
 def test_points_on_a_line_are_refused():
     line = np.stack([np.linspace(-1, 1, 300), 0.5 * np.linspace(-1, 1, 300)], 1)
-    assert "lie on a line" in densities.spread_problem(line)
-    assert densities.spread_problem(densities.sample("two_moons", 300)) is None
+    assert "lie on a line" in flow_points.spread_problem(line)
+    assert flow_points.spread_problem(densities.sample("two_moons", 300)) is None
 
 
 def test_data_at_1e30_diverges_with_advice_to_standardise_then_standardised_it_trains():
-    points = densities.load_points_csv(HOSTILE_DIR / "points_scale_1e30.csv")
+    points = flow_points.load_points_csv(HOSTILE_DIR / "points_scale_1e30.csv")
     session = FlowSession("realnvp", points=points, num_flows=2, hidden_dim=8, batch_size=32)
     with pytest.raises(TrainingDivergedError, match=r"reach \S+e\+30 from their mean.*"
                                                     "standardise the data") as info:
         list(session.train(5))
     assert "learning rate" not in str(info.value)
-    fixed = densities.standardise(points)
+    fixed = flow_points.standardise(points)
     assert fixed.dtype == np.float32
     np.testing.assert_allclose(fixed.mean(0), 0, atol=1e-5)
     np.testing.assert_allclose(fixed.std(0), 1, atol=1e-4)
@@ -398,7 +399,7 @@ def test_data_at_1e30_diverges_with_advice_to_standardise_then_standardised_it_t
 
 
 def test_a_flow_session_needs_the_minimum_of_finite_points():
-    with pytest.raises(InvalidParameterError, match=f"at least {densities.MIN_POINTS} rows"):
+    with pytest.raises(InvalidParameterError, match=f"at least {flow_points.MIN_POINTS} rows"):
         FlowSession("realnvp", points=np.zeros((10, 2), np.float32))
     bad = densities.sample("two_moons", 100)
     bad[3] = np.inf

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from models.errors import GraphLoadError, InvalidParameterError, LoadCancelled, ModelFileError
-from models.flows.densities import load_points_csv
+from models.flows.points import load_points_csv
 from models.graphs import load_graph
 from models.reading import data_lines_at_least
 
@@ -146,16 +146,16 @@ def test_points_report_progress_and_cancel(tmp_path):
 
 
 def test_a_point_file_with_far_too_many_lines_is_refused_unparsed(tmp_path, monkeypatch):
-    import models.flows.densities as densities
+    import models.flows.points as flow_points
 
-    monkeypatch.setattr(densities, "MAX_POINTS", 100)
+    monkeypatch.setattr(flow_points, "MAX_POINTS", 100)
     path = tmp_path / "many.csv"
     path.write_text("x,y\n" + "1,2\n" * 500)
     seen: list[float] = []
     with pytest.raises(InvalidParameterError, match=r"more than 100 points \(501 lines"):
         load_points_csv(path, progress=seen.append)
     assert max(seen) <= 0.1
-    monkeypatch.setattr(densities, "MAX_POINTS_FILE_BYTES", 1000)
+    monkeypatch.setattr(flow_points, "MAX_POINTS_FILE_BYTES", 1000)
     with pytest.raises(InvalidParameterError, match="over 0 MB"):
         load_points_csv(path)
 

@@ -9,8 +9,8 @@ from functools import partial
 import numpy as np
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from app.tabs import efficient_session
-from app.tabs.base import TabContext, View, ViewData
+from app.tabs import efficient_data, efficient_session
+from app.tabs.base import TabContext, View
 from app.tabs.training import TrainingTab
 from models.efficient_attention.options import (
     APPROX_METHODS,
@@ -140,19 +140,19 @@ class EfficientTab(TrainingTab):
         self.time_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
         self.memory_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
         views = (
-            ("pattern", self.pattern_view, self._data_pattern, 0, 0),
-            ("field", self.field_plot, self._data_field, 0, 1),
-            ("conventions", self.conventions_view, self._data_conventions, 0, 2),
-            ("matrices", self.matrices_view, self._data_matrices, 1, 0),
-            ("error", self.error_plot, self._data_error, 1, 1),
-            ("scale", self.scale_plot, self._data_scale, 1, 2),
-            ("theory", self.theory_plot, self._data_theory, 2, 0),
-            ("time", self.time_plot, self._data_time, 2, 1),
-            ("memory", self.memory_plot, self._data_memory, 2, 2),
+            ("pattern", self.pattern_view, efficient_data.pattern, 0, 0),
+            ("field", self.field_plot, efficient_data.field, 0, 1),
+            ("conventions", self.conventions_view, efficient_data.conventions, 0, 2),
+            ("matrices", self.matrices_view, efficient_data.matrices, 1, 0),
+            ("error", self.error_plot, efficient_data.error, 1, 1),
+            ("scale", self.scale_plot, efficient_data.scale, 1, 2),
+            ("theory", self.theory_plot, efficient_data.theory, 2, 0),
+            ("time", self.time_plot, efficient_data.measurements, 2, 1),
+            ("memory", self.memory_plot, efficient_data.measurements, 2, 2),
         )
         for key, widget, data, row, col in views:
-            self.add_view(View(key, partial(self._title, key), ViewPanel(widget), data),
-                          row, col)
+            self.add_view(View(key, partial(self._title, key), ViewPanel(widget),
+                               partial(data, self)), row, col)
         for r in range(3):
             self.grid.setRowStretch(r, 1)
             self.grid.setColumnStretch(r, 1)
@@ -488,74 +488,6 @@ class EfficientTab(TrainingTab):
                                                    .format(self._api_short()[tile],
                                                            self._conversions(c)[tile], row,
                                                            col, value))
-
-    # -- export data -----------------------------------------------------------------------
-    def _data_pattern(self) -> ViewData | None:
-        m = getattr(self.result, "mask", None)
-        return None if m is None else ViewData(
-            "mask", {"mask": m.mask.astype(np.int8), "reach": m.reach.astype(np.int8)},
-            {"pattern": m.kind, "n": m.n, "density": m.density, **m.params},
-            row_labels=list(range(m.n)), col_labels=list(range(m.n)))
-
-    def _data_field(self) -> ViewData | None:
-        m = getattr(self.result, "mask", None)
-        return None if m is None else ViewData(
-            "field", {"field": m.field, "field_theory": m.field_theory,
-                      "reach_fraction": m.reach_fraction}, {"pattern": m.kind, "n": m.n},
-            row_labels=list(range(1, len(m.field) + 1)), col_labels=["keys reached"])
-
-    def _data_conventions(self) -> ViewData | None:
-        c = getattr(self.result, "conventions", None)
-        return None if c is None else ViewData(
-            "weights", {"weights": c.weights.reshape(-1, c.weights.shape[-1]),
-                        "max_diff": c.max_diff, "flipped_diff": c.flipped_diff},
-            {"apis": list(c.api_names), "conversions": list(c.conversions),
-             "nan_rows": c.nan_rows.tolist()},
-            row_labels=[f"{a}:{i}" for a in c.api_names for i in range(c.weights.shape[1])],
-            col_labels=list(range(c.weights.shape[2])))
-
-    def _data_matrices(self) -> ViewData | None:
-        a = getattr(self.result, "approx", None)
-        return None if a is None else ViewData(
-            "implied", {"implied": a.implied, "exact": a.exact, "row_tv": a.row_tv},
-            {"method": a.method, "output_error": a.output_error, **a.params},
-            row_labels=list(range(a.exact.shape[0])), col_labels=list(range(a.exact.shape[1])))
-
-    def _data_error(self) -> ViewData | None:
-        a = getattr(self.result, "approx", None)
-        return None if a is None else ViewData(
-            "error", {"error": a.sweep_error, "std": a.sweep_std, "x": a.sweep_x},
-            {"method": a.method, "curves": list(a.sweep_names)},
-            row_labels=list(a.sweep_names), col_labels=a.sweep_x.tolist())
-
-    def _data_scale(self) -> ViewData | None:
-        a = getattr(self.result, "approx", None)
-        return None if a is None else ViewData(
-            "error", {"error": a.scale_error, "scale": a.scale_x},
-            {"method": a.method, "curves": list(a.sweep_names)},
-            row_labels=list(a.sweep_names), col_labels=a.scale_x.tolist())
-
-    def _data_theory(self) -> ViewData | None:
-        th = getattr(self.result, "theory", None)
-        if th is None:
-            return None
-        return ViewData("flops", {"flops": th.flops, "memory_floats": th.memory, "n": th.n},
-                        {"methods": list(th.methods)}, row_labels=list(th.methods),
-                        col_labels=th.n.tolist())
-
-    def _data_time(self) -> ViewData | None:
-        t = self.cost
-        if t is None:
-            return None
-        table = np.stack([t.measured_n.astype(np.float64), t.measured_method,
-                          t.seconds, t.peak_bytes], axis=1)
-        return ViewData("measurements", {"measurements": table},
-                        {"device": t.device, "d": t.d, "methods": list(t.methods),
-                         "status": list(t.status), **t.params},
-                        row_labels=[t.methods[i] for i in t.measured_method],
-                        col_labels=["n", "method", "seconds", "peak_bytes"])
-
-    _data_memory = _data_time
 
     # -- translations -------------------------------------------------------------------------
     def _pattern_name(self, kind: str) -> str:

@@ -422,7 +422,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         """Draw your own density: press and drag in the data panel; each mouse move
         sprays a few points. Switching drawing off makes them the training data (at
         least ``MIN_POINTS``), as a file of points would be."""
-        from models.flows.densities import MIN_POINTS
+        from models.flows.points import MIN_POINTS
 
         if on:
             self.stop_jobs()

@@ -6,7 +6,7 @@ point, no spread, a line: ``FlowSession.data_problem``) or so far from unit scal
 that training diverges (1e30) or crawls. The tab says so before Train is pressed, and
 where standardising would help offers "Standardise the points".
 
-A file is read, and the points judged (``densities.point_statistics``: their spread and
+A file is read, and the points judged (``points.point_statistics``: their spread and
 k-NN entropy, a second for a million points), in the background job of File → Open; the
 session made for them later takes those figures instead of computing them on the GUI
 thread.
@@ -26,8 +26,8 @@ translate = QCoreApplication.translate
 
 def read_points(path: str, progress=None, cancelled=None):
     """``(points, statistics)`` of a file of points (any thread): ``load_points_csv``,
-    then ``densities.point_statistics`` of what it read."""
-    from models.flows.densities import load_points_csv, point_statistics
+    then ``points.point_statistics`` of what it read."""
+    from models.flows.points import load_points_csv, point_statistics
 
     watch = LoadWatch(Path(path).name, progress, cancelled)
     points = load_points_csv(path, watch.span(0.0, 0.8).tick, cancelled)
@@ -43,7 +43,7 @@ class UserPointsNote:
     and ``_model_changed()``); its strings are in the FlowsTab context."""
 
     def points_statistics(self):
-        """``densities.point_statistics`` of ``custom_points`` if it was computed with the
+        """``points.point_statistics`` of ``custom_points`` if it was computed with the
         file (``_known_statistics``, kept with the very array it describes: points drawn
         or standardised since are other arrays, judged afresh), else None."""
         known = getattr(self, "_known_statistics", None)
@@ -58,7 +58,7 @@ class UserPointsNote:
         note, offer = "", False
         if self.params()["density"] == CUSTOM and self.custom_points is not None:
             # (imported here: torch with them, never on the GUI thread at start-up)
-            from models.flows import densities
+            from models.flows.points import spread_problem, standardise
             from models.flows.session import UNIT_SCALE
 
             session = self.session()
@@ -71,18 +71,17 @@ class UserPointsNote:
                     "FlowsTab", "The points reach {0:.3g} from their mean, far from the unit "
                     "scale the flow starts at: training would diverge or crawl. Standardise "
                     "them first.").format(scale)
-            offer = bool(note) and not densities.spread_problem(
-                densities.standardise(self.custom_points))
+            offer = bool(note) and not spread_problem(standardise(self.custom_points))
         if note or self.error_note.text() == self._data_note:
             self.error_note.setText(note)   # (a training failure shown is left alone)
         self._data_note = note
         self.standardise_button.setVisible(offer)
 
     def standardise_points(self) -> None:
-        """The user's points replaced by ``densities.standardise`` of them (mean 0 and
+        """The user's points replaced by ``points.standardise`` of them (mean 0 and
         standard deviation 1 in each coordinate): a new point set, so a new model; opening
         the file again brings the original points back."""
-        from models.flows.densities import standardise
+        from models.flows.points import standardise
 
         if self.custom_points is None:
             return

@@ -6,7 +6,7 @@ points the model was trained on, float32[n, 2]) with the name they came from, an
 animation's position (the layer slider). The direction, the number of points, the
 grid, the speed and the seed are controls (``params``).
 
-Opening checks the points as a file of points is checked (``densities.check_points``:
+Opening checks the points as a file of points is checked (``points.check_points``:
 n rows of (x, y), at least ``MIN_POINTS``, finite in float32) before anything changes;
 points drawn but not yet used and a running animation are dropped, so the reopened tab
 shows the saved picture, paused at the saved position.
@@ -67,7 +67,7 @@ class FlowSessionFile:
 
     def restore_session_inputs(self, data: dict, arrays: dict, name: str) -> None:
         from models.errors import InvalidParameterError, SessionFileError
-        from models.flows.densities import check_points
+        from models.flows.points import check_points
 
         points = arrays.get("custom_points")
         if points is not None:

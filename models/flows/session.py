@@ -11,6 +11,7 @@ import torch
 from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
+from models.flows.points import check_points, point_statistics
 from models.session import Run, StepOutcome, TrainingSession, adam, check_lr, train_mode
 from models.traces import Progress
 
@@ -47,15 +48,15 @@ class FlowSession(TrainingSession):
             self.flow = build_flow(kind, hidden_dim=hidden_dim, num_flows=num_flows,
                                    actnorm=actnorm)
         self.optimizer = adam(self.flow.parameters(), lr=lr)
-        #: why the data cannot be trained on (``densities.spread_problem``), or None;
+        #: why the data cannot be trained on (``points.spread_problem``), or None;
         #: ``train`` raises ``DegenerateDataError`` with it before the first step
         self.data_problem: str | None = None
         if points is not None:
-            pool = densities.check_points(points)     # InvalidParameterError: what is wrong
+            pool = check_points(points)     # InvalidParameterError: what is wrong
             self.data = "custom"
-            # ``statistics``: densities.point_statistics of these points, if known already
+            # ``statistics``: point_statistics of these points, if known already
             self.data_problem, self.entropy = (statistics if statistics is not None else
-                                               densities.point_statistics(pool))
+                                               point_statistics(pool))
         else:
             pool = densities.sample(data, 100_000, seed=seed + 1)
             self.data, self.entropy = data, densities.differential_entropy(data)
