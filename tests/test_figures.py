@@ -152,6 +152,35 @@ def test_bar_names_that_would_run_together_take_two_lines(qtbot):
     assert all(inside.contains(r) for r, _ in narrow), (inside, [r for r, _ in narrow])
 
 
+def test_bar_names_keep_their_descenders_and_no_series_shows_no_legend(qtbot):
+    """pyqtgraph centres a name on 0.8 of its font's height: with no axis label below,
+    the ODE tab's "memory" lost its descender at the plot's bottom edge, in both
+    languages. And bars without series showed an empty legend frame (the graph tab's
+    comparison before its first numbers)."""
+    bars = GroupedBarsPlot()
+    qtbot.addWidget(bars)
+    bars.resize(300, 200)
+    bars.show()
+    bars.set_bars([], np.zeros((0, 0)), [])     # as the ODE tab starts: no names yet, so
+    _settle(qtbot, bars)                        # the axis sizes itself on the names alone
+    bars.set_bars(["time", "memory", "jQy"], np.array([[1.0, 0.5, 0.2]]), ["direct"])
+    _settle(qtbot, bars)
+    image = bars.grab().toImage()
+    axis = bars.plotItem.getAxis("bottom").sceneBoundingRect()
+
+    def inked(y: int) -> bool:      # any dark pixel of a name on row y
+        return any(image.pixelColor(x, y).value() < 120
+                   for x in range(int(axis.left()) + 1, int(axis.right()) - 1))
+
+    rows = [y for y in range(int(axis.top()) + 3, image.height()) if inked(y)]
+    assert rows, "no name was drawn"
+    assert max(rows) < image.height() - 1 and not inked(image.height() - 1), \
+        (max(rows), image.height())
+    assert bars.legend.isVisible()
+    bars.set_bars(["a", "b"], np.zeros((0, 2)), [])
+    assert not bars.legend.isVisible()
+
+
 def test_bars_and_images_count_as_data(qtbot):
     bars = GroupedBarsPlot()
     qtbot.addWidget(bars)

@@ -160,7 +160,6 @@ class LabelledBarsPlot(GroupedBarsPlot):
                  series: Sequence[str], labels: Sequence[Sequence[str]] = ()) -> None:
         """values: float[series, categories]; ``labels[s][c]``: the text over a bar."""
         super().set_bars(categories, values, series)
-        self.legend.setVisible(bool(series))
         for t in self._texts:
             self.plotItem.removeItem(t)
         self._texts = []

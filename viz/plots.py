@@ -39,6 +39,18 @@ class _CategoryAxis(pg.AxisItem):
 
     GAP = 6         # pixels kept between two names on one line
 
+    def _updateHeight(self) -> None:  # noqa: N802 - pyqtgraph's API
+        """pyqtgraph measures a name at 0.8 of its font's height and centres the text on
+        that, so a tenth of the font hangs below the rect; with no axis label under the
+        names, the axis ended there and the descenders were cut (the ODE tab's "memory",
+        both languages). Keep that tenth, and a pixel."""
+        super()._updateHeight()
+        if (self.isVisible() and self.fixedHeight is None and self.style["showValues"]
+                and not self.label.isVisible()):
+            h = self.maximumHeight() + np.ceil(self.textHeight / 0.8 * 0.1) + 1
+            self.setMaximumHeight(h)
+            self.setMinimumHeight(h)
+
     def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph's API
         specs = super().generateDrawSpecs(p)
         if specs is None or self.orientation != "bottom" or len(specs[2]) < 2:
@@ -242,6 +254,7 @@ class GroupedBarsPlot(LabelledPlot):
             self.plotItem.addItem(bar)
             self.legend.addItem(bar, name)
             self._bars.append(bar)
+        self.legend.setVisible(bool(series))     # no series: no empty frame over the plot
         self.plotItem.getAxis("bottom").setTicks([list(enumerate(categories))])
         self._values = values
         self.plotItem.autoRange()
