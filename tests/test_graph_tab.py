@@ -272,6 +272,22 @@ def test_every_view_has_content_on_first_open(qtbot, tab):
     assert "PC 1" in tab.embedding_view.plotItem.getAxis("bottom").labelText
 
 
+def test_a_tab_computed_while_hidden_says_its_comparison_is_coming_not_that_labels_lack(
+        qtbot, window):
+    """Built behind another tab, the graph's untrained accuracies wait until it is seen;
+    meanwhile the comparison said "No labels: choose a label attribute" over the karate
+    club's four labelled communities (seen in a screenshot)."""
+    tab = window.tab("graph")                   # asked for by code: built, not shown
+    qtbot.waitUntil(lambda: tab.result is not None, timeout=30_000)
+    assert not tab.isVisible() and tab.result.untrained is None
+    readout = tab.view("compare").panel.readout.full_text()
+    assert "accuracies" in readout and "No labels" not in readout, readout
+    window.tabs_widget.setCurrentWidget(tab)
+    _settle(qtbot, tab, lambda r: r.untrained is not None)
+    assert "Compare" in tab.view("compare").panel.readout.full_text()
+    assert len(tab.compare_plot._bars) == 1 and tab.compare_plot.legend.isVisible()
+
+
 def test_going_back_in_the_tour_restores_each_step(qtbot, tab):
     steps = tab.tour_steps()
     links = next(i for i, s in enumerate(steps) if s.id == "links")

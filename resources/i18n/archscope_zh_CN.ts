@@ -1531,6 +1531,10 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>房屋形</translation>
     </message>
     <message>
+        <source>Working out the untrained models' accuracies…</source>
+        <translation>正在计算未训练模型的准确率…</translation>
+    </message>
+    <message>
         <source>No labels: choose a label attribute to compare.</source>
         <translation>没有标签：请选择一个标签属性再比较。</translation>
     </message>

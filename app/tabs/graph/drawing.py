@@ -364,10 +364,16 @@ def draw_compare(tab: GraphTab) -> None:
                                                                     "test accuracy"))
     baseline = QCoreApplication.translate("GraphTab", "baseline = nearest labelled node")
     if trained is None:
-        panel.set_readout(QCoreApplication.translate(
-            "GraphTab", "Press “Compare” to train all three on this split.") + " · "
-            + baseline if untrained is not None else QCoreApplication.translate(
-                "GraphTab", "No labels: choose a label attribute to compare."))
+        if untrained is not None:
+            text = QCoreApplication.translate(
+                "GraphTab", "Press “Compare” to train all three on this split.") + " · " + baseline
+        elif (tab.result.doc.labels >= 0).any():   # worked out once the tab is seen
+            text = QCoreApplication.translate(
+                "GraphTab", "Working out the untrained models' accuracies…")
+        else:
+            text = QCoreApplication.translate(
+                "GraphTab", "No labels: choose a label attribute to compare.")
+        panel.set_readout(text)
         return
     c = trained.as_dict()
     panel.set_readout("  ".join(f"{names[k]} {c[k]:.2f}" for k in keys if k in c)
