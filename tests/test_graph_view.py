@@ -294,3 +294,43 @@ def test_a_colour_bar_title_set_while_hidden_sits_beside_the_bar(qtbot, canvas, 
     assert bar.isVisible() and axis.label.isVisible()
     assert axis.width() >= 0.7 * axis.label.boundingRect().height()
     assert label.right() <= colours.left() + 1, (label, colours)
+
+
+def test_the_same_colours_and_edges_again_redraw_only_the_legend(canvas, monkeypatch):
+    """A language switch redraws every view with the same data: the canvas rebuilt its
+    nodes and edges each time (most of the graph tab's retranslation for a big graph).
+    Setting what is drawn already now redraws only the legend and the colour bars'
+    titles; any real change still redraws."""
+    calls: list[str] = []
+    for part in ("_update_nodes", "_update_edges", "_update_legend"):
+        own = getattr(canvas, part)
+        monkeypatch.setattr(canvas, part, lambda own=own, part=part: (calls.append(part),
+                                                                      own())[1])
+
+    def draw(names, title, values, hops=None, edge_title="α"):
+        with canvas.batch():
+            canvas.set_node_colors(np.array([0, 1, 1, 0, 2, -1]), categorical=True,
+                                   names=names, title=title)
+            canvas.set_edge_values(values, levels=(0.0, 1.0), n_bins=4, title=edge_title)
+            canvas.set_highlight(hops, 1)
+
+    values = np.linspace(0, 1, len(EDGES))
+    draw(["a", "b", "c"], "label", values)
+    assert set(calls) == {"_update_nodes", "_update_edges", "_update_legend"}
+    calls.clear()
+    draw(["甲", "乙", "丙"], "标签", values.copy(), edge_title="注意力")   # texts only
+    assert calls == ["_update_legend"]
+    assert canvas.edge_bar.getAxis("left").labelText == "注意力"
+    assert "标签" in [item.text for _, item in canvas.legend.items][0]
+    calls.clear()
+    draw(["甲", "乙", "丙"], "标签", values[::-1].copy())              # new edge values
+    assert set(calls) - {"_update_legend"} == {"_update_edges"}
+    calls.clear()
+    draw(["甲", "乙", "丙"], "标签", values[::-1].copy(), hops=np.array([1, 0, 1, 1, 2, -1]))
+    assert set(calls) - {"_update_legend"} == {"_update_nodes", "_update_edges"}
+    calls.clear()
+    with canvas.batch():                                               # plain edges, twice
+        canvas.set_edge_values(None)
+    with canvas.batch():
+        canvas.set_edge_values(None)
+    assert calls == ["_update_edges"]

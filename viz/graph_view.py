@@ -55,6 +55,14 @@ from viz.legend import keep_clear
 from viz.scatter import Scatter
 from viz.theme import HIGHLIGHT, LEGEND_BORDER, PALETTE
 
+
+def _same(a, b) -> bool:
+    """Two optional arrays (or lists) hold the same values: nothing to redraw."""
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
 NODE_BINS = 16                   # colour bins for continuous node values
 HOVER_TOLERANCE_PX = 4.0
 ANIMATION_MS = 300
@@ -242,6 +250,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         ``names``) or by a float value (NaN → grey) through ``cmap`` in 16 bins, with a
         colour bar titled ``title`` over ``levels``. ``None``: one colour, no legend."""
         n = self._pos.shape[0]
+        drawn = (self._node_group, self._group_colours)
         self._node_title = title
         self._node_legend = []
         self._show_bar(self.node_bar, False)
@@ -279,7 +288,10 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
                 self.node_bar.setLevels(lv)
                 self.node_bar.setLabel("left", title)
                 self._show_bar(self.node_bar, True)
-        self._request("legend", "nodes")
+        # the same colours (a language switch, a redraw for another view): the legend
+        # alone; repainting 10,000 nodes took most of a graph tab's retranslation
+        same = _same(drawn[0], self._node_group) and _same(drawn[1], self._group_colours)
+        self._request(*(("legend",) if same else ("legend", "nodes")))
 
     def set_node_sizes(self, values: np.ndarray | None, min_px: float = 6,
                        max_px: float = 22) -> None:
@@ -315,13 +327,15 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         so α_ij and α_ji show side by side. ``None`` → plain grey edges."""
         if values is None:
             changed = self._value_edges is not None or self._edge_opts.get("half")
+            plain = self._edge_values is None and not changed     # drawn plain already
             self._edge_values = None
             self._value_edges = None
             self._edge_opts = {}
             self._show_bar(self.edge_bar, False)
             if changed:
                 self._geom = None
-            self._request("edges")
+            if not plain:
+                self._request("edges")
             return
         v = np.asarray(values, dtype=np.float64).reshape(-1)
         e = self._edges if edges is None else np.asarray(edges, np.int64).reshape(-1, 2)
@@ -337,6 +351,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         n_bins = max(1, int(n_bins))
         lv = value_levels(v, levels)
         colours = bin_colours(cmap, n_bins, for_lines=True)
+        drawn = (self._edge_values, self._edge_opts, self._geom is not None)
         self._edge_values = v
         self._value_edges = None if edges is None else e
         self._edge_opts = {"half": bool(half), "levels": lv, "n_bins": n_bins,
@@ -347,7 +362,12 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self.edge_bar.setLevels(lv)
         self.edge_bar.setLabel("left", title)
         self._show_bar(self.edge_bar, True)
-        self._request("edges")
+        old_values, old_opts, kept_geometry = drawn
+        if not (kept_geometry and self._geom is not None and _same(old_values, v)
+                and old_opts.keys() == self._edge_opts.keys()
+                and all(_same(old_opts[k], self._edge_opts[k])
+                        for k in self._edge_opts if k != "title")):
+            self._request("edges")          # the same values and pens: nothing to redraw
 
     def set_highlight(self, hops: np.ndarray | None, selected: int | None = None) -> None:
         """``hops`` int[n]: hop distance from ``selected`` (−1 = outside its receptive
@@ -357,6 +377,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         so the ring depended on what had been drawn before: a session opened straight
         into the community colouring showed no selected node.)"""
         n = self._pos.shape[0]
+        drawn = (self._hops, self._selected)
         if hops is None:
             self._hops = None
         else:
@@ -366,7 +387,8 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
             self._hops = h
         if selected is not None:
             self._selected = int(selected) if 0 <= selected < n else -1
-        self._request("nodes", "edges", "rings", "labels")
+        if not (_same(drawn[0], self._hops) and drawn[1] == self._selected):
+            self._request("nodes", "edges", "rings", "labels")
 
     def set_overlay_edges(self, edges: np.ndarray | None, values: np.ndarray | None = None,
                           title: str = "") -> None:
