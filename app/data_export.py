@@ -39,8 +39,10 @@ class DataExportJob(QObject):
     cancelled = Signal()
 
     def __init__(self, data, path: str, runner: JobRunner, bar: ExportBar,
-                 parent: QObject | None = None, work=None) -> None:
+                 parent: QObject | None = None, work=None, exporting: bool = False) -> None:
         super().__init__(parent)
+        # the bar's words: "Exporting" (data, a figure's file) or "Saving" (a session)
+        self.saving = work is not None and not exporting
         self.data, self.path, self.runner, self.bar = data, path, runner, bar
         self.name = Path(path).name
         self.ended = False
@@ -101,7 +103,7 @@ class DataExportJob(QObject):
             self._committing = True
 
     def _progress(self, fraction) -> None:
-        text = (translate("MainWindow", "Saving {0}: {1} %") if self.work is not None
+        text = (translate("MainWindow", "Saving {0}: {1} %") if self.saving
                 else translate("MainWindow", "Exporting {0}: {1} %"))
         self.bar.show_progress(float(fraction), text.format(self.name, int(100 * fraction)))
 
@@ -166,13 +168,14 @@ def start(window, tab, key: str, path: str) -> DataExportJob:
                                          window), window._saved)
 
 
-def start_write(window, path: str, work, saved) -> DataExportJob:
+def start_write(window, path: str, work, saved, exporting: bool = False) -> DataExportJob:
     """Run ``work(report, cancelled, committing) -> path written`` in the background as
-    the export bar's job (a session being saved; see ``DataExportJob``); ``saved(path)``
-    when it is done. Raises (nothing started) while an export runs."""
+    the export bar's job (a session being saved, or with ``exporting`` a figure's SVG
+    being finished; see ``DataExportJob``); ``saved(path)`` when it is done. Raises
+    (nothing started) while an export runs."""
     refuse_if_exporting(window)
     return _launch(window, DataExportJob(None, path, window.export_runner, window.export_bar,
-                                         window, work=work), saved)
+                                         window, work=work, exporting=exporting), saved)
 
 
 def _launch(window, job: DataExportJob, saved) -> DataExportJob:
@@ -193,7 +196,7 @@ def _launch(window, job: DataExportJob, saved) -> DataExportJob:
     job.finished.connect(saved)
     job.failed.connect(lambda exc: window.report_error(exc, None))
     message = (translate("MainWindow", "Saving cancelled: {0} was not changed.")
-               if job.work is not None else
+               if job.saving else
                translate("MainWindow", "Export cancelled: {0} was not changed."))
     job.cancelled.connect(lambda: window.statusBar().showMessage(message.format(path), 8000))
     job.start()
