@@ -93,6 +93,11 @@ def main(argv: list[str] | None = None) -> int:
               f"at action {summary['longest_stall_action']}; the run's limit "
               f"{summary.get('stall_limit_ms', 0):.0f} ms (2 s × load per core, at least 1)")
         print(f"RSS: {' → '.join(f'{mb:.0f}' for _, mb in summary['rss_mb'])} MB")
+        settled = summary.get("settled_mb", [])
+        if len(settled) == 2:
+            print(f"settled RSS (jobs stopped, garbage collected, free pages returned): "
+                  f"{settled[0][1]:.0f} MB at the start, {settled[1][1]:.0f} MB after "
+                  f"{settled[1][0]} actions")
         print(f"clear messages shown: {summary['messages']}; actions: {summary['counts']}")
         for p in summary["problems"]:
             print(f"- action {p['action']}: {p['kind']}: {p['text'][:1500]}")

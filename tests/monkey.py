@@ -78,6 +78,10 @@ class Summary:
     stall_limit_ms: float = 0.0            # the limit this run used (see load_factor)
     messages: int = 0              # error dialogs with an expected, clear message
     rss_mb: list[tuple[int, float]] = field(default_factory=list)
+    # what the window keeps, at the start and once the run is over: every job stopped,
+    # garbage collected and free pages handed back (``settled_rss_mb``); the samples
+    # above include whatever a running training was using and glibc had not returned yet
+    settled_mb: list[tuple[int, float]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
@@ -103,6 +107,29 @@ def rss_mb() -> float:
     import psutil
 
     return psutil.Process().memory_info().rss / 2**20
+
+
+def settled_rss_mb(window, quiet_s: float = 3.0) -> float:
+    """The resident size once nothing runs: every tab's job stopped, its computation
+    ended, the events of ``quiet_s`` handled, garbage collected and the free pages of
+    every malloc arena handed back (``app.memory.release``, what the window's releaser
+    does a few seconds after work ends)."""
+    import gc
+
+    from app.jobs import wait_for_workers
+    from app.memory import release
+    from tests.windows import wait_for
+
+    for tab in window.built_tabs():
+        tab.jobs.stop()
+    wait_for(lambda: not any(t.jobs.is_running() or t.compute.is_busy()
+                             for t in window.built_tabs()), 60, "the jobs to stop")
+    wait_for_workers(30)
+    end = time.monotonic() + quiet_s
+    wait_for(lambda: time.monotonic() > end, quiet_s + 5, "a quiet moment")
+    gc.collect()
+    release()
+    return rss_mb()
 
 
 class StackWatch:
@@ -382,6 +409,7 @@ def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0
             with FileDialogs(monkey.rng, corpus, Path(tmp) / "out", monkey.note):
                 watch.install()
                 try:
+                    summary.settled_mb.append((0, round(settled_rss_mb(window), 1)))
                     summary.rss_mb.append((0, round(rss_mb(), 1)))
                     if rss_every:
                         echo(json.dumps({"action": 0, "rss_mb": summary.rss_mb[-1][1]}))
@@ -397,6 +425,7 @@ def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0
                 finally:
                     watch.uninstall()
             summary.rss_mb.append((actions, round(rss_mb(), 1)))
+            summary.settled_mb.append((actions, round(settled_rss_mb(window), 1)))
             watch.action, watch.action_text = actions, "closing the window"
             took = close_window(window)
             if took > 5.0:

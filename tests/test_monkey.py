@@ -160,6 +160,7 @@ def test_monkey_random_actions_on_the_whole_window(tmp_path):
     assert summary["actions"] == ACTIONS
     kinds = summary["counts"]
     # the run did what it says: files, exports, trainings, switches all happened
-    for kind in ("tab", "button", "combo", "spin_type", "view_mouse", "open_file", "train"):
+    for kind in ("tab", "button", "combo", "spin_type", "view_mouse", "open_file", "train",
+                 "language", "device", "export_figure", "export_data"):
         assert kinds.get(kind, 0) > 0, kinds
     assert summary["messages"] > 0          # hostile files and absent devices were refused
