@@ -296,7 +296,7 @@ def test_a_colour_bar_title_set_while_hidden_sits_beside_the_bar(qtbot, canvas, 
     assert label.right() <= colours.left() + 1, (label, colours)
 
 
-def test_the_same_colours_and_edges_again_redraw_only_the_legend(canvas, monkeypatch):
+def test_the_same_colours_edges_and_places_again_redraw_only_the_legend(canvas, monkeypatch):
     """A language switch redraws every view with the same data: the canvas rebuilt its
     nodes and edges each time (most of the graph tab's retranslation for a big graph).
     Setting what is drawn already now redraws only the legend and the colour bars'
@@ -328,6 +328,12 @@ def test_the_same_colours_and_edges_again_redraw_only_the_legend(canvas, monkeyp
     calls.clear()
     draw(["甲", "乙", "丙"], "标签", values[::-1].copy(), hops=np.array([1, 0, 1, 1, 2, -1]))
     assert set(calls) - {"_update_legend"} == {"_update_nodes", "_update_edges"}
+    calls.clear()
+    canvas.set_positions(POS.copy())                                   # where they are
+    assert calls == []
+    canvas.set_positions(POS[::-1].copy())                             # moved
+    assert {"_update_nodes", "_update_edges"} <= set(calls)
+    canvas.set_positions(POS.copy())
     calls.clear()
     with canvas.batch():                                               # plain edges, twice
         canvas.set_edge_values(None)
