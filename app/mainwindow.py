@@ -611,7 +611,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         self._closing = True               # a tab whose packages arrive now is not built
         # an export is cancelled (no half file; the old one stays); a session being saved
         # is written to the end: the user asked for it, then closed
-        saving = self.data_job if self.data_job is not None and self.data_job.work else None
+        saving = self.data_job if self.data_job is not None and self.data_job.saving else None
         if saving is None:
             self.cancel_png_export()
         for tab in self.built_tabs():     # a tab never opened has nothing to save

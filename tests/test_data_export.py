@@ -115,6 +115,7 @@ def test_an_svg_export_is_finished_in_the_background_as_the_cli_writes_it(
                   title="ArchScope — positional.pe")
     assert path.read_text(encoding="utf-8") == reference.read_text(encoding="utf-8")
     assert "font-family" in path.read_text(encoding="utf-8")
+    assert "sans-serif" in path.read_text(encoding="utf-8")     # the families made portable
     # again, and Cancel at once: the file stays as the first export wrote it
     before = path.read_bytes()
     window.start_svg_export(tab, "", str(path))           # the whole tab this time
@@ -124,3 +125,20 @@ def test_an_svg_export_is_finished_in_the_background_as_the_cli_writes_it(
     assert "cancelled" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=60_000)
     assert path.read_bytes() == before and not list(tmp_path.glob("*.part")) and not errors
+
+
+def test_closing_the_window_cancels_an_svg_export_at_once(qtbot, window, tmp_path):
+    """An SVG export is an export, not a session being saved: closing the window cancels
+    it (no file) instead of waiting up to 120 s for it to be written."""
+    import time
+
+    tab = open_tab(qtbot, window, "positional")
+    qtbot.waitUntil(lambda: not tab.compute.is_busy(), timeout=30_000)
+    path = tmp_path / "tab.svg"
+    window.start_svg_export(tab, "", str(path))
+    assert window.data_job is not None and not window.data_job.saving
+    t0 = time.perf_counter()
+    window.close()
+    assert time.perf_counter() - t0 < 10
+    qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=30_000)
+    assert not path.exists() and not list(tmp_path.glob("*.part"))
