@@ -288,6 +288,23 @@ def test_a_tab_computed_while_hidden_says_its_comparison_is_coming_not_that_labe
     assert len(tab.compare_plot._bars) == 1 and tab.compare_plot.legend.isVisible()
 
 
+def test_a_comparison_that_cannot_be_made_says_why_instead_of_waiting(qtbot, window,
+                                                                      monkeypatch):
+    """When the untrained models cannot be compared (too few labelled nodes for a
+    split), the comparison says so, not "Working out…" for ever (review)."""
+    from models.errors import InvalidParameterError
+    from models.graphs import probe
+
+    def refuse(*args, **kwargs):
+        raise InvalidParameterError("Too few labelled nodes to test on.")
+
+    monkeypatch.setattr(probe, "untrained_comparison", refuse)
+    tab = open_tab(qtbot, window, "graph")
+    _settle(qtbot, tab, lambda r: bool(r.untrained_error))
+    assert tab.result.untrained is None
+    assert tab.view("compare").panel.readout.full_text() == "Too few labelled nodes to test on."
+
+
 def test_going_back_in_the_tour_restores_each_step(qtbot, tab):
     steps = tab.tour_steps()
     links = next(i for i, s in enumerate(steps) if s.id == "links")

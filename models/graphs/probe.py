@@ -71,13 +71,15 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
         parts["graphs"] = graph_session.evaluate()
     if link_session is not None:
         parts["link"] = link_session.evaluate()
+    untrained_error = ""
     if untrained is None and device is not None and (doc.labels >= 0).any():
         try:
             untrained = untrained_comparison(data, p["seed"], p["train_per_class"], device)
-        except ArchScopeError:            # e.g. too few labelled nodes for a split
-            untrained = None
+        except ArchScopeError as exc:     # e.g. too few labelled nodes for a split
+            untrained, untrained_error = None, str(exc)
     return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,
-                       layout_error=layout_error, untrained=untrained, **parts)
+                       layout_error=layout_error, untrained=untrained,
+                       untrained_error=untrained_error, **parts)
 
 
 def untrained_comparison(data, seed: int, train_per_class: int,

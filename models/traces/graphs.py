@@ -276,3 +276,4 @@ class GraphResult:
     graphs: GraphClassTrace | None = None    # the graph classifier, once trained
     link: LinkTrace | None = None            # the link predictor, once trained
     untrained: ModelComparison | None = None  # the compared models before training
+    untrained_error: str = ""                # why there is none (e.g. too few labels to split)

@@ -367,6 +367,8 @@ def draw_compare(tab: GraphTab) -> None:
         if untrained is not None:
             text = QCoreApplication.translate(
                 "GraphTab", "Press “Compare” to train all three on this split.") + " · " + baseline
+        elif tab.result.untrained_error:           # e.g. too few labels for a split
+            text = tab.result.untrained_error
         elif (tab.result.doc.labels >= 0).any():   # worked out once the tab is seen
             text = QCoreApplication.translate(
                 "GraphTab", "Working out the untrained models' accuracies…")
