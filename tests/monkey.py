@@ -125,6 +125,8 @@ def settled_rss_mb(window, quiet_s: float = 3.0) -> float:
     for tab in window.built_tabs():
         tab.jobs.stop()
         tab.loads.stop()                 # a file being read
+        if hasattr(tab, "cancel_export"):
+            tab.cancel_export()          # the flows tab's animation export
     window.cancel_png_export()           # and an export (a PNG, data, an SVG)
     pool = QThreadPool.globalInstance()
     with contextlib.suppress(TimeoutError):   # a worker between two checks of its stop

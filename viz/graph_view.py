@@ -61,7 +61,8 @@ def _same(a, b) -> bool:
     if a is None or b is None:
         return a is None and b is None
     a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and bool(np.array_equal(a, b))
+    nan = a.dtype.kind in "fc" and b.dtype.kind in "fc"      # NaN (no value) equals NaN
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=nan))
 
 NODE_BINS = 16                   # colour bins for continuous node values
 HOVER_TOLERANCE_PX = 4.0
@@ -240,7 +241,8 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         anim.setEndValue(1.0)
         anim.setEasingCurve(QEasingCurve.Type.InOutQuad)
         anim.valueChanged.connect(lambda f: self._apply_positions(old + (new - old) * float(f)))
-        anim.finished.connect(lambda: (self._apply_positions(new), self.auto_range()))
+        anim.finished.connect(lambda: (self._apply_positions(new), self.auto_range(),
+                                       self._stop_animation()))
         self._animation = anim
         anim.start()
 
