@@ -470,45 +470,17 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         return dialog
 
     def _export_from_dialog(self, dialog: ExportFigureDialog) -> None:
-        path = dialog.path.text().strip()
+        path, tab, view = dialog.path.text().strip(), dialog.tab, dialog.view.currentData()
         try:
             fmt = export.format_of(path, figure.FORMATS)
-            if fmt == "png":
-                self.start_png_export(dialog.tab, dialog.view.currentData(), path,
-                                      *dialog.png_size())
-                return
-            if fmt == "svg":
-                self.start_svg_export(dialog.tab, dialog.view.currentData(), path)
-                return
-            written = self.export_figure(dialog.tab, dialog.view.currentData(), path,
-                                         *dialog.png_size())
+            if fmt == "pdf":                  # a PNG or an SVG is finished in the background
+                self._saved(self.export_figure(tab, view, path))
+            elif fmt == "png":
+                self.start_png_export(tab, view, path, *dialog.png_size())
+            else:
+                data_export.start_svg(self, tab, view, path)
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report_error(exc, None)
-            return
-        self._saved(written)
-
-    def start_svg_export(self, tab: BaseTab, view_key: str, path: str) -> DataExportJob:
-        """Export a view ('' = the whole tab) to the SVG ``path``: painted here, then
-        made portable and written by the export bar's job, with progress and Cancel (the
-        positional encodings' 13,000 cells held the window 0.7-1.3 s, most of it in
-        ``viz.svg_post``). Raises (nothing written) while another export runs."""
-        data_export.refuse_if_exporting(self)
-        widget = tab.view(view_key).panel if view_key else tab
-        text, families = figure.svg_parts(widget, f"ArchScope — {tab.key}.{view_key or 'tab'}")
-
-        def work(report, cancelled, committing) -> str:
-            def write(tmp: str) -> None:
-                report(0.1)
-                svg = figure.finish_svg(text, families)
-                if cancelled():
-                    raise export.ExportCancelled()
-                report(0.9)
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(svg)
-                committing()
-            return str(export.atomic_write(path, write))
-
-        return data_export.start_write(self, path, work, self._saved, exporting=True)
 
     def _saved(self, written: str) -> None:
         self.settings.set_last_dir("export", written)

@@ -13,6 +13,7 @@ import pytest
 from heartbeat import Heartbeat
 from PySide6.QtCore import Qt
 
+from app import data_export
 from app.export import ExportCancelled, ExportError, write_data
 from tests.windows import open_tab
 
@@ -106,7 +107,7 @@ def test_an_svg_export_is_finished_in_the_background_as_the_cli_writes_it(
     assert window.data_job is not None and window.export_bar.isVisible()
     with Heartbeat() as beat:   # the rest, 0.5-1 s, is the job's
         with pytest.raises(ExportError, match="An export is running"):
-            window.start_svg_export(tab, "pe", str(tmp_path / "again.svg"))
+            data_export.start_svg(window, tab, "pe", str(tmp_path / "again.svg"))
         qtbot.waitUntil(lambda: window.data_job is None, timeout=60_000)
     assert beat.longest_ms < beat.limit_ms, beat.report()
     assert not errors and "Saved" in window.statusBar().currentMessage()
@@ -118,7 +119,7 @@ def test_an_svg_export_is_finished_in_the_background_as_the_cli_writes_it(
     assert "sans-serif" in path.read_text(encoding="utf-8")     # the families made portable
     # again, and Cancel at once: the file stays as the first export wrote it
     before = path.read_bytes()
-    window.start_svg_export(tab, "", str(path))           # the whole tab this time
+    data_export.start_svg(window, tab, "", str(path))           # the whole tab this time
     assert "Exporting" in window.export_bar.label.text()
     qtbot.mouseClick(window.export_bar.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.data_job is None, timeout=60_000)
@@ -135,7 +136,7 @@ def test_closing_the_window_cancels_an_svg_export_at_once(qtbot, window, tmp_pat
     tab = open_tab(qtbot, window, "positional")
     qtbot.waitUntil(lambda: not tab.compute.is_busy(), timeout=30_000)
     path = tmp_path / "tab.svg"
-    window.start_svg_export(tab, "", str(path))
+    data_export.start_svg(window, tab, "", str(path))
     assert window.data_job is not None and not window.data_job.saving
     t0 = time.perf_counter()
     window.close()

@@ -116,6 +116,29 @@ class GraphDrawing:
     reads the state that ``GraphCanvas.__init__`` sets up (``_pos``, ``_edges``,
     ``_hops``, ``_edge_values`` ...) and refills the items it created."""
 
+    # -- what the view shows, as data ------------------------------------------------------
+    def export_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays behind the view (for CSV / NPY / JSON data export)."""
+        out: dict[str, np.ndarray] = {"pos": self._pos.astype(np.float32),
+                                      "edges": self._edges.copy()}
+        if self._node_values is not None:
+            out["node_values"] = np.asarray(self._node_values)
+        if self._edge_values is not None:
+            out["edge_values"] = self._edge_values.astype(np.float32)
+            if self._value_edges is not None:
+                out["value_edges"] = self._value_edges.copy()
+        if self._hops is not None:
+            out["hops"] = self._hops.copy()
+        if self._overlay is not None:
+            out["overlay_edges"] = self._overlay.copy()
+            if self._overlay_values is not None:
+                out["overlay_values"] = self._overlay_values.astype(np.float32)
+        return out
+
+    def overlay_edge_count(self) -> int:
+        """How many overlay edges (e.g. predicted links) are drawn."""
+        return 0 if self._overlay is None else len(self._overlay)
+
     def set_node_opacity(self, values: np.ndarray | None) -> None:
         """Node opacity from ``values`` in [0, 1] (a confidence, say), in the four steps
         of ``OPACITY_ALPHAS``; ``None``: every node opaque. One item per (colour, step)

@@ -110,3 +110,12 @@ def edge_geometry(pos: np.ndarray, edges: np.ndarray, *, directed: bool, half: b
         parts.append(seg)
         owners.append(np.repeat(loops, LOOP_SEGMENTS))
     return np.concatenate(parts), np.concatenate(owners)
+
+
+def same_values(a, b) -> bool:
+    """Two optional arrays (or lists) hold the same values: nothing to redraw."""
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    nan = a.dtype.kind in "fc" and b.dtype.kind in "fc"      # NaN (no value) equals NaN
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=nan))

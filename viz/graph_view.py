@@ -50,19 +50,10 @@ from viz.graph_drawing import (
     stepped_map,
     to_rgb,
 )
-from viz.graph_geometry import bin_values, value_levels
+from viz.graph_geometry import bin_values, same_values, value_levels
 from viz.legend import keep_clear
 from viz.scatter import Scatter
 from viz.theme import HIGHLIGHT, LEGEND_BORDER, PALETTE
-
-
-def _same(a, b) -> bool:
-    """Two optional arrays (or lists) hold the same values: nothing to redraw."""
-    if a is None or b is None:
-        return a is None and b is None
-    a, b = np.asarray(a), np.asarray(b)
-    nan = a.dtype.kind in "fc" and b.dtype.kind in "fc"      # NaN (no value) equals NaN
-    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=nan))
 
 NODE_BINS = 16                   # colour bins for continuous node values
 HOVER_TOLERANCE_PX = 4.0
@@ -294,7 +285,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
                 self._show_bar(self.node_bar, True)
         # the same colours (a language switch, a redraw for another view): the legend
         # alone; repainting 10,000 nodes took most of a graph tab's retranslation
-        same = _same(drawn[0], self._node_group) and _same(drawn[1], self._group_colours)
+        same = same_values(drawn[0], self._node_group) and same_values(drawn[1], self._group_colours)
         self._request(*(("legend",) if same else ("legend", "nodes")))
 
     def set_node_sizes(self, values: np.ndarray | None, min_px: float = 6,
@@ -367,9 +358,9 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         self.edge_bar.setLabel("left", title)
         self._show_bar(self.edge_bar, True)
         old_values, old_opts, kept_geometry = drawn
-        if not (kept_geometry and self._geom is not None and _same(old_values, v)
+        if not (kept_geometry and self._geom is not None and same_values(old_values, v)
                 and old_opts.keys() == self._edge_opts.keys()
-                and all(_same(old_opts[k], self._edge_opts[k])
+                and all(same_values(old_opts[k], self._edge_opts[k])
                         for k in self._edge_opts if k != "title")):
             self._request("edges")          # the same values and pens: nothing to redraw
 
@@ -391,7 +382,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
             self._hops = h
         if selected is not None:
             self._selected = int(selected) if 0 <= selected < n else -1
-        if not (_same(drawn[0], self._hops) and drawn[1] == self._selected):
+        if not (same_values(drawn[0], self._hops) and drawn[1] == self._selected):
             self._request("nodes", "edges", "rings", "labels")
 
     def set_overlay_edges(self, edges: np.ndarray | None, values: np.ndarray | None = None,
@@ -479,28 +470,6 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         d2 = np.where(d2 <= reach * reach, d2, np.inf)
         i = int(np.argmin(d2))
         return i if np.isfinite(d2[i]) else -1
-
-    def export_arrays(self) -> dict[str, np.ndarray]:
-        """The arrays behind the view (for CSV / NPY / JSON data export)."""
-        out: dict[str, np.ndarray] = {"pos": self._pos.astype(np.float32),
-                                      "edges": self._edges.copy()}
-        if self._node_values is not None:
-            out["node_values"] = np.asarray(self._node_values)
-        if self._edge_values is not None:
-            out["edge_values"] = self._edge_values.astype(np.float32)
-            if self._value_edges is not None:
-                out["value_edges"] = self._value_edges.copy()
-        if self._hops is not None:
-            out["hops"] = self._hops.copy()
-        if self._overlay is not None:
-            out["overlay_edges"] = self._overlay.copy()
-            if self._overlay_values is not None:
-                out["overlay_values"] = self._overlay_values.astype(np.float32)
-        return out
-
-    def overlay_edge_count(self) -> int:
-        """How many overlay edges (e.g. predicted links) are drawn."""
-        return 0 if self._overlay is None else len(self._overlay)
 
     # -- drawing --------------------------------------------------------------------------
     @contextmanager
