@@ -217,7 +217,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
         if new.shape != self._pos.shape:
             raise ValueError(f"positions for {new.shape[0]} nodes, the graph has "
                              f"{self._pos.shape[0]}")
-        if self._animation is None and np.array_equal(new, self._pos):
+        if self._animation is None and same_values(new, self._pos):
             return          # where they are (a redraw for another reason): nothing moves
         self._stop_animation()
         if not animate or new.shape[0] == 0:
