@@ -1,0 +1,55 @@
+"""PyG's optional Hugging Face helpers stay out of ArchScope's process.
+
+``import torch_geometric`` imports all of its sub-packages, among them
+``torch_geometric.llm``, whose models import ``transformers`` when it is installed and
+fall back to plain types when it is not. ArchScope never uses them. ``transformers`` is
+installed beside the app only as the test suite's reference for the pretrained models
+(the ``dev`` extra, which ``make run`` and ``make test`` share), and when PyG found it,
+the graph tab's first visit also imported transformers, huggingface_hub, requests' and
+httpx's stacks and PIL: 235 more modules, 21 MB of resident memory, measured.
+
+``install()`` (called by ``models/__init__``) puts a finder at the front of
+``sys.meta_path`` that answers "not installed" to an import of one of ``HIDDEN`` made by
+PyG's own code, so PyG takes the path it takes where transformers is absent. Any other
+importer (a test, a user's script) gets the real package. A package already imported is
+taken from ``sys.modules`` without asking any finder, as Python always does.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["HIDDEN", "install"]
+
+#: top-level packages PyG imports only for helpers ArchScope does not use
+HIDDEN = frozenset({"transformers"})
+#: the importers refused: PyG's own modules
+_REFUSED_FOR = ("torch_geometric.",)
+_MACHINERY = ("importlib", "_frozen_importlib")
+
+
+def _importer() -> str:
+    """The module that asked for the import: the first frame outside the import
+    machinery, above the finder's own."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_MACHINERY):
+        frame = frame.f_back
+    return "" if frame is None else str(frame.f_globals.get("__name__", ""))
+
+
+class _HideFromPyG:
+    """A ``sys.meta_path`` finder; see the module's docstring."""
+
+    def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the finder API
+        if name.partition(".")[0] in HIDDEN and _importer().startswith(_REFUSED_FOR):
+            raise ModuleNotFoundError(f"No module named {name!r} (not used by ArchScope)",
+                                      name=name)
+        return None
+
+
+def install() -> bool:
+    """Put the finder in front of ``sys.meta_path`` once; True if this call did."""
+    if any(isinstance(f, _HideFromPyG) for f in sys.meta_path):
+        return False
+    sys.meta_path.insert(0, _HideFromPyG())
+    return True
