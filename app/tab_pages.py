@@ -144,7 +144,8 @@ class TabPages:
         tab = spec.make(self._tab_ctx)
         self._built[index] = tab
         tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
-        for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed):
+        for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed,
+                       tab.memory_freed):
             signal.connect(self.releaser.poke)     # what the work freed goes back
         tab.tour.setVisible(self.act_tour.isChecked())
         # the tab takes the placeholder's place; the tab in front stays in front

@@ -122,6 +122,8 @@ class BaseTab(QWidget):
     key = "base"
     #: a file opened in the background was accepted (its path)
     file_opened = Signal(str)
+    #: the tab let go of memory outside a job (the window hands free pages back)
+    memory_freed = Signal()
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(parent)

@@ -73,11 +73,19 @@ def load_pretrained(path: str | Path | None = None, *,
     # 2. names and shapes from the headers, checked against the mapping; the tokenizer
     source = open_weights(weights_file)
     tokenizer = TextTokenizer(folder / TOKENIZER_FILE, cfg.vocab_size, cfg.positions)
+    # 3. the tensors, through the mapping, into the course's components
+    network = _network(cfg, source)
+    return PretrainedModel(name, folder, cfg, tokenizer, network,
+                           reload=lambda: _network(cfg, open_weights(weights_file)))
+
+
+def _network(cfg: ArchConfig, source) -> PretrainedEncoder | PretrainedDecoder:
+    """The course's components built on the meta device (no random initialisation to
+    throw away), then given the tensors of ``source`` through the name mapping."""
     kind = PretrainedDecoder if cfg.is_decoder else PretrainedEncoder
     with torch.device("meta"):
         network = kind(cfg)
     expected = {k: tuple(v.shape) for k, v in network.state_dict().items()}
-    # 3. the tensors, through the mapping, into the course's components
     state = map_weights(cfg, source, expected)
     network.load_state_dict(state, strict=True, assign=True)
-    return PretrainedModel(name, folder, cfg, tokenizer, network)
+    return network

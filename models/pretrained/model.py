@@ -12,6 +12,8 @@ all-MiniLM-L6-v2); ``logits(text)`` next-token scores of a decoder. A sentence p
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -36,27 +38,80 @@ def _np(t: torch.Tensor) -> np.ndarray:
 
 class PretrainedModel:
     """A loaded model: ``name``, ``folder``, ``config`` (an ``ArchConfig``), ``kind``
-    ("encoder" or "decoder"), ``network`` (the course's components, in eval mode)."""
+    ("encoder" or "decoder"), ``network`` (the course's components, in eval mode).
+
+    Its weights can be handed back while nobody uses them (``release_weights``: a tab
+    out of sight does, see ``app/tabs/pretrained``) and are read again from the folder
+    the next time ``network`` is asked for (``reload``: what the loader read them with;
+    45-55 ms for the bundled model, its files in the page cache). A computation that
+    must keep them for its whole length runs inside ``in_use()``."""
 
     def __init__(self, name: str, folder: Path, config: ArchConfig, tokenizer: TextTokenizer,
-                 network: PretrainedEncoder | PretrainedDecoder) -> None:
+                 network: PretrainedEncoder | PretrainedDecoder, *,
+                 reload: Callable[[], PretrainedEncoder | PretrainedDecoder] | None = None
+                 ) -> None:
         self.name, self.folder, self.config = name, folder, config
-        self.tokenizer, self.network = tokenizer, network.eval()
+        self.tokenizer = tokenizer
         self.kind = "decoder" if config.is_decoder else "encoder"
-        self._move = threading.Lock()
+        self._network: PretrainedEncoder | PretrainedDecoder | None = network.eval()
+        self._reload = reload
+        self._device = next(network.parameters()).device
+        self._parameters = sum(p.numel() for p in network.parameters())
+        self._users = 0
+        self._lock = threading.RLock()        # the weights: moved, released, read again
+        self.reloads = 0                      # times the weights were read again (tests)
+
+    @property
+    def network(self) -> PretrainedEncoder | PretrainedDecoder:
+        """The network, its weights read again first if they were released."""
+        with self._lock:
+            if self._network is None:
+                network = self._reload().eval()
+                if self._device != torch.device("cpu"):
+                    network.to(self._device)
+                self._network = network
+                self.reloads += 1
+            return self._network
+
+    @property
+    def weights_loaded(self) -> bool:
+        return self._network is not None
+
+    @contextmanager
+    def in_use(self) -> Iterator[PretrainedModel]:
+        """Keep the weights (read again if released) until the block ends."""
+        with self._lock:
+            self._users += 1
+        try:
+            self.network                        # noqa: B018 - loads them
+            yield self
+        finally:
+            with self._lock:
+                self._users -= 1
+
+    def release_weights(self) -> bool:
+        """Drop the weights if nothing is using them and they can be read again; True if
+        they were dropped now."""
+        with self._lock:
+            if self._reload is None or self._users or self._network is None:
+                return False
+            self._network = None
+            return True
 
     @property
     def device(self) -> torch.device:
-        return next(self.network.parameters()).device
+        return self._device
 
     def to(self, device) -> PretrainedModel:
         """Run on ``device`` ("cpu", "cuda:0", "mps"; checked: ``DeviceUnavailableError``
         for one that is not there). Results are numpy arrays whatever the device."""
         from models.devices import device_for
         dev = device_for(device)
-        with self._move:
-            if dev != self.device:
-                self.network.to(dev)
+        with self._lock:
+            if dev != self._device:
+                if self._network is not None:
+                    self._network.to(dev)
+                self._device = dev
         return self
 
     def __repr__(self) -> str:
@@ -66,7 +121,7 @@ class PretrainedModel:
 
     @property
     def num_parameters(self) -> int:
-        return sum(p.numel() for p in self.network.parameters())
+        return self._parameters
 
     @property
     def max_tokens(self) -> int:

@@ -93,7 +93,14 @@ def compute(model, model_id: int, request: Request, previous: Shown | None,
             device: str = "cpu") -> Shown | Refused:
     """The traces for ``request`` of ``model`` (the tab's ``model_id`` for it) on
     ``device``; the parts of ``previous`` whose inputs are the same (same model, text,
-    masks) are kept rather than computed again."""
+    masks) are kept rather than computed again. The model's weights are kept for the
+    whole computation (read again first if the tab had released them)."""
+    with model.in_use():
+        return _compute(model, model_id, request, previous, device)
+
+
+def _compute(model, model_id: int, request: Request, previous: Shown | None,
+             device: str) -> Shown | Refused:
     from models.errors import ArchScopeError
     from models.pretrained import neuron_view, next_tokens, sentence_attention, sentence_similarity
 
@@ -155,12 +162,13 @@ def generation(model, text: str, steps: int, temperature: float, top_k: int, top
     them all)."""
     from models.pretrained import generate
 
-    model.to(device)
-    done: list[GenerationStep] = []
-    for step in generate(model, text, steps, temperature=temperature, top_k=top_k,
-                         top_p=top_p, seed=seed):
-        done.append(step)
-        yield tuple(done)
+    with model.in_use():
+        model.to(device)
+        done: list[GenerationStep] = []
+        for step in generate(model, text, steps, temperature=temperature, top_k=top_k,
+                             top_p=top_p, seed=seed):
+            done.append(step)
+            yield tuple(done)
 
 
 def weight_files(folder: Path) -> list[Path]:

@@ -38,6 +38,11 @@ from models.pretrained.options import (
     bundled_model_path,
 )
 
+#: how long the tab is out of sight before its model's weights are released: long
+#: enough for a glance at another tab and back, and reading them again takes 45-55 ms
+#: for the bundled model
+RELEASE_AFTER_MS = 20_000
+
 
 class PretrainedTab(BaseTab):
     key = "pretrained"
@@ -70,12 +75,43 @@ class PretrainedTab(BaseTab):
         self._warm_timer = QTimer(self)
         self._warm_timer.setInterval(0)
         self._warm_timer.timeout.connect(self._warm)
+        # the model's weights go back while the tab is out of sight (``_release_weights``)
+        self._release_timer = QTimer(self)
+        self._release_timer.setSingleShot(True)
+        self._release_timer.setInterval(RELEASE_AFTER_MS)
+        self._release_timer.timeout.connect(self._release_weights)
         self.jobs.progressed.connect(self._on_generated)
         self.jobs.stopped.connect(self._generation_stopped)
         self.apply_state(dict(DEFAULTS))
         self.retranslate()
 
     # -- the model -------------------------------------------------------------------------
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's API
+        self._release_timer.stop()
+        super().showEvent(event)
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's API
+        super().hideEvent(event)
+        self._release_timer.start()
+
+    def _release_weights(self) -> None:
+        """The tab has been out of sight ``RELEASE_AFTER_MS``: the model's weights go
+        back, unless a computation or a generation is using them (then try again as long
+        later). The next computation reads them again from the folder
+        (``PretrainedModel.network``); the views keep what they show.
+
+        What that frees: weights read from safetensors are mapped from the file, so the
+        bundled model's cost the process the pages its runs touched (41 MB resident
+        after a sentence, measured), which stay in the system's file cache; a pickled
+        folder's are memory of the process's own, and on a GPU, the GPU's memory."""
+        model = self.model
+        if model is None or self.isVisible() or not model.weights_loaded:
+            return
+        if model.release_weights():
+            self.memory_freed.emit()
+        else:
+            self._release_timer.start()
+
     #: heatmaps made ahead for each grid: the bundled model's 12 heads, 5 statistics,
     #: 2 similarity matrices, 1 generation
     WARM = (("heads_view", 12), ("stats_view", 5), ("similarity_view", 2),
