@@ -94,7 +94,13 @@ def load_torch() -> dict:
     preload_native_libraries()
     from models.devices import warm_up
 
-    return warm_up(cpu_threads_for_background())
+    info = warm_up(cpu_threads_for_background())
+    # the jobs' worker machinery (app/jobs.py imports it on the first job): superqt and
+    # qtpy, whose wrapping of QFileDialog makes PySide build its type map, 0.1-0.3 s in
+    # all; imported here, not by the first computation on the GUI thread
+    import superqt.utils  # noqa: F401
+
+    return info
 
 
 class TorchLoader(QObject):

@@ -480,3 +480,20 @@ def test_no_view_repaints_forever_when_idle(qtbot, window):
         for view in tab.views:
             view.panel.graphics.viewport().removeEventFilter(spy)
         assert max(counts.values(), default=0) <= 5, (tab.key, dict(counts))
+
+
+def test_the_torch_loader_also_imports_the_job_machinery():
+    """The first job imports superqt (and qtpy, whose wrapping of QFileDialog makes PySide
+    build its type map): 0.1-0.3 s, once on the GUI thread in the first computation;
+    the loader's thread does it before PyTorch is reported ready."""
+    import subprocess
+
+    code = ("import json, sys\n"
+            "from app.torch_loader import load_torch\n"
+            "before = 'superqt.utils' in sys.modules\n"
+            "load_torch()\n"
+            "print(json.dumps([before, 'superqt.utils' in sys.modules]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [False, True]
