@@ -12,6 +12,7 @@ from figure_checks import english_words
 from figure_checks import view_marks as drawn_marks
 
 from app.tabs.graph import GraphTab
+from app.tabs.graph.data import node_name
 from tests.windows import open_tab
 from viz.legend import drawn_geometry
 
@@ -49,6 +50,21 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
     assert set(m.neighbors.tolist()) == neighbours | {33}
     assert m.max_abs_difference < 1e-4
     assert "33" in tab.view("messages").panel.title.text()
+    # every label names the row drawn beside it; margin rows above and below keep the
+    # first and last labels inside the view
+    matrix = tab.message_plot.matrix()
+    ticks = dict(tab.message_plot.plotItem.getAxis("left")._tickLevels[0])
+    assert np.isnan(matrix[0]).all() and np.isnan(matrix[-1]).all()
+    for row, text in ticks.items():
+        if "c=" in text:
+            i = int(row) - 1
+            assert text.split()[0] == str(node_name(tab, int(m.neighbors[i])))
+            np.testing.assert_allclose(matrix[int(row)], m.messages[i], atol=1e-6)
+        elif text.startswith("aggregate"):
+            np.testing.assert_allclose(matrix[int(row), :len(m.aggregate)], m.aggregate,
+                                       atol=1e-6)
+        else:
+            np.testing.assert_allclose(matrix[int(row), :len(m.update)], m.update, atol=1e-6)
     # the receptive field is highlighted on the canvas: hop 0 is the node itself
     assert m.hops[33] == 0 and (m.hops >= 0).sum() > len(neighbours)
     tab.apply_state({"aggregation": "max"})

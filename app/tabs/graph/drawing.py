@@ -237,7 +237,9 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
             "GraphTab", "Click a node on the graph."))
         return
     gap = np.full(m.messages.shape[1], np.nan)
-    rows = [*m.messages, gap, m.aggregate, gap]        # a gap row each: labels apart
+    # a margin row above and below (the first and last labels are not cut by the view's
+    # edges), a gap row between the parts (their labels apart)
+    rows = [gap, *m.messages, gap, m.aggregate, gap]
     width = max(len(m.aggregate), len(m.update))
     matrix = np.full((len(rows) + 2, width), np.nan, np.float32)   # + update, a margin
     for i, row in enumerate(rows):
@@ -249,11 +251,11 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
     height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
     fit = 14 if height < 60 else max(3, int(height // 14) - 3)
     step = max(1, -(-len(m.neighbors) // min(14, fit)))
-    labels = [(i, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
+    labels = [(i + 1, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
               enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
-    labels += [(len(m.neighbors) + 1, QCoreApplication.translate(
+    labels += [(len(m.neighbors) + 2, QCoreApplication.translate(
                    "GraphTab", "aggregate ({0})").format(agg_name(m.aggregation))),
-               (len(m.neighbors) + 3, QCoreApplication.translate("GraphTab", "update hᵢ′"))]
+               (len(m.neighbors) + 4, QCoreApplication.translate("GraphTab", "update hᵢ′"))]
     tab.message_plot.plotItem.getAxis("left").setTicks([labels])
     tab.message_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "feature"), "")
     if m.aggregation == m.model_aggregation:
