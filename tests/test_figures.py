@@ -463,3 +463,40 @@ def test_an_axis_keeps_plain_values_after_its_si_prefix_is_switched_off_again(qt
     assert axis.autoSIPrefixScale == 1.0 and axis.labelUnitPrefix == ""
     assert axis.tickStrings([0.05, 0.1], axis.autoSIPrefixScale * axis.scale, 0.05) == [
         "0.05", "0.10"]
+
+
+@pytest.mark.parametrize("size", [(270, 230), (230, 230), (200, 140)])
+def test_a_bar_value_wider_than_its_bar_is_raised_clear_of_the_bars_and_values(qtbot, size):
+    """The ODE tab's adjoint comparison drew "1,145 ms" over the neighbouring "direct"
+    bar: a value wider than its bar rises above every bar and value its text spans, and
+    the y range grows to keep it inside."""
+    from PySide6.QtCore import QPointF, QRectF
+
+    from viz.ode_view import LabelledBarsPlot
+
+    bars = LabelledBarsPlot()
+    qtbot.addWidget(bars)
+    bars.resize(*size)
+    bars.show()
+    values = np.array([[1.0, 1.0, 0.2], [0.8, 0.1, 1.0]])
+    bars.set_bars(["time", "memory", "NFE bwd"], values, ["direct", "adjoint"],
+                  [["1,259 ms", "60 kB", "13"], ["1,145 ms", "7 kB", "172"]])
+    qtbot.wait(200)
+    vb = bars.plotItem.vb
+
+    def scene(x0, x1, y0, y1) -> QRectF:
+        return QRectF(vb.mapViewToScene(QPointF(x0, y1)),
+                      vb.mapViewToScene(QPointF(x1, y0))).normalized()
+
+    bar_rects = [scene(*bars._bar_span(s, c), 0.0, values[s, c])
+                 for s in range(2) for c in range(3)]
+    texts = [t.textItem.mapRectToScene(t.textItem.boundingRect()).adjusted(2, 2, -2, -2)
+             for t in bars._texts]
+    inside = vb.sceneBoundingRect()
+    for i, text in enumerate(texts):
+        assert inside.contains(text), (bars.labels()[i], text, inside)
+        assert not any(text.intersects(b) for b in bar_rects), bars.labels()[i]
+        assert not any(text.intersects(o) for o in texts[i + 1:]), bars.labels()[i]
+    # a value that fits its bar stays on it
+    red_172 = bars._texts[bars.labels().index("172")]
+    assert red_172.pos().y() == pytest.approx(1.0)

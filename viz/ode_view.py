@@ -152,6 +152,9 @@ class LabelledBarsPlot(GroupedBarsPlot):
         # rows covered the value over the tallest bar at the top right
         self.legend.setColumnCount(2)
         self.legend_placer.inside_columns = 2
+        self._label_bars: list[tuple[int, int]] = []       # (series, category) per text
+        self._bar_values = np.zeros((0, 0), np.float32)
+        self.plotItem.vb.sigResized.connect(self._place_labels)
 
     def set_hint(self, text: str) -> None:
         set_hint_text(self.hint, text)
@@ -162,10 +165,9 @@ class LabelledBarsPlot(GroupedBarsPlot):
         super().set_bars(categories, values, series)
         for t in self._texts:
             self.plotItem.removeItem(t)
-        self._texts = []
+        self._texts, self._label_bars = [], []
         values = np.asarray(values, np.float32)
-        n = max(1, len(series))
-        width = 0.8 / n
+        self._bar_values = values
         for s, row in enumerate(labels):
             for c, text in enumerate(row):
                 item = pg.TextItem(text, anchor=(0.5, 1.0),
@@ -174,12 +176,75 @@ class LabelledBarsPlot(GroupedBarsPlot):
                 font = item.textItem.font()
                 font.setPointSizeF(7.5)
                 item.setFont(font)
-                item.setPos(c - 0.4 + width * (s + 0.5), float(values[s, c]))
                 self.plotItem.addItem(item)
                 self._texts.append(item)
-        top = float(np.nanmax(values)) if values.size else 1.0
+                self._label_bars.append((s, c))
+        self._place_labels()
+
+    def _bar_span(self, s: int, c: int) -> tuple[float, float]:
+        width = 0.8 / max(1, self._bar_values.shape[0])
+        return c - 0.4 + width * s, c - 0.4 + width * (s + 1)
+
+    def _place_labels(self, *_args) -> None:
+        """Each value over its bar; one wider than its bar is raised above every bar
+        (and every label placed before it) that its text spans, so that no text is
+        drawn over a neighbouring bar or another value. Placed again on every resize
+        (a text's width in data units depends on the view's size)."""
+        values = self._bar_values
+        top = float(np.nanmax(values)) if values.size and np.isfinite(values).any() else 1.0
         # headroom: the value labels over the bars, and the legend above them
-        self.plotItem.setYRange(0, 1.45 * (top if top > 0 else 1.0), padding=0)
+        low = 1.45 * (top if top > 0 else 1.0)
+        ymax = max(low, self._stack_labels(low))
+        if ymax > low:              # raised texts need more: the y range grows to hold them
+            self._stack_labels(ymax)
+
+    def _stack_labels(self, ymax: float) -> float:
+        """Place the texts for a y range of [0, ``ymax``]; returns the range their tops
+        need (with 4 % to spare), 0 when they fit or the view is not laid out yet."""
+        self.plotItem.setYRange(0, ymax, padding=0)
+        if not self._texts:
+            return 0.0
+        vb = self.plotItem.vb
+        px = vb.viewPixelSize()
+        if not (np.isfinite(px).all() and px[0] > 0 and px[1] > 0 and vb.height() > 0):
+            px = (0.0, 0.0)              # not laid out yet: every text on its own bar
+        values = self._bar_values
+        (x_lo, x_hi), _ = vb.viewRange()
+        need = 0.0
+        # a text's bottom is a bar's top (``base``, data units) plus the texts stacked
+        # on it (``lift``, pixels): a change of the y range moves both differently
+        placed: list[tuple[float, float, float, float]] = []          # x0, x1, y0, y1
+        tops: list[tuple[float, float]] = []                          # (base, lift) of y1
+        # the tallest bar of a group first: its value stays on it, the others rise
+        order = sorted(zip(self._texts, self._label_bars, strict=True),
+                       key=lambda t: (t[1][1], -np.nan_to_num(values[t[1][0], t[1][1]])))
+        for item, (s, c) in order:
+            x0, x1 = self._bar_span(s, c)
+            centre = (x0 + x1) / 2
+            rect = item.textItem.boundingRect()
+            half, height = rect.width() * px[0] / 2, rect.height() * px[1]
+            if px[0] > 0:                # inside the view, not over the axis beside it
+                centre = min(max(centre, x_lo + half), max(x_lo + half, x_hi - half))
+            lo, hi = centre - half, centre + half
+            base = float(values[s, c]) if np.isfinite(values[s, c]) else 0.0
+            for other in range(values.shape[0]):        # bars of its group under the text
+                b0, b1 = self._bar_span(other, c)
+                if b0 < hi and lo < b1 and np.isfinite(values[other, c]):
+                    base = max(base, float(values[other, c]))
+            lift, y = 0.0, base
+            moved = True
+            while moved:                                  # above every label in the way
+                moved = False
+                for (p0, p1, q0, q1), (b, up) in zip(placed, tops, strict=True):
+                    if p0 < hi and lo < p1 and q0 < y + height and y < q1:
+                        y, base, lift, moved = q1, b, up, True
+            placed.append((lo, hi, y, y + height))
+            tops.append((base, lift + rect.height()))
+            item.setPos(centre, y)
+            if px[1] > 0 and y + height > 0.96 * ymax:
+                room = 0.96 - (lift + rect.height()) / vb.height()
+                need = max(need, base / room if room > 0.2 else ymax)
+        return need
 
     def clear_bars(self) -> None:
         for bar in self._bars:
@@ -187,8 +252,9 @@ class LabelledBarsPlot(GroupedBarsPlot):
             self.plotItem.removeItem(bar)
         for t in self._texts:
             self.plotItem.removeItem(t)
-        self._bars, self._texts = [], []
+        self._bars, self._texts, self._label_bars = [], [], []
         self._values = np.zeros((0, 0), np.float32)
+        self._bar_values = np.zeros((0, 0), np.float32)
         self.legend.setVisible(False)
         self.plotItem.getAxis("bottom").setTicks([[]])       # no categories: no ticks
 
