@@ -490,8 +490,9 @@ def test_a_bar_value_wider_than_its_bar_is_raised_clear_of_the_bars_and_values(q
 
     bar_rects = [scene(*bars._bar_span(s, c), 0.0, values[s, c])
                  for s in range(2) for c in range(3)]
-    texts = [t.textItem.mapRectToScene(t.textItem.boundingRect()).adjusted(2, 2, -2, -2)
-             for t in bars._texts]
+    margin = bars._texts[0].textItem.document().documentMargin()   # around the text
+    texts = [t.textItem.mapRectToScene(t.textItem.boundingRect()).adjusted(
+        margin - 1, margin - 1, 1 - margin, 1 - margin) for t in bars._texts]
     inside = vb.sceneBoundingRect()
     for i, text in enumerate(texts):
         assert inside.contains(text), (bars.labels()[i], text, inside)

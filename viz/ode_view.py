@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetricsF
 
 from viz.legend import keep_clear
 from viz.plots import (
@@ -222,9 +223,13 @@ class LabelledBarsPlot(GroupedBarsPlot):
             x0, x1 = self._bar_span(s, c)
             centre = (x0 + x1) / 2
             rect = item.textItem.boundingRect()
-            half, height = rect.width() * px[0] / 2, rect.height() * px[1]
+            # the text's own width (its box has the document's margin on either side)
+            wide = QFontMetricsF(item.textItem.font()).horizontalAdvance(
+                item.toPlainText()) + 2
+            half, height = wide * px[0] / 2, rect.height() * px[1]
             if px[0] > 0:                # inside the view, not over the axis beside it
-                centre = min(max(centre, x_lo + half), max(x_lo + half, x_hi - half))
+                edge = half + 2 * px[0]
+                centre = min(max(centre, x_lo + edge), max(x_lo + edge, x_hi - edge))
             lo, hi = centre - half, centre + half
             base = float(values[s, c]) if np.isfinite(values[s, c]) else 0.0
             for other in range(values.shape[0]):        # bars of its group under the text
