@@ -16,7 +16,7 @@ def main(out: Path) -> int:
 
     from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtGui import QFontDatabase
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QScrollArea
 
     from app.i18n import LANGUAGES, Translations
     from app.mainwindow import MainWindow
@@ -57,6 +57,13 @@ def main(out: Path) -> int:
                     path = out / f"{spec.key}_{code}{suffix}.png"
                     shot.save(str(path))
                     print(path)
+                    # the grid of views: scrolled sideways means cut views at this size
+                    tab = window.tabs_widget.currentWidget()
+                    for area in tab.findChildren(QScrollArea):
+                        bar = area.horizontalScrollBar()
+                        if area.widget() is not None and area.widget().isAncestorOf(
+                                tab.views[0].panel) and bar.isVisible() and bar.maximum():
+                            print(f"sideways: {path.name} by {bar.maximum()} px")
         window.close()
         window.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -46,6 +46,9 @@ def test_screenshots_of_every_tab_in_both_languages(capsys):
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "cjk_families: 0" not in proc.stdout, "Qt sees no Simplified Chinese font"
+    # every tab's views fit beside its controls, at 1280 × 800 too, in both languages
+    assert "sideways:" not in proc.stdout, [line for line in proc.stdout.splitlines()
+                                            if line.startswith("sideways:")]
     shots = sorted(out.glob("*.png"))
     with capsys.disabled():
         print(f"\nscreenshots saved in {out}: {', '.join(p.name for p in shots)}")

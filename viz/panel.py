@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 from viz.text import FitLabel
 from viz.theme import HIGHLIGHT
 
-#: the smallest a view's panel gets before the grid of views scrolls instead
-MIN_WIDTH, MIN_HEIGHT = 240, 250
+#: the smallest a view's panel gets before the grid of views scrolls instead: four across
+#: fit beside the controls at 1280 × 800 (the neural ODE tab's bottom row)
+MIN_WIDTH, MIN_HEIGHT = 214, 250
 
 
 class ViewPanel(QFrame):
