@@ -14,6 +14,7 @@ import torch
 
 from models.pretrained import load_pretrained
 from models.pretrained.options import bundled_model_path
+from tests.windows import window_of
 
 pytestmark = pytest.mark.skipif(bundled_model_path() is None,
                                 reason="the bundled all-MiniLM-L6-v2 is not installed")
@@ -90,23 +91,8 @@ def test_a_model_without_a_way_to_read_again_keeps_its_weights(minilm):
 # -- the tab ----------------------------------------------------------------------------
 @pytest.fixture
 def window(qtbot):
-    from app.i18n import Translations
-    from app.mainwindow import MainWindow
-    from app.settings import Settings
-    from app.tabs.catalog import tab_specs
-
-    gc.collect()
-    win = MainWindow(Settings(), Translations(),
-                     specs=[s for s in tab_specs() if s.key in ("pretrained", "positional")])
-    win.errors = []
-    win.report_error = lambda error, details: win.errors.append(error)
-    qtbot.addWidget(win)
-    win.resize(1500, 940)
-    win.show()
-    qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
-    win.tabs_widget.setCurrentIndex([s.key for s in win.specs].index("pretrained"))
-    tab = win.tab("pretrained")
-    qtbot.waitUntil(lambda: tab.trace is not None and not tab.is_drawing(), timeout=60_000)
+    win, tab = window_of(qtbot, ("pretrained", "positional"), "pretrained")
+    qtbot.waitUntil(lambda: not tab.is_drawing(), timeout=60_000)
     yield win, tab
     win.close()
 

@@ -5,7 +5,6 @@ folder (next-token bars, generation), a session round trip, no freeze meanwhile.
 
 from __future__ import annotations
 
-import gc
 import json
 
 import numpy as np
@@ -13,25 +12,12 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from tests.heartbeat import Heartbeat
+from tests.windows import window_of
 
 
 def _window(qtbot):
-    from app.i18n import Translations
-    from app.mainwindow import MainWindow
-    from app.settings import Settings
-    from app.tabs.catalog import tab_specs
-
-    gc.collect()
-    win = MainWindow(Settings(), Translations(),
-                     specs=[s for s in tab_specs() if s.key == "pretrained"])
-    win.errors = []
-    win.report_error = lambda error, details: win.errors.append(error)
-    qtbot.addWidget(win)
-    win.resize(1500, 940)
-    win.show()
-    qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
-    tab = win.tab("pretrained")
-    qtbot.waitUntil(lambda: tab.trace is not None and not tab.is_drawing(), timeout=60_000)
+    win, tab = window_of(qtbot, ("pretrained",), "pretrained")
+    qtbot.waitUntil(lambda: not tab.is_drawing(), timeout=60_000)
     return win, tab
 
 

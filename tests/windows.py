@@ -33,3 +33,25 @@ def wait_for(predicate, timeout_s: float, what: str) -> None:
             raise TimeoutError(f"waited {timeout_s:.0f} s for {what}")
         QCoreApplication.processEvents()
         time.sleep(0.005)
+
+
+def window_of(qtbot, keys: tuple[str, ...], front: str):
+    """A window with only the tabs ``keys`` (errors kept in ``window.errors``, not shown),
+    PyTorch loaded and the tab ``front`` in front with its first trace: (window, tab)."""
+    import gc
+
+    from app.i18n import Translations
+    from app.mainwindow import MainWindow
+    from app.settings import Settings
+    from app.tabs.catalog import tab_specs
+
+    gc.collect()
+    win = MainWindow(Settings(), Translations(),
+                     specs=[s for s in tab_specs() if s.key in keys])
+    win.errors = []
+    win.report_error = lambda error, details: win.errors.append(error)
+    qtbot.addWidget(win)
+    win.resize(1500, 940)
+    win.show()
+    qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
+    return win, open_tab(qtbot, win, front)
