@@ -88,6 +88,47 @@ def test_a_model_without_a_way_to_read_again_keeps_its_weights(minilm):
     assert kept.weights_loaded
 
 
+def test_a_folder_changed_since_it_was_opened_is_refused_not_read_again(tmp_path):
+    pytest.importorskip("transformers", reason="writes the test folder")
+    import shutil
+
+    from app.tabs.pretrained.compute import Refused, Request, compute
+    from models.errors import PretrainedModelError
+    from tests.helpers_pretrained import write_encoder
+
+    folder = write_encoder(tmp_path / "tiny-bert", "bert")
+    model = load_pretrained(folder)
+    request = Request("a tiny test", None, None, None, 0, 0, ())
+    assert not isinstance(compute(model, 1, request, None), Refused)
+    assert model.release_weights()
+    other = write_encoder(tmp_path / "other", "bert", seed=1)      # other weights in place
+    for path in other.glob("*.safetensors"):
+        shutil.copy(path, folder / path.name)
+    with pytest.raises(PretrainedModelError, match="changed or are gone"):
+        model.attention("a tiny test")
+    refused = compute(model, 1, request, None)                # the tab's job: a clear note
+    assert isinstance(refused, Refused) and "open the model again" in refused.message
+    shutil.rmtree(folder)
+    assert "changed or are gone" in compute(model, 1, request, None).message
+
+
+def test_releasing_never_waits_for_the_weights_being_read(minilm):
+    held, done = threading.Event(), threading.Event()
+
+    def reading():
+        with minilm._lock:                    # as a reload or a move holds it
+            held.set()
+            done.wait(30)
+
+    worker = threading.Thread(target=reading)
+    worker.start()
+    assert held.wait(30)
+    assert not minilm.release_weights()       # at once, not after the reader
+    done.set()
+    worker.join(30)
+    assert minilm.release_weights()
+
+
 # -- the tab ----------------------------------------------------------------------------
 @pytest.fixture
 def window(qtbot):
@@ -129,6 +170,14 @@ def test_the_tab_releases_its_weights_out_of_sight_and_computes_on_return(qtbot,
     qtbot.waitUntil(lambda: tab.trace.request.sentence == "Dogs chase cats."
                     and not tab.is_drawing(), timeout=20_000)
     assert model.weights_loaded and model.reloads == reloads + 1
+    # work done out of sight (a device switch recomputes) reads them again: released
+    # again as long after
+    _show(win, "positional")
+    qtbot.waitUntil(lambda: not model.weights_loaded, timeout=5_000)
+    tab.request_update()
+    qtbot.waitUntil(lambda: model.reloads == reloads + 2, timeout=20_000)
+    qtbot.waitUntil(lambda: not model.weights_loaded, timeout=5_000)
+    _show(win, "pretrained")
     tab.sentence.setText(sentence)
     tab.request_update()
     qtbot.waitUntil(lambda: tab.trace.request.sentence == sentence

@@ -10,6 +10,7 @@ into a model built on the meta device (no random initialisation to throw away).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import torch
@@ -25,6 +26,7 @@ from models.pretrained.options import (
     CONFIG_FILE,
     DEFAULT_MAX_PARAMETERS,
     INSTALL_COMMAND,
+    SAFETENSORS_INDEX,
     TOKENIZER_FILE,
     bundled_model_path,
 )
@@ -74,9 +76,33 @@ def load_pretrained(path: str | Path | None = None, *,
     source = open_weights(weights_file)
     tokenizer = TextTokenizer(folder / TOKENIZER_FILE, cfg.vocab_size, cfg.positions)
     # 3. the tensors, through the mapping, into the course's components
+    signature = _weights_signature(folder)
     network = _network(cfg, source)
-    return PretrainedModel(name, folder, cfg, tokenizer, network,
-                           reload=lambda: _network(cfg, open_weights(weights_file)))
+
+    def reload() -> PretrainedEncoder | PretrainedDecoder:
+        if _weights_signature(folder) != signature:
+            raise PretrainedModelError(
+                f"The files of {name} changed or are gone since it was opened; open the "
+                "model again (File → Open…).")
+        return _network(cfg, open_weights(weights_file))
+
+    return PretrainedModel(name, folder, cfg, tokenizer, network, reload=reload)
+
+
+def _weights_signature(folder: Path) -> tuple | None:
+    """Name, size and modification time of the files a model's weights are read from
+    (None: the folder cannot be listed)."""
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError:
+        return None
+    out = []
+    for path in paths:
+        if path.suffix in (".safetensors", ".bin") or path.name == SAFETENSORS_INDEX:
+            with contextlib.suppress(OSError):
+                st = path.stat()
+                out.append((path.name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 def _network(cfg: ArchConfig, source) -> PretrainedEncoder | PretrainedDecoder:

@@ -92,11 +92,15 @@ class PretrainedModel:
     def release_weights(self) -> bool:
         """Drop the weights if nothing is using them and they can be read again; True if
         they were dropped now."""
-        with self._lock:
+        if not self._lock.acquire(blocking=False):     # being read again or moved: not
+            return False                               # now (never wait on the GUI thread)
+        try:
             if self._reload is None or self._users or self._network is None:
                 return False
             self._network = None
             return True
+        finally:
+            self._lock.release()
 
     @property
     def device(self) -> torch.device:

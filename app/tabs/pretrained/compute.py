@@ -94,9 +94,16 @@ def compute(model, model_id: int, request: Request, previous: Shown | None,
     """The traces for ``request`` of ``model`` (the tab's ``model_id`` for it) on
     ``device``; the parts of ``previous`` whose inputs are the same (same model, text,
     masks) are kept rather than computed again. The model's weights are kept for the
-    whole computation (read again first if the tab had released them)."""
-    with model.in_use():
-        return _compute(model, model_id, request, previous, device)
+    whole computation (read again first, on ``device``, if the tab had released them;
+    a folder changed since it was opened is refused, the views keep what they show)."""
+    from models.errors import ArchScopeError
+
+    try:
+        model.to(device)
+        with model.in_use():
+            return _compute(model, model_id, request, previous, device)
+    except ArchScopeError as exc:
+        return Refused(request, str(exc))
 
 
 def _compute(model, model_id: int, request: Request, previous: Shown | None,
@@ -162,13 +169,17 @@ def generation(model, text: str, steps: int, temperature: float, top_k: int, top
     them all)."""
     from models.pretrained import generate
 
-    with model.in_use():
-        model.to(device)
-        done: list[GenerationStep] = []
-        for step in generate(model, text, steps, temperature=temperature, top_k=top_k,
-                             top_p=top_p, seed=seed):
-            done.append(step)
-            yield tuple(done)
+    model.to(device)
+    done: list[GenerationStep] = []
+    steps_of = generate(model, text, steps, temperature=temperature, top_k=top_k,
+                        top_p=top_p, seed=seed)
+    while True:
+        with model.in_use():           # the weights kept for a step, not across a yield
+            step = next(steps_of, None)
+        if step is None:
+            return
+        done.append(step)
+        yield tuple(done)
 
 
 def weight_files(folder: Path) -> list[Path]:

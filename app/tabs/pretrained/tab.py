@@ -80,6 +80,8 @@ class PretrainedTab(BaseTab):
         self._release_timer.setSingleShot(True)
         self._release_timer.setInterval(RELEASE_AFTER_MS)
         self._release_timer.timeout.connect(self._release_weights)
+        for finished in (self.compute.done, self.compute.failed, self.jobs.stopped):
+            finished.connect(self._release_later)
         self.jobs.progressed.connect(self._on_generated)
         self.jobs.stopped.connect(self._generation_stopped)
         self.apply_state(dict(DEFAULTS))
@@ -93,6 +95,12 @@ class PretrainedTab(BaseTab):
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt's API
         super().hideEvent(event)
         self._release_timer.start()
+
+    def _release_later(self, *_args) -> None:
+        """Work done while out of sight (a device switch recomputes, a model opened,
+        an export) read the weights again: release them as long after."""
+        if not self.isVisible():
+            self._release_timer.start()
 
     def _release_weights(self) -> None:
         """The tab has been out of sight ``RELEASE_AFTER_MS``: the model's weights go
@@ -219,6 +227,7 @@ class PretrainedTab(BaseTab):
         """The model read from ``path`` replaces the one shown (GUI thread)."""
         self.stop_generation()
         self.model, self.model_path = model, path
+        self._release_later()
         self._serial += 1
         self._loading = None
         cfg = model.config
