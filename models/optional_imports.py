@@ -11,8 +11,8 @@ httpx's stacks and PIL: 235 more modules, 21 MB of resident memory, measured.
 ``install()`` (called by ``models/__init__``) puts a finder at the front of
 ``sys.meta_path`` that answers "not installed" to an import of one of ``HIDDEN`` made by
 PyG's own code, so PyG takes the path it takes where transformers is absent. Any other
-importer (a test, a user's script) gets the real package. A package already imported is
-taken from ``sys.modules`` without asking any finder, as Python always does.
+importer (a test, a user's script) gets the real package, and once it is imported PyG
+gets it too (its submodules included).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ class _HideFromPyG:
     """A ``sys.meta_path`` finder; see the module's docstring."""
 
     def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the finder API
-        if name.partition(".")[0] in HIDDEN and _importer().startswith(_REFUSED_FOR):
+        top = name.partition(".")[0]
+        if top in HIDDEN and top not in sys.modules and _importer().startswith(_REFUSED_FOR):
             raise ModuleNotFoundError(f"No module named {name!r} (not used by ArchScope)",
                                       name=name)
         return None

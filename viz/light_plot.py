@@ -15,7 +15,9 @@ change only; an auto-exclusive radio button unchecks its siblings first). The si
 groups the menu holds stay (empty) widgets, as the menu needs widgets. So everything
 PlotItem does with its settings (``showGrid``, ``setLogMode``, ``setDownsampling``,
 ``setClipToView``, alpha, FFT, averaging) behaves as before; only a plot whose menu a
-user could open would show empty option groups, and no plot of ArchScope has one.
+user could open would show empty option groups, and no plot of ArchScope has one; and
+``PlotItem.saveState``/``restoreState`` (which read the form's widgets through a
+``WidgetGroup``) no longer carry these settings: ArchScope calls neither.
 
 ``tests/test_light_plot.py`` checks the form against pyqtgraph's (every control
 PlotItem names, their defaults) and plots made with each, call for call and pixel for

@@ -192,7 +192,8 @@ class LabelledBarsPlot(GroupedBarsPlot):
         drawn over a neighbouring bar or another value. Placed again on every resize
         (a text's width in data units depends on the view's size)."""
         values = self._bar_values
-        top = float(np.nanmax(values)) if values.size and np.isfinite(values).any() else 1.0
+        finite = values[np.isfinite(values)]
+        top = float(finite.max()) if finite.size else 1.0
         # headroom: the value labels over the bars, and the legend above them
         low = 1.45 * (top if top > 0 else 1.0)
         ymax = max(low, self._stack_labels(low))

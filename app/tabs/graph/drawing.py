@@ -249,7 +249,7 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
     tab.message_plot.set_matrix(matrix, levels=(-bound, bound))
     # every neighbour's row named where they fit (a label per 14 px), else every k-th
     height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
-    fit = 14 if height < 60 else max(3, int(height // 14) - 3)
+    fit = 14 if height < 60 else max(3, int(height // 14) - 4)
     step = max(1, -(-len(m.neighbors) // min(14, fit)))
     labels = [(i + 1, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
               enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
