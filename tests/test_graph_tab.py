@@ -57,7 +57,7 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
     assert np.isnan(matrix[0]).all() and np.isnan(matrix[-1]).all()
     for row, text in ticks.items():
         if "c=" in text:
-            i = int(row) - 1
+            i = int(row) - int(np.isnan(matrix).all(axis=1).argmin())   # below the margin
             assert text.split()[0] == str(node_name(tab, int(m.neighbors[i])))
             np.testing.assert_allclose(matrix[int(row)], m.messages[i], atol=1e-6)
         elif text.startswith("aggregate"):
@@ -65,6 +65,16 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
                                        atol=1e-6)
         else:
             np.testing.assert_allclose(matrix[int(row), :len(m.update)], m.update, atol=1e-6)
+    # the labels a line apart, and half a line from the view's edges
+    from PySide6.QtGui import QFontMetricsF
+
+    axis = tab.message_plot.plotItem.getAxis("left")
+    line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
+    pitch = tab.message_plot.plotItem.vb.height() / matrix.shape[0]
+    rows = sorted(int(r) for r in ticks)
+    assert (np.diff(rows) * pitch >= line - 0.5).all(), (rows, pitch)
+    assert (rows[0] + 0.5) * pitch >= line / 2 - 0.5
+    assert (matrix.shape[0] - rows[-1] - 0.5) * pitch >= line / 2 - 0.5
     # the receptive field is highlighted on the canvas: hop 0 is the node itself
     assert m.hops[33] == 0 and (m.hops >= 0).sum() > len(neighbours)
     tab.apply_state({"aggregation": "max"})

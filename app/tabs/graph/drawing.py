@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFontMetricsF
 
 from app.tabs.base import View
 from app.tabs.graph import communities, data, explaining
@@ -236,27 +237,41 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
         tab.view("messages").panel.set_readout(QCoreApplication.translate(
             "GraphTab", "Click a node on the graph."))
         return
-    gap = np.full(m.messages.shape[1], np.nan)
-    # a margin row above and below (the first and last labels are not cut by the view's
-    # edges), a gap row between the parts (their labels apart)
-    rows = [gap, *m.messages, gap, m.aggregate, gap]
+    n = len(m.neighbors)
+    # empty rows above and below (the first and last labels are not cut by the view's
+    # edges) and between the parts (their labels a line apart), as many as that takes
+    axis = tab.message_plot.plotItem.getAxis("left")
+    line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
+    height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
+    laid_out = height >= 60
+    gaps = edge = 1
+    for _ in range(16):
+        pitch = height / (n + 2 * gaps + 2 * edge + 2)
+        if not laid_out or ((gaps + 1) * pitch >= line and (edge + 0.5) * pitch >= line / 2):
+            break
+        if (gaps + 1) * pitch < line:
+            gaps += 1
+        else:
+            edge += 1
+    empty = np.full(m.messages.shape[1], np.nan)
+    rows = [*[empty] * edge, *m.messages, *[empty] * gaps, m.aggregate, *[empty] * gaps,
+            m.update, *[empty] * edge]
     width = max(len(m.aggregate), len(m.update))
-    matrix = np.full((len(rows) + 2, width), np.nan, np.float32)   # + update, a margin
+    matrix = np.full((len(rows), width), np.nan, np.float32)
     for i, row in enumerate(rows):
         matrix[i, :len(row)] = row
-    matrix[-2, :len(m.update)] = m.update
     bound = float(np.nanmax(np.abs(matrix))) if np.isfinite(matrix).any() else 1.0
     tab.message_plot.set_matrix(matrix, levels=(-bound, bound))
-    # every neighbour's row named where they fit (a label per 14 px), else every k-th
-    height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
-    fit = 14 if height < 60 else max(3, int(height // 14) - 4)
-    step = max(1, -(-len(m.neighbors) // min(14, fit)))
-    labels = [(i + 1, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
+    # every neighbour's row named where they fit (a line apart), else every k-th
+    step = (max(1, int(np.ceil(line * len(rows) / height))) if laid_out
+            else max(1, -(-n // 14)))
+    labels = [(edge + i, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
               enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
-    labels += [(len(m.neighbors) + 2, QCoreApplication.translate(
+    labels += [(edge + n + gaps, QCoreApplication.translate(
                    "GraphTab", "aggregate ({0})").format(agg_name(m.aggregation))),
-               (len(m.neighbors) + 4, QCoreApplication.translate("GraphTab", "update hᵢ′"))]
-    tab.message_plot.plotItem.getAxis("left").setTicks([labels])
+               (edge + n + 2 * gaps + 1, QCoreApplication.translate("GraphTab",
+                                                                    "update hᵢ′"))]
+    axis.setTicks([labels])
     tab.message_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "feature"), "")
     if m.aggregation == m.model_aggregation:
         text = QCoreApplication.translate(
