@@ -154,7 +154,6 @@ class LabelledBarsPlot(GroupedBarsPlot):
         self.legend.setColumnCount(2)
         self.legend_placer.inside_columns = 2
         self._label_bars: list[tuple[int, int]] = []       # (series, category) per text
-        self._bar_values = np.zeros((0, 0), np.float32)
         self.plotItem.vb.sigResized.connect(self._place_labels)
 
     def set_hint(self, text: str) -> None:
@@ -167,8 +166,6 @@ class LabelledBarsPlot(GroupedBarsPlot):
         for t in self._texts:
             self.plotItem.removeItem(t)
         self._texts, self._label_bars = [], []
-        values = np.asarray(values, np.float32)
-        self._bar_values = values
         for s, row in enumerate(labels):
             for c, text in enumerate(row):
                 item = pg.TextItem(text, anchor=(0.5, 1.0),
@@ -183,7 +180,7 @@ class LabelledBarsPlot(GroupedBarsPlot):
         self._place_labels()
 
     def _bar_span(self, s: int, c: int) -> tuple[float, float]:
-        width = 0.8 / max(1, self._bar_values.shape[0])
+        width = 0.8 / max(1, self._values.shape[0])
         return c - 0.4 + width * s, c - 0.4 + width * (s + 1)
 
     def _place_labels(self, *_args) -> None:
@@ -191,7 +188,7 @@ class LabelledBarsPlot(GroupedBarsPlot):
         (and every label placed before it) that its text spans, so that no text is
         drawn over a neighbouring bar or another value. Placed again on every resize
         (a text's width in data units depends on the view's size)."""
-        values = self._bar_values
+        values = self._values
         finite = values[np.isfinite(values)]
         top = float(finite.max()) if finite.size else 1.0
         # headroom: the value labels over the bars, and the legend above them
@@ -210,7 +207,7 @@ class LabelledBarsPlot(GroupedBarsPlot):
         px = vb.viewPixelSize()
         if not (np.isfinite(px).all() and px[0] > 0 and px[1] > 0 and vb.height() > 0):
             px = (0.0, 0.0)              # not laid out yet: every text on its own bar
-        values = self._bar_values
+        values = self._values
         (x_lo, x_hi), _ = vb.viewRange()
         need = 0.0
         # a text's bottom is a bar's top (``base``, data units) plus the texts stacked
@@ -260,7 +257,6 @@ class LabelledBarsPlot(GroupedBarsPlot):
             self.plotItem.removeItem(t)
         self._bars, self._texts, self._label_bars = [], [], []
         self._values = np.zeros((0, 0), np.float32)
-        self._bar_values = np.zeros((0, 0), np.float32)
         self.legend.setVisible(False)
         self.plotItem.getAxis("bottom").setTicks([[]])       # no categories: no ticks
 
