@@ -150,6 +150,40 @@ def test_maml_meta_gradient_matches_finite_differences():
     assert torch.allclose(torch.cat([a.reshape(-1) for a in autograd]), analytic, atol=1e-10)
 
 
+def test_gradients_are_torch_funcs():
+    """The autograd gradients (models/meta/maml.py does not use torch.func.grad, which
+    imports PyTorch's compiler) against torch.func's own: one task, a vmapped batch of
+    tasks, and MAML's meta-gradient written the torch.func way (grad through a vmapped
+    inner loop of grads)."""
+    from torch.func import grad, grad_and_value, vmap
+
+    params = meta.init_params(hidden=8, seed=2, dtype=torch.float64)
+    xs, ys, xq, yq = _tasks(3, 5, seed=6, dtype=torch.float64)
+    g, loss = meta.mse_and_grad(params, xs[0], ys[0])
+    g_ref, loss_ref = grad_and_value(meta.mse)(params, xs[0], ys[0])
+    assert torch.allclose(loss, loss_ref, rtol=1e-12)
+    assert all(torch.allclose(g[k], g_ref[k], rtol=1e-12, atol=1e-14) for k in params)
+    batched = meta.adapt_batched(params, xs, ys, 0.05, 1)[-1]
+    g, losses = meta.task_mse_and_grads(batched, xq, yq)
+    g_ref, losses_ref = vmap(grad_and_value(meta.mse))(batched, xq, yq)
+    assert losses.shape == (3,) and torch.allclose(losses, losses_ref, rtol=1e-12)
+    assert all(torch.allclose(g[k], g_ref[k], rtol=1e-12, atol=1e-14) for k in params)
+
+    def task_loss(p, x_s, y_s, x_q, y_q):
+        for _ in range(2):
+            step = grad(meta.mse)(p, x_s, y_s)
+            p = {k: v - 0.05 * step[k] for k, v in p.items()}
+        return meta.mse(p, x_q, y_q)
+
+    def torch_func_meta_loss(p):
+        return vmap(task_loss, in_dims=(None, 0, 0, 0, 0))(p, xs, ys, xq, yq).mean()
+
+    g, loss = meta.meta_gradient(params, xs, ys, xq, yq, 0.05, 2, order="second")
+    g_ref, loss_ref = grad_and_value(torch_func_meta_loss)(params)
+    assert loss == pytest.approx(float(loss_ref), rel=1e-12)
+    assert all(torch.allclose(g[k], g_ref[k], rtol=1e-10, atol=1e-13) for k in params)
+
+
 def test_first_order_maml_is_maml_without_the_hessian_term():
     # one inner step: MAML = mean_t (I − α H_t) g_t, FOMAML = mean_t g_t, where g_t is the
     # query gradient at the adapted weights and H_t the support-loss Hessian at θ

@@ -10,6 +10,7 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "EVAL_POINTS": "options", "ADAPT_STEPS": "options", "EVAL_TASKS": "options",
     "sample_tasks": "tasks", "sinusoid": "tasks",
     "SineNet": "maml", "init_params": "maml", "predict": "maml", "mse": "maml",
+    "mse_and_grad": "maml", "task_mse_and_grads": "maml",
     "adapt": "maml", "adapt_batched": "maml", "meta_loss": "maml",
     "meta_gradient": "maml", "reptile_direction": "maml", "reptile_update": "maml",
     "MetaSession": "session",

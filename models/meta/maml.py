@@ -5,6 +5,14 @@ The network is the paper's MLP 1-40-40-1 with ReLU (``SineNet``); its weights ar
 plain ``dict`` of tensors run through ``torch.func.functional_call``, so a set of
 weights can be adapted, differentiated and vmapped over tasks like any other function.
 
+Gradients are autograd's (``torch.autograd.grad``). Over a meta-batch, the tasks' weights
+are batched ([T, ...]) and their losses computed by ``torch.func.vmap``; since task t's
+loss depends on its own copy of the weights only, the gradient of the tasks' summed loss
+with respect to the batched weights is every task's own gradient, which is what
+``vmap(torch.func.grad(mse))`` computes (``tests/test_meta.py`` compares the two).
+``torch.func.grad`` itself is not used: it imports PyTorch's compiler (``torch._dynamo``,
+~70 MB with sympy, see ``models/optim.py``) on its first call.
+
 **Adaptation** (the inner loop) is plain SGD on the support MSE:
 ``θ'_{i+1} = θ'_i − α ∇ L_support(θ'_i)``, ``θ'_0 = θ``.
 
@@ -12,8 +20,9 @@ weights can be adapted, differentiated and vmapped over tasks like any other fun
 
 * *MAML* minimises the query MSE after adaptation, ``L_query(θ'(θ))``, differentiating
   through the inner loop (second order: for one inner step the meta-gradient is
-  ``(I − α H_support) ∇L_query(θ')``). Here with ``torch.func.grad`` of the adapted
-  query loss, ``torch.func.vmap``-ed over the tasks of a meta-batch.
+  ``(I − α H_support) ∇L_query(θ')``). Here the inner loop keeps autograd's graph
+  (``create_graph=True``) for every task of a meta-batch at once, and the adapted query
+  loss is differentiated through it.
 * *First-order MAML* drops the Hessian term: the meta-gradient is ``∇L_query(θ')``.
 * *Reptile* (Nichol et al. 2018) adapts on each task's points for a few steps and moves θ
   towards the adapted weights: ``θ ← θ + ε · mean_tasks(θ' − θ)``.
@@ -31,12 +40,13 @@ import threading
 
 import torch
 from torch import Tensor, nn
-from torch.func import functional_call, grad, grad_and_value, vmap
+from torch.func import functional_call, vmap
 
 from models.errors import InvalidParameterError
 
-__all__ = ["SineNet", "init_params", "predict", "mse", "adapt", "adapt_batched", "meta_loss",
-           "meta_gradient", "reptile_direction", "reptile_update"]
+__all__ = ["SineNet", "init_params", "predict", "mse", "mse_and_grad", "task_mse_and_grads",
+           "adapt", "adapt_batched", "meta_loss", "meta_gradient", "reptile_direction",
+           "reptile_update"]
 
 
 class SineNet(nn.Module):
@@ -98,6 +108,40 @@ def mse(params: dict[str, Tensor], x: Tensor, y: Tensor) -> Tensor:
     return ((predict(params, x) - y) ** 2).mean()
 
 
+def mse_and_grad(params: dict[str, Tensor], x: Tensor, y: Tensor,
+                 create_graph: bool = False) -> tuple[dict[str, Tensor], Tensor]:
+    """The gradient of ``mse(params, x, y)`` with respect to ``params``, and that loss
+    (``torch.func.grad_and_value(mse)``'s answer, by autograd). Without ``create_graph``
+    the gradient is of detached copies and nothing is recorded; with it, the graph is kept
+    (``params`` must then be part of one, e.g. require grad)."""
+    with torch.enable_grad():
+        if not create_graph:
+            params = {k: v.detach().requires_grad_(True) for k, v in params.items()}
+        loss = mse(params, x, y)
+        grads = torch.autograd.grad(loss, list(params.values()), create_graph=create_graph)
+    return dict(zip(params, grads, strict=True)), loss if create_graph else loss.detach()
+
+
+def task_mse_and_grads(params: dict[str, Tensor], xs: Tensor, ys: Tensor,
+                       create_graph: bool = False) -> tuple[dict[str, Tensor], Tensor]:
+    """Every task's gradient of its MSE with respect to its own weights, and the losses:
+    ``vmap(torch.func.grad_and_value(mse))(params, xs, ys)``, by one backward pass of the
+    summed losses (see the module's docstring). ``create_graph`` as in ``mse_and_grad``.
+
+    Shapes:
+        params: batched, name → [T, *shape]; xs, ys: [T, K, 1];
+        the gradients: [T, *shape]; the losses: [T]
+    """
+    with torch.enable_grad():
+        if not create_graph:
+            params = {k: v.detach().requires_grad_(True) for k, v in params.items()}
+        losses = vmap(mse)(params, xs, ys)
+        grads = torch.autograd.grad(losses.sum(), list(params.values()),
+                                    create_graph=create_graph)
+    return (dict(zip(params, grads, strict=True)),
+            losses if create_graph else losses.detach())
+
+
 def _column(v, device=None, dtype=None) -> Tensor:
     """[K] or [K, 1] → a [K, 1] tensor."""
     t = torch.as_tensor(v, device=device, dtype=dtype)
@@ -138,15 +182,6 @@ def adapt(params: dict[str, Tensor], x: Tensor, y: Tensor, inner_lr: float, step
     return out
 
 
-def _inner_sgd(params: dict[str, Tensor], x: Tensor, y: Tensor, inner_lr: float,
-               steps: int) -> dict[str, Tensor]:
-    """The inner loop as a pure function of ``params`` (differentiable by ``torch.func``)."""
-    for _ in range(steps):
-        g = grad(mse)(params, x, y)
-        params = {k: v - inner_lr * g[k] for k, v in params.items()}
-    return params
-
-
 def adapt_batched(params: dict[str, Tensor], xs: Tensor, ys: Tensor, inner_lr: float,
                   steps: int) -> list[dict[str, Tensor]]:
     """``adapt`` for T tasks at once (vmapped): batched weights after 0..steps steps.
@@ -161,27 +196,30 @@ def adapt_batched(params: dict[str, Tensor], xs: Tensor, ys: Tensor, inner_lr: f
     if params["hidden1.weight"].dim() == 2:   # shared weights: one copy per task
         p = {k: v.expand(t, *v.shape) for k, v in p.items()}
     out = [p]
-    step = vmap(grad(mse))
-    with torch.no_grad():   # torch.func.grad differentiates anyway; nothing else is recorded
-        for _ in range(steps):
-            g = step(p, xs, ys)
+    for _ in range(steps):
+        g, _ = task_mse_and_grads(p, xs, ys)
+        with torch.no_grad():
             p = {k: v - inner_lr * g[k] for k, v in p.items()}
-            out.append(p)
+        out.append(p)
     return out
 
 
 def meta_loss(params: dict[str, Tensor], xs: Tensor, ys: Tensor, xq: Tensor, yq: Tensor,
               inner_lr: float, inner_steps: int) -> Tensor:
     """MAML's objective: the query MSE after ``inner_steps`` SGD steps on the support set,
-    averaged over the tasks; a differentiable (``torch.func``) function of ``params``.
+    averaged over the tasks; differentiable (autograd) with respect to ``params`` when they
+    require grad: the inner loop keeps its graph.
 
     Shapes:
-        xs, ys: [T, K, 1] support; xq, yq: [T, Q, 1] query
+        params: shared, name → shape; xs, ys: [T, K, 1] support; xq, yq: [T, Q, 1] query
     """
-    def task_loss(p, x_s, y_s, x_q, y_q):
-        return mse(_inner_sgd(p, x_s, y_s, inner_lr, inner_steps), x_q, y_q)
-
-    return vmap(task_loss, in_dims=(None, 0, 0, 0, 0))(params, xs, ys, xq, yq).mean()
+    t = xs.shape[0]
+    with torch.enable_grad():
+        p = {k: v.expand(t, *v.shape) for k, v in params.items()}   # one copy per task
+        for _ in range(inner_steps):
+            g, _ = task_mse_and_grads(p, xs, ys, create_graph=True)
+            p = {k: v - inner_lr * g[k] for k, v in p.items()}
+        return vmap(mse)(p, xq, yq).mean()
 
 
 def meta_gradient(params: dict[str, Tensor], xs: Tensor, ys: Tensor, xq: Tensor, yq: Tensor,
@@ -189,8 +227,8 @@ def meta_gradient(params: dict[str, Tensor], xs: Tensor, ys: Tensor, xq: Tensor,
                   ) -> tuple[dict[str, Tensor], float]:
     """The gradient of ``meta_loss`` with respect to the initial weights, and the loss.
 
-    ``order="second"`` (MAML): ``torch.func.grad`` through the vmapped inner loop, so
-    the inner gradients are differentiated too (Hessian-vector products).
+    ``order="second"`` (MAML): autograd through the inner loop (``meta_loss``), so the
+    inner gradients are differentiated too (Hessian-vector products).
     ``order="first"`` (FOMAML): the inner gradients are constants, so the meta-gradient
     is the query gradient at the adapted weights, ``mean_tasks ∇L_query(θ'_t)``.
 
@@ -199,12 +237,16 @@ def meta_gradient(params: dict[str, Tensor], xs: Tensor, ys: Tensor, xq: Tensor,
     """
     params = {k: v.detach() for k, v in params.items()}
     if order == "second":
-        g, loss = grad_and_value(meta_loss)(params, xs, ys, xq, yq, inner_lr, inner_steps)
+        leaves = {k: v.requires_grad_(True) for k, v in params.items()}
+        with torch.enable_grad():
+            loss = meta_loss(leaves, xs, ys, xq, yq, inner_lr, inner_steps)
+            g = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values())), strict=True))
+        loss = loss.detach()
     elif order == "first":
         # 1. adapt every task without recording anything for the outer gradient
         adapted = adapt_batched(params, xs, ys, inner_lr, inner_steps)[-1]
         # 2. the query gradient at the adapted weights, averaged over the tasks
-        gq, lq = vmap(grad_and_value(mse))(adapted, xq, yq)
+        gq, lq = task_mse_and_grads(adapted, xq, yq)
         g, loss = {k: v.mean(0) for k, v in gq.items()}, lq.mean()
     else:
         raise InvalidParameterError(f"order must be 'second' or 'first', got {order!r}.")

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import torch
 from torch import Tensor
-from torch.func import grad_and_value, vmap
+from torch.func import vmap
 
 from models.devices import device_for
 from models.errors import InvalidParameterError, SessionFileError
@@ -29,6 +29,7 @@ from models.meta.maml import (
     init_params,
     meta_gradient,
     mse,
+    mse_and_grad,
     predict,
     reptile_direction,
 )
@@ -231,8 +232,7 @@ class MetaSession(TrainingSession):
         y_all = torch.cat([b["ys"], b["yq"]], 1)
         if method == "reptile":
             return reptile_direction(p, x_all, y_all, self.inner_lr, self.reptile_inner_steps)
-        p = {k: v.detach() for k, v in p.items()}
-        g, loss = grad_and_value(mse)(p, x_all, y_all)   # pretrained: plain regression
+        g, loss = mse_and_grad(p, x_all, y_all)   # pretrained: plain regression
         return g, float(loss)
 
     def _query_loss(self, method: str, b: dict[str, Tensor]) -> float:
