@@ -89,14 +89,12 @@ def set_cpu_threads(num_threads: int) -> None:
 def warm_up(num_threads: int) -> dict:
     """Load torch and what the tabs need first, for the shell's start-up thread: cap torch's
     threads at ``num_threads`` (the GUI keeps a core) and numpy's BLAS at one
-    (``set_cpu_threads``), build one Adam (the first
-    ``torch.optim`` optimizer lazily imports ``torch._dynamo``, about 0.9 s of GIL-held
-    import, which would otherwise freeze the GUI in the middle of the first training
-    job) and import the first tabs' models. Returns versions and devices."""
-    import torch.optim
+    (``set_cpu_threads``), import the optimizers (``models.optim``, which keeps
+    ``torch._dynamo`` out) and the first tabs' models, so that the first training job
+    does not hold the GUI on an import. Returns versions and devices."""
+    import models.optim  # noqa: F401
 
     set_cpu_threads(num_threads)
-    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
     import models.transformer.model  # noqa: F401
     import models.transformer.positional_probe  # noqa: F401
 

@@ -1,4 +1,5 @@
-"""PyG's optional Hugging Face helpers stay out of ArchScope's process.
+"""PyG's optional Hugging Face helpers and its use of PyTorch's compiler stay out of
+ArchScope's process.
 
 ``import torch_geometric`` imports all of its sub-packages, among them
 ``torch_geometric.llm``, whose models import ``transformers`` when it is installed and
@@ -13,19 +14,29 @@ httpx's stacks and PIL: 235 more modules, 21 MB of resident memory, measured.
 PyG's own code, so PyG takes the path it takes where transformers is absent. Any other
 importer (a test, a user's script) gets the real package, and once it is imported PyG
 gets it too (its submodules included).
+
+The finder also loads ``models/pyg_isinstance.py`` as ``torch_geometric.isinstance``
+while ``torch._dynamo`` is not imported: PyG's module imports the compiler only to see
+through ``torch.compile``'s wrapper, which cannot exist before the compiler is imported
+(~70 MB with sympy; ``models/optim.py`` keeps the optimizers from importing it too).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
+from pathlib import Path
 
-__all__ = ["HIDDEN", "install"]
+__all__ = ["HIDDEN", "REPLACED", "install"]
 
 #: top-level packages PyG imports only for helpers ArchScope does not use
 HIDDEN = frozenset({"transformers"})
 #: the importers refused: PyG's own modules
 _REFUSED_FOR = ("torch_geometric.",)
 _MACHINERY = ("importlib", "_frozen_importlib")
+#: PyG modules loaded from ArchScope's copy while ``torch._dynamo`` is not imported
+REPLACED = {"torch_geometric.isinstance": Path(__file__).with_name("pyg_isinstance.py")}
+_DYNAMO = "torch._dynamo"
 
 
 def _importer() -> str:
@@ -41,6 +52,8 @@ class _HideFromPyG:
     """A ``sys.meta_path`` finder; see the module's docstring."""
 
     def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the finder API
+        if name in REPLACED and _DYNAMO not in sys.modules:
+            return importlib.util.spec_from_file_location(name, REPLACED[name])
         top = name.partition(".")[0]
         if top in HIDDEN and top not in sys.modules and _importer().startswith(_REFUSED_FOR):
             raise ModuleNotFoundError(f"No module named {name!r} (not used by ArchScope)",

@@ -36,7 +36,7 @@ Example::
     class Regression(TrainingSession):
         def __init__(self, device="cpu"):
             self.model = torch.nn.Linear(3, 1)
-            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-2)
+            self.optimizer = adam(self.model.parameters(), lr=1e-2)
             self._init_session(device, lr=1e-2)
             self.x, self.y = torch.randn(64, 3), torch.randn(64, 1)
 
@@ -59,6 +59,7 @@ import torch
 from models import checkpoint
 from models.devices import device_for
 from models.errors import InvalidParameterError, SessionFileError, TrainingDivergedError
+from models.optim import Adam
 from models.traces import Progress
 
 
@@ -132,8 +133,9 @@ def adam(params, **kw) -> torch.optim.Adam:
     Python's (on the CPU torch defaults to the Python loop; a RealNVP step takes 7 % less,
     ``benchmarks/bench_peers.py``). The same update, the same state; a session file saved
     by the other variant loads into it and keeps ``foreach``
-    (``checkpoint.load_optimizer_state``)."""
-    return torch.optim.Adam(params, foreach=True, **kw)
+    (``checkpoint.load_optimizer_state``). ``models.optim.Adam``: torch's, without
+    importing ``torch._dynamo``."""
+    return Adam(params, foreach=True, **kw)
 
 
 def train_mode(module: torch.nn.Module) -> None:

@@ -40,6 +40,7 @@ from models.community.options import DEFAULT_EPOCHS, MAX_DMON_NODES, MAX_K
 from models.community.partition import modularity_of_edges
 from models.devices import device_for
 from models.errors import InvalidParameterError
+from models.optim import Adam
 from models.traces import Progress
 
 __all__ = ["DMoN", "train_dmon", "DMoNOutcome"]
@@ -147,7 +148,7 @@ def train_dmon(doc, edges: np.ndarray, weight: np.ndarray, k: int, seed: int = 0
     torch.manual_seed(seed)
     x, edge_index, adj, edge_weight = _inputs(doc, edges, weight, features, dev)
     model = DMoN(x.shape[1], hidden=hidden, k=k, layers=layers, dropout=dropout).to(dev)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    optimizer = Adam(model.parameters(), lr=lr)
     losses = np.zeros(epochs, np.float32)
     mods = np.zeros(epochs, np.float32)
     start = time.perf_counter()

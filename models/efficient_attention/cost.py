@@ -134,23 +134,26 @@ def _peak_bytes(fn, device: torch.device) -> float:
         fn()
         torch.mps.synchronize()
         return float(max(0, torch.mps.driver_allocated_memory() - base))
-    from torch.profiler import ProfilerActivity, profile
+    # Kineto's CPU profiler, as ``torch.profiler.profile(activities=[CPU])`` runs it,
+    # without that wrapper: its start asks ``hasattr(torch, "_inductor")``, which imports
+    # torch's compiler (~70 MB with sympy, see models/optim.py) to read one GPU setting
+    from torch.autograd.profiler import profile
 
     # one profiler at a time (two at once raise), and stderr silenced by one thread
     # at a time, so it is always given back
     with _PROFILER_LOCK, _quiet_stderr(), _no_automatic_gc():
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        with profile(use_cpu=True, profile_memory=True, use_kineto=True) as prof:
             fn()
         # allocations (+) and frees (−) in the order they happened; the peak of their
         # sum. Self memory only: an operator's total includes its children's, counted
         # again. Parsed under the lock: one profiler's results at a time.
-        usage = [(e.time_range.start, e.self_cpu_memory_usage) for e in prof.events()
+        usage = [(e.time_range.start, e.self_cpu_memory_usage) for e in prof.function_events
                  if e.self_cpu_memory_usage]
         # the profiler's C++ results are referenced from a reference cycle (its events),
         # so they were freed whenever the cyclic collector next ran, on whichever thread,
         # often the GUI thread: drop them here, on the thread that made them
-        if getattr(prof.profiler, "kineto_results", None) is not None:
-            prof.profiler.kineto_results = None
+        if getattr(prof, "kineto_results", None) is not None:
+            prof.kineto_results = None
     total = peak = 0
     for _, change in sorted(usage, key=lambda u: u[0]):
         total += change

@@ -10,6 +10,7 @@ from torch.nn import functional as tnf
 
 from models.efficient_attention.common import _check_qkv, _guard, _int
 from models.errors import InvalidParameterError
+from models.optim import Adam
 from models.transformer import scaled_dot_product_attention
 
 # causal kernel attention walks the positions in chunks of this many (see _kernel_attention)
@@ -220,7 +221,7 @@ def fit_linformer_projections(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     F_ = start.clone().requires_grad_(True)
     with torch.no_grad():
         target, _ = scaled_dot_product_attention(q, k, v)
-    opt = torch.optim.Adam([E, F_], lr=lr)
+    opt = Adam([E, F_], lr=lr)
     with torch.enable_grad():
         for _ in range(steps):
             # 2. one Adam step on the output error

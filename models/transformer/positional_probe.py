@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from models.errors import InvalidParameterError, TrainingDivergedError
+from models.optim import Adam
 from models.traces import OffsetFitTrace, PEGrid, Progress
 from models.transformer.options import EMBEDDING_INITS
 from models.transformer.positional import PositionalEncoding, relative_position_matrix
@@ -134,7 +135,7 @@ def fit_offset_map(d_model: int = 64, max_len: int = 256, base: float = 10000.0,
     analytic_np = relative_position_matrix(d_model, offset, base).numpy()
     layer = torch.nn.Linear(d_model, d_model, bias=False).to(dev)
     torch.nn.init.zeros_(layer.weight)   # deterministic start; the batches use ``seed``
-    opt = torch.optim.Adam(layer.parameters(), lr=lr)
+    opt = Adam(layer.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     gen = torch.Generator(device="cpu").manual_seed(seed)
     n = max_len - offset
