@@ -6,7 +6,8 @@ or stepped, only to tell that compiler to leave them alone: ``Optimizer.add_para
 ``torch._disable_dynamo``, which imports ``torch._dynamo`` on its first call, and every
 ``step`` runs in a wrapper (``_use_grad_for_differentiable``) that imports it to mark two
 graph breaks. Nothing in ArchScope compiles, but the import costs ~70 MB of resident
-memory (with sympy, which it pulls in) and ~800 modules, and half a second of start-up.
+memory (36 MB for sympy and torch's symbolic shapes, which it pulls in, 36 MB for the
+rest), ~800 modules and 1.5 s of GIL-held import (after torch, measured).
 
 Both are no-ops while ``torch._dynamo`` is not imported: nothing can be compiling then,
 so there is no compiler to disable and no graph to break. This module keeps them out
@@ -23,8 +24,13 @@ does from then on:
   ``torch._dynamo`` is imported.
 
 ``install()`` runs when this module is imported; it touches only functions whose
-structure it recognises (the pinned torch's), and otherwise leaves torch as it is, so a
-different torch costs memory, never correctness. ``LEAN`` says whether it took.
+structure it recognises (torch's wrappers, by their code's qualified names, as in the
+pinned torch), and otherwise leaves torch as it is, so a different torch costs memory,
+never correctness. ``LEAN`` says whether it took.
+
+Once ``torch._dynamo`` is in ``sys.modules`` it is imported again by name rather than
+used from there: while another thread is still importing it, the import statement waits
+for it to finish, as torch's own import would.
 """
 
 from __future__ import annotations
@@ -41,6 +47,25 @@ _DYNAMO = "torch._dynamo"
 _DISABLED_METHODS = ("add_param_group", "zero_grad", "state_dict", "load_state_dict")
 #: the attribute ``torch._disable_dynamo`` caches the disabled function under
 _CACHE = "__dynamo_disable"
+#: the qualified names of torch's wrappers: ``torch._disable_dynamo``'s, the step's, the
+#: profiling hook ``Optimizer`` puts on a class's step once one is built
+_DISABLE_WRAPPER = "_disable_dynamo.<locals>.inner"
+_GRAD_WRAPPER = "_use_grad_for_differentiable.<locals>._use_grad"
+_HOOK_WRAPPER = "Optimizer.profile_hook_step.<locals>.wrapper"
+
+
+def _qualname(fn) -> str:
+    return getattr(getattr(fn, "__code__", None), "co_qualname", "")
+
+
+def _compiler():
+    """``torch._dynamo`` if it is imported (or being imported: then this waits for
+    it), else None."""
+    if _DYNAMO not in sys.modules:
+        return None
+    import torch._dynamo
+
+    return torch._dynamo
 
 
 def _disabled_lazily(fn):
@@ -50,7 +75,7 @@ def _disabled_lazily(fn):
 
     def call(*args, **kwargs):
         nonlocal disabled
-        dynamo = sys.modules.get(_DYNAMO)
+        dynamo = _compiler()
         if dynamo is None:
             return fn(*args, **kwargs)
         if disabled is None:
@@ -66,9 +91,9 @@ def _torch_step():
     the profiling hook ``Optimizer`` puts on the class once one is built; ``None`` if it
     is not shaped so."""
     step = torch.optim.Adam.__dict__.get("step")
-    while getattr(step, "hooked", False):  # Optimizer._patch_step_function's wrapper
+    while getattr(step, "hooked", False) and _qualname(step) == _HOOK_WRAPPER:
         step = getattr(step, "__wrapped__", None)
-    if step is None or getattr(step, "__wrapped__", None) is None:
+    if _qualname(step) != _GRAD_WRAPPER or not callable(getattr(step, "__wrapped__", None)):
         return None
     return step
 
@@ -76,8 +101,9 @@ def _torch_step():
 def install() -> bool:
     """Seed the four methods' caches (once); True if the lean path is in place."""
     for name in _DISABLED_METHODS:
-        fn = getattr(getattr(torch.optim.Optimizer, name), "__wrapped__", None)
-        if fn is None or not callable(fn):
+        wrapper = getattr(torch.optim.Optimizer, name)
+        fn = getattr(wrapper, "__wrapped__", None)
+        if _qualname(wrapper) != _DISABLE_WRAPPER or not callable(fn):
             return False
         cached = getattr(fn, _CACHE, None)
         if cached is None:
@@ -97,13 +123,13 @@ class Adam(torch.optim.Adam):
     dicts interchangeable), stepping without importing ``torch._dynamo``; see the
     module's docstring."""
 
-    def step(self, closure=None):
-        if _RAW_STEP is None or _DYNAMO in sys.modules:
-            return _TORCH_STEP(self, closure) if _TORCH_STEP is not None \
-                else super().step(closure)
-        previous = torch.is_grad_enabled()
-        try:
-            torch.set_grad_enabled(self.defaults["differentiable"])
-            return _RAW_STEP(self, closure)
-        finally:
-            torch.set_grad_enabled(previous)
+    if _RAW_STEP is not None:   # else torch's own step, inherited
+        def step(self, closure=None):
+            if _compiler() is not None:
+                return _TORCH_STEP(self, closure)
+            previous = torch.is_grad_enabled()
+            try:
+                torch.set_grad_enabled(self.defaults["differentiable"])
+                return _RAW_STEP(self, closure)
+            finally:
+                torch.set_grad_enabled(previous)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from models.optim import LEAN, Adam
+import models.optim
+from models.optim import Adam
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,14 +52,27 @@ def _same_state(a: torch.optim.Optimizer, b: torch.optim.Optimizer) -> bool:
                for i in sa["state"] for k in sa["state"][i])
 
 
+@pytest.fixture
+def lean(monkeypatch):
+    """The lean path, even where something earlier in this process imported the compiler
+    (models.optim then hands over to torch's path, tested in a fresh process below)."""
+    assert models.optim._RAW_STEP is not None
+    monkeypatch.setattr(models.optim, "_DYNAMO", "not.imported.anywhere")
+
+
 def test_the_lean_path_is_in_place_on_the_pinned_torch():
-    assert LEAN, "models.optim no longer recognises torch.optim's wrappers: check the torch pin"
+    got = _fresh("""
+        import json, models.optim as o
+        print(json.dumps({"lean": o.LEAN, "own_step": "step" in o.Adam.__dict__}))
+    """)
+    assert got == {"lean": True, "own_step": True}, \
+        "models.optim no longer recognises torch.optim's wrappers: check the torch pin"
 
 
 @pytest.mark.parametrize("options", [{}, {"foreach": True}, {"foreach": False, "amsgrad": True},
                                      {"weight_decay": 0.1, "maximize": True, "foreach": True},
                                      {"betas": (0.8, 0.95), "eps": 1e-6}])
-def test_adam_is_torch_adam_to_the_bit(options):
+def test_adam_is_torch_adam_to_the_bit(lean, options):
     ours, theirs = _params(0), _params(0)
     a = Adam(ours, lr=0.05, **options)
     b = torch.optim.Adam(theirs, lr=0.05, **options)
@@ -70,7 +84,7 @@ def test_adam_is_torch_adam_to_the_bit(options):
     assert torch.is_grad_enabled()                   # the step gave the grad mode back
 
 
-def test_adam_state_dicts_load_both_ways_and_continue_alike():
+def test_adam_state_dicts_load_both_ways_and_continue_alike(lean):
     first, second = _params(2), _params(2)
     a = torch.optim.Adam(first, lr=0.02, foreach=True)
     _run(a, first, 4, seed=3)
@@ -88,7 +102,22 @@ def test_adam_state_dicts_load_both_ways_and_continue_alike():
     assert _same_state(b, c)
 
 
-def test_a_closure_and_the_step_hooks_work_as_in_torch():
+def test_differentiable_adam_steps_keep_the_graph_as_torchs(lean):
+    """``differentiable=True``: the step runs with grad enabled, so the updated weights
+    are differentiable with respect to what they were computed from (torch's wrapper
+    sets the same mode)."""
+    grads = []
+    for cls in (Adam, torch.optim.Adam):
+        leaf = _params(7)[0]
+        weight = leaf.clone()                        # not a leaf: allowed when differentiable
+        opt = cls([weight], lr=0.1, weight_decay=0.3, differentiable=True)
+        weight.grad = leaf.detach() * leaf          # a gradient that depends on leaf too
+        opt.step()
+        grads.append(torch.autograd.grad(weight.sum(), leaf)[0])
+    assert torch.equal(grads[0], grads[1])
+
+
+def test_a_closure_and_the_step_hooks_work_as_in_torch(lean):
     params = _params(5)
     opt = Adam(params, lr=0.1)
     calls = []
@@ -133,6 +162,28 @@ def test_the_apps_models_train_without_importing_the_compiler():
             for _ in s.train(2):
                 pass
         MetaSession(meta_batch=4).evaluate(n_tasks=8, steps=2, seed=1)
+        from models.ode.spiral import SpiralSession
+        from models.graphs import GraphClassificationSession, LinkPredictionSession, motif_graphs
+        from models.generation.graphrnn import GraphRNNGenerator
+        import networkx as nx
+        for s in (SpiralSession(batch_size=8), LinkPredictionSession(karate_club()),
+                  GraphClassificationSession(motif_graphs(seed=0)),
+                  GraphRNNGenerator([nx.cycle_graph(6), nx.path_graph(5)])):
+            for _ in s.train(2):
+                pass
+        # the shell's warm-up, and the fits that build their own Adam
+        from models.devices import warm_up
+        warm_up(1)
+        from models.transformer.positional_probe import fit_offset_map
+        list(fit_offset_map(d_model=16, max_len=32, steps=3))
+        from models.efficient_attention.linear import fit_linformer_projections
+        q = torch.randn(1, 1, 32, 8)
+        fit_linformer_projections(q, q, q, 8, steps=3)
+        from models.graphs.builtins import builtin_graph
+        from models.community.partition import undirected_edges
+        from models.community.dmon import train_dmon
+        doc = builtin_graph("karate")
+        list(train_dmon(doc, *undirected_edges(doc), k=2, epochs=3))
         # PyG's models and utilities
         import torch_geometric
         from torch_geometric.nn import GCNConv, SAGEConv, GATConv

@@ -180,6 +180,9 @@ def test_gradients_are_torch_funcs():
 
     g, loss = meta.meta_gradient(params, xs, ys, xq, yq, 0.05, 2, order="second")
     g_ref, loss_ref = grad_and_value(torch_func_meta_loss)(params)
+    # the objective alone, of weights that need no gradient, is the same number
+    assert float(meta.meta_loss(params, xs, ys, xq, yq, 0.05, 2)) == pytest.approx(
+        float(loss_ref), rel=1e-12)
     assert loss == pytest.approx(float(loss_ref), rel=1e-12)
     assert all(torch.allclose(g[k], g_ref[k], rtol=1e-10, atol=1e-13) for k in params)
 

@@ -207,17 +207,18 @@ def adapt_batched(params: dict[str, Tensor], xs: Tensor, ys: Tensor, inner_lr: f
 def meta_loss(params: dict[str, Tensor], xs: Tensor, ys: Tensor, xq: Tensor, yq: Tensor,
               inner_lr: float, inner_steps: int) -> Tensor:
     """MAML's objective: the query MSE after ``inner_steps`` SGD steps on the support set,
-    averaged over the tasks; differentiable (autograd) with respect to ``params`` when they
-    require grad: the inner loop keeps its graph.
+    averaged over the tasks. Differentiable (autograd) with respect to ``params`` when they
+    require grad: the inner loop then keeps its graph.
 
     Shapes:
         params: shared, name → shape; xs, ys: [T, K, 1] support; xq, yq: [T, Q, 1] query
     """
     t = xs.shape[0]
+    keep = any(v.requires_grad for v in params.values())
     with torch.enable_grad():
         p = {k: v.expand(t, *v.shape) for k, v in params.items()}   # one copy per task
         for _ in range(inner_steps):
-            g, _ = task_mse_and_grads(p, xs, ys, create_graph=True)
+            g, _ = task_mse_and_grads(p, xs, ys, create_graph=keep)
             p = {k: v - inner_lr * g[k] for k, v in p.items()}
         return vmap(mse)(p, xq, yq).mean()
 
