@@ -23,6 +23,9 @@ def main(out: Path) -> int:
     from app.settings import Settings
     from viz import theme
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.windows import tab_settled
+
     app = QApplication.instance() or QApplication(["archscope"])
     theme.apply()
     cjk = QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese)
@@ -52,7 +55,9 @@ def main(out: Path) -> int:
                 window.set_language(code)
                 for i, spec in enumerate(window.specs):
                     window.tabs_widget.setCurrentIndex(i)
-                    pump(0.6)
+                    # what a user sees once the tab is done: its first trace, the
+                    # computations it starts and the legends' placement all landed
+                    tab_settled(lambda ms: pump(ms / 1000), window.tabs_widget.currentWidget())
                     shot = window.screen().grabWindow(window.winId())
                     path = out / f"{spec.key}_{code}{suffix}.png"
                     shot.save(str(path))

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtGui import QFontMetrics
 from pytestqt.exceptions import TimeoutError as WaitTimeout
 
-from tests.windows import open_tab
+from tests.windows import open_tab, tab_settled
 from viz.legend import OUTSIDE, THROTTLE_MS, KeepClear, covered, drawn_geometry
 from viz.plots import CurvesPlot, GroupedBarsPlot
 from viz.text import FitLabel, fit_lines
@@ -295,51 +295,11 @@ def _resize(qtbot, window, size) -> None:
     assert (window.width(), window.height()) == size, "the window cannot shrink that far"
 
 
-def _tab_settled(qtbot, tab) -> None:
-    """The tab shown and done: no background job or computation for a legend placement's
-    throttle and more in a row. A computation started when the tab is first shown (the
-    ODE tab's adjoint comparison, 0.2-0.7 s) redraws a view when it lands; on a loaded
-    machine it could start after a first quiet look and land after a fixed wait, before
-    its legend was placed (seen on CI, twice)."""
-    import time
-
-    import pyqtgraph as pg
-
-    from app.jobs import ComputeRunner
-    from viz.legend import KeepClear
-
-    def placing() -> bool:
-        # a legend placement still to come (its timer runs late on a loaded machine)
-        for view in tab.views:
-            for item in view.panel.graphics.scene().items():
-                if isinstance(item, pg.PlotItem) and any(
-                        k._timer.isActive() for k in item.findChildren(KeepClear)):
-                    return True
-        return False
-
-    def quiet() -> bool:
-        return not tab.jobs.is_running() and not any(
-            r.is_busy() for r in tab.findChildren(ComputeRunner)) and not placing()
-
-    need = (THROTTLE_MS + 300) / 1000.0
-    end = time.monotonic() + 90.0
-    since = None
-    while time.monotonic() < end:
-        if not quiet():
-            since = None
-        elif since is None:
-            since = time.monotonic()
-        elif time.monotonic() - since >= need:
-            return
-        qtbot.wait(20)
-    raise AssertionError(f"the {tab.key} tab's background work did not end in 90 s")
-
-
 def _walk(window, qtbot, check) -> tuple[int, list[str]]:
     checked, found = 0, []
     for i in range(len(window.tabs)):
         window.tabs_widget.setCurrentIndex(i)
-        _tab_settled(qtbot, window.tabs[i])
+        tab_settled(qtbot.wait, window.tabs[i])
         n, f = check(window)
         checked += n
         found += f
@@ -355,7 +315,7 @@ def test_nothing_covers_data_in_any_view(qtbot, window, size):
         for i in range(len(window.tabs)):
             window.tabs_widget.setCurrentIndex(i)
             tab = window.tabs[i]
-            _tab_settled(qtbot, tab)
+            tab_settled(qtbot.wait, tab)
             for view in tab.views:
                 checked += 1
                 found += [f"{code} {tab.key}.{view.key}: {f}"

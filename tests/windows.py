@@ -55,3 +55,44 @@ def window_of(qtbot, keys: tuple[str, ...], front: str):
     win.show()
     qtbot.waitUntil(lambda: win.torch_is_ready, timeout=60_000)
     return win, open_tab(qtbot, win, front)
+
+
+def tab_settled(wait, tab, timeout_s: float = 90.0) -> None:
+    """Run the event loop (``wait(ms)``: ``qtbot.wait``, or a script's own pump) until
+    ``tab`` has its first trace and has been done for a legend placement's throttle and
+    more in a row: no background job or computation, no legend placement to come. A
+    computation started when the tab is first shown (the ODE tab's adjoint comparison,
+    0.2-0.7 s) redraws a view when it lands; on a loaded machine it could start after a
+    first quiet look and land after a fixed wait, before its legend was placed (seen on
+    CI, twice)."""
+    import pyqtgraph as pg
+
+    from app.jobs import ComputeRunner
+    from viz.legend import THROTTLE_MS, KeepClear
+
+    def placing() -> bool:
+        # a legend placement still to come (its timer runs late on a loaded machine)
+        for view in tab.views:
+            for item in view.panel.graphics.scene().items():
+                if isinstance(item, pg.PlotItem) and any(
+                        k._timer.isActive() for k in item.findChildren(KeepClear)):
+                    return True
+        return False
+
+    def quiet() -> bool:
+        return first_traces_drawn([tab]) and not tab.jobs.is_running() and not any(
+            r.is_busy() for r in tab.findChildren(ComputeRunner)) and not placing()
+
+    need = (THROTTLE_MS + 300) / 1000.0
+    end = time.monotonic() + timeout_s
+    since = None
+    while time.monotonic() < end:
+        if not quiet():
+            since = None
+        elif since is None:
+            since = time.monotonic()
+        elif time.monotonic() - since >= need:
+            return
+        wait(20)
+    raise AssertionError(f"the {tab.key} tab's background work did not end in "
+                         f"{timeout_s:.0f} s")
