@@ -66,20 +66,49 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
         else:
             np.testing.assert_allclose(matrix[int(row), :len(m.update)], m.update, atol=1e-6)
     # the labels a line apart, and half a line from the view's edges
-    from PySide6.QtGui import QFontMetricsF
-
-    axis = tab.message_plot.plotItem.getAxis("left")
-    line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
-    pitch = tab.message_plot.plotItem.vb.height() / matrix.shape[0]
-    rows = sorted(int(r) for r in ticks)
-    assert (np.diff(rows) * pitch >= line - 0.5).all(), (rows, pitch)
-    assert (rows[0] + 0.5) * pitch >= line / 2 - 0.5
-    assert (matrix.shape[0] - rows[-1] - 0.5) * pitch >= line / 2 - 0.5
+    assert _message_labels_spaced(tab)
     # the receptive field is highlighted on the canvas: hop 0 is the node itself
     assert m.hops[33] == 0 and (m.hops >= 0).sum() > len(neighbours)
     tab.apply_state({"aggregation": "max"})
     _settle(qtbot, tab, lambda r: r.message.aggregation == "max")
     assert "max" in tab.view("messages").panel.readout.text()
+
+
+def _message_labels_spaced(tab) -> bool:
+    """The messages heatmap's row names a line apart, and half a line inside its view."""
+    from PySide6.QtGui import QFontMetricsF
+
+    matrix = tab.message_plot.matrix()
+    ticks = dict(tab.message_plot.plotItem.getAxis("left")._tickLevels[0])
+    axis = tab.message_plot.plotItem.getAxis("left")
+    line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
+    pitch = tab.message_plot.plotItem.vb.height() / matrix.shape[0]
+    rows = sorted(int(r) for r in ticks)
+    return bool((np.diff(rows) * pitch >= line - 0.5).all()
+                and (rows[0] + 0.5) * pitch >= line / 2 - 0.5
+                and (matrix.shape[0] - rows[-1] - 0.5) * pitch >= line / 2 - 0.5)
+
+
+def test_the_messages_rows_are_spaced_again_when_the_view_changes_size(qtbot, window, tab):
+    """Drawn at one size, the heatmap keeps its row names a line apart at another: drawn
+    in a tall window (every name, few empty rows), then a small one (more empty rows,
+    fewer names), then the tall one again."""
+    window.resize(1500, 1500)
+    try:
+        qtbot.wait(100)
+        tab.canvas.nodeClicked.emit(33)                  # 18 neighbours' rows
+        _settle(qtbot, tab, lambda r: r.message is not None and r.message.node == 33)
+        qtbot.waitUntil(lambda: _message_labels_spaced(tab), timeout=5_000)
+        tall = tab.message_plot.plotItem.vb.height()
+        first = tab.message_plot.matrix().shape[0]
+        for size in ((1280, 800), (1500, 1500)):
+            window.resize(*size)
+            qtbot.wait(100)
+            assert _message_labels_spaced(tab), (size, tab.message_plot.plotItem.vb.height(),
+                                                 tall)
+        assert tab.message_plot.matrix().shape[0] == first   # back where it started
+    finally:
+        window.resize(1500, 940)
 
 
 def test_gcn_coefficients_and_gat_attention_reach_the_canvas(qtbot, tab):

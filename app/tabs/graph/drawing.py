@@ -36,6 +36,9 @@ def build_views(tab: GraphTab) -> None:
     tab.canvas.nodeClicked.connect(tab._node_clicked)
     tab.canvas.set_hover_info(partial(node_info, tab))
     tab.message_plot = HeatmapPlot("CET-D1")
+    # the rows are spaced for the view's height: laid out again when it changes
+    tab.message_plot.plotItem.vb.sigResized.connect(partial(_messages_resized, tab))
+    tab.message_layout = None
     tab.curves_plot = CurvesPlot(legend="bottom-right")
     tab.curves_plot.legend.setColumnCount(2)         # short: the curves end up there
     tab.embedding_view = GraphCanvas(legend=False)   # the graph view has the legend
@@ -238,21 +241,8 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
             "GraphTab", "Click a node on the graph."))
         return
     n = len(m.neighbors)
-    # empty rows above and below (the first and last labels are not cut by the view's
-    # edges) and between the parts (their labels a line apart), as many as that takes
+    tab.message_layout = gaps, edge, step = _message_rows(tab, n)
     axis = tab.message_plot.plotItem.getAxis("left")
-    line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
-    height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
-    laid_out = height >= 60
-    gaps = edge = 1
-    for _ in range(16):
-        pitch = height / (n + 2 * gaps + 2 * edge + 2)
-        if not laid_out or ((gaps + 1) * pitch >= line and (edge + 0.5) * pitch >= line / 2):
-            break
-        if (gaps + 1) * pitch < line:
-            gaps += 1
-        else:
-            edge += 1
     empty = np.full(m.messages.shape[1], np.nan)
     rows = [*[empty] * edge, *m.messages, *[empty] * gaps, m.aggregate, *[empty] * gaps,
             m.update, *[empty] * edge]
@@ -262,9 +252,6 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
         matrix[i, :len(row)] = row
     bound = float(np.nanmax(np.abs(matrix))) if np.isfinite(matrix).any() else 1.0
     tab.message_plot.set_matrix(matrix, levels=(-bound, bound))
-    # every neighbour's row named where they fit (a line apart), else every k-th
-    step = (max(1, int(np.ceil(line * len(rows) / height))) if laid_out
-            else max(1, -(-n // 14)))
     labels = [(edge + i, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
               enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
     labels += [(edge + n + gaps, QCoreApplication.translate(
@@ -291,6 +278,39 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
     panel.readout.setToolTip(tip.format(m.kind.upper(), m.layer + 1,
                                         agg_name(m.model_aggregation),
                                         agg_name(m.aggregation)))
+
+
+def _message_rows(tab: GraphTab, n: int) -> tuple[int, int, int]:
+    """How the messages of ``n`` neighbours are laid out at the view's height: empty rows
+    between the parts (their labels a line apart) and at the edges (the first and last
+    labels not cut by the view's edges), as many as that takes; every neighbour's row
+    named where they fit a line apart, else every ``step``-th. (gaps, edge, step)."""
+    axis = tab.message_plot.plotItem.getAxis("left")
+    line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
+    height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
+    laid_out = height >= 60
+    gaps = edge = 1
+    for _ in range(16):
+        pitch = height / (n + 2 * gaps + 2 * edge + 2)
+        if not laid_out or ((gaps + 1) * pitch >= line and (edge + 0.5) * pitch >= line / 2):
+            break
+        if (gaps + 1) * pitch < line:
+            gaps += 1
+        else:
+            edge += 1
+    rows = n + 2 * gaps + 2 * edge + 2
+    step = (max(1, int(np.ceil(line * rows / height))) if laid_out
+            else max(1, -(-n // 14)))
+    return gaps, edge, step
+
+
+def _messages_resized(tab: GraphTab, *_) -> None:
+    """The messages drawn again when the view's new height spaces their rows otherwise
+    (a window made smaller, a panel resized, the first layout after the first draw)."""
+    result = getattr(tab, "result", None)
+    m = None if result is None else result.message
+    if m is not None and _message_rows(tab, len(m.neighbors)) != tab.message_layout:
+        draw_messages(tab)
 
 
 def draw_embedding(tab: GraphTab) -> None:
