@@ -35,14 +35,13 @@ for it to finish, as torch's own import would.
 
 from __future__ import annotations
 
-import sys
-
 import torch
 import torch.optim
 
+from models.optional_imports import compiler
+
 __all__ = ["LEAN", "Adam", "install"]
 
-_DYNAMO = "torch._dynamo"
 #: the ``Optimizer`` methods torch wraps with ``torch._disable_dynamo``
 _DISABLED_METHODS = ("add_param_group", "zero_grad", "state_dict", "load_state_dict")
 #: the attribute ``torch._disable_dynamo`` caches the disabled function under
@@ -58,16 +57,6 @@ def _qualname(fn) -> str:
     return getattr(getattr(fn, "__code__", None), "co_qualname", "")
 
 
-def _compiler():
-    """``torch._dynamo`` if it is imported (or being imported: then this waits for
-    it), else None."""
-    if _DYNAMO not in sys.modules:
-        return None
-    import torch._dynamo
-
-    return torch._dynamo
-
-
 def _disabled_lazily(fn):
     """``fn`` itself while ``torch._dynamo`` is not imported; once it is,
     ``torch._dynamo.disable(fn)``, what ``torch._disable_dynamo`` would have cached."""
@@ -75,7 +64,7 @@ def _disabled_lazily(fn):
 
     def call(*args, **kwargs):
         nonlocal disabled
-        dynamo = _compiler()
+        dynamo = compiler()
         if dynamo is None:
             return fn(*args, **kwargs)
         if disabled is None:
@@ -125,7 +114,7 @@ class Adam(torch.optim.Adam):
 
     if _RAW_STEP is not None:   # else torch's own step, inherited
         def step(self, closure=None):
-            if _compiler() is not None:
+            if compiler() is not None:
                 return _TORCH_STEP(self, closure)
             previous = torch.is_grad_enabled()
             try:

@@ -27,16 +27,27 @@ import importlib.util
 import sys
 from pathlib import Path
 
-__all__ = ["HIDDEN", "REPLACED", "install"]
+__all__ = ["DYNAMO", "HIDDEN", "REPLACED", "compiler", "install"]
 
 #: top-level packages PyG imports only for helpers ArchScope does not use
 HIDDEN = frozenset({"transformers"})
 #: the importers refused: PyG's own modules
 _REFUSED_FOR = ("torch_geometric.",)
 _MACHINERY = ("importlib", "_frozen_importlib")
-#: PyG modules loaded from ArchScope's copy while ``torch._dynamo`` is not imported
+#: PyTorch's compiler, kept out of the process (models/optim.py)
+DYNAMO = "torch._dynamo"
+#: PyG modules loaded from ArchScope's copy while ``DYNAMO`` is not imported
 REPLACED = {"torch_geometric.isinstance": Path(__file__).with_name("pyg_isinstance.py")}
-_DYNAMO = "torch._dynamo"
+
+
+def compiler():
+    """``torch._dynamo`` if it is imported (or being imported: then this waits for it,
+    as the import statement waits for another thread's import), else None."""
+    if DYNAMO not in sys.modules:
+        return None
+    import torch._dynamo
+
+    return torch._dynamo
 
 
 def _importer() -> str:
@@ -52,7 +63,7 @@ class _HideFromPyG:
     """A ``sys.meta_path`` finder; see the module's docstring."""
 
     def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the finder API
-        if name in REPLACED and _DYNAMO not in sys.modules:
+        if name in REPLACED and DYNAMO not in sys.modules:
             return importlib.util.spec_from_file_location(name, REPLACED[name])
         top = name.partition(".")[0]
         if top in HIDDEN and top not in sys.modules and _importer().startswith(_REFUSED_FOR):

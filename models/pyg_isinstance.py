@@ -10,8 +10,9 @@ this ``is_torch_instance`` looks it up when called and answers as PyG's does
 
 from __future__ import annotations
 
-import sys
 from typing import Any
+
+from models.optional_imports import compiler
 
 __all__ = ["is_torch_instance"]
 
@@ -19,9 +20,7 @@ __all__ = ["is_torch_instance"]
 def is_torch_instance(obj: Any, cls: type | tuple[type, ...]) -> bool:
     """``isinstance(obj, cls)``, looking through ``torch.compile``'s ``OptimizedModule``
     to the module it compiled (as PyG's ``is_torch_instance``)."""
-    if "torch._dynamo" in sys.modules:
-        import torch._dynamo  # waits for an import still running in another thread
-
-        if isinstance(obj, torch._dynamo.OptimizedModule):
-            return isinstance(obj._orig_mod, cls)
+    dynamo = compiler()
+    if dynamo is not None and isinstance(obj, dynamo.OptimizedModule):
+        return isinstance(obj._orig_mod, cls)
     return isinstance(obj, cls)

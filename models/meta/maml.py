@@ -114,12 +114,7 @@ def mse_and_grad(params: dict[str, Tensor], x: Tensor, y: Tensor,
     (``torch.func.grad_and_value(mse)``'s answer, by autograd). Without ``create_graph``
     the gradient is of detached copies and nothing is recorded; with it, the graph is kept
     (``params`` must then be part of one, e.g. require grad)."""
-    with torch.enable_grad():
-        if not create_graph:
-            params = {k: v.detach().requires_grad_(True) for k, v in params.items()}
-        loss = mse(params, x, y)
-        grads = torch.autograd.grad(loss, list(params.values()), create_graph=create_graph)
-    return dict(zip(params, grads, strict=True)), loss if create_graph else loss.detach()
+    return _grad_and_value(lambda p: mse(p, x, y), params, create_graph)
 
 
 def task_mse_and_grads(params: dict[str, Tensor], xs: Tensor, ys: Tensor,
@@ -132,14 +127,20 @@ def task_mse_and_grads(params: dict[str, Tensor], xs: Tensor, ys: Tensor,
         params: batched, name → [T, *shape]; xs, ys: [T, K, 1];
         the gradients: [T, *shape]; the losses: [T]
     """
+    return _grad_and_value(lambda p: vmap(mse)(p, xs, ys), params, create_graph)
+
+
+def _grad_and_value(loss_of, params: dict[str, Tensor], create_graph: bool
+                    ) -> tuple[dict[str, Tensor], Tensor]:
+    """The gradient of ``loss_of(params)`` summed, with respect to ``params``, and the
+    loss itself; ``create_graph`` as in ``mse_and_grad``."""
     with torch.enable_grad():
         if not create_graph:
             params = {k: v.detach().requires_grad_(True) for k, v in params.items()}
-        losses = vmap(mse)(params, xs, ys)
-        grads = torch.autograd.grad(losses.sum(), list(params.values()),
+        value = loss_of(params)
+        grads = torch.autograd.grad(value.sum(), list(params.values()),
                                     create_graph=create_graph)
-    return (dict(zip(params, grads, strict=True)),
-            losses if create_graph else losses.detach())
+    return dict(zip(params, grads, strict=True)), value if create_graph else value.detach()
 
 
 def _column(v, device=None, dtype=None) -> Tensor:
@@ -167,18 +168,13 @@ def adapt(params: dict[str, Tensor], x: Tensor, y: Tensor, inner_lr: float, step
         return out
     x, y = x.reshape(-1, 1), y.reshape(-1, 1)
     p = dict(params)
-    with torch.enable_grad():
-        for _ in range(steps):
-            if not create_graph:
-                p = {k: v.detach().requires_grad_(True) for k, v in p.items()}
-            loss = mse(p, x, y)
-            grads = torch.autograd.grad(loss, list(p.values()), create_graph=create_graph)
-            if create_graph:
-                p = {k: v - inner_lr * g for (k, v), g in zip(p.items(), grads, strict=True)}
-            else:
-                p = {k: v.detach().add(g, alpha=-inner_lr)
-                     for (k, v), g in zip(p.items(), grads, strict=True)}
-            out.append(p)
+    for _ in range(steps):
+        g, _ = mse_and_grad(p, x, y, create_graph)
+        if create_graph:
+            p = {k: v - inner_lr * g[k] for k, v in p.items()}
+        else:
+            p = {k: v.detach().add(g[k], alpha=-inner_lr) for k, v in p.items()}
+        out.append(p)
     return out
 
 
