@@ -405,3 +405,23 @@ def test_a_flow_session_needs_the_minimum_of_finite_points():
     bad[3] = np.inf
     with pytest.raises(InvalidParameterError, match="finite"):
         FlowSession("realnvp", points=bad)
+
+
+@pytest.mark.parametrize("name, helps", [
+    ("points_scale_1e30.csv", True),        # far from unit scale: standardising cures it
+    ("points_scale_1e-30.csv", True),       # almost no spread: so does it
+    ("points_identical.csv", False),        # all one point: nothing can
+])
+def test_the_scale_judgement_is_the_sessions_scale_and_knows_when_standardising_helps(
+        name, helps):
+    points = flow_points.load_points_csv(HOSTILE_DIR / name)
+    problem = flow_points.spread_problem(points)
+    scale, standardising_helps = flow_points.scale_judgement(points, problem)
+    session = FlowSession("realnvp", points=points, num_flows=2, hidden_dim=8, batch_size=32)
+    assert scale == session.data_scale()
+    centred = points.astype(np.float64) - points.astype(np.float64).mean(0)
+    assert scale == pytest.approx(float(np.abs(centred).max()), rel=1e-12)
+    assert standardising_helps is helps
+    assert (flow_points.spread_problem(flow_points.standardise(points)) is None) is helps
+    moons = densities.sample("two_moons", 300)       # nothing wrong: nothing to cure
+    assert flow_points.scale_judgement(moons, None)[1] is False

@@ -9,6 +9,7 @@ The large files are written into ``tmp_path`` by the corpus's generator
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -170,6 +171,13 @@ def test_a_million_points_are_read_judged_and_drawn_with_the_window_beating(
     settle(qtbot, tab)
     big = points_file(tmp_path / "points_1M.csv", 1_000_000)
     before = tab.result
+    makers = []                               # the threads the new model was made on
+    new_session = tab._new_session
+
+    def recorded():
+        make = new_session()
+        return lambda: makers.append(threading.current_thread()) or make()
+    tab._new_session = recorded
     with Heartbeat() as beat:
         opened(big)
         qtbot.waitUntil(lambda: tab.custom_name == "points_1M.csv", timeout=120_000)
@@ -179,3 +187,7 @@ def test_a_million_points_are_read_judged_and_drawn_with_the_window_beating(
     assert beat.longest_own_ms < beat.limit_ms, beat.report()
     assert tab.custom_points.shape == (1_000_000, 2) and not opened.shown
     assert tab.params()["density"] == "custom"
+    # the note on the points took the file's judgement: no model was made on the GUI
+    # thread for it (it was, once, 50 ms of it for the scale of a million points)
+    assert makers and threading.main_thread() not in makers
+    assert tab.error_note.text() == "" and not tab.standardise_button.isVisible()

@@ -7,9 +7,10 @@ that training diverges (1e30) or crawls. The tab says so before Train is pressed
 where standardising would help offers "Standardise the points".
 
 A file is read, and the points judged (``points.point_statistics``: their spread and
-k-NN entropy, a second for a million points), in the background job of File → Open; the
-session made for them later takes those figures instead of computing them on the GUI
-thread.
+k-NN entropy, a second for a million points; ``points.scale_judgement``: their scale and
+whether standardising would help), in the background job of File → Open. The note takes
+those figures, and the session made for them later (in a worker) takes the statistics,
+instead of computing them on the GUI thread: the note never makes a session.
 """
 
 from __future__ import annotations
@@ -25,16 +26,19 @@ translate = QCoreApplication.translate
 
 
 def read_points(path: str, progress=None, cancelled=None):
-    """``(points, statistics)`` of a file of points (any thread): ``load_points_csv``,
-    then ``points.point_statistics`` of what it read."""
-    from models.flows.points import load_points_csv, point_statistics
+    """``(points, statistics, judgement)`` of a file of points (any thread):
+    ``load_points_csv``, then ``points.point_statistics`` of what it read and the note's
+    ``(spread problem, scale, standardising helps)``."""
+    from models.flows.points import load_points_csv, point_statistics, scale_judgement
 
     watch = LoadWatch(Path(path).name, progress, cancelled)
     points = load_points_csv(path, watch.span(0.0, 0.8).tick, cancelled)
     watch.tick(0.8)
     statistics = point_statistics(points)
+    watch.tick(0.95)
+    judgement = (statistics[0], *scale_judgement(points, statistics[0]))
     watch.tick(1.0)
-    return points, statistics
+    return points, statistics, judgement
 
 
 class UserPointsNote:
@@ -44,12 +48,28 @@ class UserPointsNote:
 
     def points_statistics(self):
         """``points.point_statistics`` of ``custom_points`` if it was computed with the
-        file (``_known_statistics``, kept with the very array it describes: points drawn
-        or standardised since are other arrays, judged afresh), else None."""
+        file (``_known_statistics``: ``(points, statistics or None, judgement)``, kept
+        with the very array it describes: points drawn or standardised since are other
+        arrays, judged afresh), else None."""
         known = getattr(self, "_known_statistics", None)
         if known is not None and known[0] is self.custom_points:
             return known[1]
         return None
+
+    def _points_judgement(self) -> tuple[str | None, float, bool]:
+        """``(spread problem, scale, standardising helps)`` of ``custom_points``: the
+        file's, judged in the background, when they are its very points; else worked out
+        now and kept with the array (points drawn are few; points standardised were just
+        made by a click)."""
+        from models.flows.points import scale_judgement, spread_problem
+
+        known = getattr(self, "_known_statistics", None)
+        if known is None or known[0] is not self.custom_points:
+            problem = spread_problem(self.custom_points)     # no entropy: the session's
+            known = self._known_statistics = (
+                self.custom_points, None, (problem, *scale_judgement(self.custom_points,
+                                                                     problem)))
+        return known[2]
 
     def _show_data_problem(self) -> None:
         """Before Train is pressed: why the user's points cannot be trained on (the
@@ -57,21 +77,17 @@ class UserPointsNote:
         from unit scale, with "Standardise the points" offered where that would help."""
         note, offer = "", False
         if self.params()["density"] == CUSTOM and self.custom_points is not None:
-            # (imported here: torch with them, never on the GUI thread at start-up)
-            from models.flows.points import spread_problem, standardise
-            from models.flows.session import UNIT_SCALE
+            from models.flows.points import UNIT_SCALE
 
-            session = self.session()
-            scale = session.data_scale()
-            if session.data_problem:        # the detail is the model's (English) text
+            problem, scale, offer = self._points_judgement()
+            if problem:                     # the detail is the model's (English) text
                 note = translate("FlowsTab", "These points cannot be trained on as they "
-                                 "are.") + " " + session.data_problem
+                                 "are.") + " " + problem
             elif not UNIT_SCALE[0] <= scale <= UNIT_SCALE[1]:
                 note = translate(
                     "FlowsTab", "The points reach {0:.3g} from their mean, far from the unit "
                     "scale the flow starts at: training would diverge or crawl. Standardise "
                     "them first.").format(scale)
-            offer = bool(note) and not spread_problem(standardise(self.custom_points))
         if note or self.error_note.text() == self._data_note:
             self.error_note.setText(note)   # (a training failure shown is left alone)
         self._data_note = note

@@ -31,13 +31,18 @@ from models.reading import (
 )
 
 __all__ = ["MIN_POINTS", "FLOAT32_MAX", "MIN_SPREAD", "MIN_SPREAD_RATIO", "MAX_POINTS_FILE_BYTES",
-           "load_points_csv", "point_statistics", "check_points", "spread_problem", "standardise"]
+           "UNIT_SCALE", "load_points_csv", "point_statistics", "check_points", "spread_problem",
+           "data_scale", "scale_judgement", "standardise"]
 
 _SPLIT = re.compile(r"[,;\s]+")
 #: the fewest points ``load_points_csv`` accepts: as many as the Flows tab asks to be
 #: drawn. A flow of a few thousand weights fits a handful of points exactly (its NLL
 #: falls without a floor) and their k-NN entropy estimate is meaningless.
 MIN_POINTS = 50
+#: the data's extent from its mean (``data_scale``) within which a flow starting at unit
+#: scale can learn it; outside it, training diverges or crawls and the tab offers to
+#: standardise (and a divergence is blamed on the data's scale, not the optimiser)
+UNIT_SCALE = (1e-3, 1e3)
 #: the largest float32: the flow computes in float32, where 1e39 becomes infinity
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: below this standard deviation (in the data's units) points have no spread to learn
@@ -272,6 +277,26 @@ def spread_problem(points: np.ndarray) -> str | None:
         return (f"The points lie on a line (spread {low:.3g} across it, {high:.3g} along "
                 f"it). {unbounded} Use points that spread in both directions.")
     return None
+
+
+def data_scale(points) -> float:
+    """The points' largest absolute coordinate after centring, in float64 (about 3 for the
+    toy densities)."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    return float(np.abs(pts - pts.mean(0)).max()) if len(pts) else 0.0
+
+
+def scale_judgement(points, problem: str | None) -> tuple[float, bool]:
+    """``(data_scale(points), standardising_helps)`` for points whose ``spread_problem``
+    is ``problem``: whether something is wrong with them (that problem, or a scale far
+    from ``UNIT_SCALE``) that ``standardise`` would cure (worked out only then: it copies
+    the points). The tab's note needs both; for a file they are judged in the background
+    with it."""
+    scale = data_scale(points)
+    helps = False
+    if problem is not None or not UNIT_SCALE[0] <= scale <= UNIT_SCALE[1]:
+        helps = spread_problem(standardise(points)) is None
+    return scale, helps
 
 
 def standardise(points: np.ndarray) -> np.ndarray:

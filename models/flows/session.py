@@ -11,15 +11,11 @@ import torch
 from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import build_flow
-from models.flows.points import check_points, point_statistics
+from models.flows.points import UNIT_SCALE, check_points, data_scale, point_statistics
 from models.session import Run, StepOutcome, TrainingSession, adam, check_lr, train_mode
 from models.traces import Progress
 
 __all__ = ["FlowSession", "UNIT_SCALE"]
-
-#: the data's extent from its mean (largest absolute centred coordinate) within which a
-#: divergence is blamed on the optimiser; outside it, on the data's scale
-UNIT_SCALE = (1e-3, 1e3)
 
 
 class FlowSession(TrainingSession):
@@ -107,8 +103,7 @@ class FlowSession(TrainingSession):
     def data_scale(self) -> float:
         """The data's largest absolute coordinate after centring (about 3 for the toy
         densities)."""
-        pool = self.pool.double()
-        return float((pool - pool.mean(0)).abs().max())
+        return data_scale(self.pool.numpy())
 
     def _divergence_message(self, what: str, step: int) -> str:
         head = (f"Training diverged: {what} at step {step}; the first non-finite output "
