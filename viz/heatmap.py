@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from viz.plots import LabelledPlot
+from viz.plots import LabelledPlot, SpacedAxis
 from viz.theme import colormap
 
 
@@ -28,6 +28,7 @@ class HeatmapPlot(LabelledPlot):
     hovered = Signal(int, int, float)
 
     def __init__(self, cmap: str, parent=None, **kwargs) -> None:
+        kwargs.setdefault("axisItems", {"bottom": SpacedAxis("bottom")})
         super().__init__(parent, **kwargs)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plotItem.addItem(self.image)
