@@ -115,6 +115,25 @@ def test_legend_follows_new_data_inside_the_same_range(qtbot):
     assert _overlap(plot) == []
 
 
+def test_a_legend_that_grows_after_its_placement_is_placed_again(qtbot):
+    """Same entries, same data, same range, a bigger box (its layout settling late, a
+    font): placed for the smaller box, the graph tab's comparison legend came down over
+    the baseline bar (CI, twice)."""
+    bars = GroupedBarsPlot()
+    qtbot.addWidget(bars)
+    bars.resize(420, 300)
+    bars.show()
+    bars.set_bars(["GCN", "GraphSAGE", "GAT", "baseline"], np.array([[0.2, 0.3, 0.1, 0.7]]),
+                  ["untrained"])
+    bars.plotItem.setYRange(0, 1, padding=0.02)
+    _settle(qtbot, bars)
+    assert bars.legend_placer.where == "top-right" and _overlap(bars) == []
+    _, label = bars.legend.items[0]
+    label.setText(label.text, size="48pt")          # the box grows down over the bar
+    _settle(qtbot, bars)
+    assert _overlap(bars) == [], bars.legend_placer.where
+
+
 def test_bar_names_that_would_run_together_take_two_lines(qtbot):
     """The graph tab's comparison read "GCNGraphSAGEGAT" at 1280×800: names too wide for
     their group take turns on two lines, inside the axis, and stay on one when they fit."""

@@ -302,9 +302,13 @@ class KeepClear(QObject):
     def _inputs(self) -> tuple:
         """What a placement depends on; placing again for the same is a no-op."""
         vb = self.plot.vb
+        # the legend's size too: it can grow after a placement with the same entries (its
+        # layout settling late on a loaded machine, a font); judged on the smaller box,
+        # the graph tab's comparison legend came down over a bar (CI, twice)
         return (round(self.plot.width()), round(self.plot.height()), self._version,
                 tuple(lab.text for _s, lab in self.legend.items), self.legend.isVisible(),
-                tuple(round(v, 9) for r in vb.viewRange() for v in r))
+                tuple(round(v, 9) for r in vb.viewRange() for v in r),
+                round(self.legend.width()), round(self.legend.height()))
 
     def _decide(self) -> str | None:
         legend, vb = self.legend, self.plot.vb
