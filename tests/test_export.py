@@ -358,6 +358,21 @@ def test_svg_is_xml_with_axis_labels_as_text_and_vector_paths(view, tmp_path):
     assert len(list(root.iter(SVG_NS + "path"))) >= 1
 
 
+def test_a_grid_shown_on_screen_as_images_is_exported_as_lines(show, tmp_path):
+    """On screen a grid is drawn as strip images (viz.axis_grid), recorded into the axis's
+    cached picture; SVG and PDF get lines all the same, and no image at all."""
+    plot = _curves(show)
+    axis = plot.plotItem.getAxis("bottom")
+    plot.grab()                                   # painted on screen: the picture cached
+    assert axis.grid is not False and axis.picture is not None
+    render(plot, str(tmp_path / "grid.svg"), "svg")
+    root = ET.parse(tmp_path / "grid.svg").getroot()
+    assert not list(root.iter(SVG_NS + "image"))
+    assert len(list(root.iter(SVG_NS + "path"))) + len(list(root.iter(SVG_NS + "line"))) > 10
+    render(plot, str(tmp_path / "grid.pdf"), "pdf")
+    assert b"/Subtype /Image" not in (tmp_path / "grid.pdf").read_bytes()
+
+
 def test_svg_keeps_scatter_symbols_as_one_vector_path_each(show, tmp_path):
     plot = _scatter(show)
     path = tmp_path / "scatter.svg"

@@ -14,9 +14,11 @@ a whole row at a time (0.3 ms for the same 60 lines). Pixel for pixel the result
 lines' (``tests/test_axis_grid.py`` compares them).
 
 Only the on-screen path takes it: ``AxisItem.paint`` records its drawing into a
-``QPicture``, and this looks for that device. Figure exports paint axes through
-``drawPicture`` on their own device (``viz.figure._paint_axis``) and keep real lines,
-which SVG and PDF need; so does a pen that is not a plain solid line one pixel wide.
+``QPicture`` (recorded again when the axis lands on other pixels), and this looks for
+that device under a pure translation. Figure exports never replay that picture: they
+paint axes through ``drawPicture`` on their own device (``viz.figure._paint_axis``) and
+keep real lines, which SVG and PDF need; so does a pen that is not a plain solid line
+one pixel wide.
 """
 
 from __future__ import annotations
@@ -97,8 +99,16 @@ def install() -> None:
         # where the picture recorded now lands on the device: whole pixels are only
         # known there (a pure translation; any other transform keeps the lines)
         device = p.deviceTransform()
-        self._archscope_offset = ((device.dx(), device.dy()) if device.type() in _MOVES
-                                  else None)
+        offset = ((device.dx(), device.dy()) if device.type() in _MOVES and
+                  math.isfinite(device.dx()) and math.isfinite(device.dy()) else None)
+        # a picture recorded for other pixels (the axis moved by a fraction of a pixel
+        # without a resize, another screen's pixel ratio) is recorded again
+        where = None if offset is None else (offset[0] % 1.0, offset[1] % 1.0)
+        if getattr(self, "_archscope_recorded_at", where) != where:
+            self.picture = None
+        if self.picture is None:
+            self._archscope_recorded_at = where
+        self._archscope_offset = offset
         try:
             return paint(self, p, opt, widget)
         finally:
@@ -111,6 +121,7 @@ def install() -> None:
         strips, rest = grid_strips(tickSpecs, self.orientation in ("top", "bottom"), offset)
         p.save()
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         for image, rect in strips:
             p.drawImage(rect, image)
         p.restore()

@@ -400,7 +400,7 @@ def paint_scene_steps(painter: QPainter, scene, source: QRectF, origin: QPointF,
             continue
         option.exposedRect = bounds
         with _wide_item_pen(item, painter), _points_in(item, world, seen):
-            if isinstance(item, pg.AxisItem) and getattr(painter, "factor", 1.0) != 1.0:
+            if isinstance(item, pg.AxisItem):     # its own lines, never the screen's picture
                 _paint_axis(item, painter, cache)
             else:
                 item.paint(painter, option, None)
@@ -490,8 +490,9 @@ def wider(pen: QPen, factor: float) -> QPen:
 
 
 def _paint_axis(axis: pg.AxisItem, painter: QPainter, cache: dict | None = None) -> None:
-    """``AxisItem.paint`` without its cached QPicture, whose pens this painter cannot
-    widen (the picture is recorded by a painter of its own and replayed in C++)."""
+    """``AxisItem.paint`` without its cached QPicture: this painter could not widen its
+    pens (it is recorded by a painter of its own and replayed in C++), and on screen its
+    grid is drawn as images (``viz.axis_grid``), where SVG and PDF want lines."""
     if axis.style.get("tickFont"):
         painter.setFont(axis.style["tickFont"])
     key = ("axis", id(axis))

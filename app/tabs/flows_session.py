@@ -98,7 +98,8 @@ class FlowSessionFile:
             self.sessions, self._custom_id = dict(self._state_given[1]), self._state_given[2]
         elif points is not None and not same:
             self._custom_id += 1            # a new point set: a model of its own
-        self.custom_points = points
+        if not same:                        # the same points: the same array, still judged
+            self.custom_points = points
         self.custom_name = label if points is not None else ""
         self._opened_position, self._opened_file = float(position), name
         self._opened_sessions = set(sessions) if isinstance(sessions, dict) else set()
