@@ -3,9 +3,10 @@ record of every step a solve took.
 
 Solvers are torchdiffeq's (``SOLVERS``; dopri5 and bosh3 adapt their step to the
 tolerances, the others take ``step_size`` steps). ``adjoint=True`` backpropagates with
-``odeint_adjoint``: a second ODE solved backwards instead of keeping every stage for
-backpropagation (memory O(1) in the number of steps, the gradient as accurate as that
-solve).
+the adjoint method (``models.ode.adjoint``, torchdiffeq's ``odeint_adjoint`` to the bit,
+without the sympy import): a second ODE solved backwards instead of keeping every stage
+for backpropagation (memory O(1) in the number of steps, the gradient as accurate as
+that solve).
 
 A counted f (``_Counted``: ``ODEFunc``, ``CNFDynamics``) counts its evaluations: ``nfe``
 forward calls, and ``nfe_backward`` evaluations backpropagated through (an identity
@@ -24,9 +25,10 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import torch
 from torch import nn
-from torchdiffeq import odeint, odeint_adjoint
+from torchdiffeq import odeint
 
 from models.errors import ArchScopeError, InvalidParameterError
+from models.ode.adjoint import odeint_adjoint
 from models.ode.options import ADAPTIVE, SOLVERS
 from models.traces import SolverSteps
 
@@ -38,9 +40,9 @@ __all__ = ["SolverConfig", "NFELimitExceeded", "odesolve", "solver_steps"]
 class SolverConfig:
     """How to solve: torchdiffeq's ``method``; ``rtol``/``atol`` for the adaptive ones
     (a step is accepted when its error estimate ≤ atol + rtol·|y|, RMS over the state);
-    ``step_size`` for the fixed-grid ones; ``adjoint`` to backpropagate with
-    ``odeint_adjoint``; ``max_nfe`` evaluations of f at most per solve: the forward solve,
-    and separately the adjoint's whole backward pass (torchdiffeq runs one backward solve
+    ``step_size`` for the fixed-grid ones; ``adjoint`` to backpropagate by the adjoint
+    method (``models.ode.adjoint``); ``max_nfe`` evaluations of f at most per solve: the
+    forward solve, and separately the adjoint's whole backward pass (one backward solve
     per output interval; they count together)."""
 
     method: str = "dopri5"
@@ -173,7 +175,7 @@ def _counter(func) -> _Counted | None:
 def odesolve(func, y0, t: torch.Tensor, cfg: SolverConfig | None = None,
              extra_params: tuple = ()) -> torch.Tensor:
     """Solve dy/dt = func(t, y) from y(t[0]) = y0, returning y at every t (``[T, *y0]``,
-    or a tuple for a tuple state). ``odeint_adjoint`` when ``cfg.adjoint`` (its parameters:
+    or a tuple for a tuple state). The adjoint method when ``cfg.adjoint`` (its parameters:
     ``func``'s plus ``extra_params``). Sets ``func.max_nfe = cfg.max_nfe`` and starts a
     solve on its counter."""
     cfg = SolverConfig() if cfg is None else cfg
