@@ -194,3 +194,67 @@ def test_a_result_survives_a_session_file_and_a_wrong_one_is_refused(karate):
         result_from_state(meta, bad, 34, "s.archscope")
     with pytest.raises(SessionFileError, match="names no method"):
         result_from_state({**meta, "method": "magic"}, arrays, 34, "s.archscope")
+
+
+def _normalised_laplacian_by_networkx(n: int, edges: np.ndarray, weight: np.ndarray):
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    for (u, v), w in zip(edges.tolist(), weight.tolist(), strict=True):
+        old = graph.edges[u, v]["weight"] if graph.has_edge(u, v) else 0.0
+        graph.add_edge(u, v, weight=old + w)          # a repeated edge's weights add up
+    return nx.normalized_laplacian_matrix(graph, nodelist=range(n), weight="weight").toarray()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_dense_normalised_adjacency_is_the_sparse_one_and_networkxs(seed):
+    """numpy's dense matrix (small graphs: no scipy import) against scipy's sparse one and
+    networkx's normalised Laplacian, on a graph with a repeated edge, a self-loop and an
+    isolated node."""
+    from models.community import classical
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    edges = rng.integers(0, n - 1, (120, 2))          # node n - 1 stays isolated
+    edges[0] = edges[1]                               # a repeated edge
+    edges[2] = (5, 5)                                 # a self-loop
+    weight = rng.uniform(0.1, 2.0, len(edges))
+    dense = classical._dense_normalised_adjacency(n, edges, weight)
+    sparse = classical._normalised_adjacency(n, edges, weight).toarray()
+    np.testing.assert_allclose(dense, sparse, rtol=1e-13, atol=1e-15)
+    # networkx leaves an isolated node's row of L at zero; here its row of A is zero
+    linked = slice(0, n - 1)
+    np.testing.assert_allclose((np.eye(n) - dense)[linked, linked],
+                               _normalised_laplacian_by_networkx(n, edges, weight)[linked, linked],
+                               atol=1e-12)
+    assert not dense[n - 1].any() and not dense[:, n - 1].any()
+
+
+def test_the_spectrum_of_a_small_graph_needs_no_scipy():
+    """The graph tab's first visit draws karate's Laplacian spectrum: in a fresh process
+    that leaves scipy unimported, and the eigenvalues are networkx's Laplacian's."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import json, sys
+        from models.community.probe import laplacian_spectrum
+        from models.graphs import builtin_graph
+        spectrum = laplacian_spectrum(builtin_graph("karate"))
+        print(json.dumps({"scipy": "scipy" in sys.modules,
+                          "eigenvalues": spectrum.eigenvalues.tolist()}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["scipy"] is False
+    from models.community import classical
+    from models.community.partition import undirected_edges
+
+    doc = builtin_graph("karate")
+    edges, weight = undirected_edges(doc)
+    lam = np.linalg.eigvalsh(_normalised_laplacian_by_networkx(doc.num_nodes, edges, weight))
+    np.testing.assert_allclose(got["eigenvalues"], lam[:len(got["eigenvalues"])], atol=1e-12)
+    assert len(got["eigenvalues"]) == min(doc.num_nodes, classical.MAX_K + 1)

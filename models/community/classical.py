@@ -3,6 +3,11 @@ clustering on the normalised Laplacian (Ng, Jordan and Weiss).
 
 Each takes the undirected weighted edge list of ``partition.undirected_edges`` and returns
 int64[n] labels (any numbering; ``detect`` renumbers them by size).
+
+scipy is imported where it is used: its sparse matrices and ARPACK for graphs over
+``DENSE_UP_TO`` nodes, its k-means for spectral clustering. The graph tab's first visit
+draws the Laplacian spectrum of a small graph, which numpy alone computes; the three
+scipy modules add 18 MB to the window (measured with every tab open).
 """
 
 from __future__ import annotations
@@ -11,9 +16,6 @@ import warnings
 
 import networkx as nx
 import numpy as np
-import scipy.sparse as sp
-from scipy.cluster.vq import kmeans2
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from models.community.options import MAX_K
 from models.errors import InvalidParameterError
@@ -60,14 +62,29 @@ def label_propagation(n: int, edges: np.ndarray, weight: np.ndarray,
     return _labels(n, nx.community.asyn_lpa_communities(graph, weight="weight", seed=seed))
 
 
-def _normalised_adjacency(n: int, edges: np.ndarray, weight: np.ndarray) -> sp.csr_matrix:
-    """D^-1/2 A D^-1/2 (isolated nodes: a zero row), symmetric."""
+def _inverse_sqrt_degree(deg: np.ndarray) -> np.ndarray:
+    """1/√deg, 0 for an isolated node."""
+    return np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
+
+
+def _normalised_adjacency(n: int, edges: np.ndarray, weight: np.ndarray):
+    """D^-1/2 A D^-1/2 (isolated nodes: a zero row), symmetric, as a scipy CSR matrix."""
+    import scipy.sparse as sp
+
     a = sp.coo_matrix((weight, (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
     a = a + a.T - sp.diags(a.diagonal())
-    deg = np.asarray(a.sum(axis=1)).reshape(-1)
-    inv = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
-    d = sp.diags(inv)
+    d = sp.diags(_inverse_sqrt_degree(np.asarray(a.sum(axis=1)).reshape(-1)))
     return (d @ a @ d).tocsr()
+
+
+def _dense_normalised_adjacency(n: int, edges: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``_normalised_adjacency`` as a dense array, with numpy alone (a repeated edge's
+    weights add up, as in the sparse matrix)."""
+    a = np.zeros((n, n), np.float64)
+    np.add.at(a, (edges[:, 0], edges[:, 1]), weight)
+    a = a + a.T - np.diag(np.diag(a))
+    inv = _inverse_sqrt_degree(a.sum(axis=1))
+    return inv[:, None] * a * inv[None, :]
 
 
 def spectral_embedding(n: int, edges: np.ndarray, weight: np.ndarray,
@@ -75,11 +92,13 @@ def spectral_embedding(n: int, edges: np.ndarray, weight: np.ndarray,
     """The ``count`` smallest eigenvalues of the normalised Laplacian
     L = I − D^-1/2 A D^-1/2 (ascending) and their eigenvectors, float64[n, count]."""
     count = max(1, min(count, n))
-    norm = _normalised_adjacency(n, edges, weight)
     if n <= DENSE_UP_TO or count >= n - 1:
-        values, vectors = np.linalg.eigh(norm.toarray())
+        values, vectors = np.linalg.eigh(_dense_normalised_adjacency(n, edges, weight))
         order = np.argsort(-values)[:count]
     else:
+        from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
+        norm = _normalised_adjacency(n, edges, weight)
         v0 = np.random.default_rng(0).standard_normal(n)     # ARPACK's start, fixed
         try:
             values, vectors = eigsh(norm, k=count, which="LA", v0=v0, tol=1e-8)
@@ -120,6 +139,8 @@ def spectral(n: int, edges: np.ndarray, weight: np.ndarray, seed: int = 0, k: in
         _, vectors = spectral_embedding(n, edges, weight, k)
     if k <= 1:
         return np.zeros(n, np.int64), 1, rule
+    from scipy.cluster.vq import kmeans2
+
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     points = vectors / np.where(norms > 0, norms, 1.0)
     rng = np.random.default_rng(seed)
