@@ -1,12 +1,14 @@
 """Start-up figures: `archscope --smoke` run N times (default 5), median of each, beside
 the floor (an empty QMainWindow with one PlotWidget) and, with ``--tabs``, the resident
-memory once every tab has been opened.
+memory once every tab has been opened: when the last tab shows its first trace
+(``rss_all_tabs_mb``), 8 s later (``rss_settled_mb``), once the work the tabs started has
+ended and the window has handed freed pages back (``rss_quiet_mb``, ``quiet_s`` after the
+last tab opened) and 30 s after it (``rss_30s_mb``).
 
     .venv/bin/python benchmarks/bench_startup.py [N] [--trees OLD_CHECKOUT,.] [--tabs]
 
 Each round runs, one process after another: the floor, then ``--smoke`` of each source
-tree (and with ``--tabs`` a window of each tree with every tab visited in turn, its
-resident memory when the last tab shows its first trace and again 8 s later), so a
+tree (and with ``--tabs`` a window of each tree with every tab visited in turn), so a
 noisy neighbour slows them alike. Prints one line per run, then the medians per tree
 and first paint over the floor's. Runs offscreen unless DISPLAY is set. Times are
 seconds since the process started (from /proc on Linux); ``max_stall_ms`` is the longest
@@ -78,6 +80,7 @@ def tabs_worker() -> int:
 
     sys.path.insert(0, os.getcwd())
     from app.i18n import Translations
+    from app.jobs import ComputeRunner
     from app.mainwindow import MainWindow
     from app.settings import Settings
     from viz import theme
@@ -96,13 +99,38 @@ def tabs_worker() -> int:
                 app.processEvents()
                 time.sleep(0.005)
         out = {"rss_all_tabs_mb": _rss_mb(), "all_tabs_s": round(_process_age(), 3)}
-        # and once the work the tabs started has ended and what it freed went back (the
-        # window hands freed pages back a few seconds after work ends: app.memory)
-        settle = time.monotonic() + 8
-        while time.monotonic() < settle:
-            app.processEvents()
-            time.sleep(0.01)
+        opened = time.monotonic()
+
+        def pump(until: float) -> None:
+            while time.monotonic() < until:
+                app.processEvents()
+                time.sleep(0.01)
+
+        # 8 s later (the figure of earlier notes: the work the tabs started on their
+        # first visit, such as the meta tab's evaluation, may still be running then) ...
+        pump(opened + 8)
         out["rss_settled_mb"] = _rss_mb()
+        # ... once that work has ended and what it freed went back: no tab with a job or
+        # a computation running, then the window's release of freed pages (app.memory;
+        # it runs a few seconds after work ends) done since ...
+        tabs = getattr(win, "built_tabs", lambda: win.tabs)()
+        releases = None
+        while time.monotonic() < opened + 90:
+            busy = any(t.jobs.is_running() or any(r.is_busy() for r in t.findChildren(
+                ComputeRunner)) for t in tabs)
+            if busy:
+                releases = None
+            elif releases is None:
+                releases = win.releaser.releases
+            elif win.releaser.releases > releases:
+                break
+            pump(time.monotonic() + 0.05)
+        pump(time.monotonic() + 0.5)               # the release runs in its own thread
+        out["rss_quiet_mb"], out["quiet_s"] = _rss_mb(), round(time.monotonic() - opened, 1)
+        # ... and 30 s after the last tab opened: the pretrained tab hands its model's
+        # weights back 20 s after it was left (app/tabs/pretrained/tab.py)
+        pump(opened + 30)
+        out["rss_30s_mb"] = _rss_mb()
         for tab in getattr(win, "built_tabs", lambda: win.tabs)():
             tab.shutdown()
         win.close()
@@ -161,7 +189,8 @@ def main() -> int:
     print(f"\nmedians of {args.n} rounds ({where}, {os.cpu_count()} cores); floor: first "
           f"paint {floor_paint} s, RSS "
           f"{statistics.median(f['rss_mb'] for f in floor) if floor else '-'} MB")
-    keys = [*KEYS, *(("rss_all_tabs_mb", "rss_settled_mb") if args.tabs else ())]
+    keys = [*KEYS, *(("rss_all_tabs_mb", "rss_settled_mb", "rss_quiet_mb", "quiet_s",
+                      "rss_30s_mb") if args.tabs else ())]
     print(f"  {'':<22}" + "".join(f"{Path(t).name:>18}" for t in trees))
     med = {}
     for k in keys:
