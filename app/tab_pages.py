@@ -24,6 +24,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from app.jobs import ComputeRunner
 from app.tabs.base import BaseTab, TabContext
 from app.tabs.catalog import TabSpec
 from app.torch_loader import ModuleImports
@@ -144,9 +145,14 @@ class TabPages:
         tab = spec.make(self._tab_ctx)
         self._built[index] = tab
         tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
-        for signal in (tab.jobs.stopped, tab.compute.done, tab.compute.failed,
-                       tab.memory_freed):
-            signal.connect(self.releaser.poke)     # what the work freed goes back
+        # what the work freed goes back: after a job, and after every computation (the
+        # tab's own and its other runners', such as the meta tab's evaluation of 600
+        # tasks, whose freed memory stayed until the half-minute backstop)
+        signals = [tab.jobs.stopped, tab.memory_freed]
+        for runner in tab.findChildren(ComputeRunner):
+            signals += [runner.done, runner.failed]
+        for signal in signals:
+            signal.connect(self.releaser.poke)
         tab.tour.setVisible(self.act_tour.isChecked())
         # the tab takes the placeholder's place; the tab in front stays in front
         widgets = self.tabs_widget

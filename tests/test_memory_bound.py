@@ -193,3 +193,17 @@ def test_the_shell_lightens_pyside_before_it_imports_anything_heavy():
     assert proc.returncode == 0, proc.stderr[-2000:]
     lightened, cached = proc.stdout.split()
     assert lightened == "True" and int(cached) < 200, proc.stdout
+
+
+def test_every_computation_of_a_tab_pokes_the_releaser(qtbot):
+    """The meta tab's evaluation of 600 test tasks runs on a runner of its own, not the
+    tab's ``compute``: what it freed went back only at the releaser's half-minute
+    backstop. Every runner of a tab now pokes it when its result lands."""
+    from tests.windows import window_of
+
+    win, _ = window_of(qtbot, ("positional", "meta"), "positional")
+    got: list = []
+    win.releaser.poke = lambda *args: got.append(type(args[0]).__name__ if args else None)
+    tab = open_tab(qtbot, win, "meta")          # built now, connected to the recorder
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=120_000)
+    assert "MetaEvalTrace" in got, got
