@@ -106,31 +106,34 @@ def tabs_worker() -> int:
                 app.processEvents()
                 time.sleep(0.01)
 
-        # 8 s later (the figure of earlier notes: the work the tabs started on their
-        # first visit, such as the meta tab's evaluation, may still be running then) ...
-        pump(opened + 8)
-        out["rss_settled_mb"] = _rss_mb()
-        # ... once that work has ended and what it freed went back: no tab with a job or
-        # a computation running, then the window's release of freed pages (app.memory;
-        # it runs a few seconds after work ends) done since ...
+        # Sampled from here on: 8 s later (``rss_settled_mb``, the figure of earlier
+        # notes: work the tabs started on their first visit, such as the meta tab's
+        # evaluation, may still be running then); once that work has ended and what it
+        # freed went back (``rss_quiet_mb``): no tab with a job or a computation running,
+        # and the window's release of freed pages (app.memory, a few seconds after work
+        # ends) done since the last work was seen, None if that does not come within
+        # 90 s (or on a system without malloc_trim, where nothing is released); and 30 s
+        # later (``rss_30s_mb``): the pretrained tab hands its model's weights back 20 s
+        # after it was left (app/tabs/pretrained/tab.py).
         tabs = getattr(win, "built_tabs", lambda: win.tabs)()
-        releases = None
-        while time.monotonic() < opened + 90:
-            busy = any(t.jobs.is_running() or any(r.is_busy() for r in t.findChildren(
-                ComputeRunner)) for t in tabs)
-            if busy:
-                releases = None
-            elif releases is None:
-                releases = win.releaser.releases
-            elif win.releaser.releases > releases:
-                break
+        out["rss_quiet_mb"] = out["quiet_s"] = None
+        releases = win.releaser.releases
+        while time.monotonic() < opened + 90 and (out["quiet_s"] is None
+                                                  or "rss_30s_mb" not in out):
+            now = time.monotonic()
+            if "rss_settled_mb" not in out and now >= opened + 8:
+                out["rss_settled_mb"] = _rss_mb()
+            if "rss_30s_mb" not in out and now >= opened + 30:
+                out["rss_30s_mb"] = _rss_mb()
+            if out["quiet_s"] is None:
+                if any(t.jobs.is_running() or any(r.is_busy() for r in t.findChildren(
+                        ComputeRunner)) for t in tabs):
+                    releases = win.releaser.releases
+                elif win.releaser.releases > releases:
+                    pump(now + 0.5)                # the release runs in its own thread
+                    out["rss_quiet_mb"] = _rss_mb()
+                    out["quiet_s"] = round(now - opened, 1)
             pump(time.monotonic() + 0.05)
-        pump(time.monotonic() + 0.5)               # the release runs in its own thread
-        out["rss_quiet_mb"], out["quiet_s"] = _rss_mb(), round(time.monotonic() - opened, 1)
-        # ... and 30 s after the last tab opened: the pretrained tab hands its model's
-        # weights back 20 s after it was left (app/tabs/pretrained/tab.py)
-        pump(opened + 30)
-        out["rss_30s_mb"] = _rss_mb()
         for tab in getattr(win, "built_tabs", lambda: win.tabs)():
             tab.shutdown()
         win.close()
@@ -144,7 +147,7 @@ def _run(cmd: list[str], cwd: str, env: dict) -> dict | None:
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(env, ARCHSCOPE_SETTINGS_DIR=tmp)
         proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=300)
+                              timeout=420)
     if proc.returncode != 0:
         print(proc.stderr[-2000:], file=sys.stderr)
         return None
