@@ -30,6 +30,9 @@ CASES = {
     "decreasing times": (lambda: ODEFunc(2, 16, time_dependent=True),
                          lambda: torch.randn(8, 2), torch.linspace(1, 0, 4),
                          {"rtol": 1e-5, "atol": 1e-6, "method": "dopri5"}, False),
+    "decreasing times, t with a gradient": (lambda: ODEFunc(2, 16, time_dependent=True),
+                                            lambda: torch.randn(8, 2), torch.linspace(1, 0, 4),
+                                            {"rtol": 1e-5, "atol": 1e-6}, True),
     "bosh3, float64, t with a gradient": (
         lambda: ODEFunc(2, 16).double(), lambda: torch.randn(4, 2, dtype=torch.float64),
         torch.linspace(0, 2, 6, dtype=torch.float64),

@@ -26,7 +26,8 @@ the gradient of the scalar ``Σ f · (−a)``: autograd starts that backward fro
 
 Only what ArchScope uses: tensor or tuple states, a fixed-grid or adaptive torchdiffeq
 solver with its ``options``, the adjoint solved with the forward's settings, ``t`` with
-or without gradient; no events.
+or without gradient; no events. It reads torchdiffeq's private helpers (``_impl.misc``),
+as of the version constraints.txt pins; the tests compare the two on that version.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ class _Adjoint(torch.autograd.Function):
             def augmented(s, aug):
                 adj_y = aug[2]
                 with torch.enable_grad():
+                    # as torchdiffeq: ``requires_grad_`` works in place, so s and s_ are
+                    # one tensor and ∂f/∂t is taken either way (kept, for its numbers)
                     s_ = s.detach()
                     s = s_.requires_grad_(True)
                     yy = aug[1].detach().requires_grad_(True)
