@@ -27,6 +27,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: how long no tab may have work running before the window counts as quiet (seconds)
+IDLE_S = 3.0
 KEYS = ("first_paint_s", "torch_ready_s", "first_trace_s", "max_stall_ms",
         "rss_first_paint_mb", "rss_mb")
 
@@ -117,7 +119,7 @@ def tabs_worker() -> int:
         # after it was left (app/tabs/pretrained/tab.py).
         tabs = getattr(win, "built_tabs", lambda: win.tabs)()
         out["rss_quiet_mb"] = out["quiet_s"] = None
-        releases = win.releaser.releases
+        idle_since, releases = opened, win.releaser.releases
         while time.monotonic() < opened + 90 and (out["quiet_s"] is None
                                                   or "rss_30s_mb" not in out):
             now = time.monotonic()
@@ -126,10 +128,13 @@ def tabs_worker() -> int:
             if "rss_30s_mb" not in out and now >= opened + 30:
                 out["rss_30s_mb"] = _rss_mb()
             if out["quiet_s"] is None:
+                # idle: no job or computation for IDLE_S in a row (a tab starts some of its
+                # work a moment after its first trace, such as the meta tab's evaluation),
+                # and a release since the last work was seen
                 if any(t.jobs.is_running() or any(r.is_busy() for r in t.findChildren(
                         ComputeRunner)) for t in tabs):
-                    releases = win.releaser.releases
-                elif win.releaser.releases > releases:
+                    idle_since, releases = now, win.releaser.releases
+                elif now - idle_since >= IDLE_S and win.releaser.releases > releases:
                     pump(now + 0.5)                # the release runs in its own thread
                     out["rss_quiet_mb"] = _rss_mb()
                     out["quiet_s"] = round(now - opened, 1)
