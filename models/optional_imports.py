@@ -19,6 +19,10 @@ The finder also loads ``models/pyg_isinstance.py`` as ``torch_geometric.isinstan
 while ``torch._dynamo`` is not imported: PyG's module imports the compiler only to see
 through ``torch.compile``'s wrapper, which cannot exist before the compiler is imported
 (~70 MB with sympy; ``models/optim.py`` keeps the optimizers from importing it too).
+
+And it loads ``models/torchdiffeq_scipy.py`` as ``torchdiffeq._impl.scipy_wrapper``:
+torchdiffeq imports scipy.integrate when it is imported, for a solver ArchScope does not
+offer; that copy imports it when that solver is made.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-__all__ = ["DYNAMO", "HIDDEN", "REPLACED", "compiler", "install"]
+__all__ = ["DEFERRED", "DYNAMO", "HIDDEN", "REPLACED", "compiler", "install"]
 
 #: top-level packages PyG imports only for helpers ArchScope does not use
 HIDDEN = frozenset({"transformers"})
@@ -38,6 +42,9 @@ _MACHINERY = ("importlib", "_frozen_importlib")
 DYNAMO = "torch._dynamo"
 #: PyG modules loaded from ArchScope's copy while ``DYNAMO`` is not imported
 REPLACED = {"torch_geometric.isinstance": Path(__file__).with_name("pyg_isinstance.py")}
+#: modules always loaded from ArchScope's copy, which defers what they import to their
+#: first use (``models/torchdiffeq_scipy.py``: scipy.integrate)
+DEFERRED = {"torchdiffeq._impl.scipy_wrapper": Path(__file__).with_name("torchdiffeq_scipy.py")}
 
 
 def compiler():
@@ -65,6 +72,8 @@ class _HideFromPyG:
     def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the finder API
         if name in REPLACED and DYNAMO not in sys.modules:
             return importlib.util.spec_from_file_location(name, REPLACED[name])
+        if name in DEFERRED:
+            return importlib.util.spec_from_file_location(name, DEFERRED[name])
         top = name.partition(".")[0]
         if top in HIDDEN and top not in sys.modules and _importer().startswith(_REFUSED_FOR):
             raise ModuleNotFoundError(f"No module named {name!r} (not used by ArchScope)",

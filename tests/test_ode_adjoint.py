@@ -125,3 +125,73 @@ def test_backpropagating_by_the_adjoint_does_not_import_sympy_where_torchdiffeqs
         print(json.dumps(seen))
     """)
     assert got == {"ours": False, "torchdiffeq": True}
+
+
+# -- scipy stays out of the ODE tab ---------------------------------------------------------------
+def test_the_shipped_spiral_is_scipys_and_a_bad_file_is_integrated_again(tmp_path, monkeypatch):
+    """``resources/ode/spiral.npy`` is what scipy's DOP853 gives for the tab's spiral
+    (regenerate it with ``resources/ode/make_spiral.py`` if this fails after a scipy
+    update); a missing or wrong file is integrated again."""
+    import numpy as np
+
+    from models.ode import spiral
+
+    t, y = spiral._integrated(*spiral.SHIPPED)
+    spiral._true_spiral.cache_clear()
+    try:
+        t_shipped, y_shipped = spiral.true_spiral()
+        np.testing.assert_array_equal(t_shipped, t)
+        np.testing.assert_allclose(y_shipped, y, rtol=0, atol=1e-12)
+        for content in (b"not numpy", None):
+            bad = tmp_path / "spiral.npy"
+            if content is None:
+                np.save(bad, np.zeros((10, 2)))              # the wrong shape
+            else:
+                bad.write_bytes(content)
+            monkeypatch.setattr(spiral, "SHIPPED_FILE", bad)
+            spiral._true_spiral.cache_clear()
+            np.testing.assert_array_equal(spiral.true_spiral()[1], y)
+        monkeypatch.setattr(spiral, "SHIPPED_FILE", tmp_path / "missing.npy")
+        spiral._true_spiral.cache_clear()
+        np.testing.assert_array_equal(spiral.true_spiral()[1], y)
+    finally:
+        spiral._true_spiral.cache_clear()
+
+
+def test_the_ode_sessions_leave_scipy_out_and_torchdiffeqs_scipy_solver_still_works():
+    """In a fresh process, the ODE tab's three sessions train, compare and draw without
+    importing scipy; torchdiffeq's "scipy_solver" (ArchScope's deferring copy of its
+    module, models/torchdiffeq_scipy.py) gives what torchdiffeq's own gives."""
+    solve = """
+        import torch, torchdiffeq
+        f = lambda t, y: torch.stack([y[1], -y[0] - 0.1 * y[1]])
+        y = torchdiffeq.odeint(f, torch.tensor([1.0, 0.0], dtype=torch.float64),
+                               torch.linspace(0, 3, 5, dtype=torch.float64),
+                               method="scipy_solver", options={"solver": "LSODA"},
+                               rtol=1e-8, atol=1e-9)
+    """
+    got = _fresh("""
+        import json, sys
+        import models
+        from models.ode.spiral import SpiralSession
+        from models.ode.classify import ClassifierSession
+        from models.ode.cnf import CNFSession
+        from models.ode.probe import ode_result
+        for task, s in (("spiral", SpiralSession(batch_size=8)),
+                        ("classify", ClassifierSession()), ("cnf", CNFSession(batch_size=16))):
+            for _ in s.train(2):
+                pass
+            ode_result(s, task, [], ("first",))          # what the tab draws first
+        SpiralSession(batch_size=8).compare_adjoint(repeats=1)
+        before = "scipy" in sys.modules
+    """ + solve + """
+        print(json.dumps({"scipy_before": before, "scipy_after": "scipy" in sys.modules,
+                          "y": y.tolist()}))
+    """)
+    reference = _fresh("""
+        import json
+    """ + solve + """
+        print(json.dumps({"y": y.tolist()}))
+    """)
+    assert got["scipy_before"] is False and got["scipy_after"] is True
+    assert got["y"] == reference["y"]

@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import torch
 
+import resources
 from models.devices import device_for
 from models.errors import InvalidParameterError
 from models.ode.dynamics import ODEFunc, _seeded
@@ -30,7 +32,8 @@ def true_spiral(n: int = 1000, t_max: float = 25.0, y0: tuple[float, float] = (2
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The ode_demo spiral ``dy/dt = (y**3) @ A`` (A = ``SPIRAL_A``, y a row vector) at n
     evenly spaced times in [0, t_max]: (t float64[n], y float64[n, 2]); scipy's DOP853 at
-    rtol = atol = 1e-10 in float64 (computed once per arguments, copies returned).
+    rtol = atol = 1e-10 in float64 (computed once per arguments, copies returned; the
+    tab's own, ``SHIPPED``, read from the file ArchScope ships, which holds the same).
 
     This is data, not the model: torchdiffeq's dopri5 at 1e-8 took 0.4-0.6 s for it, on
     the GUI thread where the ODE tab makes its first session; DOP853 takes 25-30 ms and
@@ -40,8 +43,38 @@ def true_spiral(n: int = 1000, t_max: float = 25.0, y0: tuple[float, float] = (2
     return t.copy(), y.copy()
 
 
+#: the spiral the ODE tab fits, (n, t_max, y0), whose truth ArchScope ships in
+#: ``resources/ode/spiral.npy`` (written by ``resources/ode/make_spiral.py`` with
+#: ``_integrated``): scipy.integrate is then not imported for it (12 MB of modules, and
+#: 12 MB more of scipy's sparse ones it brings, in the window with every tab open)
+SHIPPED = (1000, 25.0, (2.0, 0.0))
+SHIPPED_FILE = Path(resources.__file__).parent / "ode" / "spiral.npy"
+
+
 @functools.lru_cache(maxsize=8)
 def _true_spiral(n: int, t_max: float, y0: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    if (n, t_max, y0) == SHIPPED:
+        y = _shipped()
+        if y is not None:
+            return np.linspace(0.0, t_max, n, dtype=np.float64), y
+    return _integrated(n, t_max, y0)
+
+
+def _shipped() -> np.ndarray | None:
+    """The shipped truth of ``SHIPPED``, or None if the file is missing or not the
+    expected float64[n, 2] starting at y0 (then it is integrated again)."""
+    n, _, y0 = SHIPPED
+    try:
+        y = np.load(SHIPPED_FILE, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if y.shape != (n, 2) or y.dtype != np.float64 or not np.isfinite(y).all() \
+            or tuple(y[0]) != y0:
+        return None
+    return np.ascontiguousarray(y)
+
+
+def _integrated(n: int, t_max: float, y0: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     from scipy.integrate import solve_ivp
 
     a = np.array(SPIRAL_A, dtype=np.float64)
