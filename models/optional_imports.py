@@ -27,11 +27,13 @@ offer; that copy imports it when that solver is made.
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
 import importlib.util
 import sys
 from pathlib import Path
 
-__all__ = ["DEFERRED", "DYNAMO", "HIDDEN", "REPLACED", "compiler", "install"]
+__all__ = ["DEFERRED", "DYNAMO", "HIDDEN", "OWN", "REPLACED", "compiler", "install"]
 
 #: top-level packages PyG imports only for helpers ArchScope does not use
 HIDDEN = frozenset({"transformers"})
@@ -43,8 +45,10 @@ DYNAMO = "torch._dynamo"
 #: PyG modules loaded from ArchScope's copy while ``DYNAMO`` is not imported
 REPLACED = {"torch_geometric.isinstance": Path(__file__).with_name("pyg_isinstance.py")}
 #: modules always loaded from ArchScope's copy, which defers what they import to their
-#: first use (``models/torchdiffeq_scipy.py``: scipy.integrate)
+#: first use (``models/torchdiffeq_scipy.py``: scipy.integrate) ...
 DEFERRED = {"torchdiffeq._impl.scipy_wrapper": Path(__file__).with_name("torchdiffeq_scipy.py")}
+#: ... and the names their own modules are loaded under when the copy needs them
+OWN = {"torchdiffeq._impl._scipy_wrapper_own": "torchdiffeq._impl.scipy_wrapper"}
 
 
 def compiler():
@@ -72,8 +76,14 @@ class _HideFromPyG:
     def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the finder API
         if name in REPLACED and DYNAMO not in sys.modules:
             return importlib.util.spec_from_file_location(name, REPLACED[name])
-        if name in DEFERRED:
+        if name in DEFERRED and DEFERRED[name].is_file():
             return importlib.util.spec_from_file_location(name, DEFERRED[name])
+        if name in OWN:         # the package's own module, found where it lies
+            package, _, leaf = OWN[name].rpartition(".")
+            spec = importlib.machinery.PathFinder.find_spec(
+                OWN[name], importlib.import_module(package).__path__)
+            if spec is not None and spec.origin:
+                return importlib.util.spec_from_file_location(name, spec.origin)
         top = name.partition(".")[0]
         if top in HIDDEN and top not in sys.modules and _importer().startswith(_REFUSED_FOR):
             raise ModuleNotFoundError(f"No module named {name!r} (not used by ArchScope)",

@@ -5,54 +5,62 @@ torchdiffeq's ``odeint`` module imports its wrapper of scipy's solvers (the meth
 "scipy_solver"), and the wrapper imports ``scipy.integrate`` at its top: 12 MB of
 modules, and scipy's sparse ones it brings (12 MB more), in a window that never uses
 them (the ODE tab offers torchdiffeq's own solvers, ``models.ode.options.SOLVERS``).
-Here ``ScipyWrapperODESolver(...)`` loads torchdiffeq's module itself (under the name
-``OWN``) and makes its solver: "scipy_solver" works as in torchdiffeq, scipy comes in
-then (``tests/test_lean_torch.py`` compares the two).
+
+Here ``ScipyWrapperODESolver(...)`` makes torchdiffeq's own solver, from torchdiffeq's
+own module (``own()``: imported under the name ``OWN``, which the same finder resolves
+to torchdiffeq's file), and scipy comes in then. "scipy_solver" works as in torchdiffeq
+(``tests/test_ode_adjoint.py`` compares the two); what the class is asked (its
+``valid_callbacks()``), ``isinstance`` and the module's other names are torchdiffeq's.
+Tracebacks and ``inspect.getsource`` of this module show this copy.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
-import threading
-from pathlib import Path
 
-__all__ = ["ScipyWrapperODESolver", "OWN"]
+__all__ = ["ScipyWrapperODESolver", "OWN", "own"]
 
-#: the name torchdiffeq's own module is loaded under, beside this one
+#: the name torchdiffeq's own module is imported under (``models.optional_imports.OWN``)
 OWN = "torchdiffeq._impl._scipy_wrapper_own"
-_lock = threading.Lock()
 
 
 def own():
-    """torchdiffeq's ``scipy_wrapper`` module, loaded on first use."""
-    with _lock:
-        module = sys.modules.get(OWN)
-        if module is None:
-            import torchdiffeq._impl as package
+    """torchdiffeq's ``scipy_wrapper`` module, imported on first use."""
+    return importlib.import_module(OWN)
 
-            path = Path(package.__file__).with_name("scipy_wrapper.py")
-            spec = importlib.util.spec_from_file_location(OWN, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[OWN] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[OWN]
-                raise
-        return module
+
+def __getattr__(name: str):
+    """The module's other names (``convert_func_to_numpy``, ``solve_ivp``) are its own."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return getattr(own(), name)
 
 
 class _Deferred(type):
-    """What torchdiffeq asks of the class itself (``valid_callbacks()``) is its own
-    class's answer."""
+    """The class answers for torchdiffeq's: its attributes (``valid_callbacks()``), and
+    ``isinstance``/``issubclass`` once that class exists (before, nothing is one)."""
 
-    def __getattr__(cls, name):
+    def __getattr__(cls, name: str):
+        if name.startswith("__"):          # inspect, pydoc: no scipy for a probe
+            raise AttributeError(name)
         return getattr(own().ScipyWrapperODESolver, name)
+
+    def __instancecheck__(cls, obj) -> bool:
+        real = sys.modules.get(OWN)
+        return real is not None and isinstance(obj, real.ScipyWrapperODESolver)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        real = sys.modules.get(OWN)
+        return sub is cls or (real is not None
+                              and issubclass(sub, real.ScipyWrapperODESolver))
 
 
 class ScipyWrapperODESolver(metaclass=_Deferred):
     """torchdiffeq's solver for the method "scipy_solver" (made by its own class)."""
 
     def __new__(cls, *args, **kwargs):
+        if cls is not ScipyWrapperODESolver:
+            raise TypeError("Subclass torchdiffeq's own class, "
+                            "models.torchdiffeq_scipy.own().ScipyWrapperODESolver.")
         return own().ScipyWrapperODESolver(*args, **kwargs)

@@ -137,12 +137,15 @@ def test_the_shipped_spiral_is_scipys_and_a_bad_file_is_integrated_again(tmp_pat
     from models.ode import spiral
 
     t, y = spiral._integrated(*spiral.SHIPPED)
+    shipped = spiral._shipped()
+    assert shipped is not None, "resources/ode/spiral.npy is missing or not the spiral"
+    np.testing.assert_allclose(shipped, y, rtol=0, atol=1e-12)
     spiral._true_spiral.cache_clear()
     try:
         t_shipped, y_shipped = spiral.true_spiral()
         np.testing.assert_array_equal(t_shipped, t)
-        np.testing.assert_allclose(y_shipped, y, rtol=0, atol=1e-12)
-        for content in (b"not numpy", None):
+        np.testing.assert_array_equal(y_shipped, shipped)
+        for content in (b"not numpy", b"", None):
             bad = tmp_path / "spiral.npy"
             if content is None:
                 np.save(bad, np.zeros((10, 2)))              # the wrong shape
@@ -183,15 +186,35 @@ def test_the_ode_sessions_leave_scipy_out_and_torchdiffeqs_scipy_solver_still_wo
                 pass
             ode_result(s, task, [], ("first",))          # what the tab draws first
         SpiralSession(batch_size=8).compare_adjoint(repeats=1)
+        import inspect, pickle
+        import torchdiffeq._impl.scipy_wrapper as wrapper
+        S = wrapper.ScipyWrapperODESolver
+        probed = not hasattr(S, "__wrapped__") and inspect.isclass(S)   # a probe only
         before = "scipy" in sys.modules
     """ + solve + """
+        solver = S(func=f, y0=torch.zeros(2, dtype=torch.float64), rtol=1e-3, atol=1e-3)
+        try:
+            type("Mine", (S,), {})()
+            subclassed = True
+        except TypeError:
+            subclassed = False
         print(json.dumps({"scipy_before": before, "scipy_after": "scipy" in sys.modules,
-                          "y": y.tolist()}))
+                          "probed": probed, "y": y.tolist(),
+                          "isinstance": isinstance(solver, S) and issubclass(type(solver), S),
+                          "callbacks": sorted(S.valid_callbacks()),
+                          "module_names": callable(wrapper.convert_func_to_numpy),
+                          "pickled": pickle.loads(pickle.dumps(type(solver))) is type(solver),
+                          "subclassed": subclassed}))
     """)
     reference = _fresh("""
         import json
     """ + solve + """
-        print(json.dumps({"y": y.tolist()}))
+        from torchdiffeq._impl.scipy_wrapper import ScipyWrapperODESolver as S
+        print(json.dumps({"y": y.tolist(), "callbacks": sorted(S.valid_callbacks())}))
     """)
     assert got["scipy_before"] is False and got["scipy_after"] is True
+    assert got["probed"] is True
     assert got["y"] == reference["y"]
+    assert got["isinstance"] and got["module_names"] and got["pickled"]
+    assert got["callbacks"] == reference["callbacks"]
+    assert got["subclassed"] is False          # refused with a pointer to torchdiffeq's
