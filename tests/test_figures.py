@@ -134,6 +134,26 @@ def test_a_legend_that_grows_after_its_placement_is_placed_again(qtbot):
     assert _overlap(bars) == [], bars.legend_placer.where
 
 
+def test_a_legend_is_placed_again_when_its_view_box_shrinks_inside_the_same_plot(qtbot):
+    """Same plot size, entries, data, range and legend box; the view box shorter (an axis
+    grown by its labels after the first paint, on a loaded machine): placed for the
+    taller box, the comparison legend came down over the baseline bar (CI again)."""
+    bars = GroupedBarsPlot()
+    qtbot.addWidget(bars)
+    bars.resize(420, 300)
+    bars.show()
+    bars.set_bars(["GCN", "GraphSAGE", "GAT", "baseline"], np.array([[0.2, 0.3, 0.1, 0.7]]),
+                  ["untrained"])
+    bars.plotItem.setYRange(0, 1, padding=0.02)
+    _settle(qtbot, bars)
+    assert bars.legend_placer.where == "top-right" and _overlap(bars) == []
+    size = bars.plotItem.size()
+    bars.plotItem.getAxis("bottom").setHeight(150)   # the view box loses half its height
+    _settle(qtbot, bars)
+    assert bars.plotItem.size() == size
+    assert _overlap(bars) == [], bars.legend_placer.where
+
+
 def test_bar_names_that_would_run_together_take_two_lines(qtbot):
     """The graph tab's comparison read "GCNGraphSAGEGAT" at 1280×800: names too wide for
     their group take turns on two lines, inside the axis, and stay on one when they fit."""

@@ -304,11 +304,14 @@ class KeepClear(QObject):
         vb = self.plot.vb
         # the legend's size too: it can grow after a placement with the same entries (its
         # layout settling late on a loaded machine, a font); judged on the smaller box,
-        # the graph tab's comparison legend came down over a bar (CI, twice)
+        # the graph tab's comparison legend came down over a bar (CI, twice). And the
+        # view box's own: an axis widened by its labels at its first paint shrinks it
+        # inside a plot of the same size, and the same legend then covered a bar (CI)
         return (round(self.plot.width()), round(self.plot.height()), self._version,
                 tuple(lab.text for _s, lab in self.legend.items), self.legend.isVisible(),
                 tuple(round(v, 9) for r in vb.viewRange() for v in r),
-                round(self.legend.width()), round(self.legend.height()))
+                round(self.legend.width()), round(self.legend.height()),
+                round(vb.width()), round(vb.height()))
 
     def _decide(self) -> str | None:
         legend, vb = self.legend, self.plot.vb
