@@ -115,10 +115,9 @@ def test_legend_follows_new_data_inside_the_same_range(qtbot):
     assert _overlap(plot) == []
 
 
-def test_a_legend_that_grows_after_its_placement_is_placed_again(qtbot):
-    """Same entries, same data, same range, a bigger box (its layout settling late, a
-    font): placed for the smaller box, the graph tab's comparison legend came down over
-    the baseline bar (CI, twice)."""
+def _comparison_placed(qtbot) -> GroupedBarsPlot:
+    """The graph tab's comparison before training, its legend placed top right, above
+    the baseline bar and clear of every bar."""
     bars = GroupedBarsPlot()
     qtbot.addWidget(bars)
     bars.resize(420, 300)
@@ -128,6 +127,14 @@ def test_a_legend_that_grows_after_its_placement_is_placed_again(qtbot):
     bars.plotItem.setYRange(0, 1, padding=0.02)
     _settle(qtbot, bars)
     assert bars.legend_placer.where == "top-right" and _overlap(bars) == []
+    return bars
+
+
+def test_a_legend_that_grows_after_its_placement_is_placed_again(qtbot):
+    """Same entries, same data, same range, a bigger box (its layout settling late, a
+    font): placed for the smaller box, the graph tab's comparison legend came down over
+    the baseline bar (CI, twice)."""
+    bars = _comparison_placed(qtbot)
     _, label = bars.legend.items[0]
     label.setText(label.text, size="48pt")          # the box grows down over the bar
     _settle(qtbot, bars)
@@ -138,15 +145,7 @@ def test_a_legend_is_placed_again_when_its_view_box_shrinks_inside_the_same_plot
     """Same plot size, entries, data, range and legend box; the view box shorter (an axis
     grown by its labels after the first paint, on a loaded machine): placed for the
     taller box, the comparison legend came down over the baseline bar (CI again)."""
-    bars = GroupedBarsPlot()
-    qtbot.addWidget(bars)
-    bars.resize(420, 300)
-    bars.show()
-    bars.set_bars(["GCN", "GraphSAGE", "GAT", "baseline"], np.array([[0.2, 0.3, 0.1, 0.7]]),
-                  ["untrained"])
-    bars.plotItem.setYRange(0, 1, padding=0.02)
-    _settle(qtbot, bars)
-    assert bars.legend_placer.where == "top-right" and _overlap(bars) == []
+    bars = _comparison_placed(qtbot)
     size = bars.plotItem.size()
     bars.plotItem.getAxis("bottom").setHeight(150)   # the view box loses half its height
     _settle(qtbot, bars)
