@@ -79,7 +79,7 @@ class _HideFromPyG:
         if name in DEFERRED and DEFERRED[name].is_file():
             return importlib.util.spec_from_file_location(name, DEFERRED[name])
         if name in OWN:         # the package's own module, found where it lies
-            package, _, leaf = OWN[name].rpartition(".")
+            package = OWN[name].rpartition(".")[0]
             spec = importlib.machinery.PathFinder.find_spec(
                 OWN[name], importlib.import_module(package).__path__)
             if spec is not None and spec.origin:
