@@ -6,27 +6,36 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage, QPen, QTransform
 
 from viz import figure
-from viz.edge_layer import LAYER_MIN_PX, SETTLE_MS
+from viz.edge_layer import (
+    COVER_TIMES,
+    FRAME_MS,
+    LAYER_MIN_PX,
+    SETTLE_MS,
+    drawing_ms,
+    parts_now,
+    visible_lengths,
+)
 from viz.graph_view import GraphCanvas
 
 N_NODES, N_EDGES = 2000, 8000
 
 
-def _hairball(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _hairball(seed: int = 0, n_nodes: int = N_NODES,
+              n_edges: int = N_EDGES) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    pos = rng.random((N_NODES, 2)).astype(np.float32)
-    src = rng.integers(0, N_NODES, N_EDGES)
-    dst = (src + rng.integers(1, N_NODES, N_EDGES)) % N_NODES
+    pos = rng.random((n_nodes, 2)).astype(np.float32)
+    src = rng.integers(0, n_nodes, n_edges)
+    dst = (src + rng.integers(1, n_nodes, n_edges)) % n_nodes
     return pos, np.stack([src, dst], 1).astype(np.int64)
 
 
-def _fill(view: GraphCanvas) -> GraphCanvas:
-    pos, edges = _hairball()
+def _fill(view: GraphCanvas, **size) -> GraphCanvas:
+    pos, edges = _hairball(**size)
     view.set_graph(pos, edges)
-    view.set_edge_values(np.random.default_rng(1).random(N_EDGES), levels=(0.0, 1.0),
+    view.set_edge_values(np.random.default_rng(1).random(len(edges)), levels=(0.0, 1.0),
                          title="α")
     view.repaint()
     return view
@@ -209,3 +218,114 @@ def test_a_whole_tab_export_gets_the_items_lines(qtbot, tmp_path, fmt):
         assert on.read_text(encoding="utf-8") == off.read_text(encoding="utf-8")
     else:
         assert QImage(str(on)) == QImage(str(off))
+
+
+def test_visible_lengths_are_the_parts_of_the_segments_inside_the_view():
+    """Against a dense sampling of each segment: inside, outside, crossing the view,
+    parallel to a side, of length zero."""
+    rng = np.random.default_rng(0)
+    points = rng.uniform(-0.5, 1.5, (3000, 2, 2))
+    points[:5, :, 1] = [[1.0, 1.0], [-0.3, -0.3], [2.5, 2.5], [0.5, 0.5], [0.1, 0.1]]
+    points[0, :, 0] = [-0.5, 1.5]                                   # across, level
+    points[3, 1, 0] = points[3, 0, 0]                               # a point
+    transform = QTransform(300.0, 0.0, 0.0, -200.0, 50.0, 400.0)    # y up, as a plot
+    lengths = visible_lengths(points, transform, 400.0, 300.0)
+    t = np.linspace(0.0, 1.0, 20001)
+    x = 300 * points[:, :1, 0] + 300 * (points[:, 1:, 0] - points[:, :1, 0]) * t + 50
+    y = -200 * points[:, :1, 1] - 200 * (points[:, 1:, 1] - points[:, :1, 1]) * t + 400
+    inside = ((x >= 0) & (x <= 400) & (y >= 0) & (y <= 300)).mean(axis=1)
+    whole = np.hypot(x[:, -1] - x[:, 0], y[:, -1] - y[:, 0])
+    assert np.allclose(lengths, inside * whole, atol=0.05)
+    assert lengths[3] == 0.0 and lengths[1] == 0.0 and lengths[2] == 0.0
+    assert lengths[0] == pytest.approx(400.0) and whole[0] == pytest.approx(600.0)
+    assert (lengths > 0).mean() > 0.3 and (lengths < whole - 1).mean() > 0.3
+
+
+def _parts(lengths_px: list[float], counts: list[int], widths: list[float]):
+    """Parts of horizontal segments of the given on-screen lengths in a 1000 x 500 view
+    (the identity transform), one pen each."""
+    parts = []
+    for length, count, width in zip(lengths_px, counts, widths, strict=True):
+        y = np.linspace(1.0, 499.0, count)
+        points = np.stack([np.stack([np.full(count, 0.5), y], 1),
+                           np.stack([np.full(count, 0.5 + length), y], 1)], 1)
+        pen = QPen(QColor("black"), width)
+        pen.setCosmetic(True)
+        parts.append((pen, points))
+    return parts
+
+
+def test_a_slow_change_draws_the_top_items_at_once_only_where_they_cover_the_rest():
+    """``parts_now``: all parts if they are cheap; the fewest on top that cover the view
+    ``COVER_TIMES`` over if all would take more than ``FRAME_MS``; all again where the
+    top is too thin to hide what is under it, or too slow itself."""
+    size, identity = (1000.0, 500.0), QTransform()
+    cheap = _parts([100.0] * 4, [200] * 4, [1.0, 2.0, 3.0, 4.0])
+    assert drawing_ms(cheap, identity, size, 1.0)[0].sum() < FRAME_MS
+    assert parts_now(cheap, identity, size, 1.0) == 4
+    dense = _parts([999.0] * 8, [2000] * 8, [0.6, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0])
+    times, covers = drawing_ms(dense, identity, size, 1.0)
+    assert times.sum() > FRAME_MS
+    assert np.allclose(covers, 2000 * 999 * np.maximum([0.6, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5,
+                                                        4.0], 1.0) / 5e5)
+    n = parts_now(dense, identity, size, 1.0)
+    assert 1 <= n < 8
+    assert covers[8 - n:].sum() >= COVER_TIMES > covers[8 - n + 1:].sum()
+    assert times[8 - n:].sum() <= FRAME_MS
+    # at twice the pixel ratio the same wide lines cover as much, with twice the pixels
+    times2, covers2 = drawing_ms(dense, identity, size, 2.0)
+    assert np.allclose(covers2[1:], covers[1:]) and np.all(times2[2:] > 1.9 * times[2:])
+    sparse = _parts([999.0] * 8, [600] * 8, [1.0] * 8)     # slow, but nothing covers
+    assert drawing_ms(sparse, identity, size, 1.0)[0].sum() > FRAME_MS
+    assert parts_now(sparse, identity, size, 1.0) == 8
+    slow_top = _parts([999.0] * 3, [1000, 1000, 12000], [1.0, 1.0, 4.0])
+    assert drawing_ms(slow_top, identity, size, 1.0)[0][-1] > FRAME_MS
+    assert parts_now(slow_top, identity, size, 1.0) == 3
+
+
+@pytest.fixture
+def hairball(qtbot):
+    """Dense enough that drawing every edge is predicted over ``FRAME_MS``, and the
+    strongest bins cover the view ``COVER_TIMES`` over."""
+    view = GraphCanvas()
+    qtbot.addWidget(view)
+    view.resize(640, 460)
+    view.show()
+    qtbot.waitExposed(view)
+    _fill(view, n_nodes=3000, n_edges=30000)
+    _grab(view)
+    qtbot.waitUntil(view.edge_layer.settled, timeout=SETTLE_MS + 3000)
+    return view
+
+
+def test_a_recolour_too_slow_for_a_frame_shows_the_top_bins_then_all_once_still(hairball,
+                                                                                qtbot):
+    layer = hairball.edge_layer
+    assert _same(_grab(hairball), _items_drawing(hairball)) == 0.0
+    for seed in (2, 3, 4):            # a stream of new values: each drawn in part at once
+        renders = layer.renders
+        hairball.set_edge_values(np.random.default_rng(seed).random(30000),
+                                 levels=(0.0, 1.0), title="α")
+        part = _grab(hairball)
+        assert layer.renders == renders + 1 and not layer.settled()
+    exact = _items_drawing(hairball)
+    differ = _same(part, exact)
+    assert 0.0 < differ < 0.01        # the bins underneath show through in few pixels
+    qtbot.waitUntil(lambda: (_grab(hairball) is not None) and layer.settled(),
+                    timeout=SETTLE_MS + 3000)
+    assert _same(_grab(hairball), exact) == 0.0
+    renders = layer.renders
+    _grab(hairball)
+    assert layer.renders == renders         # settled: nothing drawn again
+
+
+def test_a_highlight_over_a_hairball_is_drawn_whole_at_once(hairball):
+    """The faded edges are 1 px wide, drawn a pixel at a time: those that would hide
+    the rest take longer than a frame themselves, so all is drawn at once."""
+    hops = np.full(3000, -1)
+    hops[:30] = 1
+    hops[0] = 0
+    hairball.set_highlight(hops, selected=0)
+    drawn = _grab(hairball)
+    assert hairball.edge_layer.settled()
+    assert _same(drawn, _items_drawing(hairball)) == 0.0

@@ -14,7 +14,12 @@ and shows that image:
   been still for ``SETTLE_MS``, as map viewers and Cytoscape's ``hideEdgesOnViewport``
   do;
 * when the edges change (colours, a highlight, positions) the image is drawn afresh at
-  the next paint.
+  the next paint. Where drawing them all would take longer than a frame
+  (``FRAME_MS``, from the raster engine's measured cost, ``drawing_ms``) and the items on
+  top already cover the view ``COVER_TIMES`` over, only those items are drawn at once
+  and the ones under them (which show through in few pixels: 0.4 % of the view for a
+  50,000-edge hairball) once the edges have been still for ``SETTLE_MS``. A stream of
+  new values (training, stepping through heads) stays fluid and ends sharp.
 
 The image is drawn on the GUI thread. A worker thread was tried and measured: PySide
 keeps the interpreter during ``drawLines`` (and ``drawPicture``), so the worker took it
@@ -40,15 +45,25 @@ from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6.QtCore import QLineF, QPointF, QRectF, QTimer
 from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPen, QTransform
 
-__all__ = ["EdgeLayer", "LAYER_MIN_PX", "MIN_SEGMENTS", "SETTLE_MS", "on_screen", "heavy"]
+__all__ = ["COVER_TIMES", "EdgeLayer", "FRAME_MS", "LAYER_MIN_PX", "MIN_SEGMENTS", "SETTLE_MS",
+           "drawing_ms", "heavy", "on_screen", "parts_now", "visible_lengths"]
 
 #: the edges' total on-screen length (pixels) above which they are drawn as one image:
 #: half a million pixels of aliased lines take about 10 ms to draw here
 LAYER_MIN_PX = 5e5
 #: ... and only with at least this many segments: a few long lines cost little
 MIN_SEGMENTS = 5000
-#: a pan or zoom is taken as finished when the view has not moved for this long
+#: a pan or zoom (or a change of the edges drawn in part) is taken as finished when the
+#: view has not moved (nor the edges changed) for this long
 SETTLE_MS = 150
+#: the most a change of the edges may take to draw at once, in full (``parts_now``) ...
+FRAME_MS = 30.0
+#: ... else the items on top are drawn alone if they cover the view this many times over
+COVER_TIMES = 12.0
+#: the raster engine's cost of aliased lines here (fitted to 40 items of 1,000-25,000
+#: segments, 18-360 px long, within 10-25 %): per segment, and per device pixel of line
+#: for pens up to 1 px (drawn a pixel at a time) and wider ones (a span a scanline)
+SEGMENT_NS, THIN_PX_NS, WIDE_PX_NS = 170.0, 12.0, 4.9
 
 
 def _key(t: QTransform, w: int, h: int, ratio: float) -> tuple[float, ...]:
@@ -93,6 +108,71 @@ def render_edges(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform
     return image
 
 
+def visible_lengths(points: np.ndarray, transform: QTransform, width: float,
+                    height: float) -> np.ndarray:
+    """The on-screen length of each segment of ``points`` (float[m, 2, 2], data units)
+    under ``transform`` (data -> pixels): the part inside the ``width`` x ``height`` view
+    (Liang-Barsky clipping for the segments with an end outside it), in pixels."""
+    x, y = points[..., 0], points[..., 1]
+    px = transform.m11() * x + transform.m21() * y + transform.dx()
+    py = transform.m12() * x + transform.m22() * y + transform.dy()
+    dx, dy = px[:, 1] - px[:, 0], py[:, 1] - py[:, 0]
+    lengths = np.hypot(dx, dy)
+    out = ~((px >= 0) & (px <= width) & (py >= 0) & (py <= height)).all(axis=1)
+    if out.any():
+        x0, y0, dx, dy = px[out, 0], py[out, 0], dx[out], dy[out]
+        t0, t1 = np.zeros(len(x0)), np.ones(len(x0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for p, q in ((-dx, x0), (dx, width - x0), (-dy, y0), (dy, height - y0)):
+                r = q / p
+                t0 = np.where(p < 0, np.maximum(t0, r), t0)
+                t1 = np.where(p > 0, np.minimum(t1, r), t1)
+                t1 = np.where((p == 0) & (q < 0), -1.0, t1)   # parallel and outside
+        lengths[out] *= np.clip(t1 - t0, 0.0, None)
+    return lengths
+
+
+def _pen_px(pen: QPen, transform: QTransform, ratio: float) -> float:
+    """The width of ``pen``'s lines in device pixels (at least 1: an aliased line)."""
+    width = pen.widthF()
+    if not pen.isCosmetic():
+        width *= float(np.sqrt(abs(transform.determinant())))
+    return max(1.0, width * ratio)
+
+
+def drawing_ms(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform,
+               size: tuple[float, float], ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``parts`` (as ``render_edges`` takes them, ``size`` in logical
+    pixels): the predicted time (ms) the raster engine takes to draw it, and how many
+    times over its lines cover the view."""
+    w, h = size
+    times, covers = [], []
+    for pen, points in parts:
+        pixels = float(visible_lengths(points, transform, w, h).sum()) * ratio
+        pen_px = _pen_px(pen, transform, ratio)
+        per_px = THIN_PX_NS if pen_px <= 1.0 else WIDE_PX_NS
+        times.append((len(points) * SEGMENT_NS + pixels * per_px) * 1e-6)
+        covers.append(pixels * pen_px / max(1.0, w * h * ratio * ratio))
+    return np.asarray(times), np.asarray(covers)
+
+
+def parts_now(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform,
+              size: tuple[float, float], ratio: float) -> int:
+    """How many of ``parts`` (bottom first), counted from the top, to draw at once after
+    a change: all of them if that takes at most ``FRAME_MS``; else the fewest on top
+    that cover the view ``COVER_TIMES`` over, if they take at most ``FRAME_MS``
+    (the rest follow when the edges are still); else all (nothing would be hidden
+    without being seen)."""
+    times, covers = drawing_ms(parts, transform, size, ratio)
+    if times.sum() <= FRAME_MS:
+        return len(parts)
+    top_times, top_covers = np.cumsum(times[::-1]), np.cumsum(covers[::-1])
+    enough = np.flatnonzero(top_covers >= COVER_TIMES)
+    if enough.size and top_times[enough[0]] <= FRAME_MS:
+        return int(enough[0]) + 1
+    return len(parts)
+
+
 def heavy(lengths: np.ndarray, pixel: float, view_w: float, view_h: float) -> bool:
     """Whether segments of ``lengths`` (data units) cost more than a frame to draw in a
     ``view_w`` x ``view_h`` view of ``pixel`` data units a pixel: at least
@@ -117,6 +197,7 @@ class EdgeLayer(pg.GraphicsObject):
         self._transform = QTransform()               # data -> device when drawn
         self._version = 0                            # bumped when the edges change
         self._image_version = -1                     # the version the image shows
+        self._full = False                           # the image has every item's lines
         self._shown_for: tuple | None = None         # _key of the view last painted
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self.update)
@@ -153,9 +234,13 @@ class EdgeLayer(pg.GraphicsObject):
 
     def settled(self) -> bool:
         """Whether the image on screen is sharp and up to date."""
-        return not self._active or (self._image is not None
+        return not self._active or (self._image is not None and self._full
                                     and self._image_version == self._version
                                     and self._drawn_with == self._shown_for)
+
+    def image(self) -> QImage | None:
+        """The image last drawn (for tests, benchmarks)."""
+        return self._image
 
     def setExportMode(self, export, opts=None):   # noqa: N802 - pyqtgraph's API
         """Hidden in exports: the edge items paint their vector lines there."""
@@ -181,11 +266,19 @@ class EdgeLayer(pg.GraphicsObject):
         ratio = device.devicePixelRatioF()
         now = QTransform(p.worldTransform())
         key = self._shown_for = _key(now, w, h, ratio)
-        if (self._image is None or self._image_version != self._version
-                or (self._drawn_with != key and not self._settle.isActive())):
-            self._image = render_edges(self._parts(), now, self._size(w, h, ratio), ratio)
+        changed = self._image is None or self._image_version != self._version
+        if changed or (not self._settle.isActive()
+                       and (self._drawn_with != key or not self._full)):
+            parts = self._parts()
+            count = len(parts)
+            if changed:                     # at once: the top items alone if all is slow
+                count = parts_now(parts, now, (w, h), ratio)
+                if count < len(parts):
+                    self._settle.start()    # ... and the rest when the edges are still
+            self._image = render_edges(parts[len(parts) - count:], now,
+                                       self._size(w, h, ratio), ratio)
             self._drawn_with, self._transform = key, now
-            self._image_version = self._version
+            self._image_version, self._full = self._version, count == len(parts)
             self.renders += 1
         if self._drawn_with == key:
             p.save()
