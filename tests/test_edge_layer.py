@@ -12,6 +12,7 @@ from viz import figure
 from viz.edge_layer import (
     COVER_TIMES,
     FRAME_MS,
+    HIDDEN_MAX,
     LAYER_MIN_PX,
     SETTLE_MS,
     drawing_ms,
@@ -224,18 +225,18 @@ def test_visible_lengths_are_the_parts_of_the_segments_inside_the_view():
     """Against a dense sampling of each segment: inside, outside, crossing the view,
     parallel to a side, of length zero."""
     rng = np.random.default_rng(0)
-    points = rng.uniform(-0.5, 1.5, (3000, 2, 2))
+    points = rng.uniform(-0.5, 1.5, (400, 2, 2))
     points[:5, :, 1] = [[1.0, 1.0], [-0.3, -0.3], [2.5, 2.5], [0.5, 0.5], [0.1, 0.1]]
     points[0, :, 0] = [-0.5, 1.5]                                   # across, level
     points[3, 1, 0] = points[3, 0, 0]                               # a point
     transform = QTransform(300.0, 0.0, 0.0, -200.0, 50.0, 400.0)    # y up, as a plot
     lengths = visible_lengths(points, transform, 400.0, 300.0)
-    t = np.linspace(0.0, 1.0, 20001)
+    t = np.linspace(0.0, 1.0, 4001)                 # steps of 0.25 px at most
     x = 300 * points[:, :1, 0] + 300 * (points[:, 1:, 0] - points[:, :1, 0]) * t + 50
     y = -200 * points[:, :1, 1] - 200 * (points[:, 1:, 1] - points[:, :1, 1]) * t + 400
     inside = ((x >= 0) & (x <= 400) & (y >= 0) & (y <= 300)).mean(axis=1)
     whole = np.hypot(x[:, -1] - x[:, 0], y[:, -1] - y[:, 0])
-    assert np.allclose(lengths, inside * whole, atol=0.05)
+    assert np.allclose(lengths, inside * whole, atol=0.5)
     assert lengths[3] == 0.0 and lengths[1] == 0.0 and lengths[2] == 0.0
     assert lengths[0] == pytest.approx(400.0) and whole[0] == pytest.approx(600.0)
     assert (lengths > 0).mean() > 0.3 and (lengths < whole - 1).mean() > 0.3
@@ -295,6 +296,8 @@ def hairball(qtbot):
     _fill(view, n_nodes=3000, n_edges=30000)
     _grab(view)
     qtbot.waitUntil(view.edge_layer.settled, timeout=SETTLE_MS + 3000)
+    if view.viewport().devicePixelRatioF() != 1.0:
+        pytest.skip("the cost model's figures are for a pixel ratio of 1")
     return view
 
 
@@ -308,15 +311,16 @@ def test_a_recolour_too_slow_for_a_frame_shows_the_top_bins_then_all_once_still(
                                  levels=(0.0, 1.0), title="α")
         part = _grab(hairball)
         assert layer.renders == renders + 1 and not layer.settled()
-    exact = _items_drawing(hairball)
-    differ = _same(part, exact)
-    assert 0.0 < differ < 0.01        # the bins underneath show through in few pixels
-    qtbot.waitUntil(lambda: (_grab(hairball) is not None) and layer.settled(),
-                    timeout=SETTLE_MS + 3000)
-    assert _same(_grab(hairball), exact) == 0.0
-    renders = layer.renders
+    # the timer the last recolour started sharpens the image, with one more drawing
+    qtbot.waitUntil(lambda: layer.renders > renders + 1, timeout=SETTLE_MS + 3000)
+    sharp = _grab(hairball)
+    assert layer.settled() and layer.renders == renders + 2
     _grab(hairball)
-    assert layer.renders == renders         # settled: nothing drawn again
+    assert layer.renders == renders + 2         # settled: nothing drawn again
+    assert 0.0 < layer.part_differs <= HIDDEN_MAX     # measured: the next goes in part too
+    exact = _items_drawing(hairball)
+    assert _same(sharp, exact) == 0.0
+    assert 0.0 < _same(part, exact) < 0.01  # the bins underneath showed in few pixels
 
 
 def test_a_highlight_over_a_hairball_is_drawn_whole_at_once(hairball):
@@ -327,5 +331,43 @@ def test_a_highlight_over_a_hairball_is_drawn_whole_at_once(hairball):
     hops[0] = 0
     hairball.set_highlight(hops, selected=0)
     drawn = _grab(hairball)
-    assert hairball.edge_layer.settled()
+    layer = hairball.edge_layer
+    size = (hairball.viewport().width(), hairball.viewport().height())
+    assert drawing_ms(layer._parts(), layer._transform, size, 1.0)[0].sum() > FRAME_MS
+    assert layer.settled()
     assert _same(drawn, _items_drawing(hairball)) == 0.0
+
+
+def test_a_view_whose_part_hid_too_much_draws_every_change_whole(qtbot):
+    """A Gaussian blob: the top bins cover the whole view eight times over, bunched in
+    the core, and the sparse rim's lower bins differ in more than ``HIDDEN_MAX`` of the
+    pixels. Measured when the sharp image follows, that view then draws changes whole."""
+    rng = np.random.default_rng(0)
+    pos = np.clip(rng.normal(0.5, 0.15, (3000, 2)), 0, 1).astype(np.float32)
+    src = rng.integers(0, 3000, 30000)
+    edges = np.stack([src, (src + rng.integers(1, 3000, 30000)) % 3000], 1)
+    view = GraphCanvas()
+    qtbot.addWidget(view)
+    view.resize(640, 460)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_graph(pos, edges.astype(np.int64))
+    layer = view.edge_layer
+
+    def recolour(seed: int) -> None:
+        view.set_edge_values(np.random.default_rng(seed).random(30000), levels=(0.0, 1.0),
+                             title="α")
+        _grab(view)
+
+    recolour(1)
+    qtbot.waitUntil(lambda: (_grab(view) is not None) and layer.settled(),
+                    timeout=SETTLE_MS + 3000)
+    recolour(2)
+    assert not layer.settled()                      # in part ...
+    qtbot.waitUntil(lambda: (_grab(view) is not None) and layer.settled(),
+                    timeout=SETTLE_MS + 3000)
+    assert layer.part_differs > HIDDEN_MAX          # ... which hid too much
+    renders = layer.renders
+    recolour(3)
+    assert layer.settled() and layer.renders == renders + 1     # whole, at once
+    assert _same(_grab(view), _items_drawing(view)) == 0.0

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from viz.edge_layer import heavy, on_screen
-from viz.graph_geometry import blend_white, edge_geometry
+from viz.graph_geometry import blend_white, edge_geometry, stable_order
 from viz.scatter import Scatter
 from viz.theme import HIGHLIGHT, SERIES_COLOURS, colormap
 
@@ -218,7 +218,7 @@ class GraphDrawing:
         else:
             edge_key = edge_bin
         seg_key = edge_key[owner] if owner.size else owner
-        order = np.argsort(seg_key, kind="stable")
+        order = stable_order(seg_key)
         counts = np.bincount(seg_key, minlength=2 * n_keys) if seg_key.size else np.zeros(
             2 * n_keys, np.int64)
         present = [k for k in range(2 * n_keys) if counts[k]]
@@ -281,7 +281,7 @@ class GraphDrawing:
         if self._hops is not None:
             level = np.where(self._hops < 0, faded_level, level)
         key = groups + n_groups * level
-        order = np.argsort(key, kind="stable")
+        order = stable_order(key)
         counts = np.bincount(key, minlength=levels * n_groups) if n else \
             np.zeros(levels * n_groups, int)
         starts = np.concatenate([[0], np.cumsum(counts)])

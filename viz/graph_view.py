@@ -154,6 +154,7 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
                                                                  "bottom-right", "bottom-left"))
         self.node_bar = self._make_bar()
         self.edge_bar = self._make_bar()
+        self._edge_bar_shows: tuple | None = None      # (cmap, bins, levels, title) set
         self._bars_in_layout: list[pg.ColorBarItem] = []
         # hover read-out, bottom left
         self.readout = ReadoutItem(anchor=(0, 1), color="#222222",
@@ -353,9 +354,12 @@ class GraphCanvas(GraphDrawing, pg.PlotWidget):
                            "colours": colours, "widths": np.linspace(*width_range, n_bins),
                            "title": title}
         self._edge_bins = bin_values(v, lv, n_bins)
-        self.edge_bar.setColorMap(stepped_map(colours))
-        self.edge_bar.setLevels(lv)
-        self.edge_bar.setLabel("left", title)
+        bar = (cmap, n_bins, tuple(map(float, lv)), title)
+        if bar != self._edge_bar_shows:     # the same bar: its axis is not laid out again
+            self.edge_bar.setColorMap(stepped_map(colours))
+            self.edge_bar.setLevels(lv)
+            self.edge_bar.setLabel("left", title)
+            self._edge_bar_shows = bar
         self._show_bar(self.edge_bar, True)
         old_values, old_opts, kept_geometry = drawn
         if not (kept_geometry and self._geom is not None and same_values(old_values, v)
