@@ -337,8 +337,10 @@ class EdgeLayer(pg.GraphicsObject):
             x, y = item.xData, item.yData
             if item.isVisible() and x is not None and len(x) >= 2:
                 n = len(x) // 2 * 2
-                points = np.stack([x[:n], y[:n]], 1).astype(np.float64)
-                points = points.reshape(-1, 2, 2)
-                keep = np.isfinite(points).all(axis=(1, 2))
-                parts.append((QPen(item.opts["pen"]), points[keep]))
+                points = np.empty((n // 2, 2, 2))
+                points[..., 0] = x[:n].reshape(-1, 2)
+                points[..., 1] = y[:n].reshape(-1, 2)
+                if not (np.isfinite(x[:n]).all() and np.isfinite(y[:n]).all()):
+                    points = points[np.isfinite(points).all(axis=(1, 2))]
+                parts.append((QPen(item.opts["pen"]), points))
         return parts
