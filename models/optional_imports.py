@@ -33,7 +33,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
-__all__ = ["DEFERRED", "DYNAMO", "HIDDEN", "OWN", "REPLACED", "compiler", "install"]
+__all__ = ["DEFERRED", "DYNAMO", "HIDDEN", "OWN", "REPLACED", "SCIPY_WRAPPER_OWN", "compiler",
+           "install"]
 
 #: top-level packages PyG imports only for helpers ArchScope does not use
 HIDDEN = frozenset({"transformers"})
@@ -48,7 +49,8 @@ REPLACED = {"torch_geometric.isinstance": Path(__file__).with_name("pyg_isinstan
 #: first use (``models/torchdiffeq_scipy.py``: scipy.integrate) ...
 DEFERRED = {"torchdiffeq._impl.scipy_wrapper": Path(__file__).with_name("torchdiffeq_scipy.py")}
 #: ... and the names their own modules are loaded under when the copy needs them
-OWN = {"torchdiffeq._impl._scipy_wrapper_own": "torchdiffeq._impl.scipy_wrapper"}
+SCIPY_WRAPPER_OWN = "torchdiffeq._impl._scipy_wrapper_own"
+OWN = {SCIPY_WRAPPER_OWN: "torchdiffeq._impl.scipy_wrapper"}
 
 
 def compiler():

@@ -19,10 +19,9 @@ from __future__ import annotations
 import importlib
 import sys
 
-__all__ = ["ScipyWrapperODESolver", "OWN", "own"]
+from models.optional_imports import SCIPY_WRAPPER_OWN as OWN
 
-#: the name torchdiffeq's own module is imported under (``models.optional_imports.OWN``)
-OWN = "torchdiffeq._impl._scipy_wrapper_own"
+__all__ = ["ScipyWrapperODESolver", "OWN", "own"]
 
 
 def own():
