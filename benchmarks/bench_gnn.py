@@ -10,7 +10,14 @@
    ROC-AUC of the best-validation weights, time, and on karate the share of the top 10
    predicted non-edges that join two members of one community.
 
+0. (``--sections tab``) The graph tab's own defaults (its karate club with the Train
+   button's settings: hidden units, learning rate, edge weights off, 1 label per class,
+   200 epochs) over ``--seeds`` seeds: each model's test accuracy, and its wins / ties /
+   losses against the nearest-labelled-node baseline on the same split, with a one-sided
+   sign test.
+
     .venv/bin/python benchmarks/bench_gnn.py [--seeds 20] [--epochs 200]
+    .venv/bin/python benchmarks/bench_gnn.py --sections tab --seeds 20
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--epochs", type=int, default=200)
     parser.add_argument("--sections", default="accuracy,speed,graphs,links",
-                        help="comma-separated subset of accuracy,speed,graphs,links")
+                        help="comma-separated subset of tab,accuracy,speed,graphs,links")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     import torch
@@ -47,6 +54,10 @@ def main() -> int:
     karate = gnn.karate_club()
     names = {"gcn": "GCN", "sage": "GraphSAGE", "gat": "GAT", "baseline": "nearest-train"}
 
+    if "tab" in sections:
+        torch.set_num_threads(1)
+        _tab_defaults(gnn, args.seeds)
+        torch.set_num_threads(2)
     # 1. accuracy on karate (one thread: a 34-node graph gains nothing from two)
     if "accuracy" in sections:
         torch.set_num_threads(1)
@@ -92,6 +103,49 @@ def main() -> int:
         _links(gnn, karate, sbm)
     print(f"\ntorch {torch.__version__}, threads {torch.get_num_threads()}")
     return 0
+
+
+def tab_default_accuracy(seeds) -> tuple[dict, dict[str, np.ndarray]]:
+    """The graph tab's default settings (its forms' defaults) and the test accuracy of
+    GCN, GraphSAGE, GAT and the baseline with them on the tab's default graph, per seed
+    (each seed = a split and an init, as the tab's Seed control)."""
+    from app.tabs.graph.controls import GRAPH_PARAMS, MODEL_PARAMS
+    from models import graphs as gnn
+    from models.graphs.options import session_kwargs
+
+    p = {q.key: q.default for q in (*GRAPH_PARAMS, *MODEL_PARAMS)}
+    data = gnn.builtin_graph(p["dataset"], seed=p["seed"]).data
+    return p, gnn.compare_models(data, epochs=p["epochs"], seeds=seeds,
+                                 train_per_class=p["train_per_class"], **session_kwargs(p))
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """One-sided sign test: P(at least ``wins`` of ``wins + losses`` fair coin flips)."""
+    from math import comb
+
+    n = wins + losses
+    return sum(comb(n, k) for k in range(wins, n + 1)) / 2 ** n if n else 1.0
+
+
+def _tab_defaults(gnn, seeds: int) -> None:
+    t0 = time.perf_counter()
+    p, res = tab_default_accuracy(range(seeds))
+    print(f"The graph tab's defaults: {p['dataset']}, {p['train_per_class']} labelled node "
+          f"per class, hidden {p['hidden']}, lr {p['lr']}, edge weights "
+          f"{'on' if p['edge_weights'] else 'off'}, {p['epochs']} epochs; seeds 0-{seeds - 1} "
+          f"({time.perf_counter() - t0:.0f} s)")
+    print(f"  {'model':<14} {'mean':>6} {'median':>7} {'IQR':>16} {'min':>6}  "
+          "vs baseline: mean diff, wins/ties/losses, sign test p")
+    base = res["baseline"]
+    names = {"gcn": "GCN", "sage": "GraphSAGE", "gat": "GAT", "baseline": "nearest-train"}
+    for k, v in res.items():
+        q1, med, q3 = np.percentile(v, [25, 50, 75])
+        d = v - base
+        w, t, lo = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+        vs = "" if k == "baseline" else \
+            f"  {d.mean():+.3f}, {w}/{t}/{lo}, p = {sign_test(w, lo):.3f}"
+        print(f"  {names[k]:<14} {v.mean():6.3f} {med:7.3f}   [{q1:.3f}, {q3:.3f}] "
+              f"{v.min():6.3f}{vs}", flush=True)
 
 
 def _sbm(gnn, seed: int = 0):

@@ -7,6 +7,8 @@ from models.face import lazy_face
 __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "METHODS": "options",
     "DEFAULT_EPOCHS": "options",
-    "DEFAULT_TOP_EDGES": "options",
+    "THRESHOLDS": "options",
+    "ExplanationPick": "options",
     "explain_node": "node",
+    "explain_best": "node",
 })

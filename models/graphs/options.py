@@ -8,7 +8,7 @@ No torch here: ``app/`` imports this module at its top, before torch has loaded.
 from __future__ import annotations
 
 __all__ = ["BUILTIN_GRAPHS", "DATASETS", "LAYOUTS", "MODEL_KINDS", "SAGE_AGGREGATORS",
-           "POOLINGS", "AGGREGATIONS", "LINK_FEATURES"]
+           "POOLINGS", "AGGREGATIONS", "LINK_FEATURES", "session_kwargs"]
 
 #: the graphs made in code (nothing downloaded), each with a label attribute
 BUILTIN_GRAPHS: dict[str, str] = {
@@ -34,3 +34,11 @@ POOLINGS = ("mean", "max", "sum")
 AGGREGATIONS = ("model", "sum", "mean", "max")
 #: the input features of link prediction (see ``LinkPredictionSession``)
 LINK_FEATURES = ("auto", "x", "structural", "both")
+
+
+def session_kwargs(p: dict) -> dict:
+    """The node classifier's settings among the graph tab's parameters ``p``, besides the
+    model kind, seed and split, as ``NodeClassificationSession`` takes them: what Train
+    builds, and what Compare trains each model with."""
+    return {"hidden_dim": p["hidden"], "lr": p["lr"], "heads": p["heads"],
+            "aggr": p["aggr"], "edge_weights": p["edge_weights"]}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from torch_geometric.data import Data
 
 from models.errors import ArchScopeError
 from models.graphs import inspection
@@ -16,7 +17,7 @@ from models.graphs.baseline import compare_models, nearest_train_baseline
 from models.graphs.document import GraphDocument
 from models.graphs.export import save_graph
 from models.graphs.layouts import layout
-from models.graphs.options import MODEL_KINDS
+from models.graphs.options import MODEL_KINDS, session_kwargs
 from models.graphs.sessions import (
     GraphClassificationSession,
     LinkPredictionSession,
@@ -48,6 +49,9 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
             layout_error = str(exc)
             pos = layout(doc, "spring", seed=p["seed"])
     data = doc.data
+    if not p.get("edge_weights", True) and getattr(data, "edge_weight", None) is not None:
+        # the graph the classifier trains on (``options.session_kwargs``): without the weights
+        data = Data(x=data.x, edge_index=data.edge_index, y=data.y)
     n = data.num_nodes
     node = p["node"] if 0 <= p["node"] < n else -1
     parts: dict = {"node": session.evaluate()}      # takes the session's lock itself
@@ -74,7 +78,8 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
     untrained_error = ""
     if untrained is None and device is not None and (doc.labels >= 0).any():
         try:
-            untrained = untrained_comparison(data, p["seed"], p["train_per_class"], device)
+            untrained = untrained_comparison(data, p["seed"], p["train_per_class"], device,
+                                             **session_kwargs(p))
         except ArchScopeError as exc:     # e.g. too few labelled nodes for a split
             untrained, untrained_error = None, str(exc)
     return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,
@@ -83,7 +88,7 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
 
 
 def untrained_comparison(data, seed: int, train_per_class: int,
-                         device: str) -> ModelComparison:
+                         device: str, **session_kw) -> ModelComparison:
     """Test accuracy of GCN, GraphSAGE and GAT as initialised (no epoch trained) on the
     split ``model_comparison`` uses, and of the nearest-labelled-node baseline, which
     needs no training: what the comparison starts from."""
@@ -91,7 +96,7 @@ def untrained_comparison(data, seed: int, train_per_class: int,
     session = None
     for kind in MODEL_KINDS:
         session = NodeClassificationSession(data, kind, device=device, seed=seed,
-                                            train_per_class=train_per_class)
+                                            train_per_class=train_per_class, **session_kw)
         acc[kind] = float(session.evaluate().test_acc)
     pred = nearest_train_baseline(data, session.train_mask.cpu())
     test = session.test_mask.cpu().numpy()
@@ -101,13 +106,15 @@ def untrained_comparison(data, seed: int, train_per_class: int,
 
 
 def model_comparison(data, epochs: int, seed: int, train_per_class: int,
-                     device: str) -> Iterator[Progress]:
+                     device: str, **session_kw) -> Iterator[Progress]:
     """Run the comparison, reporting each model's result as it comes: a ``Progress`` per
-    model whose trace is the ``ModelComparison`` so far (with the baseline)."""
+    model whose trace is the ``ModelComparison`` so far (with the baseline). Each model
+    is trained with ``session_kw`` (``options.session_kwargs``: the tab's settings), so the bar
+    of the model chosen is what Train gives."""
     results: dict[str, float] = {}
     for i, kind in enumerate(MODEL_KINDS):
         out = compare_models(data, kinds=(kind,), epochs=epochs, seeds=(seed,),
-                             device=device, train_per_class=train_per_class)
+                             device=device, train_per_class=train_per_class, **session_kw)
         results[kind] = float(np.median(out[kind]))
         results["baseline"] = float(np.median(out["baseline"]))
         trace = ModelComparison(kinds=tuple(results), test_acc=np.array(list(results.values()),

@@ -139,7 +139,9 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
     ``split`` = (train, val, test) masks, or None for ``split_nodes(..., seed=seed)``.
     ``hidden_dim=None`` takes the model's default (16; GAT 8 per head × ``heads``);
     ``dropout=None`` likewise (0.5; GAT 0.6). ``seed`` fixes the split, the initial weights
-    and the dropout masks.
+    and the dropout masks. ``edge_weights=False`` trains on the graph without its
+    ``edge_weight`` (every edge 1, as the course's ``GCNConv(x, edge_index)`` and Kipf &
+    Welling's karate club): only GCN reads the weights at all.
 
     Divergence: the weights that gave a finite loss and finite gradients become a rollback
     point every ``snapshot_every`` epochs; on a non-finite loss or gradient the last one is
@@ -150,8 +152,10 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
                  seed: int = 0, hidden_dim: int | None = None, lr: float = 0.01,
                  weight_decay: float = 5e-4, train_per_class: int = 1, heads: int = 4,
                  aggr: str = "mean", split=None, val_fraction: float = 0.2,
-                 num_layers: int = 2, dropout: float | None = None) -> None:
+                 num_layers: int = 2, dropout: float | None = None,
+                 edge_weights: bool = True) -> None:
         self.kind = kind
+        self.edge_weights = bool(edge_weights)
         dev = device_for(device)
         y = data.y.long()
         self.num_classes = int(y.max()) + 1 if (y >= 0).any() else 1
@@ -162,7 +166,7 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
         # copies: the session never writes into the caller's tensors, nor they into its
         self.data = Data(x=data.x.float().clone(), edge_index=data.edge_index.long().clone(),
                          y=y.clone())
-        if getattr(data, "edge_weight", None) is not None:
+        if edge_weights and getattr(data, "edge_weight", None) is not None:
             self.data.edge_weight = data.edge_weight.float().clone()
         self.data = self.data.to(dev)
         with torch.random.fork_rng(devices=[]):

@@ -20,10 +20,11 @@ class NodeExplanation:
     (GNNExplainer: the learned soft mask in [0, 1]; attention: the GAT layers' α,
     reduced over heads and layers); edges outside the node's receptive field are 0.
     ``feature_mask`` is GNNExplainer's mask over the input features, shared by all
-    nodes (empty for the attention method). ``explanation_edges`` marks the top
-    ``k`` edges, the hard explanation the fidelities are measured on (PyG's
-    ``fidelity``: fid+ = the prediction changes when they are removed, fid− = it
-    changes when only they are kept; each 0 or 1 for one node). ``prob_*`` are the
+    nodes (empty for the attention method). ``explanation_edges`` marks the hard
+    explanation the fidelities are measured on (``models.explain.options.THRESHOLDS``:
+    GNNExplainer's edges with mask > 0.5, attention's top 6); PyG's ``fidelity`` on
+    it: fid+ = the prediction changes when they are removed, fid− = it changes when
+    only they are kept, each 0 or 1 for one node. ``prob_*`` are the
     predicted class's probability on the whole graph, on the explanation alone and on
     its complement.
 
