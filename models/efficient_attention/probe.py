@@ -55,7 +55,7 @@ def _mask_part(p: dict) -> tuple[MaskTrace, ConventionTrace]:
     if p["blocked_row"]:
         mask[-1] = False
     q, k, v = random_qkv(p["n"], 16, seed=p["seed"])
-    return trace, convention_trace(mask, q, k, v)
+    return trace, convention_trace(mask, q, k, v, as_written=bool(p.get("course")))
 
 
 def _approx_part(p: dict, source) -> ApproxTrace:

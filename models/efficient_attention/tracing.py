@@ -39,6 +39,7 @@ from models.efficient_attention.sweeps import (
 from models.errors import InvalidParameterError
 from models.traces.efficient import ApproxTrace, ConventionTrace, MaskTrace
 from models.transformer import scaled_dot_product_attention
+from models.transformer.course import course_scaled_dot_product_attention
 
 
 # -- traces for the views -------------------------------------------------------------------------
@@ -185,10 +186,13 @@ def _identity_mha(d: int, dtype: torch.dtype, device: torch.device) -> nn.Multih
 # long (63 lines, half docstring): the three APIs side by side, compared in one place
 @torch.no_grad()
 def convention_trace(mask: MaskLike, q: torch.Tensor, k: torch.Tensor,
-                     v: torch.Tensor) -> ConventionTrace:
+                     v: torch.Tensor, as_written: bool = False) -> ConventionTrace:
     """One keep-mask through three APIs, each given the mask in its own convention.
 
-    1. the course's ``scaled_dot_product_attention(q, k, v, mask)`` (1 = attend);
+    1. the course's ``scaled_dot_product_attention(q, k, v, mask)`` (1 = attend): ours
+       (-inf, a fully blocked row all zeros) or, ``as_written``, the chapter's
+       ``masked_fill(mask == 0, -1e9)`` (a fully blocked row uniform, 1/n per key);
+       ``course_delta`` / ``course_rows`` compare the two (item 0, head 0);
     2. ``F.scaled_dot_product_attention(q, k, v, attn_mask=mask)`` (bool True = take
        part); its weights are read off by passing the identity as the values;
     3. ``nn.MultiheadAttention`` with identity projections, ``attn_mask=~mask`` (bool
@@ -216,7 +220,8 @@ def convention_trace(mask: MaskLike, q: torch.Tensor, k: torch.Tensor,
     def run(api: int, m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(output (..., n, d_v), weights of item 0 (n, n)) of API ``api`` given mask m."""
         if api == 0:
-            out, w = scaled_dot_product_attention(q3, k3, v3, m)
+            out, w = (course_scaled_dot_product_attention if as_written
+                      else scaled_dot_product_attention)(q3, k3, v3, m)
         elif api == 1:
             out = tnf.scaled_dot_product_attention(q3, k3, v3, attn_mask=m)
             w = tnf.scaled_dot_product_attention(q3, k3, eye, attn_mask=m)
@@ -235,8 +240,10 @@ def convention_trace(mask: MaskLike, q: torch.Tensor, k: torch.Tensor,
     right = [run(0, keep), run(1, keep), run(2, ~keep)]
     wrong = [run(0, ~keep), run(1, ~keep), run(2, keep)]
     ref = right[0][0]
-    # 2. compare with the course's function
+    # 2. compare with the course's function (and the chapter's fill with ours)
     weights = torch.stack([w for _, w in right])
+    ours = scaled_dot_product_attention(q3, k3, v3, keep)[1][0] if as_written else right[0][1]
+    row_delta = (right[0][1] - ours).abs().amax(-1)
     return ConventionTrace(
         mask=_np(keep),
         api_names=("course scaled_dot_product_attention", "F.scaled_dot_product_attention",
@@ -246,4 +253,6 @@ def convention_trace(mask: MaskLike, q: torch.Tensor, k: torch.Tensor,
         weights=_np(weights),
         max_diff=np.array([diff(out, ref) for out, _ in right], np.float32),
         flipped_diff=np.array([diff(out, ref) for out, _ in wrong], np.float32),
-        nan_rows=np.array([int(torch.isnan(w).any(-1).sum()) for _, w in right], np.int64))
+        nan_rows=np.array([int(torch.isnan(w).any(-1).sum()) for _, w in right], np.int64),
+        as_written=as_written, course_delta=float(row_delta.max()),
+        course_rows=_np(torch.nonzero(row_delta > 1e-6).flatten()).astype(np.int64))

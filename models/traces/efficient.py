@@ -90,11 +90,14 @@ class ConventionTrace:
     ``max_diff[i]`` is the largest |output_i − course output| over rows that have at
     least one key; ``nan_rows[i]`` how many rows API i returns as NaN (fully masked
     rows; batch item 0, head 0); ``flipped_diff[i]`` the difference when each API gets
-    the opposite polarity (the convention mix-up).
+    the opposite polarity (the convention mix-up). ``as_written``: the course's tile is
+    the chapter's ``masked_fill(mask == 0, -1e9)`` rather than ours; ``course_delta`` is
+    then its largest |weight difference| with ours and ``course_rows`` the rows that
+    differ (the fully blocked ones).
 
     Shapes:
         mask: bool[n, n]; weights: float32[3, n, n] (NaN where an API gives NaN)
-        max_diff, flipped_diff: float32[3]; nan_rows: int64[3]
+        max_diff, flipped_diff: float32[3]; nan_rows: int64[3]; course_rows: int64[r]
     """
 
     mask: np.ndarray
@@ -104,6 +107,9 @@ class ConventionTrace:
     max_diff: np.ndarray
     flipped_diff: np.ndarray
     nan_rows: np.ndarray
+    as_written: bool = False
+    course_delta: float = 0.0
+    course_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 @trace

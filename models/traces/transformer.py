@@ -10,7 +10,8 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["AttentionMaps", "AttentionPanels", "TransformerTrace", "ForwardStep", "ForwardSteps"]
+__all__ = ["AttentionMaps", "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep",
+           "ForwardSteps"]
 
 
 @trace
@@ -59,13 +60,45 @@ class AttentionPanels:
 
 
 @trace
+class CourseAttention:
+    """One attention kind and layer as the course's code computes it, beside ours.
+
+    ``max_delta`` is the largest |course weight − our weight| over the layer's heads;
+    ``rows`` the query rows where they differ (> 1e-6); ``blocked_rows`` the rows the
+    course's mask blocks entirely, which its ``masked_fill(mask == 0, -1e9)`` makes
+    uniform (1/``keys`` each) where ours gives zeros. For decoder self-attention,
+    ``sdpa`` is the chosen head under the chapter's ``F.scaled_dot_product_attention``
+    example (its True = blocked mask read by PyTorch as True = may attend; NaN rows where
+    nothing is left), ``sdpa_max_delta`` its largest difference with ours (NaN rows
+    left out), ``sdpa_nan_rows`` its NaN rows and ``sdpa_error`` what the call raises as
+    written (the key argument missing). Empty elsewhere.
+
+    Shapes:
+        rows, blocked_rows, sdpa_nan_rows: int64[r]; sdpa: float32[q, k] or [0, 0]
+    """
+
+    kind: str
+    layer: int
+    head: int
+    max_delta: float
+    rows: np.ndarray
+    blocked_rows: np.ndarray
+    keys: int
+    sdpa: np.ndarray
+    sdpa_max_delta: float
+    sdpa_nan_rows: np.ndarray
+    sdpa_error: str
+
+
+@trace
 class TransformerTrace:
     """What the Transformer tab draws for one input: every head's attention, one
     head's panels, the tokens and the model's greedy output.
 
     ``kind`` is "encoder", "decoder" or "cross"; ``weights`` is the chosen kind's
     float32[layers, heads, q, k] (a view of ``maps``), ``q_tokens`` / ``k_tokens``
-    label its axes.
+    label its axes. With ``course`` set ("as the course writes it"), ``maps`` and
+    ``panels`` are the course's code's and ``course`` compares them with ours.
     """
 
     maps: AttentionMaps
@@ -81,6 +114,7 @@ class TransformerTrace:
     use_look_ahead_mask: bool
     device: str
     steps: ForwardSteps | None = None
+    course: CourseAttention | None = None
 
     @property
     def weights(self) -> np.ndarray:

@@ -27,6 +27,13 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "create_padding_mask": "attention",
     "create_look_ahead_mask": "attention",
     "combine_masks": "attention",
+    # the chapter's own code, to set beside ours
+    "course_scaled_dot_product_attention": "course",
+    "course_look_ahead_mask": "course",
+    "course_decoder_mask": "course",
+    "course_forward": "course",
+    "course_sdpa_example": "course",
+    "course_comparison": "course",
     "AddNorm": "layers",
     "PositionWiseFeedForward": "layers",
     "EncoderLayer": "layers",

@@ -111,8 +111,9 @@ def create_padding_mask(seq: torch.Tensor, pad_token_idx: int = 0) -> torch.Tens
 def create_look_ahead_mask(size: int, device: torch.device | str | None = None) -> torch.Tensor:
     """Keep-mask of position i seeing positions 0..i: lower triangle *with* the diagonal.
 
-    (The course's text builds ``triu(ones, diagonal=1)``, which marks the *blocked*
-    pairs, and then uses it as if 1 meant "may attend"; here 1/True always means keep.)
+    (The course's ``create_look_ahead_mask`` builds ``triu(ones, diagonal=1)``, which
+    marks the *blocked* pairs, and returns its negation ``~mask``: the same keep-mask.
+    Where the course's code does differ is in ``models.transformer.course``.)
 
     Shapes: returns bool (1, 1, size, size).
     """

@@ -20,6 +20,7 @@ from torch import nn
 from models.errors import InvalidParameterError
 from models.traces import Progress, TransformerTrace
 from models.transformer.attention import MultiHeadAttention
+from models.transformer.course import course_comparison
 from models.transformer.forward_steps import stack_steps
 from models.transformer.model import DecoderOnly, EncoderOnly, Transformer, eval_mode
 from models.transformer.options import BOS, EOS, KINDS, PAD
@@ -51,7 +52,8 @@ def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[
                               head: int = 0, use_padding_mask: bool = True,
                               use_look_ahead_mask: bool = True,
                               generated: int | None = None,
-                              output_cache: dict | None = None) -> TransformerTrace:
+                              output_cache: dict | None = None,
+                              course: bool = False) -> TransformerTrace:
     """The model's output for ``symbols`` padded to ``pad_to``, and the attention of
     every head with the chosen masks (padding/look-ahead can be switched off), for an
     encoder-decoder ``Transformer``, an ``EncoderOnly`` or a ``DecoderOnly`` model.
@@ -65,6 +67,10 @@ def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[
     ``output_cache`` (a dict the caller empties whenever the weights change) keeps
     the decoded output per source: toggling a mask or choosing another head does not
     decode again (the output is always decoded with the normal masks).
+
+    ``course=True`` ("as the course writes it") shows the weights the chapter's code
+    computes instead (``models.transformer.course``) and compares them with ours in the
+    trace's ``course``.
 
     Runs where the model's weights are; it never moves the model (a training session
     owns that, with its optimiser state).
@@ -100,6 +106,13 @@ def compute_transformer_trace(model: nn.Module, task: TaskConfig, symbols: list[
                 use_look_ahead_mask, generated, names)
         fields = (_one_stack(*args) if isinstance(model, EncoderOnly | DecoderOnly)
                   else _encoder_decoder(*args))
+        if course:
+            # 2. the chapter's code on the same input and weights, beside ours
+            fields["maps"], fields["panels"], fields["course"] = course_comparison(
+                model, fields.pop("_src"), fields.pop("_tgt"), kind, layer, head,
+                fields["maps"], use_padding_mask, use_look_ahead_mask)
+        fields.pop("_src", None)
+        fields.pop("_tgt", None)
     expected = [3 + s for s in target_of(task.task, symbols)] + [EOS]
     return TransformerTrace(
         **fields, kind=kind, layer=layer, head=head,
@@ -139,7 +152,8 @@ def _encoder_decoder(model: Transformer, src, predicted, pad_to, kind, layer, he
     steps, panels = _steps(model, src, tgt, src_mask, tgt_mask, kind, layer, head,
                            src_names, tgt_names, states)
     return {"maps": maps, "panels": panels["cross" if kind == "cross" else "self"],
-            "steps": steps, "src_tokens": tuple(src_names), "tgt_tokens": tuple(tgt_names)}
+            "steps": steps, "src_tokens": tuple(src_names), "tgt_tokens": tuple(tgt_names),
+            "_src": src, "_tgt": tgt}
 
 
 def _one_stack(model: EncoderOnly | DecoderOnly, src, predicted, pad_to, kind, layer, head,
@@ -167,7 +181,8 @@ def _one_stack(model: EncoderOnly | DecoderOnly, src, predicted, pad_to, kind, l
         layer_input=states[layer])
     return {"maps": maps, "panels": panels["self"], "steps": steps,
             "src_tokens": tuple(src_names),
-            "tgt_tokens": tuple(token_names) if isinstance(model, DecoderOnly) else ()}
+            "tgt_tokens": tuple(token_names) if isinstance(model, DecoderOnly) else (),
+            "_src": tokens, "_tgt": None}
 
 
 def _steps(model: Transformer, src, tgt, src_mask, tgt_mask, kind: str, layer: int, head: int,
@@ -202,7 +217,7 @@ def session_trace(session, p: dict, symbols: list[int]) -> TransformerTrace:
             min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
             min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
             p["padding"], p["look_ahead"], p["generated"] or None,
-            output_cache=session.output_cache)
+            output_cache=session.output_cache, course=bool(p.get("course")))
 
 
 def train_with_traces(session, params: Callable[[], dict | None], steps: int = 100_000
