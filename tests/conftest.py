@@ -41,7 +41,9 @@ def qapp_args():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _theme():
+def _theme(qapp):
+    """The app's look, as app.main sets it once the application exists (its fonts
+    need one)."""
     from viz import theme
 
     theme.apply()

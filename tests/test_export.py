@@ -604,3 +604,181 @@ def test_a_scaled_png_keeps_the_screen_dpi(qtbot, tmp_path):
     img = QImage(str(tmp_path / "x3.png"))
     assert img.width() == 900
     assert abs(img.dotsPerMeterX() - plot.logicalDpiX() / 0.0254) < 2
+
+
+# -- the PDF of a small heatmap, interface state, Chinese fonts, the three formats alike ------
+
+def _orange(pixels: np.ndarray) -> int:
+    """Pixels within 30 levels of the selection colour (viz.theme.HIGHLIGHT) per channel."""
+    from viz.theme import HIGHLIGHT
+
+    colour = np.array([int(HIGHLIGHT[i:i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(pixels.astype(int) - colour) <= 30).all(axis=-1).sum())
+
+
+def _grab(widget: QWidget) -> np.ndarray:
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    buf = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).copy()
+    return buf.reshape(image.height(), image.bytesPerLine())[:, : image.width() * 3].reshape(
+        image.height(), image.width(), 3)
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None,
+                    reason="pdftoppm (poppler-utils) is not installed: cannot draw the PDF")
+def test_pdf_of_a_small_heatmap_draws_its_cells_where_the_png_does(show, tmp_path):
+    """Regression: the PDF upsampled every image, the small ones painted as vector
+    cells too; upsampling rescales the image item, so the cells, laid out in the
+    image's own pixels, came out 200x too small (6 x 5 cells: a dot in the plot's
+    corner). Poppler draws the PDF; it must match the PNG."""
+    from figure_checks import FORMAT_LIMIT, box_blur, grey, rendered
+
+    plot = _heatmap(show)
+    render(plot, str(tmp_path / "h.png"), "png", scale=1.0)
+    render(plot, str(tmp_path / "h.pdf"), "pdf")
+
+    png = box_blur(grey(tmp_path / "h.png"))
+    pdf = box_blur(rendered(tmp_path / "h.pdf", png.shape[1], png.shape[0],
+                            tmp_path / "pdf.png"))
+    assert np.abs(png - pdf).mean() < FORMAT_LIMIT
+    assert plot.image.image.shape == (6, 5)
+
+
+def test_the_mosaic_s_selection_frame_stays_on_screen_and_out_of_every_figure(show, tmp_path):
+    from viz.mosaic import TileMosaic
+
+    mosaic = show(TileMosaic())
+    tiles = np.random.default_rng(0).random((6, 5, 5)).astype(np.float32)
+    mosaic.set_tiles(tiles, 3, ["L0", "L1", "L2"], ["H0", "H1"], selected=4)
+    QApplication.processEvents()
+    assert mosaic.frame.isVisible() and _orange(_grab(mosaic)) > 50   # on screen
+
+    for fmt in ("png", "svg", "pdf"):
+        render(mosaic, str(tmp_path / f"m.{fmt}"), fmt)
+    assert _orange(read_rgb(tmp_path / "m.png")) == 0
+    assert "#e8a200" not in (tmp_path / "m.svg").read_text(encoding="utf-8")
+    assert mosaic.frame.isVisible()                       # and still there afterwards
+
+
+def test_the_selected_head_s_title_is_plain_in_a_figure_and_orange_on_screen(show, tmp_path):
+    from viz.attention import HeadGrid
+
+    grid = show(HeadGrid())
+    weights = np.random.default_rng(1).dirichlet(np.ones(5), size=(4, 5)).astype(np.float32)
+    tokens = list("abcde")
+    grid.set_heads(weights, tokens, tokens, [f"head {h}" for h in range(4)], selected=0)
+    QApplication.processEvents()
+    assert "#e8a200" in grid.plots[0].titleLabel.item.toHtml()
+
+    render(grid, str(tmp_path / "g.svg"), "svg")
+    render(grid, str(tmp_path / "g.png"), "png")
+
+    titles = {" ".join("".join(t.itertext()).split()): t for t in
+              ET.parse(tmp_path / "g.svg").getroot().iter(SVG_NS + "text")}
+    assert {f"head {h}" for h in range(4)} <= set(titles)
+    styles = {(titles[f"head {h}"].get("fill"), titles[f"head {h}"].get("font-weight"))
+              for h in range(4)}
+    assert styles == {("#222222", "400")}          # all four alike: none selected
+    assert _orange(read_rgb(tmp_path / "g.png")) == 0
+    assert "#e8a200" in grid.plots[0].titleLabel.item.toHtml()      # the screen's unchanged
+
+
+def test_the_head_view_s_figure_shows_the_drawn_heads_without_hover_or_selection(show, tmp_path):
+    from viz.head_view import QUERY, HeadView
+
+    view = show(HeadView())
+    weights = np.random.default_rng(2).dirichlet(np.ones(6), size=(3, 6)).astype(np.float32)
+    tokens = ["the", "cat", "sat", "on", "a", "mat"]
+    view.set_heads(weights, tokens, tokens, ["head 0", "head 1", "head 2"], selected=0)
+    view.set_head_shown(1, False)
+    view.set_hover(QUERY, 2)
+    render(view, str(tmp_path / "hover.png"), "png")
+    render(view, str(tmp_path / "v.svg"), "svg")
+
+    texts = {" ".join("".join(t.itertext()).split())
+             for t in ET.parse(tmp_path / "v.svg").getroot().iter(SVG_NS + "text")}
+    assert {"head 0", "head 2"} <= texts and "head 1" not in texts   # the drawn heads
+    hovered = read_rgb(tmp_path / "hover.png")
+    assert _orange(hovered) == 0                     # no selection line, no hover box
+    view.set_hover(-1, -1)
+    render(view, str(tmp_path / "still.png"), "png")
+    np.testing.assert_array_equal(hovered, read_rgb(tmp_path / "still.png"))
+    assert view.lines.hover == (-1, -1) and not view.shown_heads()[1]
+
+
+def test_a_figure_is_trimmed_to_what_its_view_draws(show, tmp_path):
+    """The layers x heads mosaic is centred in its panel; its figure was the panel,
+    up to 60 % white."""
+    from viz.figure import TRIM_MARGIN
+    from viz.mosaic import TileMosaic
+
+    mosaic = show(TileMosaic())
+    mosaic.resize(900, 300)
+    tiles = np.random.default_rng(0).random((6, 5, 5)).astype(np.float32)
+    mosaic.set_tiles(tiles, 3, ["L0", "L1", "L2"], ["H0", "H1"])
+    QApplication.processEvents()
+
+    size = render(mosaic, str(tmp_path / "m.png"), "png", scale=1.0)
+
+    pixels = read_rgb(tmp_path / "m.png")
+    assert size.width() < 0.6 * mosaic.width()
+    # white left beside the ink: the margin, and the colour bar's room for longer ticks
+    # (the untrimmed figure had some 190 px a side)
+    ink = np.flatnonzero((pixels < 200).any(axis=2).any(axis=0))
+    assert ink[0] <= TRIM_MARGIN + 12 and pixels.shape[1] - 1 - ink[-1] <= TRIM_MARGIN + 30
+
+
+@pytest.mark.skipif(shutil.which("pdffonts") is None, reason="pdffonts (poppler-utils) missing")
+def test_a_chinese_pdf_embeds_the_simplified_chinese_face(show, tmp_path):
+    """Qt took the CJK glyphs from the Japanese variant of Noto Sans CJK (the first
+    fontconfig offers): "，" and "。" centred, Japanese glyph forms."""
+    from viz.fonts import simplified_chinese_family
+
+    if simplified_chinese_family() != "Noto Sans CJK SC":
+        pytest.skip("Noto Sans CJK SC (fonts-noto-cjk) is not installed")
+    plot = _curves(show)
+    plot.set_axis_labels("注意力权重，按头", "位置。")
+    render(plot, str(tmp_path / "zh.pdf"), "pdf")
+
+    listing = subprocess.run(["pdffonts", str(tmp_path / "zh.pdf")], capture_output=True,
+                             text=True, check=True, timeout=60).stdout.splitlines()[2:]
+    names = [line.split()[0] for line in listing if line.strip()]
+    assert any("CJKsc" in n for n in names), names
+    assert not any("CJKjp" in n for n in names), names
+
+
+def test_a_chinese_svg_names_the_simplified_chinese_faces_an_english_one_does_not(show, tmp_path):
+    from viz.fonts import SVG_CJK_FAMILIES
+
+    plot = _curves(show)
+    render(plot, str(tmp_path / "en.svg"), "svg")
+    plot.set_axis_labels("注意力权重，按头", "位置。")
+    render(plot, str(tmp_path / "zh.svg"), "svg")
+
+    def families(path: Path) -> set[str]:
+        return {el.get("font-family") for el in ET.parse(path).getroot().iter()
+                if el.get("font-family")}
+
+    for family in families(tmp_path / "zh.svg"):
+        names = [n.strip(" '") for n in family.split(",")]
+        assert names[0] == "DejaVu Sans" and names[-1] == "sans-serif"
+        assert set(SVG_CJK_FAMILIES) <= set(names[1:]) and len(set(names)) == len(names)
+    assert not any("CJK" in f for f in families(tmp_path / "en.svg"))
+
+
+@pytest.mark.skipif(None in __import__("figure_checks").format_tools(),
+                    reason="pdftoppm (poppler-utils) or rsvg-convert (librsvg2-bin) is not "
+                           "installed: cannot draw the PDF and the SVG to compare")
+def test_every_view_s_svg_and_pdf_look_like_its_png_in_both_languages(qtbot, window, tmp_path):
+    """Every registered view of every tab, en and zh_CN, at the window's test size: the
+    SVG drawn by librsvg and the PDF by poppler differ from the PNG by at most
+    ``figure_checks.FORMAT_LIMIT`` (see there). About 70 s on a loaded 2-core machine."""
+    from figure_checks import format_mismatches
+
+    rows, found = [], []
+    for language in ("en", "zh_CN"):
+        window.set_language(language)
+        r, f = format_mismatches(window, tmp_path, qtbot.wait, language)
+        rows += r
+        found += f
+    assert len(rows) >= 100, [name for name, _ in rows]
+    assert not found, "\n".join(found)

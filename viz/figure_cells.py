@@ -11,7 +11,7 @@ Qt stores them as JPEG.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -143,12 +143,16 @@ def vector_swaps(scene, view: QGraphicsView) -> dict[QGraphicsItem, _CellsItem]:
 
 
 @contextmanager
-def upsampled_images(scene) -> Iterator[None]:
-    """Large images only (small ones are vector cells): nearest-neighbour upsampling,
-    so a PDF viewer's smoothing and Qt's JPEG do not blur the cells."""
+def upsampled_images(scene, vector: Container[QGraphicsItem] = ()) -> Iterator[None]:
+    """Nearest-neighbour upsampling of the images that stay images, so a PDF viewer's
+    smoothing and Qt's JPEG do not blur the cells. The items in ``vector`` (the keys of
+    :func:`vector_swaps`) are left alone: their cells are rectangles in the image's own
+    pixel units, and upsampling changes those units (``setRect`` scales the item down
+    by the factor), so the cells came out 10-110x too small in the plot's corner."""
     saved: list[tuple[pg.ImageItem, np.ndarray, QRectF, object]] = []
     for it in scene.items():
-        if not isinstance(it, pg.ImageItem) or it.image is None or it.opacity() <= 0:
+        if not isinstance(it, pg.ImageItem) or it.image is None or it.opacity() <= 0 \
+                or it in vector:
             continue
         img = it.image
         side = max(img.shape[0], img.shape[1])
