@@ -325,3 +325,22 @@ def test_before_meta_training_the_loss_plot_shows_the_loss_of_not_learning():
     x = rng.uniform(*X_RANGE, size=amps.shape)
     mse = float(np.mean(sinusoid(x, amps, phases) ** 2))
     assert abs(mse - zero_predictor_mse()) < 0.03 * zero_predictor_mse()
+
+
+def test_the_mse_plot_shows_its_bands_whole_and_little_empty_room(qtbot, tab):
+    """The evaluation's y range holds every band from its low to its high (the lows were
+    left out of the range and cut at the bottom) and keeps at most a fifth of the plot
+    more empty above them than below (a third was kept free for the legend, which finds
+    its own room)."""
+    qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
+    qtbot.wait(100)
+    lo, hi = tab.mse_plot.plotItem.vb.viewRange()[1]        # log10 units
+    tops, bottoms = [], []
+    for band in tab.mse_plot._bands:
+        for curve, out in ((band.curves[0], bottoms), (band.curves[1], tops)):
+            y = np.asarray(curve.getData()[1], np.float64)
+            out.append(y[np.isfinite(y)])
+    bottoms, tops = np.concatenate(bottoms), np.concatenate(tops)
+    assert bottoms.min() >= lo - 1e-6 and tops.max() <= hi + 1e-6
+    above, below = hi - tops.max(), bottoms.min() - lo
+    assert (above - below) / (hi - lo) <= 0.2

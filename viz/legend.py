@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, QTimer
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer
 
 #: inside corners, tried in this order; (item anchor, parent anchor, offset sign)
 CORNERS = {
@@ -239,7 +239,8 @@ class KeepClear(QObject):
         self._data_changed()
 
     def _watch(self) -> None:
-        for item in self.plot.vb.addedItems:
+        for item in list(self.plot.vb.addedItems) + [
+                it for box in getattr(self.plot, "archscope_boxes", ()) for it in box.addedItems]:
             if id(item) in self._watched:
                 continue
             signal = getattr(item, "sigPlotChanged", None) or getattr(
@@ -273,7 +274,10 @@ class KeepClear(QObject):
 
     def data_geometry(self) -> tuple[np.ndarray, list[QRectF]]:
         vb = self.plot.vb
-        return drawn_geometry(vb.addedItems, vb)
+        # and what a second view box over the same area draws (a right-hand axis's)
+        items = list(vb.addedItems) + [it for box in getattr(self.plot, "archscope_boxes", ())
+                                       for it in box.addedItems]
+        return drawn_geometry(items, vb)
 
     def place(self) -> str | None:
         """Put the legend where it covers nothing; returns where it went.
@@ -393,7 +397,13 @@ class KeepClear(QObject):
         self._wrap_labels(None)
         widths = [sample.boundingRect().width() + label.itemRect().width() + 12
                   for sample, label in legend.items]
-        avail = max(40.0, self.plot.boundingRect().width() - 8)     # the figure's width
+        # the figure's width (a plot shrunk to its data's shape, centred in its view,
+        # leaves the view's whole width to the legend below it)
+        view = self.plot.getViewWidget()
+        width = self.plot.boundingRect().width()
+        if view is not None and getattr(view, "fit_box", False):
+            width = max(width, view.viewport().width())
+        avail = max(40.0, width - 8)
         cols = max(1, min(len(widths), int(avail // max(1.0, max(widths, default=1.0)))))
         self._columns(cols)
         if cols == 1 and max(widths, default=0.0) > avail:
@@ -448,3 +458,88 @@ def release_anchors(scene) -> None:
 def keep_clear(plot: pg.PlotItem, legend: pg.LegendItem, **kwargs) -> KeepClear:
     """Attach a ``KeepClear`` placer to ``legend`` (parented to the legend's plot)."""
     return KeepClear(plot, legend, **kwargs)
+
+
+# -- the entries' grid --------------------------------------------------------------------
+
+
+def _cell(item) -> tuple[float, float]:
+    hint = item.effectiveSizeHint(Qt.SizeHint.PreferredSize)
+    return hint.width(), hint.height()
+
+
+def lay_out(legend: pg.LegendItem) -> None:
+    """Entry i of ``legend`` in row i // columns, column i % columns (a sample and its
+    name each), from an empty grid, and the legend as wide as its columns are.
+
+    pyqtgraph fills a multi-column legend from the grid's old column count (which a
+    QGraphicsGridLayout never lowers) and sums the entries' *current* widths row by row:
+    after a change of columns the entries landed in the wrong cells, and the width
+    grew on every re-layout (a 4-column legend of 11 short names took 667 px, its title's
+    cell 405 px); centred below the graph tab's football graph, it ran past both edges
+    of the view ("uvain", columns missing)."""
+    grid = legend.layout
+    for i in range(grid.count() - 1, -1, -1):
+        grid.removeAt(i)
+    columns = max(1, int(getattr(legend, "columnCount", 1)))
+    for i, (sample, label) in enumerate(legend.items):
+        row, col = divmod(i, columns)
+        grid.addItem(sample, row, 2 * col, alignment=Qt.AlignmentFlag.AlignVCenter)
+        grid.addItem(label, row, 2 * col + 1)
+    legend.rowCount = max(1, math.ceil(len(legend.items) / columns))
+    _fit_size(legend)
+
+
+def _fit_size(legend: pg.LegendItem) -> None:
+    """The legend's size: each grid column as wide as its widest entry, each row as high
+    as its highest, with the grid's spacing and margins (pyqtgraph summed the entries'
+    current widths row by row)."""
+    if legend.size is not None:
+        return
+    columns = max(1, int(getattr(legend, "columnCount", 1)))
+    widths = [0.0] * (2 * min(columns, max(1, len(legend.items))))
+    heights: dict[int, float] = {}
+    for i, (sample, label) in enumerate(legend.items):
+        row, col = divmod(i, columns)
+        for j, item in ((2 * col, sample), (2 * col + 1, label)):
+            w, h = _cell(item)
+            widths[j] = max(widths[j], w)
+            heights[row] = max(heights.get(row, 0.0), h)
+    grid = legend.layout
+    left, top, right, bottom = grid.getContentsMargins()
+    width = sum(widths) + grid.horizontalSpacing() * (len(widths) - 1) + left + right
+    height = (sum(heights.values()) + grid.verticalSpacing() * max(0, len(heights) - 1)
+              + top + bottom) if heights else 0.0
+    grid.invalidate()
+    legend.setGeometry(0, 0, math.ceil(width), math.ceil(height))
+
+
+def install() -> None:
+    """Every ``pg.LegendItem`` lays its entries out with ``lay_out`` (once per process)."""
+    cls = pg.LegendItem
+    if getattr(cls._addItemToLayout, "_archscope_grid", False):
+        return
+
+    def add_to_layout(self, sample, label):
+        lay_out(self)
+
+    def set_column_count(self, column_count):
+        if column_count != self.columnCount:
+            self.columnCount = column_count
+            lay_out(self)
+
+    def update_size(self):
+        _fit_size(self)
+
+    remove = cls.removeItem
+
+    def remove_item(self, item):
+        remove(self, item)
+        lay_out(self)          # the entries after it close the gap
+
+    add_to_layout._archscope_grid = True
+    add_to_layout.__wrapped__, set_column_count.__wrapped__ = (cls._addItemToLayout,
+                                                               cls.setColumnCount)
+    update_size.__wrapped__, remove_item.__wrapped__ = cls.updateSize, remove
+    cls._addItemToLayout, cls.setColumnCount = add_to_layout, set_column_count
+    cls.updateSize, cls.removeItem = update_size, remove_item

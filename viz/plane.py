@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 
 from viz.legend import keep_clear
@@ -299,7 +299,68 @@ class PlanePlot(LabelledPlot):
 
     def set_extent(self, extent: tuple[float, float, float, float], padding: float = 0.0) -> None:
         x0, x1, y0, y1 = extent
+        self._box = (x1 - x0) / (y1 - y0) if self.fit_box and y1 > y0 and x1 > x0 else None
+        self._fit_box()
         self.plotItem.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=padding)
+
+    #: a square plane shrinks its whole plot (axes with it) to the extent's shape, as
+    #: matplotlib's ``set_aspect("equal", adjustable="box")``, instead of widening the
+    #: range: a vector field computed over its extent then fills its axes (it covered the
+    #: middle of a wide panel, the axes running on past it)
+    fit_box = False
+
+    def _fit_box(self) -> None:
+        item, vb = self.plotItem, self.plotItem.vb
+        if not getattr(self, "_box_watched", False):
+            # the view box also changes shape inside the same plot (a legend taking
+            # room below it): fitted again then, once the event loop turns
+            self._box_watched = True
+            vb.sigResized.connect(self._box_drifted)
+        self._box_fitting = True
+        try:
+            self._fit_box_now(item, vb)
+        finally:
+            self._box_fitting = False
+
+    def _fit_box_now(self, item, vb) -> None:
+        full = self.viewport().rect()
+        aspect = getattr(self, "_box", None)
+        if not aspect or full.width() < 20 or full.height() < 20:
+            if item.geometry() != QRectF(full):
+                item.setGeometry(QRectF(full))
+            return
+        item.setGeometry(QRectF(full))
+        item.layout.activate()
+        other_w, other_h = item.width() - vb.width(), item.height() - vb.height()
+        w, h = full.width() - other_w, full.height() - other_h
+        if w > aspect * h:
+            w = aspect * h
+        else:
+            h = w / aspect
+        size = (w + other_w, h + other_h)
+        item.setGeometry(QRectF((full.width() - size[0]) / 2, (full.height() - size[1]) / 2,
+                                *size))
+
+    def _box_drifted(self, *_) -> None:
+        aspect = getattr(self, "_box", None)
+        item = getattr(self, "plotItem", None)
+        if (not aspect or item is None or getattr(self, "_box_pending", False)
+                or getattr(self, "_box_fitting", False)):
+            return
+        vb = item.vb
+        if abs(vb.width() - aspect * vb.height()) > 1.0:
+            self._box_pending = True
+
+            def refit() -> None:
+                self._box_pending = False
+                if getattr(self, "plotItem", None) is not None:
+                    self._fit_box()
+            QTimer.singleShot(0, refit)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt's API
+        super().resizeEvent(ev)
+        if getattr(self, "_box", None) and getattr(self, "plotItem", None) is not None:
+            self._fit_box()
 
     # -- the mouse ------------------------------------------------------------------------
     def _point_at(self, scene_pos) -> int | None:

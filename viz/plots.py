@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetricsF
 
 from viz.legend import CORNERS, keep_clear
@@ -154,9 +155,13 @@ class LabelledPlot(pg.PlotWidget):
         self.plotItem.setMenuEnabled(False)
         self.plotItem.hideButtons()
 
-    def set_axis_labels(self, x: str, y: str) -> None:
+    def set_axis_labels(self, x: str, y: str, right: str | None = None) -> None:
+        """The axes' labels; ``right``: the right-hand axis's, where a plot has one."""
         self.plotItem.setLabel("bottom", x)
         self.plotItem.setLabel("left", y)
+        if right is not None:
+            self.plotItem.setLabel("right", right)      # (which shows the axis)
+            self.plotItem.showAxis("right", getattr(self, "right_used", False))
 
 
 class CurvesPlot(LabelledPlot):
@@ -197,34 +202,143 @@ class CurvesPlot(LabelledPlot):
         self._items: list[pg.PlotDataItem] = []
         self._bands: list[pg.FillBetweenItem] = []
         self._data: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros((0, 0)))
+        # values of exactly 0 on a log axis: marks on the bottom edge, never a made-up value
+        self._zero_label = ""
+        self._zero_points: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0, int))
+        self.zero_marks = pg.ScatterPlotItem(symbol="t", size=9, pen=pg.mkPen("w", width=0.8))
+        self.zero_marks.setZValue(5)
+        # in the view box only: not one of the plot's data items (listDataItems)
+        self.plotItem.vb.addItem(self.zero_marks, ignoreBounds=True)
+        self.plotItem.vb.sigRangeChanged.connect(self._place_zero_marks)
+        self.plotItem.vb.sigResized.connect(self._place_zero_marks)
+        self._zero_sample = pg.ScatterPlotItem(symbol="t", size=9, pen=pg.mkPen("w", width=0.8),
+                                               brush=pg.mkBrush(MUTED))
 
     def set_hint(self, text: str) -> None:
         """A centred note shown while the plot has no curves (e.g. what to press); a
         newline in ``text`` breaks the line."""
         set_hint_text(self.hint, text)
 
+    def set_zero_label(self, text: str) -> None:
+        """The legend's name for the marks of values that are exactly 0 on a log-y plot
+        (e.g. "0 errors"); they are drawn as triangles on the bottom edge, in their
+        curve's colour, instead of a made-up small value."""
+        if text != self._zero_label:
+            self._zero_label = text
+            self._zero_legend()
+
+    def _zero_legend(self) -> None:
+        shown = bool(self._zero_label) and len(self._zero_points[0]) > 0
+        label = next((lab for sample, lab in self.legend.items
+                      if sample.item is self._zero_sample), None)
+        if label is not None and (not shown or label.text != self._zero_label):
+            self.legend.removeItem(self._zero_sample)
+            label = None
+        if shown and label is None:
+            self.legend.addItem(self._zero_sample, self._zero_label)
+
+    def _place_zero_marks(self, *_) -> None:
+        """The zero marks on the bottom edge of the view (half a mark above it)."""
+        x, colours = self._zero_points
+        if not len(x):
+            self.zero_marks.setData(x=[], y=[])
+            return
+        vb = self.plotItem.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        per_px = (y1 - y0) / max(1.0, vb.height())
+        y = np.full(len(x), y0 + 6 * per_px)
+        xv = np.log10(_positive(x)) if self._log[0] else x
+        self.zero_marks.setData(x=xv, y=y, brush=[pg.mkBrush(SERIES_COLOURS[c % len(
+            SERIES_COLOURS)]) for c in colours])
+
+    def zero_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x, curve colour index) of the values drawn as zero marks."""
+        return self._zero_points
+
+    def _right_box(self) -> pg.ViewBox:
+        """The view box of the right-hand axis: over the main one, x linked to it, its
+        own y range (made on first use)."""
+        box = getattr(self, "_right", None)
+        if box is None:
+            item = self.plotItem
+            box = self._right = pg.ViewBox(enableMenu=False)
+            box.setMouseEnabled(x=False, y=False)
+            item.scene().addItem(box)
+            box.setXLink(item.vb)
+            item.showAxis("right")
+            axis = item.getAxis("right")
+            axis.linkToView(box)
+            axis.setGrid(False)
+            item.archscope_boxes = (box,)
+
+            def follow(*_) -> None:
+                box.setGeometry(QRectF(item.vb.scenePos(), item.vb.size()))
+                box.linkedViewChanged(item.vb, box.XAxis)
+            item.vb.sigResized.connect(follow)
+            item.vb.geometryChanged.connect(follow)
+            follow()
+        return box
+
     def set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None] = (),
-                   colours: Sequence[int] = ()) -> None:
+                   colours: Sequence[int] = (), right: Sequence[bool] = ()) -> None:
         """x: float[n] shared by all curves, or one array per curve; ys: float[c, n] or a
         list of arrays; ``symbols``: a pyqtgraph symbol per curve (None = line only);
         ``colours``: a series-colour index per curve (default: its position), so a curve
-        keeps its colour when others are left out."""
+        keeps its colour when others are left out; ``right``: per curve, whether it is
+        drawn against the right-hand axis (its own scale and label, ``set_axis_labels``'s
+        ``right``) rather than the left one: a loss and an accuracy are two quantities,
+        two axes, never one axis named "loss · accuracy"."""
         if isinstance(ys, np.ndarray):
             ys = np.atleast_2d(np.asarray(ys, dtype=np.float32))
             ys = [] if ys.size == 0 else list(ys)
         xs = list(x) if isinstance(x, (list, tuple)) else [np.asarray(x)] * len(ys)
-        while len(self._items) > len(ys):
-            item = self._items.pop()
+        given, zero_x, zero_c = ys, [], []
+        if self._log[1]:            # log10(0) is no place: a mark on the edge instead
+            shown = []
+            for i, (xi, y) in enumerate(zip(xs, ys, strict=True)):
+                y = np.asarray(y, dtype=np.float32)
+                zero = y == 0
+                if zero.any():
+                    zero_x.append(np.broadcast_to(np.asarray(xi, np.float64), y.shape)[zero])
+                    zero_c.append(np.full(int(zero.sum()), colours[i] if i < len(colours)
+                                          else i))
+                    y = np.where(zero, np.nan, y)
+                shown.append(y)
+            ys = shown
+        self._zero_points = ((np.concatenate(zero_x), np.concatenate(zero_c)) if zero_x
+                             else (np.zeros(0), np.zeros(0, int)))
+        sides = [bool(right[i]) if i < len(right) else False for i in range(len(ys))]
+        while len(self._items) > len(ys) or any(
+                getattr(it, "archscope_right", False) != sides[i]
+                for i, it in enumerate(self._items)):
+            item = self._items.pop()           # (one that changes sides is made again)
             self.legend.removeItem(item)
-            self.plotItem.removeItem(item)
+            (self._right if getattr(item, "archscope_right", False)
+             else self.plotItem).removeItem(item)
+        if any(sides):
+            self._right_box()
+        self.right_used = any(sides)
+        if getattr(self, "_right", None) is not None or self.plotItem.getAxis(
+                "right").isVisible():
+            self.plotItem.showAxis("right", self.right_used)
         for i, (xi, y, name) in enumerate(zip(xs, ys, names, strict=True)):
             symbol = symbols[i] if i < len(symbols) else None
             c = colours[i] if i < len(colours) else i
             style = {"symbol": symbol, "symbolSize": 5, "symbolPen": None,
                      "symbolBrush": series_pen(c).color()} if symbol else {"symbol": None}
+            if i >= len(self._items) and sides[i]:
+                item = pg.PlotDataItem(xi, y, pen=series_pen(c), name=name, **style)
+                item.archscope_right = True
+                self._right.addItem(item)
+                self.legend.addItem(item, name)
+                self._items.append(item)
+                continue
             if i < len(self._items):
                 item = self._items[i]
-                if colours:
+                # always: a reused item kept the colour an earlier call gave it (the flows
+                # tab's "running mean" stayed the green of the untrained view's floor)
+                if item.opts["pen"] is None or pg.mkPen(item.opts["pen"]).color() != \
+                        series_pen(c).color():
                     item.setPen(series_pen(c))
                 item.setData(xi, y, **style)
                 if self.legend.getLabel(item) is not None:
@@ -232,9 +346,13 @@ class CurvesPlot(LabelledPlot):
             else:
                 item = self.plotItem.plot(xi, y, pen=series_pen(c), name=name, **style)
                 self._items.append(item)
-        self._data = (xs, ys)
+        self._data = (xs, given)
+        self._zero_legend()
         self.legend.setVisible(bool(self._items))
         self.plotItem.enableAutoRange()
+        if getattr(self, "_right", None) is not None:
+            self._right.enableAutoRange(axis=pg.ViewBox.YAxis)
+        self._place_zero_marks()
 
     def curves(self) -> tuple[np.ndarray, np.ndarray]:
         return self._data

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from viz import axis_grid
+from viz import axis_grid, axis_label, fonts, legend
 
 DIVERGING = "CET-D1"   # blue - white - red, for signed values such as PE entries
 SEQUENTIAL = "viridis"
@@ -26,6 +26,9 @@ def apply() -> None:
                         imageAxisOrder="row-major")
     _no_auto_si_prefix()
     axis_grid.install()         # grids drawn as strips on screen: the same pixels, faster
+    axis_label.install()        # an axis label longer than its axis wraps, never cut
+    legend.install()            # legend entries in a grid as wide as its columns
+    fonts.prefer_simplified_chinese()   # Chinese in its SC glyphs, not the JP ones
 
 
 def _no_auto_si_prefix() -> None:

@@ -37,7 +37,9 @@ def _log_headroom(plot, ys, fraction: float = 0.6) -> None:
     if not v.size:
         return
     lo, hi = np.log10(v.min()), np.log10(v.max())
-    span = max(hi - lo, 0.3)
+    if hi - lo < 0.3:           # a narrow spread: centred in the least span shown
+        lo, hi = (lo + hi) / 2 - 0.15, (lo + hi) / 2 + 0.15
+    span = hi - lo
     bottom, top = lo - 0.05 * span, hi + fraction * span
     # a power of ten right at an edge gets no room for its label (and the 2·10ⁿ, 5·10ⁿ
     # labels are left out when two powers lie in the range): keep them clear of the edges
@@ -125,7 +127,8 @@ def draw_evaluation(tab: MetaTab) -> None:
     # the read-out is narrow: each method's MSE after 1 and 10 steps is in its legend
     tab.mse_plot.set_curves(x, mse, text, ["o"] * len(idx), colours=colours)
     tab.mse_plot.set_bands(xs, lows, highs, colours=colours)
-    _log_headroom(tab.mse_plot, mse + highs, 0.45)
+    # the bands' whole height (their lows were cut off), a little room for the legend
+    _log_headroom(tab.mse_plot, mse + lows + highs, 0.2)
     text = QCoreApplication.translate(
         "MetaTab", "legend: MSE after 1 → {0} steps · K = {1}, A ≤ {2:g}").format(
             s10, e.k, e.amp_max)
