@@ -376,6 +376,21 @@ def test_no_text_is_clipped(qtbot, window, size):
     assert not report, "\n".join(report)
 
 
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_token_and_row_is_named(qtbot, window, size):
+    """Every tick label of a token or row axis is drawn: none thinned, culled,
+    overlapping or cut (issue 32 item 2; tests/test_token_labels.py tests the parts)."""
+    _resize(qtbot, window, size)
+    report = []
+    for code in ("en", "zh_CN"):
+        window.set_language(code)
+        checked, found = _walk(window, qtbot, fc.unlabelled_ticks)
+        print(f"\n{size} {code}: {checked} labels checked, {len(found)} problems")
+        assert checked > 200
+        report += [f"{code} {f}" for f in found]
+    assert not report, "\n".join(report)
+
+
 def test_nothing_stays_english_in_chinese(qtbot, window):
     window.set_language("zh_CN")
     checked, found = _walk(window, qtbot, fc.untranslated)
@@ -499,3 +514,333 @@ def test_a_bar_value_wider_than_its_bar_is_raised_clear_of_the_bars_and_values(q
     # a value that fits its bar stays on it
     red_172 = bars._texts[bars.labels().index("172")]
     assert red_172.pos().y() == pytest.approx(1.0)
+
+
+# -- text the view itself cuts: axis labels, legend columns, colour-bar ticks ------------------
+
+
+@pytest.mark.parametrize("texts", [
+    ("PC 1 (32% of the variance)", "PC 2 (16% of the variance)"),
+    ("i", "eigenvalue of the normalised Laplacian"),
+    ("步数", "损失 / 错误率（对数刻度）"),
+], ids=["pca", "spectrum", "zh"])
+def test_an_axis_label_longer_than_its_axis_wraps_inside_it(qtbot, texts):
+    """A label longer than its axis is wrapped to the axis's length, centred, and the
+    axis is made thick enough for its lines: nothing of it runs past the view (pyqtgraph
+    wrote it on one line centred on the axis, and the view cut both ends)."""
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    plot.resize(200, 150)
+    plot.show()
+    plot.set_curves(np.arange(5.0), np.arange(5.0)[None], ["x"])
+    plot.set_axis_labels(*texts)
+    _settle(qtbot, plot)
+    assert fc._view_texts_clipped(plot) == []
+    for name in ("bottom", "left"):
+        axis = plot.plotItem.getAxis(name)
+        label = axis.label
+        m = label.document().documentMargin()
+        text = label.mapRectToScene(label.boundingRect().adjusted(m, m, -m, -m))
+        along = axis.sceneBoundingRect()
+        if name == "bottom":
+            assert along.left() - 1 <= text.left() and text.right() <= along.right() + 1
+        else:
+            assert along.top() - 1 <= text.top() and text.bottom() <= along.bottom() + 1
+    # a wider plot gives the line back: one line as pyqtgraph draws it
+    plot.resize(900, 700)
+    _settle(qtbot, plot)
+    one_line = QFontMetrics(plot.plotItem.getAxis("left").label.font()).lineSpacing() * 1.6
+    assert plot.plotItem.getAxis("left").label.document().size().height() < one_line + 8
+    assert fc._view_texts_clipped(plot) == []
+
+
+def test_an_axis_label_follows_a_new_text_centred(qtbot):
+    """A new (translated) label is fitted and centred at once, without a resize."""
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    plot.resize(220, 160)
+    plot.show()
+    plot.set_axis_labels("x", "y")
+    _settle(qtbot, plot)
+    plot.set_axis_labels("x", "eigenvalue of the normalised Laplacian")
+    _settle(qtbot, plot)
+    axis = plot.plotItem.getAxis("left")
+    text = axis.label.sceneBoundingRect()
+    assert abs(text.center().y() - axis.sceneBoundingRect().center().y()) <= 2
+    assert fc._view_texts_clipped(plot) == []
+
+
+def test_legend_columns_fit_their_entries_after_the_column_count_changes(qtbot):
+    """Entries in row-major order in a grid as wide as its columns, however often the
+    column count changes (pyqtgraph placed them from the grid's old column count and
+    summed the entries' current widths, so the legend grew at every change: 11 short
+    names in 4 columns took 667 px and a centred legend ran past both edges of its
+    view: "uvain", columns missing)."""
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(380, 300)
+    plot.plotItem.layout.setContentsMargins(10, 10, 10, 10)   # the "1.0" tick's top
+    plot.show()
+    legend = pg.LegendItem(labelTextSize="8pt")
+    legend.setParentItem(plot.plotItem)
+    legend.addItem(pg.PlotDataItem(pen=None), "<b>社区：Louvain</b>")
+    for i in range(10):
+        legend.addItem(pg.ScatterPlotItem(brush="r"), str(i))
+    for columns in (4, 2, 4):
+        legend.setColumnCount(columns)
+        legend.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, -2))
+        qtbot.wait(20)
+        rows = {}
+        for i, (_sample, label) in enumerate(legend.items):
+            rows.setdefault(i // columns, []).append(label.sceneBoundingRect())
+        for row in rows.values():          # left to right, one row
+            assert all(a.right() <= b.left() for a, b in zip(row[:-1], row[1:], strict=True))
+            assert all(abs(r.top() - row[0].top()) < 1 for r in row)
+        # as wide as its entries, samples and margins (~45 px) included
+        need = max(r.right() for row in rows.values() for r in row) - min(
+            r.left() for row in rows.values() for r in row)
+        assert legend.width() <= need + 60, (columns, legend.width(), need)
+        assert fc._view_texts_clipped(plot) == [], columns
+
+
+def test_removing_a_legend_entry_closes_the_gap(qtbot):
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    legend = plot.plotItem.addLegend(colCount=2)
+    plot.resize(500, 400)
+    plot.show()
+    curves = [plot.plot([0, 1], [i, i], name=f"curve {i}") for i in range(5)]
+
+    def compact() -> None:
+        qtbot.wait(20)
+        grid = legend.layout
+        places = [next((r, c) for r in range(grid.rowCount())
+                       for c in range(grid.columnCount()) if grid.itemAt(r, c) is lab)
+                  for _s, lab in legend.items]
+        assert places == [(i // 2, 2 * (i % 2) + 1) for i in range(len(places))]
+        assert fc._view_texts_clipped(plot) == []
+
+    legend.removeItem(curves[1])
+    compact()
+    plot.plot([0, 1], [9, 9], name="curve 5")
+    compact()
+    assert [lab.text for _s, lab in legend.items] == [f"curve {i}" for i in (0, 2, 3, 4, 5)]
+
+
+def test_a_colour_bar_beside_wide_thumbnails_keeps_its_ticks_in_the_view(qtbot):
+    """Three 64-key thumbnails and their colour bar in a 248-px view (the efficient tab's
+    "one mask, three APIs" in zh at 1280×800): the cells go under a pixel rather than
+    push the bar's ticks out of the view (floored at 1 px, they read "1.", "0.")."""
+    from viz.attention import HeadGrid
+
+    grid = HeadGrid()
+    qtbot.addWidget(grid)
+    grid.resize(248, 600)
+    grid.show()
+    weights = np.tile(np.eye(64, dtype=np.float32), (3, 1, 1))
+    labels = [str(i) for i in range(64)]
+    grid.set_heads(weights, labels, labels, ["a", "b", "c"], cols=3, ticks=False)
+    qtbot.wait(50)
+    ticks = [t for bar, _ in grid.bars for t, _r in fc._tick_texts(bar.getAxis("right"))]
+    assert "1.0" in ticks
+    assert fc._view_texts_clipped(grid) == []
+
+
+def test_the_adaptation_legend_keeps_its_size_going_in_and_out(qtbot):
+    """The meta tab's "Adapting" legend goes below the plot while the support points
+    fill every corner and back inside when one frees up, at every redraw of a training.
+    pyqtgraph's legend summed its entries' stretched widths at each change of columns:
+    the legend doubled at every round trip (491, 700, 1036, 1678, ... px) until, some
+    600 meta-steps in, it lay far outside the view (four curves, no key)."""
+    from viz.meta_view import AdaptPlot
+
+    plot = AdaptPlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 420)
+    plot.show()
+    x = np.linspace(-5, 5, 100)
+    pred = np.stack([np.stack([np.sin(x + s) * (3 + m) for s in range(6)]) for m in range(4)])
+    widths = {}
+    for it in range(8):
+        spread = np.linspace(-6, 6, 12) if it % 2 == 0 else np.zeros(12)
+        plot.show_adaptation(x, 3 * np.sin(x), pred, ["a", "b", "c", "d"], [0, 1, 2, 3],
+                             ["MAML", "一阶 MAML", "Reptile", "预训练"], 1, True,
+                             np.stack([np.linspace(-5, 5, 12), spread], 1),
+                             "真实函数 A·sin(x − φ)", "12 个支持点")
+        _settle(qtbot, plot, 2 * THROTTLE_MS)
+        assert fc._view_texts_clipped(plot) == [], it
+        assert fc.overlaps_in_scene(plot.scene()) == [], it
+        widths.setdefault(plot.legend.columnCount, set()).add(round(plot.legend.width()))
+    assert len(widths) == 2, widths              # it did go in and out
+    assert all(len(w) == 1 for w in widths.values()), widths   # the same size each time
+
+
+def test_a_reused_curve_takes_the_colour_of_its_new_place(qtbot):
+    """Curves drawn with chosen colours, then drawn again with the default ones: each
+    takes its own (the flows tab's untrained view gave its floor colour 2, and training's
+    "running mean", drawn by the same item, stayed green beside a green floor)."""
+    from viz.theme import SERIES_COLOURS
+
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    x = np.arange(3, dtype=np.float32)
+    plot.set_curves([x, x], [x, x + 1], ["step 0", "floor"], colours=[1, 2])
+    plot.set_curves([x, x, x], [x, x + 1, x + 2], ["NLL", "running mean", "floor"])
+    colours = [pg.mkPen(item.opts["pen"]).color().name() for item in plot._items]
+    assert colours == [c.lower() for c in SERIES_COLOURS[:3]]
+    legend = [pg.mkPen(sample.item.opts["pen"]).color().name()
+              for sample, _l in plot.legend.items]
+    assert legend == colours
+
+
+def test_zero_on_a_log_axis_is_a_mark_on_its_edge_not_a_made_up_value(qtbot):
+    """An error of exactly 0 on a log axis (100 % correct) is drawn as a mark on the
+    bottom edge, in its curve's colour and named in the legend; the curve leaves it out
+    and the values kept are the given ones (the transformer tab drew 0 as 10⁻³: 0.1 %)."""
+    plot = CurvesPlot(log_y=True)
+    qtbot.addWidget(plot)
+    plot.resize(420, 300)
+    plot.show()
+    plot.set_zero_label("0 errors")
+    x = np.arange(1, 7, dtype=np.float32)
+    err = np.array([0.5, 0.1, 0.01, 0.0, 0.0, 0.002], np.float32)
+    plot.set_curves([x, x], [np.linspace(2, 0.1, 6, dtype=np.float32), err],
+                    ["loss", "error"], symbols=[None, "o"])
+    _settle(qtbot, plot)
+    zx, zc = plot.zero_points()
+    assert zx.tolist() == [4.0, 5.0] and zc.tolist() == [1, 1]
+    drawn = plot._items[1].getData()[1]
+    assert np.isnan(drawn[3:5]).all() and np.nanmin(drawn) == pytest.approx(np.log10(0.002))
+    assert plot.curves()[1][1].tolist() == err.tolist()
+    # on the bottom edge of the view, inside it
+    vb = plot.plotItem.vb
+    ys = plot.zero_marks.getData()[1]
+    bottom = vb.viewRange()[1][0]
+    per_px = (vb.viewRange()[1][1] - bottom) / vb.height()
+    assert np.all((ys > bottom) & (ys < bottom + 12 * per_px))
+    assert "0 errors" in [lab.text for _s, lab in plot.legend.items]
+    assert np.log10(0.002) > bottom            # the smallest real value is not under it
+    # no zero any more: no mark, no legend entry
+    plot.set_curves([x], [err + 0.001], ["error"])
+    _settle(qtbot, plot)
+    assert len(plot.zero_points()[0]) == 0
+    assert "0 errors" not in [lab.text for _s, lab in plot.legend.items]
+
+
+@pytest.mark.parametrize(("low", "powers"), [(1e-7, True), (1e-2, False)])
+def test_a_log_axis_writes_its_ticks_in_one_notation(qtbot, low, powers):
+    """Every tick of a log axis, whatever its level, in one notation: powers of ten where
+    the view reaches below 10⁻³ (pyqtgraph's "%0.1g" wrote "0.001", "0.0001" and then
+    "10⁻⁵", "10⁻⁶" on one axis), plain numbers inside 10⁻³ … 10⁴."""
+    import re
+
+    plot = CurvesPlot(log_y=True)
+    qtbot.addWidget(plot)
+    plot.resize(300, 500)
+    plot.show()
+    x = np.arange(50, dtype=np.float32)
+    plot.set_curves(x, np.geomspace(low, 5.0, 50, dtype=np.float32)[None], ["loss"])
+    _settle(qtbot, plot)
+    texts = [t for t, _r in fc._tick_texts(plot.plotItem.getAxis("left"))]
+    assert len(texts) >= 3, texts
+    power = re.compile(r"^(\d·)?10⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+$")
+    plain = re.compile(r"^\d+(\.\d+)?$")
+    assert all((power if powers else plain).match(t) for t in texts), texts
+
+
+def test_two_quantities_get_two_axes(qtbot):
+    """A loss and an accuracy are drawn against two axes, each with its own label and
+    range (one axis named "loss · accuracy" read an accuracy of 0.8 as a loss); the
+    legend keeps off the right-hand curves too, and a plot of one quantity has no
+    right-hand axis."""
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    plot.resize(420, 300)
+    plot.show()
+    epochs = np.arange(1, 101, dtype=np.float32)
+    loss = np.linspace(40.0, 2.0, 100, dtype=np.float32)
+    acc = np.linspace(0.1, 0.9, 100, dtype=np.float32)
+    plot.set_curves([epochs, epochs], [loss, acc], ["loss", "accuracy"], right=[False, True])
+    plot.set_axis_labels("epoch", "loss", "accuracy")
+    _settle(qtbot, plot)
+    left, right = plot.plotItem.getAxis("left"), plot.plotItem.getAxis("right")
+    assert right.isVisible() and right.labelText == "accuracy" and left.labelText == "loss"
+    lo, hi = plot._right.viewRange()[1]
+    assert lo <= 0.1 and 0.9 <= hi < 1.5             # the accuracy's own range
+    lo, hi = plot.plotItem.vb.viewRange()[1]
+    assert hi >= 40 and lo <= 2
+    assert plot._right.geometry() == pg.QtCore.QRectF(plot.plotItem.vb.scenePos(),
+                                                      plot.plotItem.vb.size())
+    right_values = [t for t, _r in fc._tick_texts(right)]
+    assert right_values and all(float(t) <= 1.5 for t in right_values)
+    assert fc.overlaps_in_scene(plot.scene()) == []
+    assert fc._view_texts_clipped(plot) == []
+    assert [lab.text for _s, lab in plot.legend.items] == ["loss", "accuracy"]
+    # one quantity again: no right-hand axis
+    plot.set_curves([epochs], [loss], ["loss"])
+    plot.set_axis_labels("epoch", "loss", "accuracy")
+    _settle(qtbot, plot)
+    assert not plot.plotItem.getAxis("right").isVisible()
+    assert [lab.text for _s, lab in plot.legend.items] == ["loss"]
+
+
+@pytest.mark.parametrize("size", [(500, 260), (700, 300), (420, 240)])
+def test_data_and_model_densities_are_drawn_over_the_same_range(qtbot, size):
+    """The flows tab's data and model panels show the same x and y range, so the two
+    densities compare point for point (the second panel was laid out wider and, with
+    its aspect locked, showed x −1.7 … 2.7 beside the data's −1.5 … 2.5)."""
+    from viz.flow_view import DensityView
+
+    view = DensityView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    view.set_texts("data histogram", "model p_θ(x)", "density", "x₁", "x₂")
+    grid = np.random.default_rng(0).random((40, 40)).astype(np.float32)
+    view.set_densities(grid, grid, (-2.0, 3.0, -2.5, 3.0), (-1.5, 2.5, -1.75, 2.25))
+    qtbot.wait(50)
+    (a, b) = (p.vb.viewRange() for p in view.plots)
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    assert view.plots[0].vb.width() == pytest.approx(view.plots[1].vb.width(), abs=0.5)
+
+
+@pytest.mark.parametrize("size", [(600, 420), (380, 600)])
+def test_a_vector_field_fills_its_axes_in_a_panel_of_another_shape(qtbot, size):
+    """A square plane fitted to its extent shrinks its plot, not its data: the axes run
+    exactly over the extent the field was computed on, whatever the panel's shape (the
+    ODE tab's field covered −2.2 … 2.2 of axes running −3.5 … 3.5)."""
+    from viz.plane import PlanePlot
+
+    plot = PlanePlot()
+    qtbot.addWidget(plot)
+    plot.fit_box = True
+    plot.resize(*size)
+    plot.show()
+    g = np.linspace(-2.0, 2.0, 9)
+    x, y = np.meshgrid(g, g)
+    plot.set_field(x, y, -y, x)
+    plot.set_extent((-2.2, 2.2, -2.2, 2.2))
+    qtbot.wait(50)
+    (x0, x1), (y0, y1) = plot.plotItem.vb.viewRange()
+    assert (x0, x1, y0, y1) == pytest.approx((-2.2, 2.2, -2.2, 2.2), abs=0.05)
+    vb = plot.plotItem.vb
+    assert vb.width() == pytest.approx(vb.height(), rel=0.02)
+    assert plot.plotItem.sceneBoundingRect().height() <= plot.height()
+    assert fc._view_texts_clipped(plot) == []
+    plot.resize(size[1], size[0])            # and after a change of shape
+    qtbot.wait(50)
+    (x0, x1), (y0, y1) = plot.plotItem.vb.viewRange()
+    assert (x0, x1, y0, y1) == pytest.approx((-2.2, 2.2, -2.2, 2.2), abs=0.05)
+    # lines in every corner: the legend goes below the plot, the box is fitted again
+    t = np.linspace(0, 2 * np.pi, 200)
+    plot.set_lines("ring", np.stack([2.1 * np.cos(t), 2.1 * np.sin(t)], 1), legend="ring")
+    plot.set_lines("cross", np.array([[-2.1, -2.1], [2.1, 2.1], [np.nan, np.nan],
+                                      [-2.1, 2.1], [2.1, -2.1]]), legend="cross")
+    _settle(qtbot, plot, 3 * THROTTLE_MS)
+    (x0, x1), (y0, y1) = plot.plotItem.vb.viewRange()
+    assert (x0, x1, y0, y1) == pytest.approx((-2.2, 2.2, -2.2, 2.2), abs=0.05)
+    assert fc.overlaps_in_scene(plot.scene()) == []
+    renders = []
+    plot.plotItem.vb.sigResized.connect(lambda *_: renders.append(1))
+    qtbot.wait(300)
+    assert len(renders) <= 2            # settled, not fitted again and again

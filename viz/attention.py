@@ -12,9 +12,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QDialog, QVBoxLayout
 
 from models.traces import ForwardStep
-from viz.heatmap import HeatmapPlot, TokenAxis
+from viz.figure import figure_style
+from viz.heatmap import HeatmapPlot, TokenAxis, ask_minimum
 from viz.text import fit_lines
 from viz.theme import HIGHLIGHT, PALETTE, colormap
 
@@ -23,6 +25,9 @@ MASK_COLOURS = pg.ColorMap([0.0, 1.0], [(60, 60, 60), (200, 230, 200)])
 #: one colour per head, shared by the heads grid's titles and the head view's lines
 HEAD_COLOURS = PALETTE
 TITLE_H = 20      # a one-line plot title
+#: a click on a heatmap whose cells are smaller than this (or that has no axes: a
+#: thumbnail) opens it enlarged, every token named, as BertViz's model view opens a head
+ENLARGE_BELOW = 16
 GAP = 8           # between heatmaps
 BAR_W = 58        # a colour bar with its tick labels
 
@@ -99,7 +104,9 @@ def fit_cells(width: float, height: float, n: int, q: int, k: int, left: float,
         s = min(sx, sy)
         if s > best[1] + 1e-9:
             best = (cols, s)
-    return best[0], max(best[1], 1.0)
+    # under a pixel a cell if need be (the image is downsampled): floored at 1 px, a
+    # 64-key block outgrew a narrow view and its colour bar's ticks were cut ("1.", "0.")
+    return best[0], max(best[1], 0.25)
 
 
 class _SquareGrid(pg.GraphicsLayoutWidget):
@@ -169,6 +176,7 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
         left_ax.set_tokens(q_labels, 1e6)
         bottom_ax.set_tokens(k_labels, 1e6)
         lw = left_ax.extent() if self._ticks else 0.0
+        bh_full = max(bottom_ax.extent(False), bottom_ax.extent(True))   # at full size
         n, th = len(self.plots), self._title_h
         for _ in range(2):     # a title wrapped to the plot's width may need more height
             cols, s = fit_cells(w, h, n, q, k, lw,
@@ -185,6 +193,14 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
                 break
             th = need
         bh = bottom_ax.extent() if self._ticks else 0.0
+        if self._ticks:
+            # every token named: the cells as large as their labels need at the smallest
+            # type, else the widget asks for more height (its panel scrolls)
+            left_ax.set_tokens(q_labels, s)
+            self._ask_height(n, q, k, lw, bh_full, th,
+                             max(left_ax.min_cell_px(), bottom_ax.min_cell_px()))
+        else:
+            ask_minimum(self, 0, 0)        # thumbnails: no labels to make room for
         self._place(cols)
         self._cols, self.cell_px = cols, s
         rows = -(-n // cols)
@@ -215,6 +231,34 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
             plot.layout.activate()
             plot.autoRange(padding=0)
 
+    def _ask_height(self, n: int, q: int, k: int, lw: float, bh: float, th: float,
+                    need: float) -> None:
+        """Ask for the height at which ``fit_cells`` makes cells of ``need`` pixels (the
+        size at which every token's label fits at the smallest type, see
+        ``TokenAxis.min_cell_px``) at this width. Worked out from the width alone, so a
+        taller widget asks for the same (no back and forth). Where no height does it,
+        the width for one heatmap a row is asked for too."""
+        w = self.viewport().width()
+
+        def enough(width: float, height: float) -> bool:
+            return fit_cells(width, height, n, q, k, lw, bh, self._col_options, th)[1] \
+                >= need - 1e-6
+
+        min_w = 0
+        if not enough(w, 100_000):
+            cols = min(self._col_options)
+            min_w = int(np.ceil(BAR_W + cols * (lw + 2 + GAP) + 4 + cols * k * need)) + 1
+            w = max(w, min_w)
+        lo, hi = 0, 100_000
+        while lo < hi:                  # the least height that is enough
+            mid = (lo + hi) // 2
+            if enough(w, mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        frame = 2 * self.frameWidth()      # (the viewport may not follow a resize yet)
+        ask_minimum(self, min_w, lo + frame if need > 0 else 0)
+
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(ev)
         if getattr(self, "closed", False):      # pyqtgraph's close() cleared the scene
@@ -236,6 +280,24 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
 
     def columns(self) -> int:
         return self._cols
+
+    def thumbnails(self) -> bool:
+        """Whether a click opens a heatmap enlarged: no axes, or cells too small to read
+        comfortably (``ENLARGE_BELOW``)."""
+        return bool(self.plots) and (not self._ticks or self.cell_px < ENLARGE_BELOW)
+
+    def enlarge(self, index: int) -> EnlargedMap:
+        """Heatmap ``index`` in a window of its own, large, every token named, with its
+        colours and scale (one window per grid, reused)."""
+        dialog = getattr(self, "_enlarged", None)
+        if dialog is None:
+            dialog = self._enlarged = EnlargedMap(self)
+        image = self.images[index]
+        title = self._titles[index][0] if index < len(self._titles) else ""
+        dialog.show_map(np.asarray(image.image, np.float32), *self._labels, title,
+                        image.getColorMap() or colormap("viridis"),
+                        tuple(image.getLevels()))
+        return dialog
 
     def _cell_of(self, scene_pos: QPointF, shape: tuple[int, int]) -> tuple[int, int, int]:
         for i, plot in enumerate(self.plots):
@@ -300,6 +362,9 @@ class HeadGrid(_SquareGrid):
         self._weights = weights
         self._selected = selected
         self._set_shape(weights.shape[1:], q_labels, k_labels, styled, ticks)
+        for h, plot in enumerate(self.plots):    # the selection stays in the window
+            figure_style(plot.titleLabel, **({"color": "#222", "bold": False}
+                                             if h == selected else {}))
 
     def weights(self) -> np.ndarray:
         return self._weights
@@ -312,6 +377,8 @@ class HeadGrid(_SquareGrid):
         h, _, _ = self._cell_of(event.scenePos(), self._weights.shape[1:])
         if h >= 0:
             self.headClicked.emit(h)
+            if self.thumbnails():
+                self.enlarge(h)
 
 
 class PanelRow(_SquareGrid):
@@ -336,6 +403,12 @@ class PanelRow(_SquareGrid):
         self.bars = [(self.score_bar, 0), (self.softmax_bar, 1)]
         self._data = [np.zeros((1, 1), np.float32)] * 4
         self.scene().sigMouseMoved.connect(self._on_move)
+        self.scene().sigMouseClicked.connect(self._on_click)
+
+    def _on_click(self, event) -> None:
+        i, _, _ = self._cell_of(event.scenePos(), self._data[3].shape)
+        if i >= 0 and self.thumbnails():
+            self.enlarge(i)
 
     def set_panels(self, mask: np.ndarray, raw: np.ndarray, masked: np.ndarray,
                    softmax: np.ndarray, q_labels, k_labels, titles: Sequence[str]) -> None:
@@ -354,6 +427,28 @@ class PanelRow(_SquareGrid):
     def _on_move(self, scene_pos: QPointF) -> None:
         i, r, c = self._cell_of(scene_pos, self._data[3].shape)
         self.hovered.emit(i, r, c, float(self._data[i][r, c]) if i >= 0 else float("nan"))
+
+
+class EnlargedMap(QDialog):
+    """One heatmap of a grid in a window of its own: as large as the window, every
+    query and key named (``HeadGrid`` with axes), its colours and scale kept."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.grid = HeadGrid()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.grid)
+        self.resize(620, 620)
+
+    def show_map(self, matrix: np.ndarray, q_labels, k_labels, title: str, cmap,
+                 levels: tuple[float, float]) -> None:
+        self.setWindowTitle(title.split("</span>")[-1].strip() if title else "")
+        self.grid.set_heads(matrix[None], q_labels, k_labels, [title], cols=1,
+                            levels=(float(levels[0]), float(levels[1])))
+        self.grid.colorbar.setColorMap(cmap)
+        self.show()
+        self.raise_()
 
 
 class StepView(HeatmapPlot):
@@ -439,10 +534,28 @@ class StepView(HeatmapPlot):
         else:
             bottom_ax.set_auto()
             bottom_ax.setHeight(None)
+        self._ask_size(rows, cols, left_ax, bottom_ax, w, h)
         if max(abs(a - b) for a, b in zip(new, self._margins, strict=True)) > 0.5:
             self._margins = new
             plot.setContentsMargins(1 + new[0], 1 + new[1], 1 + new[2], 1 + new[3])
             plot.autoRange(padding=0)
+
+    def _ask_size(self, rows: int, cols: int, left_ax: TokenAxis, bottom_ax: TokenAxis,
+                  w: float, h: float) -> None:
+        """Ask for the height (and, for square cells, the width) at which every row's
+        and column's token label fits (``TokenAxis.min_cell_px``): the panel grows and
+        the grid of views scrolls, rather than an axis skipping tokens."""
+        need_r = left_ax.min_cell_px()
+        need_c = bottom_ax.min_cell_px() if self.step.col_labels else 0.0
+        if self._square:
+            need_r = need_c = max(need_r, need_c)
+        # what is not the image: axes, title, colour bar, frame (the viewport itself
+        # may not have followed a resize yet)
+        extra_h = 2 * self.frameWidth() + self.viewport().height() - h
+        extra_w = 2 * self.frameWidth() + self.viewport().width() - w
+        min_h = int(np.ceil(extra_h + rows * need_r)) if need_r else 0
+        min_w = int(np.ceil(extra_w + cols * need_c)) if need_c else 0
+        ask_minimum(self, min_w if min_w > self.width() or self.minimumWidth() else 0, min_h)
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(ev)

@@ -28,7 +28,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPaintEngine, QPainter, 
 from PySide6.QtWidgets import QGraphicsWidget
 
 from viz.attention import head_colour
-from viz.heatmap import short_label, token_font
+from viz.figure import painting_figure
+from viz.heatmap import ROW, ask_minimum, fit_token_font, min_cell_px, short_label, token_font
 
 PAD = 8           # around the drawing
 LINE_GAP = 10     # between a token's text and the ends of its lines
@@ -97,12 +98,12 @@ class _Lines(QGraphicsWidget):
         return int((self.weights[self.shown] > 0).sum())
 
     # -- geometry ----------------------------------------------------------------------------
-    def _legend_layout(self) -> tuple[list[QRectF], float]:
+    def _legend_layout(self, names: Sequence[str] | None = None) -> tuple[list[QRectF], float]:
         """The legend's entries (swatch + name) wrapped to the width; and its height."""
         fm = QFontMetricsF(self._bold)
         x, y, h = PAD, PAD, fm.height() + 4
         rects = []
-        for name in self.names:
+        for name in self.names if names is None else names:
             w = 14 + fm.horizontalAdvance(name) + 6
             if x + w > self.size().width() - PAD and x > PAD:
                 x, y = PAD, y + h
@@ -118,7 +119,10 @@ class _Lines(QGraphicsWidget):
         top = PAD + legend_h + 6 + fm.height() + 4          # legend, then column titles
         n = max(len(self.q_labels), len(self.k_labels), 1)
         row = min(MAX_ROW, max(1.0, (self.size().height() - top - PAD) / n))
-        bold = QFontMetricsF(self._bold)
+        # every token named: smaller type where the rows are close (never every n-th;
+        # the view asks for the height the smallest type needs, ``min_height``)
+        font, tbold = self.token_fonts(row)
+        bold = QFontMetricsF(tbold)
         lw = max([bold.horizontalAdvance(short_label(t)) for t in self.q_labels]
                  + [fm.horizontalAdvance(self.titles[0])])
         rw = max([bold.horizontalAdvance(short_label(t)) for t in self.k_labels]
@@ -128,7 +132,45 @@ class _Lines(QGraphicsWidget):
         span = min(width - 2 * PAD - lw - rw, max(160.0, 0.9 * n * row))
         x_l = (width - span - lw - rw) / 2 + lw
         return {"legend": rects, "top": top, "row": row, "x_l": x_l, "x_r": x_l + span,
-                "title_y": PAD + legend_h + 6, "fm": fm}
+                "title_y": PAD + legend_h + 6, "fm": fm, "font": font, "bold": tbold}
+
+    def _texts(self) -> list[str]:
+        return [short_label(t) for t in (*self.q_labels, *self.k_labels)]
+
+    def token_fonts(self, row: float) -> tuple[QFont, QFont]:
+        """(regular, bold) font of the tokens for rows ``row`` pixels apart: the
+        title's size where it fits, else the largest of ``fit_token_font``."""
+        if QFontMetricsF(self._font).height() * ROW <= row:
+            return self._font, self._bold
+        point = fit_token_font(self._texts(), row, True)[0]
+        font = token_font(point)
+        bold = QFont(font)
+        bold.setBold(True)
+        return font, bold
+
+    def min_height(self) -> float:
+        """The height at which every token is named at the smallest type."""
+        fm = QFontMetricsF(self._font)
+        _, legend_h = self._legend_layout()
+        n = max(len(self.q_labels), len(self.k_labels), 1)
+        need = min_cell_px(self._texts(), True) if n > 1 else 0.0
+        return PAD + legend_h + 6 + fm.height() + 4 + n * need + PAD
+
+    def token_rects(self) -> list[tuple[QRectF, str]]:
+        """Where each token's text is drawn (its ink's box, in this item's
+        coordinates), queries then keys, hovered or not: for the check that none is
+        skipped, cut or overlapping (tests/figure_checks.py)."""
+        g = self.layout_rows()
+        out = []
+        fm = QFontMetricsF(g["font"])
+        for side, labels in ((QUERY, self.q_labels), (KEY, self.k_labels)):
+            for i, label in enumerate(labels):
+                text = short_label(label)
+                y = g["top"] + (i + 0.5) * g["row"]
+                w = fm.horizontalAdvance(text)
+                x = g["x_l"] - w if side == QUERY else g["x_r"]
+                out.append((QRectF(x, y - fm.height() * ROW / 2, w, fm.height() * ROW), text))
+        return out
 
     def token_pos(self, side: int, index: int) -> QPointF:
         g = self.layout_rows()
@@ -147,7 +189,7 @@ class _Lines(QGraphicsWidget):
     def line_alpha(self) -> np.ndarray:
         """float[heads, q, k]: the opacity of each line as drawn (0: not drawn)."""
         alpha = np.clip(self.weights, 0.0, 1.0) * self.shown[:, None, None]
-        side, index = self.hover
+        side, index = (-1, -1) if painting_figure() else self.hover   # hover: not in a figure
         if side == QUERY:
             keep = np.zeros(alpha.shape[1], bool)
             keep[index] = True
@@ -199,12 +241,11 @@ class _Lines(QGraphicsWidget):
                 rows, cols = np.nonzero(drawn & (levels[h] == level))
                 p.drawLines(_lines(x0, ys_q[rows], x1, ys_k[cols], strands))
         p.setRenderHint(p.RenderHint.Antialiasing, True)
-        self._paint_tokens(p, fm, row, ys_q, ys_k, x_l, x_r)
+        self._paint_tokens(p, fm, row, ys_q, ys_k, x_l, x_r, g["font"], g["bold"])
         self._paint_legend(p)
 
-    def _paint_tokens(self, p, fm, row, ys_q, ys_k, x_l, x_r) -> None:
-        step = max(1, int(np.ceil(fm.height() * 0.9 / row)))
-        side, index = self.hover
+    def _paint_tokens(self, p, fm, row, ys_q, ys_k, x_l, x_r, font, bold) -> None:
+        side, index = (-1, -1) if painting_figure() else self.hover
         p.setPen(QColor("#555"))
         p.setFont(self._font)
         ty = ys_q[0] - row / 2 - fm.height() - 4 if len(ys_q) else 0
@@ -217,26 +258,29 @@ class _Lines(QGraphicsWidget):
         for this_side, labels, ys in ((QUERY, self.q_labels, ys_q), (KEY, self.k_labels, ys_k)):
             for i, (label, y) in enumerate(zip(labels, ys, strict=False)):
                 hovered = this_side == side and i == index
-                if i % step and not hovered:
-                    continue
                 text = short_label(label)
-                rect = (QRectF(x_l - 200, y - fm.height() / 2, 200, fm.height())
-                        if this_side == QUERY else QRectF(x_r, y - fm.height() / 2, 200,
-                                                          fm.height()))
+                th = QFontMetricsF(font).height()
+                rect = (QRectF(x_l - 200, y - th / 2, 200, th)
+                        if this_side == QUERY else QRectF(x_r, y - th / 2, 200, th))
                 align = (Qt.AlignmentFlag.AlignRight if this_side == QUERY
                          else Qt.AlignmentFlag.AlignLeft) | Qt.AlignmentFlag.AlignVCenter
                 if hovered:
-                    w = QFontMetricsF(self._bold).horizontalAdvance(text) + 6
+                    w = QFontMetricsF(bold).horizontalAdvance(text) + 6
                     box = QRectF(x_l - w + 3 if this_side == QUERY else x_r - 3,
-                                 y - fm.height() / 2, w, fm.height())
+                                 y - th / 2, w, th)
                     p.fillRect(box, QColor(232, 162, 0, 70))
-                p.setFont(self._bold if hovered else self._font)
+                p.setFont(bold if hovered else font)
                 p.setPen(QColor("#111"))
                 p.drawText(rect, int(align), text)
 
     def _paint_legend(self, p) -> None:
         p.setFont(self._bold)
-        for h, (name, rect) in enumerate(zip(self.names, self.legend_rects, strict=False)):
+        entries = list(enumerate(zip(self.names, self.legend_rects, strict=False)))
+        if painting_figure():      # a figure names the heads it draws, none selected
+            heads = [h for h in range(len(self.names)) if self.shown[h]]
+            rects, _ = self._legend_layout([self.names[h] for h in heads])
+            entries = [(h, (self.names[h], r)) for h, r in zip(heads, rects, strict=True)]
+        for h, (name, rect) in entries:
             colour = QColor(head_colour(h))
             swatch = QRectF(rect.left(), rect.center().y() - 5, 10, 10)
             p.setPen(QPen(colour, 1.5))
@@ -246,7 +290,7 @@ class _Lines(QGraphicsWidget):
             p.setPen(QColor("#222") if self.shown[h] else QColor("#999"))
             p.drawText(QRectF(rect.left() + 14, rect.top(), rect.width() - 14, rect.height()),
                        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
-            if h == self.selected:
+            if h == self.selected and not painting_figure():
                 p.setPen(QPen(QColor("#e8a200"), 1.5))
                 p.drawLine(QPointF(rect.left() + 14, rect.bottom() - 1),
                            QPointF(rect.right() - 6, rect.bottom() - 1))
@@ -291,6 +335,20 @@ class HeadView(pg.GraphicsView):
         lines.q_labels, lines.k_labels = tuple(map(str, q_labels)), tuple(map(str, k_labels))
         lines.names, lines.titles, lines.selected = tuple(names), tuple(titles), selected
         lines.update()
+        self._ask_height()
+
+    def _ask_height(self) -> None:
+        """Ask for the height at which every token is named (the panel grows, the grid
+        of views scrolls) rather than naming every n-th."""
+        if not len(self.lines.weights):
+            return
+        need = int(np.ceil(self.lines.min_height())) + 2 * self.frameWidth()
+        ask_minimum(self, 0, need)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
+        super().resizeEvent(ev)
+        if getattr(self, "lines", None) is not None and not getattr(self, "closed", False):
+            self._ask_height()
 
     def weights(self) -> np.ndarray:
         return self.lines.weights

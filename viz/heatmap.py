@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from viz.plots import LabelledPlot, SpacedAxis
@@ -27,14 +27,21 @@ class HeatmapPlot(LabelledPlot):
 
     hovered = Signal(int, int, float)
 
-    def __init__(self, cmap: str, parent=None, **kwargs) -> None:
+    def __init__(self, cmap: str, parent=None, bar: str = "right", **kwargs) -> None:
         kwargs.setdefault("axisItems", {"bottom": SpacedAxis("bottom")})
         super().__init__(parent, **kwargs)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plotItem.addItem(self.image)
         self.plotItem.invertY(True)
-        self.colorbar = pg.ColorBarItem(colorMap=colormap(cmap), width=14, interactive=False)
+        # ``bar="bottom"``: the colour bar level under the x axis, for a narrow view whose
+        # columns need the width a bar at the right takes (about 60 px with its ticks)
+        horizontal = bar == "bottom"
+        self.colorbar = pg.ColorBarItem(
+            colorMap=colormap(cmap), width=10 if horizontal else 14, interactive=False,
+            orientation="horizontal" if horizontal else "vertical")
         self.colorbar.setImageItem(self.image, insert_in=self.plotItem)
+        if horizontal:       # pyqtgraph fixed the x axis' label row at 10 px: give it back
+            self.plotItem.layout.setRowMaximumHeight(4, 1e6)
         self._matrix = np.zeros((1, 1), np.float32)
         self._x0, self._dx, self._y0, self._dy = 0.0, 1.0, 0.0, 1.0
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -90,13 +97,45 @@ def _spacing(values: np.ndarray | None, n: int) -> tuple[float, float]:
 # -- token axes ----------------------------------------------------------------------------
 #: longer tokens are cut to this many characters on an axis (the read-out names them whole)
 MAX_LABEL_CHARS = 8
+#: token labels are drawn at this size where their cells allow ...
+FULL_POINT = 8.5
+#: ... and smaller, down to this, where they do not; below it the view grows (and its
+#: panel scrolls) so that every token keeps its label: an axis never skips one
+MIN_POINT = 6.0
+#: the pitch of labels one above the other, in heights of their font
+ROW = 0.9
 
 
-def token_font() -> QFont:
+def token_font(point: float = FULL_POINT) -> QFont:
     """The font of token labels on attention axes (readable on a slide)."""
     font = QFont()
-    font.setPointSizeF(8.5)
+    font.setPointSizeF(point)
     return font
+
+
+def _point_sizes() -> list[float]:
+    sizes, pt = [], FULL_POINT
+    while pt >= MIN_POINT - 1e-9:
+        sizes.append(pt)
+        pt -= 0.5
+    return sizes
+
+
+def ask_minimum(widget, width: int, height: int) -> None:
+    """Give ``widget`` the minimum size (``width`` × ``height``; 0 = none) at which its
+    token labels fit, from the event loop: set inside a resize event, the new size
+    reached the view while Qt's scroll area ignores a resize nested in another, and its
+    viewport kept the old size (half the widget stayed blank)."""
+    key = (int(width), int(height))
+    if getattr(widget, "_archscope_minimum", None) == key:
+        return
+    widget._archscope_minimum = key
+
+    def apply() -> None:
+        if getattr(widget, "_archscope_minimum", None) == key and not getattr(
+                widget, "closed", False):
+            widget.setMinimumSize(*key)
+    QTimer.singleShot(0, widget, apply)
 
 
 def short_label(text: object) -> str:
@@ -105,14 +144,54 @@ def short_label(text: object) -> str:
     return s if len(s) <= MAX_LABEL_CHARS else s[: MAX_LABEL_CHARS - 1] + "…"
 
 
-class TokenAxis(pg.AxisItem):
-    """An axis that names the tokens of a heatmap's rows or columns.
+def fit_token_font(texts: Sequence[str], cell_px: float,
+                   vertical: bool) -> tuple[float, bool, bool]:
+    """(point size, rotated, fits) for labels ``texts`` one per cell of ``cell_px``
+    pixels: the largest size from ``FULL_POINT`` down to ``MIN_POINT`` at which every
+    label fits its cell, level (one above the other on a vertical axis, side by side on
+    a horizontal one) or, on a horizontal axis, turned by 90° when that fits and level
+    does not. ``fits`` is False when none does (the caller makes the cells larger)."""
+    n = len(texts)
+    for pt in _point_sizes():
+        fm = QFontMetricsF(token_font(pt))
+        h = fm.height()
+        if vertical:
+            if h * ROW <= cell_px + 1e-6 or n <= 1:
+                return pt, False, True
+            continue
+        w = max((fm.horizontalAdvance(t) for t in texts), default=0.0)
+        if w + 2 <= cell_px + 1e-6 or n <= 1:
+            return pt, False, True
+        if w > h and h * ROW <= cell_px + 1e-6:
+            return pt, True, True
+    fm = QFontMetricsF(token_font(MIN_POINT))
+    w = max((fm.horizontalAdvance(t) for t in texts), default=0.0)
+    return MIN_POINT, not vertical and w > fm.height(), False
 
-    ``set_tokens(labels, cell_px)`` labels every token when one cell (``cell_px``
-    pixels on screen) holds its name, else every n-th; a bottom axis turns its labels
-    by 90° when they are wider than a cell (words, long sub-words). Tokens longer than
-    ``MAX_LABEL_CHARS`` are cut with "…"; a view's hover read-out names them whole.
-    ``extent()`` is the width (left axis) or height (bottom axis) the labels need.
+
+def min_cell_px(texts: Sequence[str], vertical: bool) -> float:
+    """The smallest cell in which every label of ``texts`` fits at ``MIN_POINT``."""
+    if len(texts) <= 1:
+        return 0.0
+    fm = QFontMetricsF(token_font(MIN_POINT))
+    h = fm.height() * ROW
+    if vertical:
+        return float(np.ceil(h))
+    w = max((fm.horizontalAdvance(t) for t in texts), default=0.0) + 2
+    return float(np.ceil(min(w, h) if w > fm.height() + 2 else w))
+
+
+class TokenAxis(pg.AxisItem):
+    """An axis that names every token of a heatmap's rows or columns.
+
+    ``set_tokens(labels, cell_px)`` labels every token, one per cell of ``cell_px``
+    pixels on screen, never every n-th: the labels get smaller type (``FULL_POINT``
+    down to ``MIN_POINT``) and a bottom axis turns them by 90° when they are wider than
+    a cell (words, long sub-words). Where even that does not fit, ``fits()`` is False
+    and ``min_cell_px()`` says how large the cells must be: the view grows to that (its
+    panel scrolls). Tokens longer than ``MAX_LABEL_CHARS`` are cut with "…"; a view's
+    hover read-out names them whole. ``extent()`` is the width (left axis) or height
+    (bottom axis) the labels need.
     """
 
     PAD = 2        # between the labels and the axis item's far edge
@@ -125,42 +204,63 @@ class TokenAxis(pg.AxisItem):
         self._rotated = False
         self._key: tuple | None = None
         self._label_w = 0.0
+        self._point = FULL_POINT
+        self._fits = True
+        self._need = 0.0
         self._font_h = float(QFontMetricsF(token_font()).height())
 
-    def label_width(self, labels: Sequence[object]) -> float:
-        fm = QFontMetricsF(token_font())
+    def label_width(self, labels: Sequence[object], point: float | None = None) -> float:
+        fm = QFontMetricsF(token_font(self._point if point is None else point))
         return max((fm.horizontalAdvance(short_label(t)) for t in labels), default=0.0)
 
     def set_tokens(self, labels: Sequence[object], cell_px: float) -> None:
-        n = len(labels)
-        self._label_w = self.label_width(labels)
-        cell_px = max(cell_px, 1e-3)
+        texts = [short_label(t) for t in labels]
         vertical = self.orientation in ("left", "right")
-        if vertical:
-            rotated, need = False, self._font_h * 0.9
-        else:
-            rotated = n > 1 and self._label_w + 3 > cell_px and self._label_w > self._font_h
-            need = self._font_h * 0.9 if rotated else self._label_w + 2
-        step = max(1, int(np.ceil(need / cell_px)))
-        ticks = [(i, short_label(labels[i])) for i in range(0, n, step)]
-        key = (tuple(ticks), rotated)
+        point, rotated, fits = fit_token_font(texts, max(cell_px, 1e-3), vertical)
+        if not fits and texts == [str(i) for i in range(len(texts))]:
+            # positions 0 … n−1 (the efficient tab's N = 64 pattern) are a number line:
+            # pyqtgraph's numbered ticks, not a name per cell the view grows for
+            self.set_auto()
+            self._label_w = self.label_width([str(len(texts) - 1)], FULL_POINT)
+            return
+        self._fits, self._need = fits, min_cell_px(texts, vertical)
+        ticks = list(enumerate(texts))
+        key = (tuple(ticks), rotated, point)
         if key == self._key:
             return
-        self._key, self._ticks, self._rotated = key, ticks, rotated
+        self._key, self._ticks, self._rotated, self._point = key, ticks, rotated, point
+        font = token_font(point)
+        self._font_h = float(QFontMetricsF(font).height())
+        self._label_w = self.label_width(texts, point)
+        self.setStyle(tickFont=font)
         self.setTicks([ticks])
 
     def set_auto(self) -> None:
         """pyqtgraph's own numbered ticks (feature indices), not tokens."""
         if self._key is not None:
             self._key, self._ticks, self._rotated = None, [], False
-            self._label_w = 0.0
+            self._label_w, self._fits, self._need = 0.0, True, 0.0
+            self._point = FULL_POINT
+            self.setStyle(tickFont=token_font())
+            self._font_h = float(QFontMetricsF(token_font()).height())
             self.setTicks(None)
 
     def rotated(self) -> bool:
         return self._rotated
 
+    def point_size(self) -> float:
+        return self._point
+
+    def fits(self) -> bool:
+        """Whether every label fits its cell at the size drawn (else they would touch)."""
+        return self._fits
+
+    def min_cell_px(self) -> float:
+        """The cell size in pixels at which every label fits (at ``MIN_POINT``)."""
+        return self._need
+
     def shown_labels(self) -> list[str]:
-        """The labels drawn (after thinning), in order."""
+        """The labels drawn, in order: one per token."""
         return [t for _, t in self._ticks]
 
     def extent(self, rotated: bool | None = None) -> float:
@@ -173,6 +273,23 @@ class TokenAxis(pg.AxisItem):
     def _text_offset(self) -> float:
         return self.style["tickTextOffset"][0 if self.orientation in ("left", "right") else 1]
 
+    def rotated_label_rects(self) -> list[tuple[QRectF, str]]:
+        """Where the turned labels are drawn, in the axis' coordinates (empty when the
+        labels are level: pyqtgraph's ``generateDrawSpecs`` places those)."""
+        view = self.linkedView()
+        if not self._rotated or view is None:
+            return []
+        y0 = self.style["tickLength"] + self._text_offset()
+        fm = QFontMetricsF(token_font(self._point))
+        out = []
+        for value, text in self._ticks:
+            x = self.mapFromScene(view.mapViewToScene(QPointF(value, 0))).x()
+            w = fm.horizontalAdvance(text)
+            # the text's line, less the leading above and below (as pyqtgraph measures
+            # level labels at 0.8 of their font's height)
+            out.append((QRectF(x - self._font_h * ROW / 2, y0, self._font_h * ROW, w), text))
+        return out
+
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):  # noqa: N802 - Qt name
         if not self._rotated:
             super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
@@ -181,7 +298,7 @@ class TokenAxis(pg.AxisItem):
         view = self.linkedView()
         if view is None:
             return
-        p.setFont(token_font())
+        p.setFont(token_font(self._point))
         p.setPen(self.textPen())
         y0 = self.style["tickLength"] + self._text_offset()
         w = self._label_w + 2

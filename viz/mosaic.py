@@ -11,6 +11,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from viz.attention import BAR_W, GAP, set_ticks
+from viz.figure import interface_only
 from viz.heatmap import token_font
 from viz.theme import HIGHLIGHT, colormap
 
@@ -54,7 +55,7 @@ class TileMosaic(pg.GraphicsLayoutWidget):
             ax.setTextPen("#222")
         self.image = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
         self.plot.addItem(self.image)
-        self.frame = QGraphicsRectItem()
+        self.frame = interface_only(QGraphicsRectItem())    # the selection: not in a figure
         pen = pg.mkPen(HIGHLIGHT, width=3)
         pen.setCosmetic(True)
         self.frame.setPen(pen)

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Signal
 
-from viz.heatmap import TokenAxis
+from viz.heatmap import TokenAxis, ask_minimum
 from viz.legend import keep_clear
 from viz.plots import LabelledPlot, hint_item, set_hint_text
 from viz.theme import LEGEND_BORDER, SERIES_COLOURS
@@ -89,6 +89,11 @@ class TokenBars(LabelledPlot):
         axis = self.plotItem.getAxis("left")
         axis.set_tokens(self._labels, row_px)
         axis.setWidth(int(axis.extent()))
+        # every candidate named: below the smallest type, ask for the height it needs
+        need = len(self._labels) * axis.min_cell_px()
+        need = int(np.ceil(need + self.height() - self.plotItem.vb.height())) if need else 0
+        if self.plotItem.vb.height() > 0:
+            ask_minimum(self, 0, need)
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(ev)
