@@ -6,6 +6,7 @@ folder (next-token bars, generation), a session round trip, no freeze meanwhile.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -283,4 +284,86 @@ def test_a_device_that_is_not_there_is_said_and_the_views_stay(qtbot, win):
     qtbot.waitUntil(lambda: tab.input_note.isVisible(), timeout=20_000)
     assert "cuda:7" in tab.input_note.text()
     assert tab.trace is shown and tab.model.device.type == "cpu"
+    assert not window.errors
+
+
+# -- issue 32: words and read-outs that follow what is shown; a steady overview -------------
+
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+def _words(tab) -> list[str]:
+    """Every word the tab's views show: panel titles and read-outs, each heatmap's
+    title as drawn, the overview's headers, the head view's names and column titles."""
+    out = []
+    for view in tab.views:
+        out += [view.panel.title.full_text(), view.panel.readout.full_text()]
+    for grid in (tab.heads_view, tab.stats_view, tab.similarity_view):
+        out += [plot.titleLabel.text for plot in grid.plots]
+    for name in ("top", "left"):
+        out += [t for _, t in tab.overview_view.plot.getAxis(name)._tickLevels[0]]
+    lines = tab.head_lines.lines
+    return out + list(lines.names) + list(lines.titles)
+
+
+def test_a_language_switch_puts_every_word_in_the_new_language_at_once(qtbot, win):
+    """zh_CN → en left the similarity tiles' titles ("关闭 0 个头", "所有头开启") and
+    read-outs in Chinese (seen in tests/shoot.py's screenshots): the views were drawn
+    again one per event-loop turn, and a read-out written on hover stayed in the
+    language of then. Here nothing runs between the switch and the look."""
+    from PySide6.QtCore import QCoreApplication
+
+    def tr(text: str) -> str:
+        return QCoreApplication.translate("PretrainedTab", text)
+
+    window, tab = win
+    qtbot.waitUntil(lambda: tab.trace.similarity is not None and not tab.is_drawing(),
+                    timeout=20_000)
+    tokens = tab.trace.attention.tokens
+    for code in ("zh_CN", "en", "zh_CN", "en"):
+        # read-outs written by hovering, in the language before the switch
+        tab.similarity_view.hovered.emit(0, 0, 1, 0.5)
+        tab.heads_view.hovered.emit(0, 1, 2, 0.25)
+        tab.head_lines.set_hover(0, 2)
+        assert tr("(all heads on: {0:.3f})").split("{")[0] in \
+            tab.view("similarity").panel.readout.full_text()
+        window.set_language(code)
+        sim = [plot.titleLabel.text for plot in tab.similarity_view.plots]
+        assert sim == [tr("{0} heads off").format(0), tr("all heads on")], code
+        assert tab.view("similarity").panel.readout.full_text() == tr(
+            "Cosine similarity of the mean-pooled embeddings; hover a cell.")
+        assert tab.view("heads").panel.readout.full_text().strip() == ""
+        assert tab.view("head_view").panel.readout.full_text().startswith(
+            tr("query {0} “{1}”").format(2, tokens[2]) + ": h"), code
+        words = _words(tab)
+        if code == "en":
+            assert not [w for w in words if _CJK.search(w)]
+        else:
+            assert _CJK.search(sim[0]) and _CJK.search(sim[1])
+    assert not window.errors
+
+
+def test_the_head_view_read_out_follows_a_new_sentence(qtbot, win):
+    """The head view named 'query 4 “because”' under a sentence without it: the token
+    it keeps hovered is named from the tokens drawn, and a sentence of another length
+    (the hover ends) gives the hint back."""
+    window, tab = win
+    panel = tab.view("head_view").panel
+    _run_sentence(qtbot, tab, "I stayed home because it was raining.")
+    assert tab.trace.attention.tokens[4] == "because"
+    tab.head_lines.set_hover(0, 4)
+    assert "“because”" in panel.readout.full_text()
+    _run_sentence(qtbot, tab, "I stayed home since it was raining.")
+    assert tab.trace.attention.tokens[4] == "since"
+    assert tab.head_lines.lines.hover == (0, 4)
+    readout = panel.readout.full_text()
+    assert "“since”" in readout and "because" not in readout
+    # every head named there points at the key its line of this sentence is heaviest to
+    w = tab.trace.attention.weights[tab.layer.value()]
+    for h in np.flatnonzero(tab.head_lines.shown_heads()):
+        key = tab.trace.attention.tokens[int(np.argmax(w[h, 4]))]
+        assert f"h{h} → “{key}”" in readout
+    _run_sentence(qtbot, tab, "Cats sleep.")
+    assert tab.head_lines.lines.hover == (-1, -1)
+    assert "“" not in panel.readout.full_text() and "Hover a token" in panel.readout.full_text()
     assert not window.errors

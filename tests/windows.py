@@ -80,8 +80,12 @@ def tab_settled(wait, tab, timeout_s: float = 90.0) -> None:
         return False
 
     def quiet() -> bool:
+        # a tab that draws a result one view per turn (the pretrained tab's
+        # ``is_drawing``) is not done before its last view: a turn longer than the quiet
+        # time needed once let a screenshot catch half the views of the language before
         return first_traces_drawn([tab]) and not tab.jobs.is_running() and not any(
-            r.is_busy() for r in tab.findChildren(ComputeRunner)) and not placing()
+            r.is_busy() for r in tab.findChildren(ComputeRunner)) and not placing() and \
+            not getattr(tab, "is_drawing", lambda: False)()
 
     need = (THROTTLE_MS + 300) / 1000.0
     end = time.monotonic() + timeout_s

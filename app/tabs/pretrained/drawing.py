@@ -74,24 +74,27 @@ def draw_heads(tab: PretrainedTab, shown: Shown) -> None:
     tab.head_lines.set_heads(a.weights[layer], tokens, tokens, names, selected=head,
                              titles=(QCoreApplication.translate("PretrainedTab", "queries"), QCoreApplication.translate("PretrainedTab", "keys")))
     follow_head(tab, head, a.weights[layer])
+    clear_readout(tab, "heads")
+    # the token the head view keeps hovered, named from these tokens (a new sentence
+    # left 'query 9 “because”' under a sentence without it)
+    tab._hover_head_view(*tab.head_lines.lines.hover)
 
 
-#: the most lines the head view draws with every head shown; above it the view starts
-#: with the chosen head's lines only (antialiased lines cost about 0.1 ms each to paint:
-#: a dozen heads over a 15-token sentence are 2,700 of them, 0.3 s a paint)
-LINE_BUDGET = 800
+def clear_readout(tab: PretrainedTab, key: str) -> None:
+    """A hovered cell's read-out describes the picture drawn before: a new one (other
+    tokens, masks, layer, or language) clears it until the mouse moves."""
+    tab.view(key).panel.set_readout("")
 
 
 def follow_head(tab: PretrainedTab, head: int, weights: np.ndarray) -> None:
-    """With many lines, the head view shows the chosen head: a newly chosen head (or
-    model) replaces the lines shown; heads added from the legend stay until then."""
-    from viz.head_view import MIN_ALPHA
-
+    """The head view shows every head of the layer, as BertViz's does (it once showed
+    the chosen head alone above 800 lines; above 1,500 the view draws them aliased, a
+    dozen heads over 15 tokens in about 30 ms): a new model shows all its heads again;
+    heads hidden from the legend stay hidden until then."""
     heads = len(tab.head_lines.shown_heads())
-    key = (heads, head, tab._serial)
-    if getattr(tab, "_followed", None) != key and int((weights >= MIN_ALPHA).sum()) > \
-            LINE_BUDGET:
-        tab.head_lines.set_shown_heads(np.arange(heads) == head)
+    key = (heads, tab._serial)
+    if getattr(tab, "_followed", None) != key:
+        tab.head_lines.set_shown_heads(np.ones(heads, bool))
     tab._followed = key
 
 
@@ -125,6 +128,7 @@ def draw_overview(tab: PretrainedTab, shown: Shown) -> None:
                                 layer * cols + head)
     tab._overview_cols = cols
     tab._overview_titles = titles
+    clear_readout(tab, "overview")
 
 
 def draw_neuron(tab: PretrainedTab, shown: Shown) -> None:
@@ -136,6 +140,7 @@ def draw_neuron(tab: PretrainedTab, shown: Shown) -> None:
         nv.q[query], nv.k, nv.scores[query], nv.weights[query], nv.tokens,
         nv.tokens[query],
         [QCoreApplication.translate("PretrainedTab", "q (query)"), QCoreApplication.translate("PretrainedTab", "k (keys)"), QCoreApplication.translate("PretrainedTab", "q ⊙ k"), QCoreApplication.translate("PretrainedTab", "q·k/√d"), QCoreApplication.translate("PretrainedTab", "softmax")])
+    clear_readout(tab, "neuron")
 
 
 def stats_tiles(shown: Shown) -> tuple[np.ndarray, list[str]]:
@@ -156,7 +161,8 @@ def draw_stats(tab: PretrainedTab, shown: Shown) -> None:
     maps, titles = stats_tiles(shown)
     layers, heads = maps.shape[1:]
     tab.stats_view.set_heads(maps, [f"L{i}" for i in range(layers)],
-                             [str(h) for h in range(heads)], titles, ticks=False)
+                             [str(h) for h in range(heads)], titles, ticks=True)
+    clear_readout(tab, "stats")
 
 
 def sentence_labels(n: int) -> list[str]:
@@ -181,13 +187,14 @@ def draw_similarity(tab: PretrainedTab, shown: Shown) -> None:
     tab.similarity_view.set_heads(
         both, labels, labels,
         [QCoreApplication.translate("PretrainedTab", "{0} heads off").format(off), QCoreApplication.translate("PretrainedTab", "all heads on")], levels=(low, 1.0))
-    if not panel.readout.text().strip() or tab._similarity_hint_shown:
-        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Cosine similarity of the mean-pooled embeddings; hover a cell."))
-        tab._similarity_hint_shown = True
+    # a cell's read-out named the matrix drawn before (other sentences or heads, or the
+    # language of then); hovering a cell of this one names it again
+    panel.set_readout(QCoreApplication.translate("PretrainedTab", "Cosine similarity of the mean-pooled embeddings; hover a cell."))
 
 
 def draw_next(tab: PretrainedTab, shown: Shown) -> None:
     nt = shown.next
+    clear_readout(tab, "next")
     if nt is None:
         tab.next_view.set_bars([], np.zeros(0), np.zeros(0, bool), np.zeros(0),
                                (QCoreApplication.translate("PretrainedTab", "probability"), QCoreApplication.translate("PretrainedTab", "sampled from")))

@@ -60,7 +60,6 @@ class PretrainedTab(BaseTab):
         self._pending_mask: np.ndarray | None = None     # for a model still to be loaded
         self._pending_keep: list[bool] | None = None
         self._keep_for: tuple[str, str | None] | None = None
-        self._similarity_hint_shown = False
         self._missing = False          # the bundled model's package is not installed
         build_controls(self)
         build_views(self)
@@ -524,6 +523,14 @@ class PretrainedTab(BaseTab):
         texts.retranslate(self)
         super().retranslate()
         if self.trace is not None:
-            self.show_trace(self.trace)
+            # every view's words in the new language now, not one view per turn: the
+            # views not redrawn yet kept the old language's tile titles and read-outs
+            # meanwhile, and a screenshot taken after a long turn caught them (the views
+            # keep their shapes, so drawing them all again takes 15-25 ms)
+            self._draw_now = True
+            try:
+                self.show_trace(self.trace)
+            finally:
+                self._draw_now = False
         else:
             drawing.draw_generation(self)

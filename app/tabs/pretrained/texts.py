@@ -185,7 +185,6 @@ def hover_similarity(tab: PretrainedTab, panel_index, row, col, value) -> None:
     if panel_index < 0 or s is None or s.similarity is None:
         return
     sim = s.similarity
-    tab._similarity_hint_shown = False
     labels = sentence_labels(len(sim.sentences))
     panel.set_readout(f"{labels[row]} “{sim.sentences[row]}” · {labels[col]} "
                       f"“{sim.sentences[col]}”: {sim.similarity[row, col]:.3f} "
