@@ -304,8 +304,6 @@ def test_before_training_the_nll_plot_shows_the_untrained_flow_and_the_floor(qtb
     own log_prob (torch.distributions), and the entropy floor is drawn beside it."""
     import torch
 
-    from app.tabs.flows import untrained_nll
-
     tab.apply_state({"direction": "forward", "layers": 4})
     key = tab._session_key()
     qtbot.waitUntil(lambda: tab.result is not None and key in tab.sessions
@@ -314,11 +312,45 @@ def test_before_training_the_nll_plot_shows_the_untrained_flow_and_the_floor(qtb
     x = torch.from_numpy(tab.result.trace.points[0].copy())
     with torch.no_grad():
         expected = float(-tab.sessions[key].flow.log_prob(x).mean())
-    assert untrained_nll(tab.result.trace) == pytest.approx(expected, rel=1e-4, abs=1e-4)
+    assert tab.result.nll == pytest.approx(expected, rel=1e-4, abs=1e-4)
     xs, ys = tab.nll_plot.curves()
     assert float(ys[0][0]) == pytest.approx(expected, rel=1e-4, abs=1e-4) and xs[0][0] == 0
     assert float(ys[1][0]) == pytest.approx(tab.result.entropy, rel=1e-5)
     assert "floor" in tab.view("nll").panel.readout.text()
+
+
+def test_the_animation_direction_does_not_change_the_untrained_nll(qtbot, tab):
+    """A display option never changes a metric: with the animation run backwards
+    (latent → data) the NLL plot shows the same untrained NLL of the same data points at
+    step 0, checked against the flow's own log_prob, and its axis stays where the NLL
+    is (the inverse direction gave "NLL nan", no step-0 point and an axis below 0)."""
+    import torch
+
+    from models.flows import densities
+
+    tab.apply_state({"direction": "forward", "layers": 4, "seed": 3})
+    key = tab._session_key()
+    qtbot.waitUntil(lambda: tab.result is not None and key in tab.sessions
+                    and len(tab.result.trace.layer_names) == 4
+                    and tab.result.trace.direction == "forward", timeout=30_000)
+    assert not tab.sessions[key].losses
+    p = tab.params()
+    data = torch.from_numpy(densities.sample(p["density"], p["points"], seed=p["seed"]))
+    with torch.no_grad():
+        expected = float(-tab.sessions[key].flow.log_prob(data).mean())
+    _, forward_ys = tab.nll_plot.curves()
+    tab.apply_state({"direction": "inverse"})
+    qtbot.waitUntil(lambda: tab.result.trace.direction == "inverse", timeout=30_000)
+    assert tab.result.nll == pytest.approx(expected, rel=1e-4, abs=1e-4)
+    xs, ys = tab.nll_plot.curves()
+    assert xs[0][0] == 0 and float(ys[0][0]) == pytest.approx(expected, rel=1e-4, abs=1e-4)
+    assert float(ys[0][0]) == pytest.approx(float(forward_ys[0][0]), rel=1e-5)
+    readout = tab.view("nll").panel.readout.text()
+    assert "nan" not in readout.lower() and f"{expected:.4g}" in readout
+    low, high = tab.nll_plot.plotItem.vb.viewRange()[1]
+    assert low <= min(expected, tab.result.entropy) and high >= max(expected,
+                                                                    tab.result.entropy)
+    assert low > min(expected, tab.result.entropy) - abs(expected - tab.result.entropy)
 
 
 def test_identical_points_are_named_before_train_and_train_says_the_same(qtbot, window, tab):

@@ -186,7 +186,7 @@ def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
 
 def test_every_tour_step_applies(qtbot, tab):
     steps = tab.tour_steps()
-    assert 8 <= len(steps) <= 13
+    assert 8 <= len(steps) <= 14
     for i, step in enumerate(steps):
         tab.tour.go_to(i)
         highlighted = [v.key for v in tab.views if v.panel.is_highlighted()]
@@ -460,3 +460,24 @@ def test_a_refused_file_leaves_the_training_running(qtbot, window, tab, tmp_path
     qtbot.waitUntil(lambda: not tab.jobs.is_running() and not tab.is_opening(), timeout=30_000)
     assert len(shown) == 1 and tab.sessions[key] is not training
     assert tab.sessions[key].step == 0
+
+
+def test_a_model_that_makes_no_error_is_drawn_at_zero_errors_not_one_in_a_thousand(tab):
+    """Held-out and token errors of exactly 0 (100 % correct) are marks on the log axis's
+    bottom edge, named "0 errors" in the legend; no curve holds a made-up 10⁻³ (it was
+    drawn as 0.1 % error)."""
+    from app.tabs.transformer.drawing import redraw_training
+
+    session = tab.session()
+    list(session.train(12, eval_every=4))
+    # what a model that has learnt the task records: every held-out sequence right
+    session.accuracy_history.append((session.step, 1.0))
+    session.token_accuracy[-1] = 1.0
+    redraw_training(tab)
+    plot = tab.train_plot
+    zx, _colours = plot.zero_points()
+    assert float(session.step) in zx.tolist()
+    assert any("0 errors" in lab.text for _s, lab in plot.legend.items)
+    for item in plot.plotItem.listDataItems():
+        y = np.asarray(item.getData()[1], np.float64)
+        assert not np.isclose(y, -3.0).any()          # log10(10⁻³): no clamped value

@@ -354,6 +354,12 @@ class DensityView(pg.GraphicsLayoutWidget):
         # label were cut at the view's edge)
         self.colorbar.getAxis("right").setWidth(62)
         self.addItem(self.colorbar, row=0, col=2)
+        # the two panels equally wide: aspect-locked, a wider one showed a wider range
+        # (x −1.5 … 2.5 against −1.7 … 2.7), and the two densities did not compare
+        for c, stretch in ((0, 1), (1, 1), (2, 0)):
+            self.ci.layout.setColumnStretchFactor(c, stretch)
+        for p in self.plots:
+            p.setPreferredWidth(1)
         self.samples = Scatter(pxMode=True, size=3, pen=None,
                                brush=pg.mkBrush(255, 255, 255, 150))
         self.plots[1].addItem(self.samples)

@@ -42,6 +42,7 @@ PATTERN_PARAMS = (
     Param("length", "int", 0, 0, 1024),
     Param("layers", "int", 2, 1, 16),
     Param("blocked_row", "bool", True),
+    Param("course", "bool", False),    # the course tile as the chapter writes it (-1e9)
 )
 #: the three APIs of the conventions panel, short enough for a tile's title ("course"
 #: is translated: see ``_api_short``)
@@ -215,7 +216,7 @@ class EfficientTab(TrainingTab):
                 and self._cost_key(p) != getattr(self, "_cost_params", None)):
             self.cost = None          # measured for other settings: not shown as these
         self.pattern_form.set_visible_rows(
-            {"pattern", "n", "causal", "length", "layers", "blocked_row"}
+            {"pattern", "n", "causal", "length", "layers", "blocked_row", "course"}
             | PATTERN_USES[p["pattern"]])
         self.approx_form.set_visible_rows(
             {"method", "source", "seq_len", "d", "scale", "seed"} | METHOD_USES[p["method"]])
@@ -317,9 +318,11 @@ class EfficientTab(TrainingTab):
         ys.append(m.reach_fraction * m.n)
         names.append(self.tr("pairs connected / N"))
         self.field_plot.set_curves(xs, ys, names, symbols=["o", None, None])
+        names = self._api_short()
+        if c.as_written:
+            names[0] = self.tr("course, −1e9")
         titles = [f"{name}<br>" + self.tr("Δ {0:.0e}<br>NaN: {1}").format(diff, nan)
-                  for name, diff, nan in zip(self._api_short(), c.max_diff, c.nan_rows,
-                                             strict=True)]
+                  for name, diff, nan in zip(names, c.max_diff, c.nan_rows, strict=True)]
         self.conventions_view.set_heads(c.weights, labels, labels, titles, cols=3,
                                         ticks=False)
         self._conventions_note = self.tr("; ").join(
@@ -327,6 +330,11 @@ class EfficientTab(TrainingTab):
             zip(self._api_short(), self._conversions(c), strict=True)
         ) + self.tr("; ") + self.tr("opposite polarity: Δ {0}").format(
             " / ".join(f"{x:.2g}" for x in c.flipped_diff))
+        if c.as_written:      # the chapter's -1e9 against our -inf and zeros
+            self._conventions_note = self.tr(
+                "Course's −1e9: rows {1} get 1/{2} per key (ours 0), max |Δweight| {0:.3f}"
+            ).format(c.course_delta, ", ".join(map(str, c.course_rows)) or "–",
+                     c.mask.shape[1]) + self.tr("; ") + self._conventions_note
         self.view("conventions").panel.set_readout(self._conventions_note)
 
     def _draw_approx(self, a: ApproxTrace) -> None:
@@ -523,7 +531,8 @@ class EfficientTab(TrainingTab):
              "block": self.tr("Block size"), "window_blocks": self.tr("Window blocks"),
              "global_blocks": self.tr("Global blocks"), "random_blocks": self.tr("Random blocks"),
              "causal": self.tr("Causal"), "length": self.tr("Padding from (0 = none)"),
-             "layers": self.tr("Layers ℓ"), "blocked_row": self.tr("Block the last query (API test)")},
+             "layers": self.tr("Layers ℓ"), "blocked_row": self.tr("Block the last query (API test)"),
+             "course": self.tr("Course tile as the course writes it (−1e9)")},
             {"pattern": self._pattern_texts()})
         self.approx_form.setTitle(self.tr("Approximation"))
         self.approx_form.set_texts(

@@ -44,22 +44,11 @@ VIEW_PARAMS = (
     Param("grid", "bool", True),
     Param("speed", "float", 1.0, 0.1, 8.0, step=0.5),
     Param("seed", "int", 0, 0, 99999),
+    Param("course", "bool", False),    # the density as the chapter composes the layers
 )
 #: the parameters that make a different model (the others tune the one there is)
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
 SESSIONS_KEPT = 4
-
-
-def untrained_nll(trace) -> float:
-    """The mean NLL (nats) of a forward trace's points under its flow: −log N(z; 0, I)
-    minus the layers' log|det J| summed, averaged over the points (NaN for an inverse
-    trace, whose points are samples, not data)."""
-    if trace.direction != "forward" or not len(trace.points):
-        return math.nan
-    z = trace.points[-1].astype(np.float64)
-    log_base = -0.5 * (z ** 2).sum(axis=1) - 0.5 * z.shape[1] * math.log(2 * math.pi)
-    log_p = log_base + trace.logdet_points.astype(np.float64).sum(axis=0)
-    return float(-log_p.mean())
 
 
 class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
@@ -265,7 +254,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self.slider.setRange(0, 100 * layers)
         self.slider.blockSignals(False)
         self._slider_moved(self.slider.value())
-        d = result.density
+        d = result.density if result.course is None else result.course.density
         self.density_plot.set_densities(result.target, d.density, d.extent, result.frame,
                                         d.samples[:1000])
         self._density_texts(result)
@@ -282,14 +271,23 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         x, z, h = ("x₁", "x₂"), ("z₁", "z₂"), ("h₁", "h₂")
         self.flow_view.set_axis_labels([x, h, z] if forward else [z, h, x])
         self.view("density").panel.set_readout(self.tr(
-            "learned mass on the grid: {0:.3f} (1 if it holds all of it)").format(d.mass))
+            "learned mass on the grid: {0:.3f} (1 if it holds all of it)").format(d.mass)
+            if result.course is None else self._course_text(result.course))
+
+    def _course_text(self, c) -> str:
+        """The chapter's TransformedDistribution(base, layers) against the trained flow."""
+        return self.tr(
+            "Course's TransformedDistribution(base, layers): log p {0:.2f} vs ours {1:.2f}, "
+            "Δ {2:.1f} nats/point; layers inverted, reversed: Δ {3:.0e}").format(
+                c.log_p_course, c.log_p_ours, c.mean_abs_delta, c.inverted_delta)
 
     def _density_texts(self, result: FlowResult) -> None:
         exact = result.target_kind == "density"
         self.density_plot.set_texts(
             # short: a panel's title sets its least width (a long one cut the view off)
             self.tr("data p(x)") if exact else self.tr("data histogram"),
-            self.tr("model p_θ(x)"), self.tr("density"), "x₁", "x₂")
+            self.tr("model p_θ(x)") if result.course is None
+            else self.tr("course's p(x)"), self.tr("density"), "x₁", "x₂")
 
     def _redraw_nll(self, entropy: float) -> None:
         session = self.sessions.get(self._session_key())
@@ -317,7 +315,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
     def _redraw_untrained_nll(self, entropy: float) -> None:
         """Before training: the untrained flow's NLL of the shown points at step 0 and the
         floor it can reach, so the plot says where training starts and where it ends."""
-        nll0 = untrained_nll(self.result.trace) if self.result is not None else math.nan
+        nll0 = self.result.nll if self.result is not None else math.nan
         xs, ys, names, symbols, colours = [], [], [], [], []
         if math.isfinite(nll0):
             xs.append(np.zeros(1, np.float32))
@@ -490,11 +488,12 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         r = self.result
         if r is None:
             return None
-        d = r.density
+        d = r.density if r.course is None else r.course.density     # the one shown
         return ViewData("density", {"density": d.density, "target": r.target,
                                     "samples": d.samples},
                         {"extent": list(d.extent), "frame": list(r.frame), "mass": d.mass,
-                         "target": r.target_kind},
+                         "target": r.target_kind, "as_the_course_writes_it": r.course
+                         is not None},
                         row_labels=None, col_labels=None)
 
     def _data_nll(self) -> ViewData | None:
@@ -534,7 +533,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self.view_form.set_texts(
             {"direction": self.tr("Direction"), "points": self.tr("Points"),
              "grid": self.tr("Deformed grid"), "speed": self.tr("Layers per second"),
-             "seed": self.tr("Seed")},
+             "seed": self.tr("Seed"), "course": self.tr("Density as the course writes it")},
             {"direction": [self.tr("forward: data → latent"),
                            self.tr("inverse: latent → data (sampling)")]})
         self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()

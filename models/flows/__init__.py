@@ -24,4 +24,7 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "density_grid": "flow",
     "FlowSession": "session",
     "flow_result": "probe",
+    "course_distribution": "course",
+    "model_distribution": "course",
+    "course_comparison": "course",
 })

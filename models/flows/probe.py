@@ -10,7 +10,8 @@ import numpy as np
 import torch
 
 from models.flows import densities
-from models.flows.flow import density_grid, grid_lines
+from models.flows.course import course_comparison
+from models.flows.flow import CHUNK_ROWS, density_grid, grid_lines
 from models.flows.options import CUSTOM
 from models.flows.session import FlowSession
 from models.traces import FlowResult
@@ -51,12 +52,36 @@ def flow_result(session: FlowSession, p: dict, custom: np.ndarray | None) -> Flo
             grid = flow.grid_trace(lines, p["direction"]) if p["grid"] else None
             density = density_grid(flow, extent, resolution=RESOLUTION, n_samples=1000,
                                    seed=p["seed"])
+            # the chapter's TransformedDistribution(base, layers) of the same layers
+            course = course_comparison(flow, data, extent, resolution=RESOLUTION,
+                                       seed=p["seed"]) if p.get("course") else None
+            nll = _data_nll(flow, data, trace)
         finally:
             if was_training:
                 flow.train()
     target, kind = _target(session, p["density"], custom, extent)
     return FlowResult(trace=trace, grid=grid, density=density, entropy=session.entropy,
-                      target=target, target_kind=kind, frame=frame)
+                      target=target, target_kind=kind, frame=frame, course=course,
+                      nll=nll)
+
+
+@torch.no_grad()
+def _data_nll(flow, data: np.ndarray, trace) -> float:
+    """The mean NLL (nats) of the data points under ``flow``: −log p(x) = −log N(f(x))
+    − log|det ∂f/∂x|. A display option never changes it: a forward trace already holds
+    f(x) and the layers' log-determinants of these points; an inverse trace starts from
+    latent samples, so the data go through the flow here."""
+    if not len(data):
+        return float("nan")
+    if trace.direction == "forward":
+        z = torch.from_numpy(np.ascontiguousarray(trace.points[-1])).to(flow.base_loc.device)
+        log_p = flow.base.log_prob(z).double().cpu().numpy() + \
+            trace.logdet_points.astype(np.float64).sum(axis=0)
+    else:
+        x = torch.as_tensor(np.asarray(data, np.float32), device=flow.base_loc.device)
+        log_p = torch.cat([flow.log_prob(part) for part in x.split(CHUNK_ROWS)]
+                          ).double().cpu().numpy()
+    return float(-log_p.mean())
 
 
 def _frame(data: np.ndarray) -> tuple[tuple[float, ...], tuple[float, ...]]:

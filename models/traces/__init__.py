@@ -16,7 +16,7 @@ from models.traces.efficient import (
     MaskTrace,
 )
 from models.traces.explain import NodeExplanation
-from models.traces.flows import FlowDensity, FlowResult, FlowTrace
+from models.traces.flows import FlowCourse, FlowDensity, FlowResult, FlowTrace
 from models.traces.generation import GenerationData, GenerationTrace, GenerationView, GraphSet
 from models.traces.graphs import (
     BatchTrace,
@@ -59,6 +59,7 @@ from models.traces.pretrained import (
 from models.traces.transformer import (
     AttentionMaps,
     AttentionPanels,
+    CourseAttention,
     ForwardStep,
     ForwardSteps,
     TransformerTrace,
@@ -66,8 +67,9 @@ from models.traces.transformer import (
 
 __all__ = [
     "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AttentionMaps",
-    "AttentionPanels", "TransformerTrace", "ForwardStep", "ForwardSteps", "MaskTrace",
-    "ApproxTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity",
+    "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep", "ForwardSteps",
+    "MaskTrace",
+    "ApproxTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",
     "FlowResult", "EdgeValues",
     "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace", "GraphClassTrace",
     "LinkTrace", "ModelComparison", "GraphResult", "VectorField", "SolverSteps",

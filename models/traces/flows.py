@@ -10,7 +10,7 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["FlowTrace", "FlowDensity", "FlowResult"]
+__all__ = ["FlowTrace", "FlowDensity", "FlowCourse", "FlowResult"]
 
 
 @trace
@@ -58,6 +58,27 @@ class FlowDensity:
 
 
 @trace
+class FlowCourse:
+    """The flow's density as the course's code builds it, beside ours.
+
+    ``TransformedDistribution(base, layers)`` (the chapter's composition) reads the
+    layers as base → data; ours map data → latent. ``log_p_ours`` / ``log_p_course`` are
+    the mean log p (nats) of the shown data points under the trained flow and under the
+    chapter's composition of the same layers; ``mean_abs_delta`` / ``mean_delta`` their
+    mean |difference| and mean difference per point; ``inverted_delta`` the largest
+    |difference| once the layers are inverted in reverse order (≈ 0). ``density`` is the
+    chapter's density on the tab's grid, with what its ``sample()`` draws.
+    """
+
+    log_p_ours: float
+    log_p_course: float
+    mean_abs_delta: float
+    mean_delta: float
+    inverted_delta: float
+    density: FlowDensity
+
+
+@trace
 class FlowResult:
     """What the normalizing-flow tab shows at once: points pushed through every layer,
     the deformed grid through the same layers (``None`` when the grid is off), the
@@ -68,7 +89,9 @@ class FlowResult:
     data's true density p(x) at the grid's cell centres (``target_kind`` "density",
     same shape as ``density.density``), or a normalised 2D histogram of the data where
     p has no closed form or the points are the user's ("histogram", its own number of
-    cells). ``frame`` (x_min, x_max, y_min, y_max) is the square around the data a
+    cells). ``course`` (the "as the course writes it" switch, else None) holds the
+    chapter's ``TransformedDistribution`` of the same layers. ``frame``
+    (x_min, x_max, y_min, y_max) is the square around the data a
     density view shows; the grid reaches beyond it, so a view whose shape is not
     square still shows computed values to its edges.
 
@@ -84,3 +107,7 @@ class FlowResult:
     target: np.ndarray
     target_kind: str
     frame: tuple[float, float, float, float]
+    course: FlowCourse | None = None
+    #: the mean NLL (nats) of the data points under the flow as it is now, whichever
+    #: direction the animation shows (the points an inverse trace shows are samples)
+    nll: float = float("nan")

@@ -5,7 +5,7 @@
     <name>BaseTab</name>
     <message>
         <source>The job was stopped: the device changed to {0}.</source>
-        <extracomment>a file opened in the background was accepted (its path)</extracomment>
+        <extracomment>a file opened in the background was accepted (its path) the tab let go of memory outside a job (the window hands free pages back)</extracomment>
         <translation>任务已停止：设备已切换为 {0}。</translation>
     </message>
     <message>
@@ -91,6 +91,10 @@
     <message>
         <source>pairs connected / N</source>
         <translation>连通的对数 / N</translation>
+    </message>
+    <message>
+        <source>course, −1e9</source>
+        <translation>课程，−1e9</translation>
     </message>
     <message>
         <source>; </source>
@@ -353,6 +357,10 @@ on this device.</source>
         <translation>完全屏蔽最后一个查询（接口测试）</translation>
     </message>
     <message>
+        <source>Course tile as the course writes it (−1e9)</source>
+        <translation>课程图块按课程代码的写法（−1e9）</translation>
+    </message>
+    <message>
         <source>Approximation</source>
         <translation>近似方法</translation>
     </message>
@@ -419,6 +427,10 @@ on this device.</source>
     <message>
         <source>Δ {0:.0e}&lt;br&gt;NaN: {1}</source>
         <translation>Δ {0:.0e}&lt;br&gt;NaN：{1}</translation>
+    </message>
+    <message>
+        <source>Course&apos;s −1e9: rows {1} get 1/{2} per key (ours 0), max |Δweight| {0:.3f}</source>
+        <translation>课程的 −1e9：第 {1} 行每个键得到 1/{2}（我们的为 0），最大 |Δ权重| {0:.3f}</translation>
     </message>
     <message>
         <source>relative error</source>
@@ -626,6 +638,10 @@ by maximum likelihood.</source>
         <translation>每个批次的 NLL（奈特）</translation>
     </message>
     <message>
+        <source>Course&apos;s TransformedDistribution(base, layers): log p {0:.2f} vs ours {1:.2f}, Δ {2:.1f} nats/point; layers inverted, reversed: Δ {3:.0e}</source>
+        <translation>课程的 TransformedDistribution(base, layers)：log p 为 {0:.2f}，我们的为 {1:.2f}，每点 Δ {2:.1f} 奈特；各层取逆并倒序：Δ {3:.0e}</translation>
+    </message>
+    <message>
         <source>running mean</source>
         <translation>滑动平均</translation>
     </message>
@@ -750,6 +766,10 @@ by maximum likelihood.</source>
     <message>
         <source>untrained: NLL {0:.4g} nats at step 0, floor {1:.4g}; press “Train” to fit the flow by maximum likelihood</source>
         <translation>未训练：第 0 步 NLL {0:.4g} 奈特，下限 {1:.4g}；点击“训练”，用最大似然拟合这个流</translation>
+    </message>
+    <message>
+        <source>course&apos;s p(x)</source>
+        <translation>课程的 p(x)</translation>
     </message>
     <message>
         <source>Draw at least {0} points (press and drag in the data panel); {1} were drawn.</source>
@@ -878,6 +898,10 @@ by maximum likelihood.</source>
     <message>
         <source>Seed</source>
         <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Density as the course writes it</source>
+        <translation>按课程代码的写法计算密度</translation>
     </message>
     <message>
         <source>forward: data → latent</source>
@@ -1250,8 +1274,8 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>社区：归一化拉普拉斯矩阵的最小特征值</translation>
     </message>
     <message>
-        <source>loss · modularity</source>
-        <translation>损失 · 模块度</translation>
+        <source>modularity</source>
+        <translation>模块度</translation>
     </message>
     <message>
         <source>loss (spectral + collapse)</source>
@@ -1315,6 +1339,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>{0}: {1} nodes, {2} edges</source>
+        <extracomment>where each view goes (row, column, rows, columns) where four columns fit: three rows, all in sight at 1600 × 1000 (a fourth row, the mini-batch alone, was below the fold), the graph and the messages over two rows (the messages ask the height that names every neighbour); and where only three fit (1280 × 800: four would scroll sideways)</extracomment>
         <translation>{0}：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
@@ -1483,10 +1508,6 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>轮次</translation>
     </message>
     <message>
-        <source>loss · accuracy</source>
-        <translation>损失 · 准确率</translation>
-    </message>
-    <message>
         <source>Untrained (epoch {0}): press “Train”.</source>
         <translation>未训练（第 {0} 轮）：点击“训练”。</translation>
     </message>
@@ -1531,7 +1552,19 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>房屋形</translation>
     </message>
     <message>
-        <source>Working out the untrained models' accuracies…</source>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>{0} trained, epoch {1}</source>
+        <translation>{0} 已训练，第 {1} 轮</translation>
+    </message>
+    <message>
+        <source>{0} after {1} epochs: test accuracy {2:.2f}.</source>
+        <translation>{0} 训练 {1} 轮后：测试准确率 {2:.2f}。</translation>
+    </message>
+    <message>
+        <source>Working out the untrained models&apos; accuracies…</source>
         <translation>正在计算未训练模型的准确率…</translation>
     </message>
     <message>
@@ -1791,6 +1824,10 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>聚合器</translation>
     </message>
     <message>
+        <source>Edge weights in GCN</source>
+        <translation>GCN 使用边权重</translation>
+    </message>
+    <message>
         <source>Labelled nodes per class</source>
         <translation>每类带标签节点数</translation>
     </message>
@@ -1888,12 +1925,16 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>GNNExplainer</source>
-        <extracomment>features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
+        <extracomment>the job that explains the correctly predicted test nodes and shows the best one features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>GNNExplainer</translation>
     </message>
     <message>
         <source>GAT attention</source>
         <translation>GAT 注意力</translation>
+    </message>
+    <message>
+        <source>No test node is predicted correctly: there is no prediction worth explaining yet. Train more, or click a node and press “Explain”.</source>
+        <translation>没有预测正确的测试节点：目前还没有值得解释的预测。请继续训练，或点击一个节点后按“解释”。</translation>
     </message>
     <message>
         <source>Train the node classifier first: an untrained model&apos;s predictions have nothing to explain.</source>
@@ -1906,6 +1947,10 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     <message>
         <source>The attention explanation needs a GAT: choose GAT and train it, or use GNNExplainer.</source>
         <translation>注意力解释需要 GAT 模型：请选择 GAT 并训练，或改用 GNNExplainer。</translation>
+    </message>
+    <message>
+        <source>Explaining the {0} correctly predicted test nodes: node {1} ({2}/{0}) · epoch {3}/{4}</source>
+        <translation>正在解释 {0} 个预测正确的测试节点：节点 {1}（{2}/{0}）· 第 {3}/{4} 轮</translation>
     </message>
     <message>
         <source>GNNExplainer: epoch {0}/{1} · loss {2:.3f}</source>
@@ -1936,6 +1981,30 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>特征掩码（预测最依赖的特征）：</translation>
     </message>
     <message>
+        <source>mask &gt; {0:g}</source>
+        <translation>掩码 &gt; {0:g}</translation>
+    </message>
+    <message>
+        <source>the top {0} by importance</source>
+        <translation>重要性最高的 {0} 条</translation>
+    </message>
+    <message>
+        <source>This prediction is wrong: the explanation shows what the model&apos;s error rests on, not the node&apos;s community.</source>
+        <translation>这个预测是错的：解释显示的是模型的错误依赖什么，而不是该节点所属的社团。</translation>
+    </message>
+    <message>
+        <source>Fidelity+ 0 means these edges were not needed: the model predicts the same without them, so they do not show why it decided.</source>
+        <translation>Fidelity+ 为 0 表示这些边并非必需：没有它们模型的预测也不变，所以它们不能说明模型为何这样决定。</translation>
+    </message>
+    <message>
+        <source>Fidelity− 1 means these edges alone do not give the prediction.</source>
+        <translation>Fidelity− 为 1 表示仅凭这些边得不到这个预测。</translation>
+    </message>
+    <message>
+        <source>Fidelity+ 1 and fidelity− 0: the prediction needs these edges, and they suffice for it.</source>
+        <translation>Fidelity+ 为 1、fidelity− 为 0：预测需要这些边，而且有它们就足够了。</translation>
+    </message>
+    <message>
         <source>No explanation yet: train the classifier, click a node, press “Explain”.</source>
         <translation>尚无解释：先训练分类器，点击一个节点，再按“解释”。</translation>
     </message>
@@ -1948,8 +2017,8 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>（其标签为“{0}”）</translation>
     </message>
     <message>
-        <source>Fidelity+ {0:.0f}: without the {1} most important edges the prediction {2}.</source>
-        <translation>Fidelity+ {0:.0f}：去掉最重要的 {1} 条边后，预测{2}。</translation>
+        <source>the explanation ({0})</source>
+        <translation>解释（{0}）</translation>
     </message>
     <message>
         <source>changes</source>
@@ -1958,6 +2027,18 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     <message>
         <source>stays the same</source>
         <translation>保持不变</translation>
+    </message>
+    <message>
+        <source>Node chosen by rule among the {0} correctly predicted test nodes: the largest fidelity+ − fidelity− ({1:+.0f}, reached by {2}), ties broken by the largest drop of the predicted class&apos;s probability without the explanation (here {3:.2f}).</source>
+        <translation>该节点按规则从 {0} 个预测正确的测试节点中选出：fidelity+ − fidelity− 最大（{1:+.0f}，共 {2} 个节点达到），相同时取去掉解释后预测类别概率下降最多者（这里为 {3:.2f}）。</translation>
+    </message>
+    <message>
+        <source>The explanation: {0} edges ({1}), of the {2} edges (each direction counted) with any importance.</source>
+        <translation>解释：{0} 条边（{1}），在有一定重要性的 {2} 条边中（两个方向分别计数）。</translation>
+    </message>
+    <message>
+        <source>Fidelity+ {0:.0f}: without those {1} edges the prediction {2}.</source>
+        <translation>Fidelity+ {0:.0f}：去掉这 {1} 条边后，预测{2}。</translation>
     </message>
     <message>
         <source>Fidelity− {0:.0f}: with only those edges the prediction {1}.</source>
@@ -1972,12 +2053,8 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>重要性</translation>
     </message>
     <message>
-        <source>the explanation (top edges)</source>
-        <translation>解释（最重要的边）</translation>
-    </message>
-    <message>
-        <source>Edges: width and colour by {0}&apos;s importance; dashed: the top {1}</source>
-        <translation>边：宽度和颜色表示 {0} 给出的重要性；虚线：最重要的 {1} 条</translation>
+        <source>dashed: the explanation, {1} edges ({2}); width and colour of each edge: {0}&apos;s importance</source>
+        <translation>虚线：解释，共 {1} 条边（{2}）；每条边的宽度和颜色：{0} 给出的重要性</translation>
     </message>
     <message>
         <source>Explain a prediction</source>
@@ -2165,7 +2242,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     <name>JobBar</name>
     <message>
         <source>Cancel</source>
-        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head</extracomment>
+        <extracomment>another tab by key (None if there is none): a tab may read what another shows, e.g. the efficient-attention tab takes q/k/v from the Transformer tab&apos;s head save the tab of this key as a session at a path in the background, as File → Save session… does (the window&apos;s export bar; raises while an export runs); None for a tab outside a window, which saves on the spot</extracomment>
         <translation>取消</translation>
     </message>
     <message>
@@ -2902,6 +2979,10 @@ f 的求值次数。</translation>
         <translation>Δ梯度 {0:.1e} · 第 {1} 步</translation>
     </message>
     <message>
+        <source>Δgrad {0:.1e} of step {1}; the model is at step {2}, compared again when training stops</source>
+        <translation>Δ梯度 {0:.1e}（第 {1} 步）；模型已到第 {2} 步，训练停止后重新比较</translation>
+    </message>
+    <message>
         <source>relative gradient difference max|Δg|/max|g| = {0:.1e} · memory: tensors kept for the backward pass · NFE forward {1} and {2} · {3} · step {4}</source>
         <translation>梯度相对差异 max|Δg|/max|g| = {0:.1e} · 内存：为反向传播保存的张量 · 前向 NFE 分别为 {1} 和 {2} · {3} · 第 {4} 步</translation>
     </message>
@@ -3362,7 +3443,6 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>avg</source>
-        <extracomment>the most lines the head view draws with every head shown; above it the view starts with the chosen head&apos;s lines only (antialiased lines cost about 0.1 ms each to paint: a dozen heads over a 15-token sentence are 2,700 of them, 0.3 s a paint)</extracomment>
         <translation>平均</translation>
     </message>
     <message>
@@ -3471,7 +3551,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>Open a model folder</source>
-        <extracomment>heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
+        <extracomment>how long the tab is out of sight before its model&apos;s weights are released: long enough for a glance at another tab and back, and reading them again takes 45-55 ms for the bundled model heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
@@ -3791,6 +3871,7 @@ or open a Hugging Face model folder with File → Open…</source>
     <name>Tabs</name>
     <message>
         <source>Positional encoding</source>
+        <extracomment>the modules the tab&apos;s first trace imports (its models, and through them PyG, scipy, tokenizers...), imported off the GUI thread before it is built for a user who opens it once PyTorch is ready (PyG alone held the GUI thread 1.3 s; ``TabPages``)</extracomment>
         <translation>位置编码</translation>
     </message>
     <message>
@@ -4045,8 +4126,28 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>模型输出：{0}</translation>
     </message>
     <message>
+        <source>{0} rows of this head have every key blocked: the course&apos;s masked_fill(mask == 0, -1e9) gives them 1/{1} per key (ours: 0).</source>
+        <translation>这个头有 {0} 行的所有键都被屏蔽：课程的 masked_fill(mask == 0, -1e9) 给它们每个键 1/{1}（我们的实现：0）。</translation>
+    </message>
+    <message>
         <source>{0} rows of this head have every key blocked (their weights are set to 0).</source>
         <translation>该头有 {0} 行的所有键都被屏蔽（这些行的权重设为 0）。</translation>
+    </message>
+    <message>
+        <source>Course&apos;s code: the same weights as ours (max |Δweight| {0:.1e}).</source>
+        <translation>课程代码：权重与我们的相同（最大 |Δ权重| {0:.1e}）。</translation>
+    </message>
+    <message>
+        <source>Course&apos;s code: max |Δweight| {0:.3f} vs ours, rows {1}.</source>
+        <translation>课程代码：与我们的相比最大 |Δ权重| {0:.3f}，在第 {1} 行。</translation>
+    </message>
+    <message>
+        <source>Rows {0} fully blocked: 1/{1} = {2:.3f} each (ours 0).</source>
+        <translation>第 {0} 行整行被屏蔽：每个键 1/{1} = {2:.3f}（我们的为 0）。</translation>
+    </message>
+    <message>
+        <source>Course&apos;s SDPA example, head {0}: each query sees only later keys, max |Δweight| {1:.3f}; as written (no key): TypeError.</source>
+        <translation>课程的 SDPA 示例，头 {0}：每个查询只看到后面的键，最大 |Δ权重| {1:.3f}；按原样（缺少键参数）：TypeError。</translation>
     </message>
     <message>
         <source>avg</source>
@@ -4065,6 +4166,10 @@ or open a Hugging Face model folder with File → Open…</source>
 Press “Train” to train this model live.</source>
         <translation>尚未训练：还没有任何训练步。
 点击“训练”即可实时训练此模型。</translation>
+    </message>
+    <message>
+        <source>0 errors (no place on a log scale)</source>
+        <translation>0 个错误（对数刻度上无处可画）</translation>
     </message>
     <message>
         <source>{0}, layer {1}: every head (rows = queries, columns = keys)</source>
@@ -4321,6 +4426,14 @@ Press “Train” to train this model live.</source>
     <message>
         <source>look-ahead mask (decoder)</source>
         <translation>前瞻掩码（解码器）</translation>
+    </message>
+    <message>
+        <source>as the course writes it</source>
+        <translation>按课程代码的写法</translation>
+    </message>
+    <message>
+        <source>Compute the attention as the chapter&apos;s code does, with this model&apos;s weights: masked_fill(mask == 0, -1e9), the decoder mask logical_and(tgt_padding_mask.transpose(-2, -1), look_ahead_mask) and, for decoder self-attention, its F.scaled_dot_product_attention example. The read-out of the heads compares it with ours.</source>
+        <translation>用这个模型的权重，按课程代码的方式计算注意力：masked_fill(mask == 0, -1e9)、解码器掩码 logical_and(tgt_padding_mask.transpose(-2, -1), look_ahead_mask)，以及（解码器自注意力中）课程的 F.scaled_dot_product_attention 示例。各头视图的读数把它与我们的实现作比较。</translation>
     </message>
     <message>
         <source>step</source>

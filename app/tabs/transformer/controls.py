@@ -65,6 +65,7 @@ def build_controls(tab: TransformerTab, step: str) -> None:
     tab.kind.currentIndexChanged.connect(tab._kind_changed)
     tab.padding.toggled.connect(tab.schedule_update)
     tab.look_ahead.toggled.connect(tab.schedule_update)
+    tab.course.toggled.connect(tab.schedule_update)
 
 
 def _model_box(tab: TransformerTab) -> QGroupBox:
@@ -163,6 +164,10 @@ def _attention_box(tab: TransformerTab) -> QGroupBox:
     masks.addWidget(tab.look_ahead)
     masks.addStretch(1)
     form.addRow(masks)
+    # the chapter's code on the same weights: its -1e9 fill, its decoder mask, its SDPA call
+    tab.course = QCheckBox()
+    tab.course.setObjectName("CourseCheck")
+    form.addRow(tab.course)
     tab.mask_note = QLabel()
     tab.mask_note.setWordWrap(True)
     tab.mask_note.setVisible(False)      # shown when it has something to say

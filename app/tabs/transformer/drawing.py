@@ -49,11 +49,68 @@ def show_trace(tab: TransformerTab, t: TransformerTrace) -> None:
             f"<span style='font-family:monospace'>{' '.join(t.predicted)}</span> "
             f"<b style='color:{colour}'>{ok}</b>"))
     n_full = int(p.fully_masked.sum())
-    tab.mask_note.setText(QCoreApplication.translate(
-        "TransformerTab", "{0} rows of this head have every key blocked (their "
-        "weights are set to 0).").format(n_full) if n_full else "")
-    tab.mask_note.setVisible(bool(n_full))
+    if t.course is not None and n_full:
+        note = QCoreApplication.translate(
+            "TransformerTab", "{0} rows of this head have every key blocked: the course's "
+            "masked_fill(mask == 0, -1e9) gives them 1/{1} per key (ours: 0).").format(
+                n_full, p.mask.shape[1])
+    else:
+        note = QCoreApplication.translate(
+            "TransformerTab", "{0} rows of this head have every key blocked (their "
+            "weights are set to 0).").format(n_full) if n_full else ""
+    sdpa = course_sdpa_readout(t)       # also here: always in sight, beside the switch
+    note = " ".join(x for x in (note, sdpa) if x)
+    tab.mask_note.setText(note)
+    tab.mask_note.setVisible(bool(note))
+    if t.course is not None or getattr(tab, "_course_shown", False):
+        # the comparison, or (switched off) no stale one; a hover read-out stays otherwise
+        tab.view("heads").panel.set_readout(course_readout(tab, t))
+        tab.view("head_steps").panel.set_readout(course_sdpa_readout(t))
+    tab._course_shown = t.course is not None
     redraw_training(tab)
+
+
+def rows_text(rows) -> str:
+    """Row indices as runs: [4, 5, 6, 9] → "4–6, 9"."""
+    runs: list[list[int]] = []
+    for r in (int(x) for x in rows):
+        if runs and r == runs[-1][1] + 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def course_readout(tab: TransformerTab, t: TransformerTrace | None) -> str:
+    """"As the course writes it": how far the chapter's code is from ours on this layer
+    (the heads' read-out when no cell is hovered); empty when the switch is off."""
+    c = None if t is None else t.course
+    if c is None:
+        return ""
+    if not c.rows.size:
+        text = QCoreApplication.translate(
+            "TransformerTab", "Course's code: the same weights as ours (max |Δweight| "
+            "{0:.1e}).").format(c.max_delta)
+    else:
+        text = QCoreApplication.translate(
+            "TransformerTab", "Course's code: max |Δweight| {0:.3f} vs ours, rows {1}.").format(
+                c.max_delta, rows_text(c.rows))
+    if c.blocked_rows.size:
+        text += " " + QCoreApplication.translate(
+            "TransformerTab", "Rows {0} fully blocked: 1/{1} = {2:.3f} each (ours 0).").format(
+                rows_text(c.blocked_rows), c.keys, 1 / c.keys)
+    return text
+
+
+def course_sdpa_readout(t: TransformerTrace | None) -> str:
+    """The chapter's F.scaled_dot_product_attention example on the shown head (decoder
+    self-attention with the switch on; else empty)."""
+    c = None if t is None else t.course
+    if c is None or not c.sdpa.size:
+        return ""
+    return QCoreApplication.translate(
+        "TransformerTab", "Course's SDPA example, head {0}: each query sees only later keys, "
+        "max |Δweight| {1:.3f}; as written (no key): TypeError.").format(c.head, c.sdpa_max_delta)
 
 
 def overview_columns(t: TransformerTrace) -> tuple[np.ndarray, list[str], int]:
@@ -159,9 +216,12 @@ def redraw_training(tab: TransformerTab) -> None:
     steps = np.arange(1, len(losses) + 1, dtype=np.float32)
     acc = session.accuracy_history
     xs = np.array([s for s, _ in acc], np.float32)
-    err = np.array([max(1e-3, 1.0 - a) for _, a in acc], np.float32)
-    tok_err = np.maximum(1.0 - np.asarray(session.token_accuracy, np.float32), 1e-3)
+    # an error of 0 stays 0: drawn as a mark on the log axis's bottom edge, not as 10⁻³
+    err = np.array([max(0.0, 1.0 - a) for _, a in acc], np.float32)
+    tok_err = np.maximum(1.0 - np.asarray(session.token_accuracy, np.float32), 0.0)
     tok_steps = np.arange(1, len(tok_err) + 1, dtype=np.float32)
+    tab.train_plot.set_zero_label(QCoreApplication.translate(
+        "TransformerTab", "0 errors (no place on a log scale)"))
     tab.train_plot.set_curves(
         [steps, tok_steps, xs], [np.maximum(losses, 1e-6), tok_err, err],
         [QCoreApplication.translate("TransformerTab", "training loss"),

@@ -25,7 +25,7 @@ from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS
 DEFAULTS = {"architecture": "encoder-decoder", "tokenizer": "digits", "task": "reverse",
             "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
             "layer": 1, "head": 0, "padding": True, "look_ahead": True, "generated": 0,
-            "step": "self.softmax"}
+            "step": "self.softmax", "course": False}
 
 
 class TransformerTab(TrainingTab):
@@ -102,7 +102,8 @@ class TransformerTab(TrainingTab):
                 "pad_to": self.pad_to.value(), "kind": KINDS[max(0, self.kind.currentIndex())],
                 "layer": self.layer.value(), "head": self.head.value(),
                 "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
-                "generated": self.generated.value(), "step": self._step_key}
+                "generated": self.generated.value(), "step": self._step_key,
+                "course": self.course.isChecked()}
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         from models.errors import InvalidParameterError
@@ -134,7 +135,8 @@ class TransformerTab(TrainingTab):
                          ("generated", self.generated)):
             if key in state:
                 box.setValue(int(state[key]))
-        for key, check in (("padding", self.padding), ("look_ahead", self.look_ahead)):
+        for key, check in (("padding", self.padding), ("look_ahead", self.look_ahead),
+                           ("course", self.course)):
             if key in state:
                 check.setChecked(str(state[key]).lower() in ("1", "true", "yes", "on"))
         if "step" in state:
@@ -259,7 +261,7 @@ class TransformerTab(TrainingTab):
     def _hover_heads(self, head: int, row: int, col: int, value: float) -> None:
         t = self.trace
         if head < 0 or t is None:
-            self.view("heads").panel.set_readout("")
+            self.view("heads").panel.set_readout(drawing.course_readout(self, t))
             return
         self.view("heads").panel.set_readout(
             self.tr("head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
@@ -294,7 +296,7 @@ class TransformerTab(TrainingTab):
     def _hover_steps(self, panel: int, row: int, col: int, value: float) -> None:
         t = self.trace
         if panel < 0 or t is None:
-            self.view("head_steps").panel.set_readout("")
+            self.view("head_steps").panel.set_readout(drawing.course_sdpa_readout(t))
             return
         what = ((self.tr("keep") if value >= 0.5 else self.tr("blocked")) if panel == 0
                 else f"{value:.3f}")
@@ -498,6 +500,13 @@ class TransformerTab(TrainingTab):
         self.head_label.setText(self.tr("Head"))
         self.padding.setText(self.tr("padding mask"))
         self.look_ahead.setText(self.tr("look-ahead mask (decoder)"))
+        self.course.setText(self.tr("as the course writes it"))
+        self.course.setToolTip(self.tr(
+            "Compute the attention as the chapter's code does, with this model's weights: "
+            "masked_fill(mask == 0, -1e9), the decoder mask logical_and("
+            "tgt_padding_mask.transpose(-2, -1), look_ahead_mask) and, for decoder "
+            "self-attention, its F.scaled_dot_product_attention example. The read-out of "
+            "the heads compares it with ours."))
         self.train_plot.set_axis_labels(self.tr("step"), self.tr("loss / error (log scale)"))
         for v in self.views:
             v.panel.set_title(v.title())
