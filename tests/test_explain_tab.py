@@ -135,19 +135,55 @@ def test_gat_attention_explanation(qtbot, tab):
     assert explaining.current(tab) is None
 
 
-def test_the_tour_step_trains_an_untrained_classifier_then_explains(qtbot, tab):
-    """The tour's explanation step on a fresh tab: the Explain button refuses an untrained
-    model, the step trains it first and then explains node 0."""
+def test_the_tour_step_trains_then_explains_the_best_correctly_predicted_test_node(
+        qtbot, tab):
+    """The tour's explanation step on a fresh tab (the tab's defaults, seed 0): the Explain
+    button refuses an untrained model, so the step trains it first; then it explains every
+    correctly predicted test node and shows the one the rule keeps (no node is named in
+    the step): predicted right, a test node, fidelity+ > fidelity−, the largest gap and,
+    among those, the largest probability drop. The readout says the rule, the threshold
+    and the edge count; a node whose explanation has fidelity+ 0 is told what that means."""
+    import html
+
     from app.tours import load_tour
 
     step = next(s for s in load_tour("graph") if s.id == "explain")
+    assert "node" not in step.state and step.state.get("explain_best")
     assert tab.trained_steps() == 0
     tab.apply_state(step.state)
-    qtbot.waitUntil(lambda: explaining.current(tab) is not None, timeout=180_000)
-    x = explaining.current(tab)
-    assert tab.trained_steps() > 0 and x.node == 0 and x.method == "gnnexplainer"
-    assert "Fidelity+" in tab.explain_readout.text()
-    assert tab.error_note.text() == ""
+    qtbot.waitUntil(lambda: explaining.current(tab) is not None, timeout=300_000)
+    x, pick = explaining.current(tab), explaining.current_pick(tab)
+    trace = tab.current_session().evaluate()
+    correct = np.flatnonzero(trace.test_mask.astype(bool) &
+                             (trace.predictions == trace.labels))
+    assert tab.trained_steps() == 200 and tab.params()["seed"] == 0
+    assert pick is not None and pick.candidates == tuple(int(v) for v in correct)
+    assert tab.params()["node"] == x.node == pick.node and x.method == "gnnexplainer"
+    assert x.node in correct and x.predicted == x.label == int(trace.labels[x.node])
+    assert x.fidelity_plus > x.fidelity_minus
+    gaps, drops = np.array(pick.gaps), np.array(pick.drops)
+    at = pick.candidates.index(x.node)
+    assert gaps[at] == gaps.max() and drops[at] == drops[gaps == gaps.max()].max()
+    assert drops[at] == pytest.approx(x.prob_full - x.prob_complement)
+    k = int(x.explanation_edges.sum())
+    np.testing.assert_array_equal(x.explanation_edges, x.edge_mask > 0.5)
+    text = html.unescape(tab.explain_readout.text())
+    assert f"among the {len(correct)} correctly predicted test nodes" in text
+    assert f"reached by {pick.best_count}" in text
+    assert f"The explanation: {k} edges (mask > 0.5)" in text
+    assert "Fidelity+ 1 and fidelity− 0" in text and "Fidelity+ 0 means" not in text
+    assert f"{k} edges (mask > 0.5)" in tab.view("graph").panel.readout.text()
+    assert tab.canvas.overlay_edge_count() == k and tab.error_note.text() == ""
+    # a node whose explanation removes nothing the prediction needs: said so
+    weak = pick.candidates[int(np.argmin(gaps))]
+    assert gaps.min() <= 0
+    _click(qtbot, tab, weak)
+    _explain(qtbot, tab, explain_method="gnnexplainer", explain_epochs=200)
+    y = explaining.current(tab)
+    assert y.node == weak and y.fidelity_plus == 0 and explaining.current_pick(tab) is None
+    text = html.unescape(tab.explain_readout.text())
+    assert "Fidelity+ 0 means these edges were not needed" in text
+    assert "chosen by rule" not in text
 
 
 def test_stopping_the_training_drops_the_explanation_it_was_for(qtbot, tab):

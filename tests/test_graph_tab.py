@@ -303,6 +303,62 @@ def test_compare_button_trains_the_three_models_and_the_baseline(qtbot, tab):
     assert all(r.height() > 0 for r in drawn_geometry([bars[1]], None)[1])
 
 
+def test_every_view_is_in_sight_at_1600_by_1000(qtbot, window, tab):
+    """The mini-batch view was a fourth row, below the fold at 1600 × 1000: every view
+    of the tab is now inside the grid's visible part, whole, without scrolling; at
+    1280 × 800 the three columns stay (four would scroll sideways)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600, timeout=3000)
+    qtbot.wait(200)
+    area = next(a for a in tab.findChildren(QScrollArea) if a.widget() is not None
+                and a.widget().isAncestorOf(tab.views[0].panel))
+    assert area.verticalScrollBar().value() == 0
+    sight = area.viewport().rect()
+    for view in tab.views:
+        panel = view.panel
+        rect = QRect(panel.mapTo(area.viewport(), panel.rect().topLeft()), panel.size())
+        assert sight.contains(rect), (view.key, rect, sight)
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280, timeout=3000)
+    qtbot.wait(200)
+    bar = area.horizontalScrollBar()
+    assert not (bar.isVisible() and bar.maximum()), bar.maximum()
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600, timeout=3000)
+    qtbot.wait(200)
+    batch = tab.view("batch").panel
+    assert area.viewport().rect().contains(
+        QRect(batch.mapTo(area.viewport(), batch.rect().topLeft()), batch.size()))
+
+
+def test_the_comparison_shows_the_model_trained_with_train(qtbot, tab):
+    """After 200 epochs of GCN the comparison's bars still said "untrained" only: the
+    model Train trained is drawn beside them (its kind's bar, its epoch named), with the
+    test accuracy its own evaluation gives, and the read-out names it."""
+    tab.apply_state({"model": "gcn", "epochs": 60})
+    _settle(qtbot, tab, lambda r: r.untrained is not None)
+    tab.toggle_job("node")
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=60_000)
+    _settle(qtbot, tab, lambda r: r.node.epoch == 60)
+    acc = tab.result.node.test_acc                    # the trained model's own evaluation
+    assert tab.histories[tab._session_key()][-1]["test_acc"] == pytest.approx(acc)
+    qtbot.waitUntil(lambda: len(tab.compare_plot._bars) == 2, timeout=10_000)
+    heights = np.asarray(tab.compare_plot._bars[1].opts["height"], np.float64)
+    assert heights[0] == pytest.approx(acc) and np.isnan(heights[1:]).all()
+    untrained = tab.result.untrained.as_dict()
+    np.testing.assert_allclose(tab.compare_plot._bars[0].opts["height"],
+                               [untrained[k] for k in ("gcn", "sage", "gat", "baseline")])
+    names = [label.text for _item, label in tab.compare_plot.legend.items]
+    assert names == ["untrained", "GCN trained, epoch 60"]
+    assert f"GCN after 60 epochs: test accuracy {acc:.2f}" in \
+        tab.view("compare").panel.readout.text()
+    accuracy = tab.view("compare").data().arrays["accuracy"]
+    assert accuracy.shape == (4, 2) and accuracy[0, 1] == pytest.approx(acc)
+
+
 def test_every_view_has_content_on_first_open(qtbot, tab):
     """Nothing waits for a button to show something: the untrained models are drawn (their
     accuracies computed once the tab is shown, not while it is hidden at start-up)."""
@@ -394,3 +450,79 @@ def test_nothing_stays_english_in_chinese(qtbot, window, tab):
     heading = tab.canvas.legend.items[0][1].text
     assert "community" in heading and "label" not in heading
     window.set_language("en")
+
+
+def test_the_tabs_defaults_beat_the_nearest_labelled_baseline_on_karate_over_seeds(qapp):
+    """Issue 32 item 9: the tab's defaults gave GCN 0.58 against the baseline's 0.75 on
+    seed 0 and lost to it on 12 of 20 seeds (mean -0.05): the tab trained on karate's
+    edge weights (Zachary's interaction counts, 1-7, which the course's
+    ``GCNConv(x, edge_index)`` and the GCN paper's karate club do not use) with 16 hidden
+    units. With the tab's own defaults (the forms' defaults, the Train button's settings)
+    GCN beats the baseline on the same split by a margin over 20 seeds, not one lucky
+    seed: mean difference >= 0.03 and a one-sided sign test p < 0.05 over the seeds that
+    are not tied."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_gnn import sign_test, tab_default_accuracy
+
+    from app.tabs.graph.controls import MODEL_PARAMS
+    from models import graphs as gnn
+    from models.graphs.options import session_kwargs
+
+    p, res = tab_default_accuracy(range(20))
+    d = res["gcn"] - res["baseline"]
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    assert d.mean() >= 0.03 and sign_test(wins, losses) < 0.05, (d, wins, losses)
+    assert np.median(res["gcn"]) >= 0.83, res["gcn"]
+    # the same numbers as the tab's own Train button's session: what it builds is what
+    # was measured (seed 0)
+    assert {q.key: q.default for q in MODEL_PARAMS}.items() <= p.items()
+    data = gnn.builtin_graph("karate", seed=0).data
+    s = gnn.NodeClassificationSession(data, "gcn", seed=0, train_per_class=1,
+                                      **session_kwargs(p))
+    assert getattr(s.data, "edge_weight", None) is None
+    for _ in s.train(p["epochs"], report_every=p["epochs"]):
+        pass
+    assert s.evaluate().test_acc == pytest.approx(res["gcn"][0])
+
+
+def test_the_karate_example_opens_with_every_view_trained(qtbot):
+    """Issue 32 item 9: the "trained" karate example (Help → Examples) left 3 of its views
+    untrained: the comparison bars (the untrained models only), the graph classifier and
+    the link predictor. Opened through its menu entry, every training view now shows a
+    model trained with the tab's defaults, the comparison has GCN above the baseline,
+    and no view's title or read-out says untrained."""
+    from PySide6.QtWidgets import QLabel
+
+    from app.sessions import examples
+    from tests.session_checks import make_window, settle, tab_of
+
+    win = make_window(qtbot)
+    errors = []
+    win.report_error = lambda error, details: errors.append(error)
+    path = next(p for p in examples() if p.stem == "gcn-karate")
+    next(a for a in win.example_actions if a.data() == str(path)).trigger()
+    assert not errors, errors
+    tab = tab_of(win, "graph")
+    assert win.current_tab() is tab
+    settle(qtbot, tab)
+    _settle(qtbot, tab, lambda r: r.node.epoch == 200 and r.graphs is not None
+            and r.link is not None)
+    p = tab.params()
+    assert (p["hidden"], p["edge_weights"], p["train_per_class"], p["epochs"]) == \
+        (32, False, 1, 200)
+    r = tab.result
+    assert r.node.test_acc >= 0.8 and tab.histories.get(tab._session_key())
+    trained = tab.comparisons.get(tab._compare_key())
+    assert trained is not None, "the comparison after training is not in the example"
+    acc = trained.as_dict()
+    assert acc["gcn"] == pytest.approx(r.node.test_acc) and acc["gcn"] > acc["baseline"]
+    assert tab.graph_session().step > 0 and r.graphs.epoch > 0
+    assert tab.link_session().step > 0 and r.link.epoch > 0
+    untrained_words = ("untrained", "not trained")
+    for view in tab.views:
+        texts = [view.panel.title.text()]
+        texts += [w.text() for w in view.panel.findChildren(QLabel)]
+        assert not any(u in t.lower() for t in texts for u in untrained_words), \
+            (view.key, texts)

@@ -296,7 +296,9 @@ def draw_view(tab: GraphTab) -> None:
     live = tab.community_live if tab.community_live and tab.community_live[0] == \
         tab._doc_key() else None
     result = current(tab)
-    plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"), QCoreApplication.translate("GraphTab", "loss · modularity"))
+    plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"),
+                         QCoreApplication.translate("GraphTab", "loss"),
+                         QCoreApplication.translate("GraphTab", "modularity"))
     if live is not None and live[1] is not None:
         loss = live[1].history
         plot.set_curves([np.arange(1, len(loss) + 1, dtype=np.float32)], [loss],
@@ -312,7 +314,8 @@ def draw_view(tab: GraphTab) -> None:
         x = np.arange(1, len(result.loss) + 1, dtype=np.float32)
         plot.set_curves([x, x], [result.loss, result.loss_modularity],
                         [QCoreApplication.translate("GraphTab", "loss (spectral + collapse)"),
-                         QCoreApplication.translate("GraphTab", "modularity of the hard assignment")])
+                         QCoreApplication.translate("GraphTab", "modularity of the hard assignment")],
+                        right=[False, True])           # two quantities: two axes
         plot.set_hint("")
     elif spectrum is not None:
         lam = spectrum.eigenvalues

@@ -68,20 +68,35 @@ def training_data(tab: GraphTab) -> ViewData | None:
                     row_labels=[int(row["epoch"]) for row in history], col_labels=cols)
 
 
+def trained_here(tab: GraphTab) -> tuple[str, int, float] | None:
+    """The model the Train button trained on this graph and split, as it is now:
+    (its kind, its epoch, its test accuracy); None before its first epoch."""
+    history = tab.histories.get(tab._session_key())
+    if not history:
+        return None
+    last = history[-1]
+    return tab.params()["model"], int(last["epoch"]), float(last["test_acc"])
+
+
 def compare_data(tab: GraphTab) -> ViewData | None:
-    """The bars drawn: test accuracy per model, untrained and (once compared) trained."""
+    """The bars drawn: test accuracy per model, untrained, the model trained with
+    Train (its kind only) and (once compared) all trained."""
     untrained = tab.result.untrained if tab.result is not None else None
     trained = tab.comparisons.get(tab._compare_key())
-    shown = [(name, c) for name, c in (("untrained", untrained), ("trained", trained))
-             if c is not None]
+    shown = [(name, c.as_dict()) for name, c in (("untrained", untrained),
+                                                 ("trained", trained)) if c is not None]
     if not shown:
         return None
+    here = trained_here(tab)
+    if here is not None:
+        shown.insert(1, ("trained_here", {here[0]: here[2]}))
     kinds = [k for k in ("gcn", "sage", "gat", "baseline")
-             if any(k in c.kinds for _n, c in shown)]
-    table = np.array([[c.as_dict().get(k, np.nan) for _n, c in shown] for k in kinds],
-                     np.float32)
-    return ViewData("accuracy", {"accuracy": table}, {"epochs": tab.params()["epochs"]},
-                    row_labels=kinds, col_labels=[f"test_accuracy_{n}" for n, _c in shown])
+             if any(k in c for _n, c in shown)]
+    table = np.array([[c.get(k, np.nan) for _n, c in shown] for k in kinds], np.float32)
+    return ViewData("accuracy", {"accuracy": table}, {
+        "epochs": tab.params()["epochs"],
+        "trained_here_epoch": here[1] if here is not None else 0},
+        row_labels=kinds, col_labels=[f"test_accuracy_{n}" for n, _c in shown])
 
 
 def batch_data(tab: GraphTab) -> ViewData | None:

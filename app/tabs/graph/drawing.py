@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QFontMetricsF
 
 from app.tabs.base import View
 from app.tabs.graph import communities, data, explaining
 from app.tabs.graph.data import node_name
 from viz.graph_view import GraphCanvas
-from viz.heatmap import HeatmapPlot
-from viz.panel import ViewPanel
+from viz.heatmap import HeatmapPlot, ask_minimum
+from viz.panel import MIN_WIDTH, ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
 from viz.theme import MUTED
 
@@ -35,7 +35,9 @@ def build_views(tab: GraphTab) -> None:
     tab.canvas = GraphCanvas()
     tab.canvas.nodeClicked.connect(tab._node_clicked)
     tab.canvas.set_hover_info(partial(node_info, tab))
-    tab.message_plot = HeatmapPlot("CET-D1")
+    # the colour bar under the matrix: at the right it took 60 of a ~210 px view and left
+    # the 32 features ~30 px at 1280 × 800
+    tab.message_plot = HeatmapPlot("CET-D1", bar="bottom")
     # the rows are spaced for the view's height: laid out again when it changes
     tab.message_plot.plotItem.vb.sigResized.connect(partial(_messages_resized, tab))
     tab.message_layout = None
@@ -55,24 +57,70 @@ def build_views(tab: GraphTab) -> None:
                                       pen=pg.mkPen(MUTED, width=1.2, style=Qt.PenStyle.DashLine))
     tab.roc_plot.plotItem.addItem(tab.roc_chance)
     views = (
-        ("graph", tab.canvas, data.graph_data, 0, 0, 2, 1),
-        ("messages", tab.message_plot, data.messages_data, 0, 1, 1, 1),
-        ("embedding", tab.embedding_view, data.embedding_data, 0, 2, 1, 1),
-        ("training", tab.curves_plot, data.training_data, 1, 1, 1, 1),
-        ("compare", tab.compare_plot, data.compare_data, 1, 2, 1, 1),
-        ("batch", tab.batch_plot, data.batch_data, 3, 0, 1, 1),
-        ("pooled", tab.pooled_view, data.pooled_data, 2, 1, 1, 1),
-        ("links", tab.roc_plot, data.links_data, 2, 2, 1, 1),
+        ("graph", tab.canvas, data.graph_data),
+        ("messages", tab.message_plot, data.messages_data),
+        ("embedding", tab.embedding_view, data.embedding_data),
+        ("training", tab.curves_plot, data.training_data),
+        ("compare", tab.compare_plot, data.compare_data),
+        ("batch", tab.batch_plot, data.batch_data),
+        ("pooled", tab.pooled_view, data.pooled_data),
+        ("links", tab.roc_plot, data.links_data),
     )
-    for key, widget, export, row, col, rows, cols in views:
+    for key, widget, export in views:
+        row, col, rows, cols = NARROW[key]
         tab.add_view(View(key, partial(title, tab, key), ViewPanel(widget),
                           partial(export, tab)), row, col, rows, cols)
-    communities.build_view(tab, 2, 0)
-    tab.grid.setColumnStretch(0, 5)
-    tab.grid.setColumnStretch(1, 3)
-    tab.grid.setColumnStretch(2, 3)
-    for r, stretch in enumerate((3, 3, 3, 3)):
-        tab.grid.setRowStretch(r, stretch)
+    communities.build_view(tab, *NARROW["communities"][:2])
+    tab._grid_wide = None
+    tab.grid_scroll.viewport().installEventFilter(_Arranger(tab))
+
+
+#: where each view goes (row, column, rows, columns) where four columns fit: three rows,
+#: all in sight at 1600 × 1000 (a fourth row, the mini-batch alone, was below the fold),
+#: the graph and the messages over two rows (the messages ask the height that names every
+#: neighbour); and where only three fit (1280 × 800: four would scroll sideways)
+WIDE = {"graph": (0, 0, 2, 1), "messages": (0, 1, 2, 1), "embedding": (0, 2, 1, 1),
+        "training": (1, 2, 1, 1), "compare": (0, 3, 1, 1), "links": (1, 3, 1, 1),
+        "communities": (2, 0, 1, 1), "batch": (2, 1, 1, 1), "pooled": (2, 2, 1, 2)}
+NARROW = {"graph": (0, 0, 2, 1), "messages": (0, 1, 1, 1), "embedding": (0, 2, 1, 1),
+          "training": (1, 1, 1, 1), "compare": (1, 2, 1, 1), "communities": (2, 0, 1, 1),
+          "pooled": (2, 1, 1, 1), "links": (2, 2, 1, 1), "batch": (3, 0, 1, 1)}
+STRETCH = {True: ((5, 3, 3, 3), (3, 3, 3, 0)), False: ((5, 3, 3, 0), (3, 3, 3, 3))}
+
+
+def arrange(tab: GraphTab, width: int) -> None:
+    """Four columns where ``width`` (the grid's visible width) holds four views at their
+    least width, else three; the views move only when that changes (``_grid_wide``)."""
+    grid = tab.grid
+    m = grid.contentsMargins()
+    wide = width >= 4 * MIN_WIDTH + 3 * grid.horizontalSpacing() + m.left() + m.right()
+    if wide == tab._grid_wide:
+        return
+    tab._grid_wide = wide
+    places = WIDE if wide else NARROW
+    for view in tab.views:
+        grid.removeWidget(view.panel)
+    for view in tab.views:
+        grid.addWidget(view.panel, *places[view.key])
+    columns, rows = STRETCH[wide]
+    for c, stretch in enumerate(columns):
+        grid.setColumnStretch(c, stretch)
+    for r, stretch in enumerate(rows):
+        grid.setRowStretch(r, stretch)
+
+
+class _Arranger(QObject):
+    """Arranges the graph tab's views for the width of the grid's viewport."""
+
+    def __init__(self, tab: GraphTab) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        arrange(tab, 0)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's API
+        if event.type() == QEvent.Type.Resize:
+            arrange(self.tab, event.size().width())
+        return False
 
 
 def title(tab: GraphTab, key: str) -> str:
@@ -237,6 +285,7 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
     m = tab.result.message
     if m is None:
         tab.message_plot.set_matrix(np.zeros((1, 1), np.float32))
+        _name_rows(tab, [])
         tab.view("messages").panel.set_readout(QCoreApplication.translate(
             "GraphTab", "Click a node on the graph."))
         return
@@ -254,11 +303,17 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
     tab.message_plot.set_matrix(matrix, levels=(-bound, bound))
     labels = [(edge + i, f"{node_name(tab, j)}  c={c:.2f}") for i, (j, c) in
               enumerate(zip(m.neighbors, m.coefficients, strict=True)) if i % step == 0]
-    labels += [(edge + n + gaps, QCoreApplication.translate(
-                   "GraphTab", "aggregate ({0})").format(agg_name(m.aggregation))),
-               (edge + n + 2 * gaps + 1, QCoreApplication.translate("GraphTab",
-                                                                    "update hᵢ′"))]
     axis.setTicks([labels])
+    # the two sums are named over their rows, in the gap above each, not on the axis:
+    # "aggregate (sum)" was its widest label, and the axis took that width from the
+    # features' columns (32 features in ~30 px at 1280 × 800, issue 32 item 10)
+    _name_rows(tab, [(edge + n + gaps, QCoreApplication.translate(
+                          "GraphTab", "aggregate ({0})").format(agg_name(m.aggregation))),
+                     (edge + n + 2 * gaps + 1, QCoreApplication.translate("GraphTab",
+                                                                          "update hᵢ′"))])
+    if _message_rows(tab, n) != tab.message_layout:     # names taller than the gaps were
+        draw_messages(tab)                              # spaced for (a new language)
+        return
     tab.message_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "feature"), "")
     if m.aggregation == m.model_aggregation:
         text = QCoreApplication.translate(
@@ -280,28 +335,60 @@ def draw_messages(tab: GraphTab) -> None:  # the matrix, its row names and the r
                                         agg_name(m.aggregation)))
 
 
+def _name_rows(tab: GraphTab, names: list[tuple[int, str]]) -> None:
+    """Each (row, name) written level over the matrix's row ``row``, left-aligned with
+    its first column, in the empty row above it (``_message_rows`` makes that a line
+    tall), in the row axis' type."""
+    items = getattr(tab, "message_names", None)
+    if items is None:
+        items = tab.message_names = []
+        for _ in range(2):
+            item = pg.TextItem(anchor=(0, 1), color="#222222")
+            item.textItem.document().setDocumentMargin(1)     # a line and a pixel
+            item._archscope_data_label = True      # names its row: part of the drawing
+            tab.message_plot.plotItem.addItem(item, ignoreBounds=True)
+            items.append(item)
+    axis = tab.message_plot.plotItem.getAxis("left")
+    font = axis.style.get("tickFont") or axis.font()
+    for i, item in enumerate(items):
+        item.setVisible(i < len(names))
+        if i < len(names):
+            row, text = names[i]
+            item.setFont(font)
+            item.setText(text)
+            item.setPos(-0.5, row - 0.5)
+
+
 def _message_rows(tab: GraphTab, n: int) -> tuple[int, int, int]:
     """How the messages of ``n`` neighbours are laid out at the view's height: empty rows
-    between the parts (their labels a line apart) and at the edges (the first and last
+    between the parts (a line tall: the sums' names) and at the edges (the first and last
     labels not cut by the view's edges), as many as that takes; every neighbour's row
-    named where they fit a line apart, else every ``step``-th. (gaps, edge, step)."""
+    named, a line apart: where the view is too short for that, it asks for the height
+    (its panel grows, the grid scrolls), never names every n-th. (gaps, edge, 1)."""
     axis = tab.message_plot.plotItem.getAxis("left")
     line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
     height = tab.message_plot.plotItem.vb.height()          # 0 before the first layout
     laid_out = height >= 60
+    # a gap as tall as the names drawn in it (``_name_rows``; Chinese is taller)
+    name = max([line, *(it.boundingRect().height() for it in getattr(tab, "message_names", ())
+                        if it.toPlainText())])
+    if laid_out:
+        plot = tab.message_plot
+        # n + 4 rows a line apart (the sums, a row at each edge) and two gaps of g rows
+        need = min((n + 4 + 2 * g) * max(line, name / g) for g in (1, 2, 3))
+        ask_minimum(plot, 0, int(np.ceil(need + plot.height() - height)))
+        if need > height + 0.5:
+            return 1, 1, 1          # until the view has grown
     gaps = edge = 1
     for _ in range(16):
         pitch = height / (n + 2 * gaps + 2 * edge + 2)
-        if not laid_out or ((gaps + 1) * pitch >= line and (edge + 0.5) * pitch >= line / 2):
+        if not laid_out or (gaps * pitch >= name and (edge + 0.5) * pitch >= line / 2):
             break
-        if (gaps + 1) * pitch < line:
+        if gaps * pitch < name:
             gaps += 1
         else:
             edge += 1
-    rows = n + 2 * gaps + 2 * edge + 2
-    step = (max(1, int(np.ceil(line * rows / height))) if laid_out
-            else max(1, -(-n // 14)))
-    return gaps, edge, step
+    return gaps, edge, 1
 
 
 def _messages_resized(tab: GraphTab, *_) -> None:
@@ -351,10 +438,11 @@ def draw_training(tab: GraphTab) -> None:
     tab.curves_plot.set_curves(
         [h["epoch"]] * 4 if history else [],
         [h["loss"], h["train_acc"], h["val_acc"], h["test_acc"]] if history else [],
-        names if history else [], symbols=["o"] * 4 if untrained else ())
+        names if history else [], symbols=["o"] * 4 if untrained else (),
+        right=[False, True, True, True])         # two quantities: two axes
     tab.curves_plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"),
-                                    QCoreApplication.translate("GraphTab",
-                                                               "loss · accuracy"))
+                                    QCoreApplication.translate("GraphTab", "loss"),
+                                    QCoreApplication.translate("GraphTab", "accuracy"))
     tab.curves_plot.set_hint("")
     panel = tab.view("training").panel
     if untrained:             # what to press under the plot, the plot keeps to the data
@@ -392,6 +480,13 @@ def draw_compare(tab: GraphTab) -> None:
             c = comparison.as_dict()
             series.append(name)
             rows.append([c.get(k, np.nan) for k in keys])
+    # the model trained with Train, as it is now (the bars said "untrained" only after
+    # 200 epochs of GCN): beside the untrained ones, its kind's bar only
+    here = data.trained_here(tab)
+    if here is not None and here[0] in keys:
+        series.insert(1, QCoreApplication.translate("GraphTab", "{0} trained, epoch {1}")
+                      .format(names[here[0]], here[1]))
+        rows.insert(1, [here[2] if k == here[0] else np.nan for k in keys])
     panel = tab.view("compare").panel
     tab.compare_plot.set_bars([names[k] for k in keys],
                               np.array(rows, np.float32).reshape(len(rows), len(keys)),
@@ -404,6 +499,10 @@ def draw_compare(tab: GraphTab) -> None:
         if untrained is not None:
             text = QCoreApplication.translate(
                 "GraphTab", "Press “Compare” to train all three on this split.") + " · " + baseline
+            if here is not None:
+                text = QCoreApplication.translate(
+                    "GraphTab", "{0} after {1} epochs: test accuracy {2:.2f}.").format(
+                    names[here[0]], here[1], here[2]) + " " + text
         elif tab.result.untrained_error:           # e.g. too few labels for a split
             text = tab.result.untrained_error
         elif (tab.result.doc.labels >= 0).any():   # worked out once the tab is seen

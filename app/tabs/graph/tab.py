@@ -31,7 +31,7 @@ from app.tabs.graph.controls import (
 from app.tabs.graph.describe import describe_document, job_text
 from app.tabs.kept import Kept
 from app.tabs.training import TrainingTab
-from models.graphs.options import DATASETS
+from models.graphs.options import DATASETS, session_kwargs
 from models.traces import Progress
 from models.traces.graphs import GraphResult, ModelComparison
 
@@ -185,6 +185,7 @@ class GraphTab(TrainingTab):
         p = self.params()
         self.model_form.set_visible_rows(
             {"model", "hidden", "train_per_class", "lr", "epochs"}
+            | ({"edge_weights"} if p["model"] == "gcn" else set())
             | ({"heads"} if p["model"] == "gat" else set())
             | ({"aggr"} if p["model"] == "sage" else set()))
         self.update_buttons()
@@ -247,14 +248,20 @@ class GraphTab(TrainingTab):
         return (*self._graph_key(), *(p[k] for k in MODEL_KEY))
 
     def _compare_key(self) -> tuple:
-        """What a comparison depends on: the graph, its attributes, the split, epochs."""
+        """What a comparison depends on: the graph, its attributes, the split, epochs and
+        the models' settings (``session_kwargs``)."""
         p = self.params()
-        return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"])
+        return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"],
+                *self._model_settings())
+
+    def _model_settings(self) -> tuple:
+        return tuple(sorted(session_kwargs(self.params()).items()))
 
     def _untrained_key(self) -> tuple:
-        """What the models compared before training depend on: graph, attributes, split."""
+        """What the models compared before training depend on: graph, attributes, split,
+        the models' settings."""
         p = self.params()
-        return (*self._graph_key(), p["seed"], p["train_per_class"])
+        return (*self._graph_key(), p["seed"], p["train_per_class"], *self._model_settings())
 
     def session(self):
         from models.graphs import NodeClassificationSession
@@ -264,8 +271,7 @@ class GraphTab(TrainingTab):
             p = self.params()
             self.sessions[key] = NodeClassificationSession(
                 self.document().data, p["model"], device=self.ctx.device(), seed=p["seed"],
-                hidden_dim=p["hidden"], lr=p["lr"], train_per_class=p["train_per_class"],
-                heads=p["heads"], aggr=p["aggr"])
+                train_per_class=p["train_per_class"], **session_kwargs(p))
         return self.sessions[key]
 
     def motif_graphs(self) -> list:
@@ -373,15 +379,16 @@ class GraphTab(TrainingTab):
 
                 self._running_key = self._compare_key()
                 return partial(model_comparison, self.document().data, p["epochs"],
-                               p["seed"], p["train_per_class"], self.ctx.device())
+                               p["seed"], p["train_per_class"], self.ctx.device(),
+                               **session_kwargs(p))
             if name == "graphs":
                 return partial(self.graph_session().train, GRAPH_EPOCHS)
             if name == "links":
                 return partial(self.link_session().train, LINK_EPOCHS)
             if name == communities.JOB:
                 return communities.make_job(self)
-            if name == explaining.JOB:
-                return explaining.make_job(self)
+            if name in (explaining.JOB, explaining.PICK_JOB):
+                return explaining.make_job(self, name)
         except ArchScopeError as exc:        # e.g. too few edges to hold some out
             self.ctx.report_error(exc, None)
             raise                            # and in the error note
@@ -397,7 +404,7 @@ class GraphTab(TrainingTab):
         t = progress.trace
         if name == communities.JOB:
             return communities.on_progress(self, progress)
-        if name == explaining.JOB:
+        if name in (explaining.JOB, explaining.PICK_JOB):
             return explaining.on_progress(self, progress)
         if name == "compare" and isinstance(t, ModelComparison):
             self.comparisons[self._running_key] = t
@@ -434,8 +441,8 @@ class GraphTab(TrainingTab):
         return self.sessions.get(self._session_key())
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
-        if name in (communities.JOB, explaining.JOB):
-            return None if name == explaining.JOB else communities.on_stopped(self, completed)
+        if name in (communities.JOB, explaining.JOB, explaining.PICK_JOB):
+            return None if name != communities.JOB else communities.on_stopped(self, completed)
         super().on_job_stopped(name, completed, failed)
         if name == "node":
             explaining.on_training_stopped(self, completed, failed)
@@ -556,6 +563,7 @@ class GraphTab(TrainingTab):
         self.model_form.set_texts(
             {"model": self.tr("Model"), "hidden": self.tr("Hidden units"),
              "heads": self.tr("Attention heads"), "aggr": self.tr("Aggregator"),
+             "edge_weights": self.tr("Edge weights in GCN"),
              "train_per_class": self.tr("Labelled nodes per class"),
              "lr": self.tr("Learning rate"), "epochs": self.tr("Epochs")},
             {"model": ["GCN", "GraphSAGE", "GAT"], "aggr": [self.tr("mean"), self.tr("max")]})
