@@ -58,9 +58,12 @@ def test_first_open_shows_the_family_and_the_baselines_scored(qtbot, tab):
     shown = tab.shown_comparison()
     assert shown.methods == ("er", "ba", "sbm")
     # the gallery: training graphs, then a row per baseline, 8 graphs each by default
+    # (GraphRNN's row waits for Compare, empty)
     names = [name for name, _ in tab.gallery.rows()]
-    assert names[0] == "training" and names[1:] == ["Erdős–Rényi", "Barabási–Albert",
-                                                     "stochastic block model"]
+    assert names[0] == "training" and names[1:] == ["GraphRNN", "Erdős–Rényi",
+                                                     "Barabási–Albert", "stochastic block model"]
+    assert tab.gallery.drawn_counts()[1] == (0, 0)
+    assert "GraphRNN: press Compare" in tab.view("gallery").panel.readout.text()
     counts = tab.gallery.drawn_counts()
     train, test = split_graphs(make_dataset("community", 150, seed=0), seed=0)
     assert counts[0] == (sum(g.number_of_nodes() for g in train[:8]),
@@ -122,6 +125,40 @@ def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
     qtbot.mouseClick(tab.reset_button, Qt.MouseButton.LeftButton)
     assert tab.current_session() is None and tab.train_button.text() == "Train"
     assert tab.shown_comparison().methods == ("er", "ba", "sbm")
+    _stop(qtbot, tab)
+
+
+def _gallery_geometry(tab) -> tuple[int, float, float]:
+    """(rows, a thumbnail's side in pixels, the blank right of the last column in
+    pixels) as drawn."""
+    from PySide6.QtCore import QPointF
+
+    g = tab.gallery
+    vb = g.plotItem.vb
+    cols, rows = g._extent
+    a = vb.mapViewToScene(QPointF(0, 0))
+    b = vb.mapViewToScene(QPointF(1, 1))
+    right = vb.mapViewToScene(QPointF((cols - 1) * g.pitch + 1, 0)).x()
+    return rows, b.x() - a.x(), vb.sceneBoundingRect().right() - right
+
+
+def test_compare_keeps_the_gallery_s_layout_and_fills_its_width(qtbot, tab):
+    """Compare added GraphRNN's row to the gallery: every thumbnail shrank and an empty
+    strip opened beside them. Its row is kept for it from the start, and columns spread
+    over a width the rows' height leaves spare."""
+    _small(qtbot, tab)
+    qtbot.wait(50)
+    rows, side, strip = _gallery_geometry(tab)
+    assert rows == 5 and side > 20
+    assert strip <= 0.15 * side + 2               # the margin, no strip
+    tab.toggle_compare()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running() and
+                    "graphrnn" in tab.shown_comparison().methods, timeout=120_000)
+    qtbot.wait(50)
+    after = _gallery_geometry(tab)
+    assert after[0] == rows and after[1] == pytest.approx(side, abs=0.5)
+    assert after[2] <= 0.15 * side + 2
+    assert tab.gallery.drawn_counts()[1][0] > 0
     _stop(qtbot, tab)
 
 

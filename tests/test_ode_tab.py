@@ -68,6 +68,36 @@ def test_spiral_shows_field_trajectories_fit_and_trivial_errors(qtbot, tab):
     assert tab.slider.value() == ode_tab.SLIDER_MAX and not tab.play_button.isChecked()
 
 
+def test_the_adjoint_panel_follows_the_model_it_describes(qtbot, tab):
+    """The adjoint panel showed the untrained model's comparison (step 0) after 172
+    training steps: while training runs it says which step its bars are of, and once
+    training stops the model as trained is compared again, its step named."""
+    r = _wait_result(qtbot, tab, "spiral")
+    key = r.key
+    qtbot.waitUntil(lambda: key in tab.comparisons, timeout=30_000)
+    first = tab.comparisons[key]
+    assert first["step"] == 0
+    tab.apply_state({"train": True})
+    session = tab.sessions[key]
+    qtbot.waitUntil(lambda: session.step >= 10 and "the model is at step" in
+                    tab.view("adjoint").panel.readout.text(), timeout=60_000)
+    assert "of step 0" in tab.view("adjoint").panel.readout.text()
+    tab.apply_state({"train": False})
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
+    qtbot.waitUntil(lambda: tab.comparisons[key]["step"] == session.step > 0,
+                    timeout=30_000)
+    trained = session.step
+    c = tab.comparisons[key]
+    assert c is not first and c["result"] is not first["result"]
+    readout = tab.view("adjoint").panel.readout.text()
+    assert f"step {trained}" in readout and "the model is at" not in readout
+    # its bars are the new comparison's (time, memory, NFE backward: direct, adjoint)
+    a = c["result"]
+    drawn = tab.adjoint_plot.values()
+    assert drawn[0][2] / drawn[1][2] == pytest.approx(
+        a.nfe_backward_direct / max(a.nfe_backward_adjoint, 1e-30), rel=1e-4)
+
+
 def test_training_with_a_solver_switch_mid_run_marks_the_timeline(qtbot, tab):
     tab.apply_state({"train": True})
     key = tab._session_key()

@@ -21,6 +21,7 @@ from viz.theme import MUTED, SERIES_COLOURS
 #: the colour of the training graphs' row and of the reference row (dark grey)
 TRAINING_COLOUR = "#444444"
 CELL = 1.25            # a thumbnail takes the unit square; the rest is the gap
+MAX_PITCH = 2 * CELL   # the most from one column to the next where the width is spare
 
 
 def row_colour(index: int | None) -> str:
@@ -49,6 +50,8 @@ class GraphGallery(LabelledPlot):
         self._nodes: list[pg.ScatterPlotItem] = []
         self._rows: list[tuple[str, GraphSet]] = []
         self._extent = (1, 0)              # (columns, rows) drawn
+        self._drawn: tuple = ((), (), 0)   # (sets, colours, columns) as given
+        self.pitch = CELL                  # from one column to the next (``_fit``)
 
     def set_hint(self, text: str) -> None:
         set_hint_text(self.hint, text)
@@ -60,12 +63,23 @@ class GraphGallery(LabelledPlot):
         while len(self._edges) > len(sets):
             self.plotItem.removeItem(self._edges.pop())
             self.plotItem.removeItem(self._nodes.pop())
+        self._drawn = (tuple(sets), tuple(colours), columns)
+        self._draw_rows()
+        self.plotItem.getAxis("left").setTicks([[(r * CELL + 0.5, name)
+                                                for r, name in enumerate(names)], []])
+        self._rows = list(zip(names, sets, strict=True))
+        self._extent = (max([min(columns, len(s)) for s in sets] or [1]) or 1, len(sets))
+        self._fit()
+
+    def _draw_rows(self) -> None:
+        """The thumbnails, ``self.pitch`` apart from one column to the next."""
+        sets, colours, columns = self._drawn
         frames = []
         for r, (graphs, colour) in enumerate(zip(sets, colours, strict=True)):
             xe, ye, xn, yn = [], [], [], []
             offsets = graphs.node_offsets()
             for i in range(min(columns, len(graphs))):
-                x0, y0 = i * CELL, r * CELL
+                x0, y0 = i * self.pitch, r * CELL
                 n, edges = graphs.graph(i)
                 pos = graphs.positions[offsets[i]:offsets[i] + n]
                 if len(pos) != n:
@@ -96,15 +110,12 @@ class GraphGallery(LabelledPlot):
         f = np.asarray(frames, np.float64).reshape(-1, 2)
         self._frames.setData(f[:, 0], f[:, 1], connect="pairs")
         self._frames.setVisible(len(f) > 0)
-        self.plotItem.getAxis("left").setTicks([[(r * CELL + 0.5, name)
-                                                for r, name in enumerate(names)], []])
-        self._rows = list(zip(names, sets, strict=True))
-        self._extent = (max([min(columns, len(s)) for s in sets] or [1]) or 1, len(sets))
-        self._fit()
 
     def _fit(self, *_) -> None:
         """Every thumbnail square and as large as the box allows, from the top left (a
-        locked aspect ratio centres the cells and leaves a gap after the row names)."""
+        locked aspect ratio centres the cells and leaves a gap after the row names);
+        where the rows' height sets the size, the columns spread over the width (up to
+        ``MAX_PITCH``) rather than leave an empty strip beside them."""
         vb = self.plotItem.vb
         w, h = vb.width(), vb.height()
         cols, rows = self._extent
@@ -113,6 +124,12 @@ class GraphGallery(LabelledPlot):
         margin = 0.15
         need_x, need_y = (cols - 1) * CELL + 1 + 2 * margin, (rows - 1) * CELL + 1 + 2 * margin
         scale = min(w / need_x, h / need_y)          # pixels per unit, the same both ways
+        pitch = CELL
+        if cols > 1:
+            pitch = min(MAX_PITCH, max(CELL, (w / scale - 1 - 2 * margin) / (cols - 1)))
+        if abs(pitch - self.pitch) > 1e-6:
+            self.pitch = pitch
+            self._draw_rows()
         vb.setRange(xRange=(-margin, -margin + w / scale),
                     yRange=(-margin, -margin + h / scale), padding=0)
 

@@ -10,6 +10,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from models.generation.options import METHODS
+from models.traces.generation import GraphSet
 
 if TYPE_CHECKING:
     from app.tabs.generation.tab import GenerationTab
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
 
 #: QCoreApplication.translate, with the strings literal for the extraction tool
 translate = QCoreApplication.translate
+#: a gallery row with no graphs (yet)
+NO_GRAPHS = GraphSet(num_nodes=np.zeros(0, np.int64), edges=np.zeros((0, 2), np.int64),
+                     edge_offsets=np.zeros(1, np.int64))
 
 
 def seconds_text(s: float) -> str:
@@ -43,6 +47,12 @@ def draw_gallery(tab: GenerationTab) -> None:
     names = [translate("GenerationTab", "training"), *[labels[m] for m in shown.methods]]
     sets = [shown.training, *shown.samples]
     colours = [None, *[method_colour(m) for m in shown.methods]]
+    if "graphrnn" in tab.selected_methods() and "graphrnn" not in shown.methods:
+        # GraphRNN's row, empty until Compare samples it: the thumbnails keep their size
+        # (a row added by Compare shrank them all and left a strip beside them)
+        names.insert(1, labels["graphrnn"])         # the read-out: "press Compare"
+        sets.insert(1, NO_GRAPHS)
+        colours.insert(1, method_colour("graphrnn"))
     columns = tab.show_form.values()["shown"]
     gallery.set_hint("")
     gallery.set_rows(names, sets, colours, columns)

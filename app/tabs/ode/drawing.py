@@ -348,6 +348,12 @@ def redraw_adjoint(tab: ODETab) -> None:
         (values / top).astype(np.float32),
         [translate("ODETab", "direct"), translate("ODETab", "adjoint")], labels)
     short = translate("ODETab", "Δgrad {0:.1e} · step {1}").format(a.grad_rel_diff, c["step"])
+    session = tab.sessions.get(tab._session_key())
+    if session is not None and session.step != c["step"]:
+        # trained since: the bars are of an earlier model (compared again once no job runs)
+        short = translate("ODETab", "Δgrad {0:.1e} of step {1}; the model is at step {2}, "
+                          "compared again when training stops").format(
+            a.grad_rel_diff, c["step"], session.step)
     text = translate(
         "ODETab", "relative gradient difference max|Δg|/max|g| = {0:.1e} · memory: tensors "
         "kept for the backward pass · NFE forward {1} and {2} · {3} · step {4}").format(

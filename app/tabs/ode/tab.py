@@ -384,11 +384,13 @@ class ODETab(ODESessionFile, TrainingTab):
                         key="auto_compare")
 
     def _auto_compare(self, result: ODEResult) -> None:
-        """The adjoint comparison of a model shown for the first time, off the GUI thread
-        (not while a job runs: training would slow both and skew the times)."""
+        """The adjoint comparison of a model shown for the first time, or trained since
+        its comparison, off the GUI thread (not while a job runs: training would slow
+        both and skew the times; the panel says meanwhile which step it compared)."""
         key = result.key
-        if (key in self.comparisons or result.display_error or self.jobs.is_running()
-                or self.compare_runner.is_busy() or key not in self.sessions):
+        if (self.comparison_is_current(key) or result.display_error
+                or self.jobs.is_running() or self.compare_runner.is_busy()
+                or key not in self.sessions):
             return
         from models.ode.probe import adjoint_comparison
 
@@ -396,9 +398,17 @@ class ODETab(ODESessionFile, TrainingTab):
         self.compare_runner.request(held(lambda: (key, session.step,
                                                   adjoint_comparison(session))))
 
+    def comparison_is_current(self, key: tuple) -> bool:
+        """The model ``key`` has a comparison of the weights it has now (the panel
+        showed the untrained model's after 172 training steps)."""
+        c, session = self.comparisons.get(key), self.sessions.get(key)
+        return c is not None and session is not None and c["step"] == session.step
+
     def _on_auto_compare(self, done: tuple) -> None:
         key, step, comparison = done
-        if key in self.sessions and key not in self.comparisons:
+        session = self.sessions.get(key)
+        if session is not None and not self.comparison_is_current(key) and \
+                step == session.step:
             self.comparisons[key] = {"result": comparison, "step": step,
                                      "solver": drawing.solver_label(self.sessions[key].solver)}
             if key == self._session_key():

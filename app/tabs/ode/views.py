@@ -26,6 +26,7 @@ translate = QCoreApplication.translate
 def build_views(tab: ODETab) -> None:
     """The six views, their plots and the plane's play button, t slider and Clear button."""
     tab.field_plot = PlanePlot()
+    tab.field_plot.fit_box = True      # the axes end where the computed field does
     tab.field_plot.clicked.connect(tab.add_start)
     tab.field_plot.moved.connect(tab.move_start)
     tab.field_plot.set_movable("user_start")
