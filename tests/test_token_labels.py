@@ -302,3 +302,29 @@ def test_the_messages_into_a_node_give_each_feature_a_column_to_read(qtbot, wind
         assert abs(rect.bottom() - top) <= 1.5 and abs(rect.left() - left) <= 1.5
         # in the empty rows above it: clear of the row over them
         assert rect.top() >= vb.mapViewToScene(pg.Point(0, row - gaps - 0.5)).y() - 1
+
+
+def test_a_grid_narrower_than_its_labels_need_settles_in_a_scrolling_panel(qtbot):
+    """The pretrained tab froze (a 29-token map, memory to 10 GB): the grid asked for
+    the width its labels need only while it was narrower, so once widened it dropped the
+    minimum, the scroll area shrank it to the panel's width, and it asked again: a
+    resize at every turn of the event loop. Settled, it is resized no more."""
+    from PySide6.QtWidgets import QScrollArea
+
+    tokens = [f"w{i}" for i in range(29)]
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    grid = HeadGrid()
+    area.setWidget(grid)
+    qtbot.addWidget(area)
+    area.resize(300, 340)
+    area.show()
+    grid.set_heads(_weights(1, 29, 29), tokens, tokens, ["head 0"])
+    qtbot.wait(300)
+    sizes = []
+    relayout = grid.relayout
+    grid.relayout = lambda: (sizes.append((grid.width(), grid.height())), relayout())[1]
+    qtbot.wait(300)
+    assert sizes == [], f"still resized {len(sizes)} times in 300 ms: {sorted(set(sizes))}"
+    assert grid.width() >= grid.minimumWidth() > area.viewport().width()
+    assert grid.cell_px >= grid.plots[0].getAxis("bottom").min_cell_px() - 1e-6

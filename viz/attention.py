@@ -236,8 +236,12 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
         """Ask for the height at which ``fit_cells`` makes cells of ``need`` pixels (the
         size at which every token's label fits at the smallest type, see
         ``TokenAxis.min_cell_px``) at this width. Worked out from the width alone, so a
-        taller widget asks for the same (no back and forth). Where no height does it,
-        the width for one heatmap a row is asked for too."""
+        taller widget asks for the same (no back and forth). The least width at which
+        any height does it is asked for too, from the data alone, never from the
+        present width: asked only while the widget was narrower, it was dropped once
+        the minimum had widened the widget, which then shrank to the panel's width
+        and asked again, a resize at every turn of the event loop (the pretrained
+        tab's 29-token map between 351 and 367 px: a frozen window, 10 GB)."""
         w = self.viewport().width()
 
         def enough(width: float, height: float) -> bool:
@@ -245,10 +249,16 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
                 >= need - 1e-6
 
         min_w = 0
-        if not enough(w, 100_000):
-            cols = min(self._col_options)
-            min_w = int(np.ceil(BAR_W + cols * (lw + 2 + GAP) + 4 + cols * k * need)) + 1
-            w = max(w, min_w)
+        if need > 0:
+            lo_w, hi_w = 0, 100_000      # the least width at which some height is enough
+            while lo_w < hi_w:
+                mid = (lo_w + hi_w) // 2
+                if enough(mid, 100_000):
+                    hi_w = mid
+                else:
+                    lo_w = mid + 1
+            min_w = lo_w + 2 * self.frameWidth()
+            w = max(w, lo_w)
         lo, hi = 0, 100_000
         while lo < hi:                  # the least height that is enough
             mid = (lo + hi) // 2
