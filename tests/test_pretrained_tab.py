@@ -367,3 +367,46 @@ def test_the_head_view_read_out_follows_a_new_sentence(qtbot, win):
     assert tab.head_lines.lines.hover == (-1, -1)
     assert "“" not in panel.readout.full_text() and "Hover a token" in panel.readout.full_text()
     assert not window.errors
+
+
+def test_the_overview_keeps_its_orientation_and_names_every_row_and_column(qtbot, win):
+    """Issue 32 item 12: the overview flipped between layers as rows and layers as
+    columns with the panel's size, its 14 headers across collided in zh ("H10H11平均")
+    and the rollout column was left unnamed. Layers across, H0 … H11, avg and rollout
+    down the left, at both window sizes and in both languages, every header drawn
+    whole and none over another (figure_checks' own label check)."""
+    import figure_checks as fc
+    from PySide6.QtCore import QCoreApplication
+
+    from viz.mosaic import TileMosaic
+
+    window, tab = win
+    view = tab.overview_view
+    for code in ("zh_CN", "en"):
+        window.set_language(code)
+        qtbot.waitUntil(lambda: not tab.is_drawing(), timeout=20_000)
+        heads = tab.trace.attention.weights.shape[1]
+        rows = [f"H{h}" for h in range(heads)] + [
+            QCoreApplication.translate("PretrainedTab", t) for t in ("avg", "rollout")]
+        layers = [f"L{i}" for i in range(tab.trace.attention.weights.shape[0])]
+        for size in ((1280, 800), (1600, 1000), (1280, 800)):
+            window.resize(*size)
+            qtbot.wait(150)
+            assert view.transposed, (code, size)
+            assert [t for _, t in view.plot.getAxis("left")._tickLevels[0]] == rows
+            assert [t for _, t in view.plot.getAxis("top")._tickLevels[0]] == layers
+            checked, found = fc.scene_label_problems(view)
+            assert checked == len(rows) + len(layers) and found == [], (code, size, found)
+    # a fixed orientation holds in a wide and in a tall panel; the default still picks
+    for transpose, wide, tall in ((True, True, True), (False, False, False),
+                                  (None, False, True)):
+        mosaic = TileMosaic(transpose=transpose)
+        qtbot.addWidget(mosaic)
+        mosaic.show()
+        mosaic.set_tiles(np.random.default_rng(0).random((6 * 14, 6, 6)), 14,
+                         [f"H{h}" for h in range(14)], [f"L{i}" for i in range(6)])
+        for shape, expected in (((1200, 300), wide), ((300, 1200), tall)):
+            mosaic.resize(*shape)
+            qtbot.wait(30)
+            assert mosaic.transposed == expected, (transpose, shape)
+    assert not window.errors

@@ -24,9 +24,12 @@ class TileMosaic(pg.GraphicsLayoutWidget):
     One ``setImage`` per update whatever the number of tiles (48 separate plots took
     about 30 ms to redraw; one image takes about 1). Tiles are separated by blank
     (NaN) gaps; column headers run along the top axis, row titles down the left one;
-    the selected tile is framed. In a tall panel the mosaic is drawn transposed (the
-    given columns as rows), whichever makes the tiles larger; the plot is sized to the
-    mosaic and centred, with a colour bar as tall as the mosaic.
+    the selected tile is framed. ``transpose=None``: in a tall panel the mosaic is drawn
+    transposed (the given columns as rows), whichever makes the tiles larger;
+    ``transpose=True`` or ``False`` fixes the orientation, whatever the panel's size (a
+    view whose orientation flipped on a resize read differently from one window to the
+    next). The plot is sized to the mosaic and centred, with a colour bar as tall as the
+    mosaic.
 
     Signals:
         hovered(index, row, col, value): tile and cell under the mouse (-1 outside)
@@ -36,8 +39,9 @@ class TileMosaic(pg.GraphicsLayoutWidget):
     hovered = Signal(int, int, int, float)
     headClicked = Signal(int)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent=None, transpose: bool | None = None) -> None:
         super().__init__(parent)
+        self._transpose = transpose
         self.ci.layout.setSpacing(GAP)
         self.plot = self.ci.addPlot(row=0, col=0, enableMenu=False)
         self.plot.setMenuEnabled(False)
@@ -69,7 +73,7 @@ class TileMosaic(pg.GraphicsLayoutWidget):
         self._cols, self._gap = 1, 1
         self._titles: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         self._selected = -1
-        self.transposed = False
+        self.transposed = bool(transpose)
         self.tile_px = 0.0
         self.scene().sigMouseMoved.connect(self._on_move)
         self.scene().sigMouseClicked.connect(self._on_click)
@@ -108,6 +112,8 @@ class TileMosaic(pg.GraphicsLayoutWidget):
         return max(0.1, min(w / mw, h / mh))
 
     def _choose_transposed(self) -> bool:
+        if self._transpose is not None:
+            return self._transpose
         if not len(self._tiles):
             return False
         return self._fit(True) > 1.15 * self._fit(False)   # keep layers as rows if close

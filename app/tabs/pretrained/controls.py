@@ -243,9 +243,10 @@ def build_views(tab: PretrainedTab) -> None:
     listed in Export figure…)."""
     tab.heads_view = PooledHeadGrid()
     tab.head_lines = HeadView()
-    tab.overview_view = TileMosaic()
-    # 14 columns of thumbnails: a header that would overlap its neighbour is left out
-    tab.overview_view.plot.getAxis("top").setStyle(hideOverlappingLabels=True)
+    # layers across, H0 … H11, avg and rollout down the left axis, whatever the panel's
+    # size: 14 headers across overlapped in a wide panel ("H10H11平均", rollout left
+    # out), and a resize flipped the grid between the two orientations
+    tab.overview_view = TileMosaic(transpose=True)
     tab.neuron_view = NeuronPlot()
     tab.stats_view = PooledHeadGrid()
     tab.similarity_view = PooledHeadGrid()
