@@ -77,6 +77,31 @@ def test_legend_moves_below_the_plot_when_every_corner_holds_data_and_comes_back
     assert _overlap(plot) == []
 
 
+def test_a_legend_below_a_plot_whose_axis_label_wraps_is_placed_once(qtbot, monkeypatch):
+    """With the legend below, the left axis is shorter and its label wraps (viz.axis_label),
+    the axis thickens and the view box narrows a turn later: the placement was recorded
+    before that, ran again, went inside and out, four times a second for ever (the graph
+    tab's communities plot at 1280x800; the window walks never settled)."""
+    calls = []
+    decide = KeepClear._decide
+    monkeypatch.setattr(KeepClear, "_decide", lambda self: calls.append(1) or decide(self))
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    x = np.arange(400, dtype=np.float32)
+    plot.setLabel("left", "a label long enough to wrap on a short axis")
+    plot.resize(260, 250)
+    plot.show()
+    plot.set_curves(x, np.stack([np.sin(x / 6 + k) for k in range(6)]) * 3 + 4,
+                    [f"wave number {k}" for k in range(6)])
+    qtbot.wait(1500)
+    assert plot.legend_placer.where == OUTSIDE
+    assert plot.getAxis("left").label.textWidth() > 0, "the label wrapped"
+    calls.clear()
+    qtbot.wait(6 * THROTTLE_MS)
+    assert calls == [], f"placed {len(calls)} times more with nothing changed"
+    assert not plot.legend_placer._timer.isActive()
+
+
 def test_a_name_wider_than_the_figure_wraps_below_it_and_unwraps_inside(qtbot):
     """The flows tab's "entropy of the data: the lowest NLL possible" was cut at the
     figure's right edge when its legend went below a narrow plot."""
@@ -188,6 +213,46 @@ def test_bar_names_that_would_run_together_take_two_lines(qtbot):
     assert clear_of_each_other(narrow)
     inside = axis.boundingRect()
     assert all(inside.contains(r) for r, _ in narrow), (inside, [r for r, _ in narrow])
+
+
+def test_every_bar_name_is_drawn_however_narrow_the_plot(qtbot):
+    """pyqtgraph leaves out a tick name that reaches past an end of its axis: the graph
+    tab's comparison drew 3 of its 4 names at 1280x800 ("baseline" missing). Each name
+    is drawn, inside the axis, clear of its neighbours, at every width."""
+    bars = GroupedBarsPlot()
+    qtbot.addWidget(bars)
+    bars.show()
+    names = ["GCN", "GraphSAGE", "GAT", "baseline"]
+    bars.set_bars(names, np.array([[0.2, 0.3, 0.1, 0.7]]), ["accuracy"])
+    axis = bars.plotItem.getAxis("bottom")
+    for width in range(150, 330, 15):
+        bars.resize(width, 260)
+        _settle(qtbot, bars)
+        checked, problems = fc.axis_label_problems(axis, bars)
+        assert checked == len(names) and problems == [], (width, problems)
+
+
+def test_bar_names_have_room_before_their_first_paint(qtbot):
+    """pyqtgraph learns an axis's text height when it paints its names: a comparison
+    filled behind another tab had a 3 px axis when first shown and every name culled
+    (the window walk at 1280x800: "4 of 4 labels not drawn"). The axis makes room for
+    its names, on one line or two, as soon as it has them and is sized."""
+    from PySide6.QtWidgets import QLabel, QTabWidget
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    tabs.addTab(QLabel("front"), "front")
+    bars = GroupedBarsPlot()
+    tabs.addTab(bars, "bars")
+    tabs.resize(210, 260)
+    tabs.show()
+    bars.set_bars(["GCN", "GraphSAGE", "GAT", "baseline"],
+                  np.array([[0.4, 0.1, 0.5, 0.75]]), ["untrained"])
+    qtbot.wait(50)
+    tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: bars.plotItem.vb.width() > 100, timeout=5000)
+    axis = bars.plotItem.getAxis("bottom")
+    assert fc.axis_label_problems(axis, bars) == (4, [])
 
 
 def test_bar_names_keep_their_descenders_and_no_series_shows_no_legend(qtbot):

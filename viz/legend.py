@@ -37,6 +37,8 @@ OUTSIDE = "below"
 THROTTLE_MS = 250
 #: the data area keeps at least this height when the legend goes below it (pixels)
 MIN_DATA_HEIGHT = 120
+#: layout passes a placement makes at most for the plot to keep its size
+SETTLE_ROUNDS = 6
 #: spacing between a curve's samples, in pixels
 STEP_PX = 3.0
 #: at most this many samples per curve (a 4096-point curve on a 300-px plot)
@@ -325,8 +327,7 @@ class KeepClear(QObject):
             return self.where
         if self.where == OUTSIDE:
             self._go_inside(self.where_inside or self.prefer[0])
-        self.plot.layout.activate()
-        vb.prepareForPaint()               # the range and the matrix of this size, now
+        self._settle()                     # the range and the matrix of this size, now
         size = legend.boundingRect()
         area = vb.boundingRect()
         if area.width() < 4 or area.height() < 4:
@@ -339,9 +340,29 @@ class KeepClear(QObject):
                     self._go_inside(name)
                 return name
         self._go_outside()
-        self.plot.layout.activate()
-        vb.prepareForPaint()
+        self._settle()
         return OUTSIDE
+
+    def _settle(self) -> None:
+        """Lay the plot out until its view box keeps its size, now.
+
+        One ``activate()`` is not enough: an axis resized by it fits its label again
+        (``viz.axis_label``: wrapped over more lines on a shorter axis) and asks for a
+        new thickness, which the layout applied only at the next turn of the event loop.
+        The placement was then recorded for a view box that was about to change: with
+        the legend below, the graph tab's communities plot (1280x800) wrapped its left
+        label and lost 27 px of width a turn later, the placement ran again, went inside
+        and out, and so on four times a second for ever."""
+        vb = self.plot.vb
+        size = None
+        for _ in range(SETTLE_ROUNDS):
+            self.plot.layout.activate()
+            vb.prepareForPaint()
+            now = (round(vb.width()), round(vb.height()),
+                   round(self.plot.width()), round(self.plot.height()))
+            if now == size:
+                break
+            size = now
 
     # -- geometry ----------------------------------------------------------------------
     def _fits(self, name: str, size: QRectF, area: QRectF) -> bool:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFontMetricsF, QImage, QPainter
 
 from viz.legend import CORNERS, keep_clear
 from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS, series_pen
@@ -36,8 +37,10 @@ class _TickLevelsAxis(pg.AxisItem):
 class _CategoryAxis(pg.AxisItem):
     """A bottom axis naming groups of bars. When neighbouring names would run into each
     other (the graph tab's "GCN", "GraphSAGE", "GAT" read "GCNGraphSAGEGAT" in a window
-    of 1280×800), every second name drops one line; the axis keeps the room for two
-    lines from then on (giving it back would resize the plot on every paint)."""
+    of 1280×800), every second name drops one line (a third when need be); the axis
+    keeps the room for those lines from then on (giving it back would resize the plot on
+    every paint). A name pyqtgraph would leave out for reaching past an end of the axis
+    is moved inward instead (``_culled``)."""
 
     GAP = 6         # pixels kept between two names on one line
 
@@ -53,20 +56,97 @@ class _CategoryAxis(pg.AxisItem):
             self.setMaximumHeight(h)
             self.setMinimumHeight(h)
 
+    def setTicks(self, ticks) -> None:  # noqa: N802 - pyqtgraph's API
+        """pyqtgraph learns its names' height at the first paint that draws them: until
+        then the axis was 3 px high and culled every name (the graph tab's comparison,
+        built behind another tab, measured at 1280×800: "4 of 4 labels not drawn").
+        The axis takes one line's height (pyqtgraph's measure) as soon as it has names."""
+        super().setTicks(ticks)
+        if self.orientation == "bottom" and ticks and any(len(level) for level in ticks):
+            metrics = QFontMetricsF(self.style["tickFont"] or self.font())
+            self._updateMaxTextSize(int(np.ceil(0.8 * metrics.height())))
+            self._measure()
+
+    def resizeEvent(self, ev=None):  # noqa: N802 - Qt's API
+        super().resizeEvent(ev)
+        self._measure()
+
+    def _measure(self) -> None:
+        """Lay the names out now (one line or two), so the axis takes their height
+        before it is first painted, not after."""
+        if self.orientation != "bottom" or not getattr(self, "_tickLevels", None) \
+                or self.linkedView() is None or self.width() < 4:
+            return
+        image = QImage(8, 8, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        try:
+            if self.style.get("tickFont") is not None:
+                painter.setFont(self.style["tickFont"])
+            self.generateDrawSpecs(painter)
+        finally:
+            painter.end()
+
     def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph's API
         specs = super().generateDrawSpecs(p)
-        if specs is None or self.orientation != "bottom" or len(specs[2]) < 2:
+        if specs is None or self.orientation != "bottom":
             return specs
         axis, ticks, texts = specs
-        texts = sorted(texts, key=lambda t: t[0].center().x())
+        texts = sorted(list(texts) + self._culled(p, texts), key=lambda t: t[0].center().x())
+        if len(texts) < 2:
+            return axis, ticks, texts
         if all(a[0].right() + self.GAP <= b[0].left()
                for a, b in zip(texts[:-1], texts[1:], strict=True)):
             return axis, ticks, texts
+        # each name on the first line where it clears the one before it there (every
+        # second name one line down, or a third line when a name moved in from an end
+        # still runs into its neighbour's)
         line = max(rect.height() for rect, _, _ in texts)
-        texts = [(rect.translated(0, line) if i % 2 else rect, flags, text)
-                 for i, (rect, flags, text) in enumerate(texts)]
-        self._updateMaxTextSize(int(np.ceil(2 * line)))
-        return axis, ticks, texts
+        ends: list[float] = []
+        placed = []
+        for rect, flags, text in texts:
+            k = next((i for i, end in enumerate(ends) if end + self.GAP <= rect.left()),
+                     len(ends))
+            if k == len(ends):
+                ends.append(rect.right())
+            ends[k] = rect.right()
+            placed.append((rect.translated(0, k * line), flags, text))
+        self._updateMaxTextSize(int(np.ceil(max(2, len(ends)) * line)))
+        return axis, ticks, placed
+
+
+    def _culled(self, p, texts) -> list:
+        """The names pyqtgraph left out because they reach past an end of the axis (a
+        name wider than the room between its bar and the edge: the graph tab's
+        "baseline" at 1280×800), moved inward until they fit; every group is named."""
+        vb = self.linkedView()
+        levels = getattr(self, "_tickLevels", None)
+        if vb is None or not levels:
+            return []
+        drawn = Counter(text for _, _, text in texts)
+        lo, hi = sorted(float(v) for v in self.range)
+        br = self.boundingRect()
+        if texts:
+            top, flags = texts[0][0].top(), texts[0][1]
+        else:                               # every name left out: pyqtgraph's own place
+            top = (self.mapRectFromParent(self.geometry()).top()
+                   + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1])
+            flags = (Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+                     | Qt.TextFlag.TextDontClip)
+        out = []
+        for value, name in levels[0]:
+            if not lo <= float(value) <= hi or not str(name).strip():
+                continue
+            if drawn[name] > 0:
+                drawn[name] -= 1
+                continue
+            rect = p.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, name)
+            width, height = rect.width(), rect.height() * 0.8    # pyqtgraph's measure
+            if width > br.width():
+                continue
+            x = self.mapFromItem(vb, vb.mapFromView(QPointF(float(value), 0.0))).x()
+            left = min(max(x - width / 2, br.left()), br.right() - width)
+            out.append((QRectF(left, top, width, height), flags, name))
+        return out
 
 
 class SpacedAxis(pg.AxisItem):
