@@ -353,6 +353,20 @@ def test_fit_label_wraps_then_elides_and_keeps_the_whole_text(qtbot):
     assert label.toolTip() == "" and not label.property("archscope_elided")
 
 
+def test_a_fit_label_with_min_lines_keeps_its_height_for_a_short_text(qtbot):
+    """The flows animation's layer read-out wraps at 1280x800 (it needed 482 px of 456)
+    and names one layer after another: its row keeps one height whatever the text."""
+    label = FitLabel(max_lines=2, min_lines=2)
+    qtbot.addWidget(label)
+    label.resize(200, 40)
+    label.show()
+    label.set_text(" ".join(f"word{i}" for i in range(12)))
+    wrapped = label.height()
+    label.set_text("short")
+    assert label.height() == wrapped
+    assert wrapped >= 2 * QFontMetrics(label.font()).lineSpacing()
+
+
 def test_fit_lines_breaks_at_spaces_and_between_chinese_characters(qapp):
     from PySide6.QtGui import QFont
 

@@ -56,10 +56,13 @@ def fit_lines(text: str, font: QFont, width: int, max_lines: int) -> tuple[list[
 class FitLabel(QLabel):
     """Plain text over at most ``max_lines`` lines of its width; the rest on hover."""
 
-    def __init__(self, text: str = "", max_lines: int = 2, parent=None) -> None:
+    def __init__(self, text: str = "", max_lines: int = 2, parent=None,
+                 min_lines: int = 1) -> None:
         super().__init__(parent)
         self._full = ""
         self.max_lines = max_lines
+        #: lines of height kept even for a shorter text, so a row never jumps as it changes
+        self.min_lines = min_lines
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setProperty("archscope_elided", False)
@@ -99,7 +102,7 @@ class FitLabel(QLabel):
         self.setToolTip(self._full if cut else "")
         self.setProperty("archscope_elided", cut)
         # the lines' spacing plus the last line's descent room (underscores sit below it)
-        height = fm.lineSpacing() * max(1, len(lines)) + fm.descent() + 2
+        height = fm.lineSpacing() * max(self.min_lines, len(lines)) + fm.descent() + 2
         if self.height() != height or self.minimumHeight() != height:
             self.setFixedHeight(height)
 

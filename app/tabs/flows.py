@@ -11,7 +11,7 @@ from functools import partial
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.tabs.base import TabContext, View, ViewData
 from app.tabs.flows_export import FlowsExport
@@ -25,6 +25,7 @@ from viz.flow_view import DensityView, FlowView
 from viz.ode_view import TimelinePlot
 from viz.panel import ViewPanel
 from viz.plots import GroupedBarsPlot
+from viz.text import FitLabel
 
 DENSITIES = (*options.DENSITIES, options.CUSTOM)
 MODELS = options.FLOW_KINDS
@@ -106,7 +107,10 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, 800)
         self.slider.valueChanged.connect(self._slider_moved)
-        self.layer_label = QLabel()
+        # the time, layer and its log-det: wrapped over two lines where the row is narrow
+        # (it needed 482 px of 456 at 1280x800), always two lines high so the row keeps
+        # its place as the animation names one layer after another
+        self.layer_label = FitLabel(max_lines=2, min_lines=2)
         self.layer_label.setMinimumWidth(280)
         self.frames_button = QPushButton()
         self.frames_button.clicked.connect(self.export_frames_dialog)
@@ -118,7 +122,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self.flow_view.drawn.connect(self.add_drawn_point)
         row.addWidget(self.play_button)
         row.addWidget(self.slider, 1)
-        row.addWidget(self.layer_label)
+        row.addWidget(self.layer_label, 1)
         row.addWidget(self.draw_button)
         row.addWidget(self.frames_button)
         col.addLayout(row)
