@@ -443,29 +443,31 @@ def test_nothing_covers_data_in_any_view(qtbot, window, size):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_no_text_is_clipped(qtbot, window, size):
+def test_no_text_is_clipped_and_every_token_and_row_is_named(qtbot, window, size):
+    """One walk, two checks of what is written: no text cut off, and every tick label of
+    a token or row axis drawn, none thinned, culled, overlapping or cut (issue 32 item 2;
+    tests/test_token_labels.py tests the parts). One walk instead of two saves a walk of
+    every tab per size and language (about 50 s each)."""
     _resize(qtbot, window, size)
+    checks = {"texts clipped": fc.clipped_texts, "token labels not drawn": fc.unlabelled_ticks}
     report = []
     for code in ("en", "zh_CN"):
         window.set_language(code)
-        checked, found = _walk(window, qtbot, fc.clipped_texts)
-        print(f"\n{size} {code}: {checked} texts checked, {len(found)} clipped")
-        assert checked > 200
-        report += [f"{code} {f}" for f in found]
-    assert not report, "\n".join(report)
+        counts = {name: [0, 0] for name in checks}
 
+        def both(win, counts=counts):
+            found = []
+            for name, check in checks.items():
+                n, f = check(win)
+                counts[name][0] += n
+                counts[name][1] += len(f)
+                found += f
+            return 0, found
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_token_and_row_is_named(qtbot, window, size):
-    """Every tick label of a token or row axis is drawn: none thinned, culled,
-    overlapping or cut (issue 32 item 2; tests/test_token_labels.py tests the parts)."""
-    _resize(qtbot, window, size)
-    report = []
-    for code in ("en", "zh_CN"):
-        window.set_language(code)
-        checked, found = _walk(window, qtbot, fc.unlabelled_ticks)
-        print(f"\n{size} {code}: {checked} labels checked, {len(found)} problems")
-        assert checked > 200
+        _checked, found = _walk(window, qtbot, both)
+        for name, (n, bad) in counts.items():
+            print(f"\n{size} {code}: {n} checked, {bad} {name}")
+            assert n > 200, name
         report += [f"{code} {f}" for f in found]
     assert not report, "\n".join(report)
 
