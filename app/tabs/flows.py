@@ -308,7 +308,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         if np.isfinite(entropy):
             xs.append(np.array([1, len(losses)], np.float32))
             ys.append(np.array([entropy, entropy], np.float32))
-            names.append(self.tr("entropy of the data: the lowest NLL possible"))
+            names.append(self.tr("entropy floor (the lowest NLL)"))
         self.nll_plot.set_curves(xs, ys, names)
         below = np.isfinite(entropy) and len(smooth) and smooth[-1] < entropy - 0.05
         self.view("nll").panel.set_readout(
@@ -330,7 +330,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         if math.isfinite(entropy):
             xs.append(np.array([0, 100], np.float32))
             ys.append(np.array([entropy, entropy], np.float32))
-            names.append(self.tr("entropy of the data: the lowest NLL possible"))
+            names.append(self.tr("entropy floor (the lowest NLL)"))
             symbols.append(None)
             colours.append(2)
         self.nll_plot.set_curves(xs, ys, names, symbols=symbols, colours=colours)

@@ -646,8 +646,8 @@ by maximum likelihood.</source>
         <translation>滑动平均</translation>
     </message>
     <message>
-        <source>entropy of the data: the lowest NLL possible</source>
-        <translation>数据的熵：NLL 可能达到的最低值</translation>
+        <source>entropy floor (the lowest NLL)</source>
+        <translation>熵下限（NLL 的最低值）</translation>
     </message>
     <message>
         <source>NLL below the entropy floor: a bug or overfitting to a small data set</source>
