@@ -328,3 +328,23 @@ def test_a_grid_narrower_than_its_labels_need_settles_in_a_scrolling_panel(qtbot
     assert sizes == [], f"still resized {len(sizes)} times in 300 ms: {sorted(set(sizes))}"
     assert grid.width() >= grid.minimumWidth() > area.viewport().width()
     assert grid.cell_px >= grid.plots[0].getAxis("bottom").min_cell_px() - 1e-6
+
+
+def test_a_minimum_size_that_swings_between_two_answers_settles_on_the_larger(qtbot):
+    """A grid whose taller size brings a scroll bar that narrows it, and so asks for more
+    height, swung between two minimum sizes at every turn of the event loop (the
+    transformer tab in test_session_tr grew to 7.7 GB): ``ask_minimum`` keeps the larger
+    of a swing, and a new answer (new data) is still taken as it is."""
+    from PySide6.QtWidgets import QWidget
+
+    from viz.heatmap import ask_minimum
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    for height in (100, 120, 100, 120, 100):
+        ask_minimum(widget, 0, height)
+        qtbot.wait(5)
+    assert widget.minimumHeight() == 120
+    ask_minimum(widget, 0, 80)          # a new answer: taken
+    qtbot.wait(5)
+    assert widget.minimumHeight() == 80
