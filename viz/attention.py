@@ -186,9 +186,7 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
             if bottom_ax.rotated() and self._ticks:
                 cols, s = fit_cells(w, h, n, q, k, lw, bottom_ax.extent(True),
                                     self._col_options, th)
-            titles = [wrap_title(t, s * k + lw, st.get("size", "9pt"), bool(st.get("bold")))
-                      for t, st in self._titles]
-            need = 15 * max((_lines(t) for t in titles), default=1) + 5
+            titles, need = self._wrapped_titles(s * k + lw)
             if need <= th:
                 break
             th = need
@@ -197,7 +195,7 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
             # every token named: the cells as large as their labels need at the smallest
             # type, else the widget asks for more height (its panel scrolls)
             left_ax.set_tokens(q_labels, s)
-            self._ask_height(n, q, k, lw, bh_full, th,
+            self._ask_height(n, q, k, lw, bh_full,
                              max(left_ax.min_cell_px(), bottom_ax.min_cell_px()))
         else:
             ask_minimum(self, 0, 0)        # thumbnails: no labels to make room for
@@ -231,7 +229,14 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
             plot.layout.activate()
             plot.autoRange(padding=0)
 
-    def _ask_height(self, n: int, q: int, k: int, lw: float, bh: float, th: float,
+    def _wrapped_titles(self, width: float) -> tuple[list[str], float]:
+        """The titles broken to a plot ``width`` pixels wide, and the title row's height
+        they need."""
+        titles = [wrap_title(t, width, st.get("size", "9pt"), bool(st.get("bold")))
+                  for t, st in self._titles]
+        return titles, 15 * max((_lines(t) for t in titles), default=1) + 5
+
+    def _ask_height(self, n: int, q: int, k: int, lw: float, bh: float,
                     need: float) -> None:
         """Ask for the height at which ``fit_cells`` makes cells of ``need`` pixels (the
         size at which every token's label fits at the smallest type, see
@@ -245,6 +250,17 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
         w = self.viewport().width()
 
         def enough(width: float, height: float) -> bool:
+            # the titles wrapped as ``relayout`` wraps them at this size: with the title
+            # row of the present size instead, a taller widget (titles on one line)
+            # asked for less than a shorter one (titles on two), and the transformer
+            # tab's step panels swung between 318 and 348 px at every turn
+            th = self._title_h
+            for _ in range(2):
+                s = fit_cells(width, height, n, q, k, lw, bh, self._col_options, th)[1]
+                th_need = self._wrapped_titles(s * k + lw)[1]
+                if th_need <= th:
+                    break
+                th = th_need
             return fit_cells(width, height, n, q, k, lw, bh, self._col_options, th)[1] \
                 >= need - 1e-6
 

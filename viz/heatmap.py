@@ -121,8 +121,8 @@ def _point_sizes() -> list[float]:
     return sizes
 
 
-#: how many of a widget's last minimum-size requests ``ask_minimum`` remembers to tell a
-#: swing between answers from a new answer
+#: how many of a widget's last minimum-size requests ``ask_minimum`` remembers: a swing is
+#: two answers that alternate twice (A B A B)
 SWING_MEMORY = 4
 
 
@@ -131,18 +131,25 @@ def ask_minimum(widget, width: int, height: int) -> None:
     token labels fit, from the event loop: set inside a resize event, the new size
     reached the view while Qt's scroll area ignores a resize nested in another, and its
     viewport kept the old size (half the widget stayed blank)."""
-    key = (int(width), int(height))
+    asked = (int(width), int(height))
     # A size that depends on the size it gets can swing between two answers (a scroll
     # bar that comes with the taller size narrows the viewport, which then asks for
     # more height, which ...): the transformer tab's head grid swung at every turn of
-    # the event loop and grew to 7.7 GB in test_session_tr. A request seen among the
-    # last few that is not the last one is such a swing: the widget then keeps the
-    # largest of them, a fixed point, until a new answer comes (new data, a new shape).
-    recent = getattr(widget, "_archscope_asked", [])
-    if key in recent[:-1]:
-        swing = recent[recent.index(key):]
-        key = (max(k[0] for k in swing), max(k[1] for k in swing))
-    widget._archscope_asked = (recent + [(int(width), int(height))])[-SWING_MEMORY:]
+    # the event loop and grew to 7.7 GB in test_session_tr. Two answers that alternate
+    # twice (A B A B) are such a swing: the widget then keeps the larger of them, a
+    # fixed point, for as long as the requests stay among them; any other answer (new
+    # data, a new shape) is taken as it is. One return (A B A, as a layout settles at
+    # start-up) is not a swing: keeping the larger there left panels too small.
+    history = (getattr(widget, "_archscope_asked", []) + [asked])[-SWING_MEMORY:]
+    widget._archscope_asked = history
+    swing = getattr(widget, "_archscope_swing", None)
+    if swing is not None and asked not in swing:
+        swing = None
+    if swing is None and len(history) == SWING_MEMORY and history[0] == history[2] \
+            and history[1] == history[3] and history[0] != history[1]:
+        swing = (history[0], history[1])
+    widget._archscope_swing = swing
+    key = asked if swing is None else (max(k[0] for k in swing), max(k[1] for k in swing))
     if getattr(widget, "_archscope_minimum", None) == key:
         return
     widget._archscope_minimum = key
