@@ -148,6 +148,7 @@ def test_screen_lines_match_true_width_lines_and_exports_keep_the_width(qtbot, m
     qtbot.wait(20)
 
     def picture() -> np.ndarray:
+        view.lines._image_key = None            # the lines drawn anew, not blitted
         image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
         return np.frombuffer(image.constBits(), np.uint8).reshape(
             image.height(), image.width(), 4)[..., :3].astype(float)
@@ -179,3 +180,41 @@ def test_screen_lines_match_true_width_lines_and_exports_keep_the_width(qtbot, m
     p.end()
     assert drawn[-1] == 0
     assert 'stroke-width="2"' in bytes(data).decode()
+
+
+def test_many_lines_drawn_with_numpy_match_the_painters_aliased_lines(qtbot):
+    """Above SMOOTH_LINES the screen's lines come from ``raster_lines`` (numpy), not the
+    raster engine's slow translucent blending: the same pixels within a level or two,
+    for shallow and steep lines, two-pixel and thinner pens, many heads overlapping."""
+    from PySide6.QtGui import QPainter
+
+    from viz import head_view
+
+    rng = np.random.default_rng(1)
+    for heads, q, row, width in ((4, 29, 24, 2.0), (12, 15, 20, 2.0), (8, 32, 10, 1.2)):
+        alpha = rng.dirichlet(np.ones(q) * 0.3, size=(heads, q)).astype(np.float32)
+        ys = 20 + (np.arange(q) + 0.5) * row
+        shape = (int(ys.max()) + 10, 320)
+        lines = (alpha, 72.0, 292.0, ys, ys.copy(), width)
+        assert int((alpha >= head_view.MIN_ALPHA).sum()) > head_view.SMOOTH_LINES
+
+        def on_white(image: QImage) -> np.ndarray:
+            out = QImage(image.size(), QImage.Format.Format_RGB32)
+            out.fill(Qt.GlobalColor.white)
+            p = QPainter(out)
+            p.drawImage(0, 0, image)
+            p.end()
+            return np.frombuffer(out.constBits(), np.uint8).reshape(
+                out.height(), out.width(), 4)[..., :3].astype(float)
+
+        ours = on_white(head_view.raster_lines(*lines, shape))
+        qt = QImage(shape[1], shape[0], QImage.Format.Format_ARGB32_Premultiplied)
+        qt.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(qt)
+        head_view._Lines()._paint_lines(painter, *lines)      # aliased: > SMOOTH_LINES
+        painter.end()
+        theirs = on_white(qt)
+        ink = (255 - theirs).mean()
+        assert ink > 20, ink                                   # lines to compare
+        assert abs((255 - ours).mean() - ink) < 0.02 * ink, ((255 - ours).mean(), ink)
+        assert np.abs(ours - theirs).mean() < 1.5, np.abs(ours - theirs).mean()

@@ -14,7 +14,8 @@ On screen (a raster painter at one device pixel per unit) a smoothed line of wid
 one-pixel lines on a fast path and wider ones through its stroker, 79 ms against 8 for
 the 484 lines of four heads at length 11. The picture differs by a few levels at the
 lines' edges (``tests/test_head_view.py``). SVG, PDF and scaled PNG exports get the
-lines at their true width.
+lines at their true width. On screen the lines are drawn once into an image that the
+next paints of the same lines blit (``_Lines._lines_image``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF, QSizeF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPaintEngine, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPaintEngine, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsWidget
 
 from viz.attention import head_colour
@@ -69,6 +70,83 @@ def _lines(x0: float, y0: np.ndarray, x1: float, y1: np.ndarray,
         out += [QLineF(x0 + a, b, x1 + a, c) for a, b, c in
                 zip(ox.tolist(), (y0 + oy).tolist(), (y1 + oy).tolist(), strict=True)]
     return out
+
+
+def _covered(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray,
+             thick: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(major, minor, line) of every pixel that lines from (a0, b0) to (a1, b1) cover
+    when aliased, as the raster engine fills a pen's outline: the pixels whose centres
+    lie inside it. ``a`` is each line's major axis (|a1 − a0| ≥ |b1 − b0|), ``thick``
+    its pen's extent along the minor axis."""
+    lo = np.ceil(np.minimum(a0, a1) - 0.5).astype(np.int64)
+    hi = np.floor(np.maximum(a0, a1) - 0.5).astype(np.int64)
+    n = np.maximum(hi - lo + 1, 0)
+    line = np.repeat(np.arange(len(n)), n)
+    major = lo[line] + np.arange(len(line)) - np.repeat(np.cumsum(n) - n, n)
+    span = (a1 - a0)[line]
+    centre = b0[line] + (major + 0.5 - a0[line]) / np.where(span == 0, 1, span) * \
+        (b1 - b0)[line]
+    half = thick[line] / 2
+    first = np.ceil(centre - half - 0.5).astype(np.int64)
+    last = np.floor(centre + half - 0.5).astype(np.int64)
+    out = [], [], []
+    for k in range(int((last - first).max(initial=-1)) + 1):
+        keep = first + k <= last
+        out[0].append(major[keep])
+        out[1].append(first[keep] + k)
+        out[2].append(line[keep])
+    return tuple(np.concatenate(o) if o else np.zeros(0, np.int64) for o in out)
+
+
+def raster_lines(alpha: np.ndarray, x0: float, x1: float, ys_q: np.ndarray,
+                 ys_k: np.ndarray, width: float, shape: tuple[int, int]) -> QImage:
+    """The aliased lines of ``_Lines._paint_lines`` (more than SMOOTH_LINES of them)
+    drawn with numpy into a transparent image of ``shape`` (height, width): the raster
+    engine blends translucent pixels slowly on this machine's CPU (1,645 lines of
+    GPT-2's four heads at 29 tokens: 80-130 ms, against 11 ms opaque). Lines of one
+    colour laid over each other with opacities a₁, a₂, … cover a pixel with 1 − ∏(1 − aᵢ)
+    of that colour, in any order; the heads are laid over each other in order, as the
+    painter does (``tests/test_head_view.py`` compares the two)."""
+    height, wide = shape
+    opacity = np.maximum(np.rint(alpha * ALPHA_LEVELS), 1.0) / ALPHA_LEVELS  # as the pens
+    rgb = np.zeros((height * wide, 3), np.float32)            # premultiplied
+    cover = np.zeros(height * wide, np.float32)
+    for h in range(alpha.shape[0]):
+        rows, cols = np.nonzero(alpha[h] >= MIN_ALPHA)
+        ya, yb = ys_q[rows].astype(np.float64), ys_k[cols].astype(np.float64)
+        xa, xb = np.full(len(rows), float(x0)), np.full(len(rows), float(x1))
+        dx, dy = xb - xa, yb - ya
+        length = np.hypot(dx, dy)
+        steep = np.abs(dy) > np.abs(dx)
+        # a pen of ``width`` spans width·length/|major| pixels along the minor axis
+        thick = np.maximum(width * length / np.maximum(np.maximum(abs(dx), abs(dy)), 1e-9),
+                           1.0)
+        log_clear = np.log1p(-np.minimum(opacity[h][rows, cols], 0.999))
+        total = np.zeros(height * wide)
+        for pick, along_y in ((~steep, False), (steep, True)):
+            if not pick.any():
+                continue
+            if along_y:
+                major, minor, line = _covered(ya[pick], yb[pick], xa[pick], xb[pick],
+                                              thick[pick])
+                px, py = minor, major
+            else:
+                major, minor, line = _covered(xa[pick], xb[pick], ya[pick], yb[pick],
+                                              thick[pick])
+                px, py = major, minor
+            inside = (px >= 0) & (px < wide) & (py >= 0) & (py < height)
+            total += np.bincount(py[inside] * wide + px[inside],
+                                 log_clear[pick][line[inside]], minlength=height * wide)
+        a = (1.0 - np.exp(total)).astype(np.float32)
+        colour = QColor(head_colour(h))
+        c = np.array([colour.redF(), colour.greenF(), colour.blueF()], np.float32)
+        rgb = rgb * (1.0 - a)[:, None] + a[:, None] * c
+        cover = cover * (1.0 - a) + a
+    bgra = np.empty((height, wide, 4), np.uint8)
+    bgra[..., :3] = np.rint(rgb[:, ::-1] * 255).reshape(height, wide, 3)
+    bgra[..., 3] = np.rint(cover * 255).reshape(height, wide)
+    image = QImage(bgra.data, wide, height, 4 * wide, QImage.Format.Format_ARGB32_Premultiplied)
+    return image.copy()          # (owns its pixels: the array goes)
 
 
 class _Lines(QGraphicsWidget):
@@ -207,7 +285,6 @@ class _Lines(QGraphicsWidget):
     def paint(self, p, *args) -> None:
         if not len(self.weights):
             return
-        p.setRenderHint(p.RenderHint.Antialiasing, True)
         g = self.layout_rows()
         self.legend_rects = g["legend"]
         fm, row, top = g["fm"], g["row"], g["top"]
@@ -216,7 +293,43 @@ class _Lines(QGraphicsWidget):
         heads, q, k = alpha.shape
         ys_q = top + (np.arange(q) + 0.5) * row
         ys_k = top + (np.arange(k) + 0.5) * row
-        width = 2.0 if row >= 12 else 1.2
+        lines = (alpha, x_l + LINE_GAP, x_r - LINE_GAP, ys_q, ys_k, 2.0 if row >= 12 else 1.2)
+        t = p.deviceTransform()
+        if (p.paintEngine().type() == QPaintEngine.Type.Raster and not painting_figure()
+                and (t.m11(), t.m22(), t.m12(), t.m21()) == (1, 1, 0, 0)
+                and float(t.dx()).is_integer() and float(t.dy()).is_integer()):
+            p.drawImage(QPointF(0, 0), self._lines_image(lines))
+        else:       # an export, or a scaled view: the lines as vectors at their width
+            self._paint_lines(p, *lines)
+        p.setRenderHint(p.RenderHint.Antialiasing, True)
+        self._paint_tokens(p, fm, row, ys_q, ys_k, x_l, x_r, g["font"], g["bold"])
+        self._paint_legend(p)
+
+    def _lines_image(self, lines: tuple) -> QImage:
+        """The lines drawn once into an image that later paints of the same lines blit:
+        a paint is 50-150 ms for the 1,740 lines of GPT-2's four heads at 29 tokens, and
+        the view was painted two or three times in a row with nothing changed (two
+        exposed regions, a resize to and fro), a 0.47 s freeze while it generated."""
+        alpha, x0, x1, ys_q, ys_k, width = lines
+        key = (alpha.tobytes(), alpha.shape, x0, x1, ys_q.tobytes(), ys_k.tobytes(), width)
+        if getattr(self, "_image_key", None) != key:
+            # as large as the lines, not the view: a taller view (its grid row grew)
+            # draws the same lines, and blits the same image
+            bottom = max(float(ys_q.max(initial=0.0)), float(ys_k.max(initial=0.0)))
+            image = QImage(int(np.ceil(x1 + width)) + 2, int(np.ceil(bottom + width)) + 2,
+                           QImage.Format.Format_ARGB32_Premultiplied)
+            if int((alpha >= MIN_ALPHA).sum()) > SMOOTH_LINES:
+                image = raster_lines(*lines, (image.height(), image.width()))
+            else:
+                image.fill(Qt.GlobalColor.transparent)
+                painter = QPainter(image)      # "over" is associative: the same picture
+                self._paint_lines(painter, *lines)
+                painter.end()
+            self._image, self._image_key = image, key
+        return self._image
+
+    def _paint_lines(self, p, alpha, x0, x1, ys_q, ys_k, width) -> None:
+        heads = alpha.shape[0]
         # one pen and one drawLines call per head and opacity level (ALPHA_LEVELS steps):
         # 8 heads × 32² lines drawn one by one took 1.3 s a paint, batched ~25 ms
         levels = np.rint(alpha * ALPHA_LEVELS).astype(np.int32)
@@ -225,7 +338,6 @@ class _Lines(QGraphicsWidget):
         # a paint smooth, 94 ms aliased, offscreen on this machine)
         count = int((alpha >= MIN_ALPHA).sum())
         p.setRenderHint(p.RenderHint.Antialiasing, count <= SMOOTH_LINES)
-        x0, x1 = x_l + LINE_GAP, x_r - LINE_GAP
         strands = _strands(p, width) if count <= SMOOTH_LINES else 0
         if strands:
             width = 1.0
@@ -240,9 +352,6 @@ class _Lines(QGraphicsWidget):
                 p.setPen(pen)
                 rows, cols = np.nonzero(drawn & (levels[h] == level))
                 p.drawLines(_lines(x0, ys_q[rows], x1, ys_k[cols], strands))
-        p.setRenderHint(p.RenderHint.Antialiasing, True)
-        self._paint_tokens(p, fm, row, ys_q, ys_k, x_l, x_r, g["font"], g["bold"])
-        self._paint_legend(p)
 
     def _paint_tokens(self, p, fm, row, ys_q, ys_k, x_l, x_r, font, bold) -> None:
         side, index = (-1, -1) if painting_figure() else self.hover
