@@ -353,9 +353,12 @@ class PlanePlot(LabelledPlot):
 
             def refit() -> None:
                 self._box_pending = False
-                if getattr(self, "plotItem", None) is not None:
+                if getattr(self, "plotItem", None) is not None and not getattr(
+                        self, "closed", False):
                     self._fit_box()
-            QTimer.singleShot(0, refit)
+            # (the plot as the timer's context: a plot deleted meanwhile is not refitted;
+            # without it, CI saw "Internal C++ object (PlanePlot) already deleted")
+            QTimer.singleShot(0, self, refit)
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt's API
         super().resizeEvent(ev)

@@ -74,7 +74,8 @@ def _data_nll(flow, data: np.ndarray, trace) -> float:
     if not len(data):
         return float("nan")
     if trace.direction == "forward":
-        z = torch.from_numpy(np.ascontiguousarray(trace.points[-1])).to(flow.base_loc.device)
+        # (a copy: the trace's arrays are read-only, which torch warns of on stderr)
+        z = torch.tensor(trace.points[-1]).to(flow.base_loc.device)
         log_p = flow.base.log_prob(z).double().cpu().numpy() + \
             trace.logdet_points.astype(np.float64).sum(axis=0)
     else:
