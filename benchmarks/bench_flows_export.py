@@ -71,7 +71,7 @@ def main() -> int:
     from app.i18n import Translations
     from app.mainwindow import MainWindow
     from app.settings import Settings
-    from app.tabs.flows_export import ANIMATION_WIDTH, FRAMES_WIDTH
+    from app.tabs.flows.export import ANIMATION_WIDTH, FRAMES_WIDTH
     from viz import figure, theme
 
     os.environ["ARCHSCOPE_SETTINGS_DIR"] = tempfile.mkdtemp()

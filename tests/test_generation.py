@@ -119,7 +119,7 @@ def test_packed_graph_sets_round_trip():
 def test_a_comparison_saved_before_orbit_counts_opens_with_that_column_empty():
     from dataclasses import replace
 
-    from app.tabs.generation.session_file import trace_from, trace_state
+    from app.tabs.generation.state import trace_from, trace_state
     from models.errors import SessionFileError
     from models.generation.view import laid_out
 

@@ -503,7 +503,7 @@ def test_an_explanation_without_its_classifier_or_out_of_range_is_refused():
     # and without the classifier it belongs to
     from types import SimpleNamespace
 
-    from app.tabs.graph.session import _restore_explanation
+    from app.tabs.graph.state import _restore_explanation
 
     tab = SimpleNamespace(explanation=("old", None))
     with pytest.raises(SessionFileError, match="holds none"):

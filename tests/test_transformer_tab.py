@@ -403,7 +403,7 @@ def test_mask_switches_and_step_buttons_show_without_scrolling(qtbot, tab):
 
 
 def test_every_tour_step_declares_its_state_and_back_restores_it(qtbot, tab):
-    from app.tabs.transformer.tab import DEFAULTS
+    from app.tabs.transformer.params import DEFAULTS
 
     steps = tab.tour_steps()
     for step in steps:

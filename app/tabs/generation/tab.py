@@ -34,7 +34,7 @@ from app.tabs.generation.controls import (
     parse_methods,
     truthy,
 )
-from app.tabs.generation.session_file import GenerationSessionFile
+from app.tabs.generation.state import GenerationSessionFile
 from app.tabs.training import TrainingTab
 from models.generation.options import DATASETS, METHODS
 from models.traces import Progress

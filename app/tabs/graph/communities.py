@@ -340,11 +340,7 @@ def redraw(tab: GraphTab, canvas: bool = True) -> None:
     tab.community_readout.setText(readout(tab))
     draw_view(tab)
     if canvas and tab.result is not None and tab.params()["colour"] == "community":
-        from app.tabs.graph import drawing
-
-        with tab.canvas.batch():
-            drawing.draw_nodes(tab)
-        drawing.draw_embedding(tab)
+        tab.redraw_node_colours()
 
 
 def view_data(tab: GraphTab) -> ViewData | None:

@@ -466,10 +466,7 @@ def draw_edges(tab: GraphTab) -> bool:
 def redraw(tab: GraphTab) -> None:
     tab.explain_readout.setText(readout(tab))
     if tab.result is not None:
-        from app.tabs.graph import drawing
-
-        with tab.canvas.batch():
-            drawing.draw_edges(tab)
+        tab.redraw_edges()
 
 
 def saved(tab: GraphTab):

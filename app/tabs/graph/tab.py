@@ -18,7 +18,7 @@ from pathlib import Path
 
 from app.tabs.base import TabContext
 from app.tabs.graph import communities, drawing, explaining
-from app.tabs.graph import session as session_file
+from app.tabs.graph import state as session_file
 from app.tabs.graph.controls import (
     ACTIONS,
     JOB_KEYS,
@@ -455,7 +455,7 @@ class GraphTab(TrainingTab):
         super().on_torch_ready()
         self._graph_changed()
 
-    # -- session files (what is kept: app/tabs/graph/session.py) -------------------------------
+    # -- session files (what is kept: app/tabs/graph/state.py) -------------------------------
     def session_state(self):
         state = super().session_state()
         state.params.update(session_file.session_params(self))
@@ -531,6 +531,16 @@ class GraphTab(TrainingTab):
             self.save_graph(path)
         except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
             self.ctx.report_error(exc, None)
+
+    # -- the canvas, redrawn for the panels (which never import ``drawing``) ---------------------
+    def redraw_node_colours(self) -> None:
+        with self.canvas.batch():
+            drawing.draw_nodes(self)
+        drawing.draw_embedding(self)
+
+    def redraw_edges(self) -> None:
+        with self.canvas.batch():
+            drawing.draw_edges(self)
 
     # -- translations --------------------------------------------------------------------------
     def _dataset_name(self) -> str:

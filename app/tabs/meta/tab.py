@@ -29,7 +29,7 @@ from app.tabs.meta.controls import (
     parse_methods,
     parse_support,
 )
-from app.tabs.meta.session_file import MetaSessionFile
+from app.tabs.meta.state import MetaSessionFile
 from app.tabs.training import TrainingTab
 from models.meta.options import ADAPT_STEPS, EVAL_TASKS, METHODS
 from models.traces import Progress

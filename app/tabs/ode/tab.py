@@ -39,7 +39,7 @@ from app.tabs.ode.controls import (
     retranslate_forms,
 )
 from app.tabs.ode.gc_hold import held, held_steps
-from app.tabs.ode.session import ODESessionFile
+from app.tabs.ode.state import ODESessionFile
 from app.tabs.ode.views import build_views
 from app.tabs.training import TrainingTab
 from models.ode.options import ADAPTIVE, TASKS

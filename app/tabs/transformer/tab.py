@@ -16,16 +16,13 @@ import numpy as np
 
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
-from app.tabs.transformer import drawing, saving
+from app.tabs.transformer import drawing
+from app.tabs.transformer import state as session_state
 from app.tabs.transformer.controls import build_controls, build_views
+from app.tabs.transformer.params import DEFAULTS
 from app.tabs.transformer.steps import step_title
 from models.traces import Progress, TransformerTrace
 from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS
-
-DEFAULTS = {"architecture": "encoder-decoder", "tokenizer": "digits", "task": "reverse",
-            "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross",
-            "layer": 1, "head": 0, "padding": True, "look_ahead": True, "generated": 0,
-            "step": "self.softmax", "course": False}
 
 
 class TransformerTab(TrainingTab):
@@ -387,22 +384,22 @@ class TransformerTab(TrainingTab):
         super().update_buttons()
         self.save_button.setEnabled(self.torch_ready)   # while training too (its lock)
 
-    # -- session files (in ``saving``) -----------------------------------------------------
+    # -- session files (in ``state``) -----------------------------------------------------
     def saved_sessions(self) -> dict[str, object]:
-        return saving.saved_sessions(self)
+        return session_state.saved_sessions(self)
 
     def session_named(self, name: str):
         return self.session() if name == "main" else \
             self.sessions[tuple(name.split("."))]
 
     def session_inputs(self) -> tuple[dict, dict]:
-        return saving.session_inputs(self)
+        return session_state.session_inputs(self)
 
     def open_session_state(self, state, name: str) -> None:
-        saving.open_session_state(self, state, name)
+        session_state.open_session_state(self, state, name)
 
     def save_dialog(self) -> None:
-        saving.save_dialog(self)
+        session_state.save_dialog(self)
 
     # -- model files (.pt, before sessions) ----------------------------------------------------
     def file_filter(self) -> str | None:

@@ -10,7 +10,7 @@ import numpy as np
 from app.tabs.base import ViewData
 
 if TYPE_CHECKING:
-    from app.tabs.efficient import EfficientTab
+    from app.tabs.efficient.tab import EfficientTab
 
 
 def pattern(tab: EfficientTab) -> ViewData | None:

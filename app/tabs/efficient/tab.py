@@ -9,8 +9,9 @@ from functools import partial
 import numpy as np
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from app.tabs import efficient_data, efficient_session
 from app.tabs.base import TabContext, View
+from app.tabs.efficient import data as view_data
+from app.tabs.efficient import state as session_state
 from app.tabs.training import TrainingTab
 from models.efficient_attention.options import (
     APPROX_METHODS,
@@ -141,15 +142,15 @@ class EfficientTab(TrainingTab):
         self.time_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
         self.memory_plot = CurvesPlot(log_x=True, log_y=True, legend="top-left")
         views = (
-            ("pattern", self.pattern_view, efficient_data.pattern, 0, 0),
-            ("field", self.field_plot, efficient_data.field, 0, 1),
-            ("conventions", self.conventions_view, efficient_data.conventions, 0, 2),
-            ("matrices", self.matrices_view, efficient_data.matrices, 1, 0),
-            ("error", self.error_plot, efficient_data.error, 1, 1),
-            ("scale", self.scale_plot, efficient_data.scale, 1, 2),
-            ("theory", self.theory_plot, efficient_data.theory, 2, 0),
-            ("time", self.time_plot, efficient_data.measurements, 2, 1),
-            ("memory", self.memory_plot, efficient_data.measurements, 2, 2),
+            ("pattern", self.pattern_view, view_data.pattern, 0, 0),
+            ("field", self.field_plot, view_data.field, 0, 1),
+            ("conventions", self.conventions_view, view_data.conventions, 0, 2),
+            ("matrices", self.matrices_view, view_data.matrices, 1, 0),
+            ("error", self.error_plot, view_data.error, 1, 1),
+            ("scale", self.scale_plot, view_data.scale, 1, 2),
+            ("theory", self.theory_plot, view_data.theory, 2, 0),
+            ("time", self.time_plot, view_data.measurements, 2, 1),
+            ("memory", self.memory_plot, view_data.measurements, 2, 2),
         )
         for key, widget, data, row, col in views:
             self.add_view(View(key, partial(self._title, key), ViewPanel(widget),
@@ -278,7 +279,7 @@ class EfficientTab(TrainingTab):
         from models.efficient_attention import efficient_trace  # torch is loaded by now
 
         p = self.params()
-        source = efficient_session.source(self, p, self._source_qkv(p))  # maybe as saved
+        source = session_state.source(self, p, self._source_qkv(p))  # maybe as saved
         wanted = {}           # the settings of each part (only changed parts are redone)
         for part, keys in PARTS.items():
             wanted[part] = {k: p[k] for k in sorted(keys)}
@@ -389,7 +390,7 @@ class EfficientTab(TrainingTab):
         note = self.tr("A quick first measurement (N ≤ {0}, {1:g} s budget); press “Measure "
                        "time and memory” for more.").format(max(QUICK_NS), QUICK_BUDGET_S) \
             if self.cost_is_quick else self.tr("Measured on {0}.").format(t.device)
-        note = efficient_session.cost_note(self) or note    # one opened from a session
+        note = session_state.cost_note(self) or note    # one opened from a session
         for key in ("time", "memory"):
             self.view(key).panel.set_readout(note)
         xs, ts, ms, labels = [], [], [], []
@@ -462,9 +463,9 @@ class EfficientTab(TrainingTab):
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
         """Nothing to recompute: the cost plots followed every report of the job."""
 
-    # session files: what was measured, q/k/v as shown (see ``efficient_session``)
-    session_inputs = efficient_session.inputs
-    open_session_state = efficient_session.open_state
+    # session files: what was measured, q/k/v as shown (see ``state``)
+    session_inputs = session_state.inputs
+    open_session_state = session_state.open_state
 
     def update_buttons(self) -> None:
         super().update_buttons()

@@ -16,8 +16,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.tabs import positional_session
 from app.tabs.base import TabContext, View, ViewData
+from app.tabs.positional import state as session_state
+from app.tabs.positional.params import DEFAULTS, FIT_STEPS, RELATIVE_MODES
 from app.tabs.training import TrainingTab
 from models.traces import OffsetFitTrace, PEGrid, Progress
 from models.transformer.options import EMBEDDING_INITS
@@ -26,13 +27,6 @@ from viz.heatmap import HeatmapPlot
 from viz.panel import ViewPanel
 from viz.plots import CurvesPlot, GroupedBarsPlot
 from viz.theme import DIVERGING, SEQUENTIAL, error_style
-
-DEFAULTS = {"d_model": 128, "max_len": 100, "base": 10000.0, "offset": 4,
-            "dims": "2, 20, 60, 120", "sentence": "the cat sat on the mat",
-            "init": "normal", "relative_mode": "analytic"}
-RELATIVE_MODES = ("analytic", "learned", "difference")
-#: Adam steps of one run of the M_k fit
-FIT_STEPS = 2000
 
 
 def parse_dims(text: str, d_model: int, limit: int = 12) -> tuple[list[int], list[str]]:
@@ -327,12 +321,12 @@ class PositionalTab(TrainingTab):
     def save_state(self) -> None:
         self.ctx.settings.set_tab_state(self.key, self.params())
 
-    # -- session files: the controls and the fit shown (``positional_session``) ----------
+    # -- session files: the controls and the fit shown (``session_state``) ----------
     def session_inputs(self) -> tuple[dict, dict]:
-        return positional_session.inputs(self)
+        return session_state.inputs(self)
 
     def open_session_state(self, state, name: str) -> None:
-        positional_session.open_state(self, state, name)
+        session_state.open_state(self, state, name)
 
     def _params_changed(self, *_):
         if self.stop_jobs():

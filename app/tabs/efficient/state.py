@@ -22,7 +22,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 if TYPE_CHECKING:
-    from app.tabs.efficient import EfficientTab
+    from app.tabs.efficient.tab import EfficientTab
 
 #: the cost arrays a session keeps (``CostTrace`` fields)
 COST_ARRAYS = ("n_theory", "flops", "memory", "measured_n", "measured_method", "seconds",

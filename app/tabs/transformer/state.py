@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFileDialog
 
+from app.tabs.transformer.params import DEFAULTS
 from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS
 
 if TYPE_CHECKING:
@@ -109,7 +110,6 @@ def _rebuilt_sessions(tab: TransformerTab, state, name: str, refuse) -> dict:
 
 
 def _check_choices(params: dict, refuse) -> tuple[str, str, str]:
-    from app.tabs.transformer.tab import DEFAULTS
 
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
@@ -123,7 +123,6 @@ def _check_choices(params: dict, refuse) -> tuple[str, str, str]:
 
 
 def _whole(params: dict, field: str, lo: int, hi: int, refuse) -> None:
-    from app.tabs.transformer.tab import DEFAULTS
 
     value = params.setdefault(field, min(max(DEFAULTS[field], lo), hi))
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from app.tabs.positional.params import FIT_STEPS
+
 if TYPE_CHECKING:
-    from app.tabs.positional import PositionalTab
+    from app.tabs.positional.tab import PositionalTab
 
 NUMBERS = ("d_model", "max_len", "base", "offset")
 TEXTS = ("dims", "sentence")
@@ -72,7 +74,6 @@ def open_state(tab: PositionalTab, state, name: str) -> None:
 
 def _read_fit(data: dict, arrays: dict, refuse):
     """(OffsetFitTrace, loss per step, [(step, max error)]) from the file, or None."""
-    from app.tabs.positional import FIT_STEPS
     from models.traces import OffsetFitTrace
 
     meta = data.get("fit")

@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app.tabs.base import TabContext, View, ViewData
-from app.tabs.flows_export import FlowsExport
-from app.tabs.flows_points import UserPointsNote, read_points
-from app.tabs.flows_session import FlowSessionFile
+from app.tabs.flows.export import FlowsExport
+from app.tabs.flows.points import UserPointsNote, read_points
+from app.tabs.flows.state import FlowSessionFile
 from app.tabs.training import TrainingTab
 from models.flows import options
 from models.traces import FlowResult, Progress
