@@ -308,14 +308,16 @@ def test_one_step_rollback_names_the_step_restored():
 
 
 def test_flow_result_is_one_frozen_trace_and_keeps_the_training_mode():
+    from dataclasses import replace
+
+    from models.flows.options import FlowRequest
     from models.flows.probe import flow_result
     from models.traces import FlowResult
 
     session = flows.FlowSession("realnvp", num_flows=2, hidden_dim=8, batch_size=32)
     list(session.train(2))
     assert session.flow.training
-    p = {"density": "two_moons", "points": 300, "seed": 1, "direction": "forward",
-         "grid": True}
+    p = FlowRequest(density="two_moons", points=300, seed=1, direction="forward", grid=True)
     r = flow_result(session, p, None)
     assert isinstance(r, FlowResult) and session.flow.training
     assert r.trace.points.shape == (3, 300, 2) and r.grid.shape[:1] == (3,)
@@ -325,9 +327,40 @@ def test_flow_result_is_one_frozen_trace_and_keeps_the_training_mode():
     assert r.density.density.shape == (side, side) and r.entropy == session.entropy
     assert not r.grid.flags.writeable
     custom = np.random.default_rng(0).normal(size=(50, 2)).astype(np.float32)
-    inv = flow_result(session, {**p, "density": "custom", "direction": "inverse",
-                                "grid": False}, custom)
+    inv = flow_result(session, replace(p, density="custom", direction="inverse", grid=False),
+                      custom)
     assert inv.trace.direction == "inverse" and inv.grid is None
     assert inv.trace.points.shape == (3, 300, 2)   # n latent draws, whatever the data
     np.testing.assert_allclose(r.trace.points[0],
                                flows.densities.sample("two_moons", 300, seed=1))
+
+
+def test_a_flow_request_is_checked_once_against_the_ranges_the_controls_show():
+    """One place for each number's default and limits: the tab's controls are built from
+    ``RANGES``, the builders take their defaults, and a request outside them is refused
+    with its name (the layer count was 1..32 in the form and only ≥ 1 in the models)."""
+    import inspect
+
+    from app.tabs.flows.tab import MODEL_PARAMS, VIEW_PARAMS
+    from models.errors import InvalidParameterError
+    from models.flows.options import RANGES, FlowRequest
+
+    shown = {p.key: p for p in (*MODEL_PARAMS, *VIEW_PARAMS)}
+    for key, r in RANGES.items():
+        assert (shown[key].default, shown[key].minimum, shown[key].maximum) == \
+            (r.default, r.minimum, r.maximum), key
+    ask = FlowRequest()
+    for key in ("layers", "hidden", "lr", "batch", "clip", "points", "seed"):
+        assert getattr(ask, key) == RANGES[key].default, key
+    from models.flows.flow import build_realnvp
+
+    assert inspect.signature(flows.FlowSession).parameters["num_flows"].default == \
+        RANGES["layers"].default == inspect.signature(build_realnvp).parameters[
+            "num_flows"].default
+    for bad, named in ((dict(layers=33), "layers"), (dict(layers=0), "layers"),
+                       (dict(hidden=2.5), "hidden"), (dict(lr=float("nan")), "lr"),
+                       (dict(model="glow"), "model"), (dict(direction="up"), "direction"),
+                       (dict(points="many"), "points")):
+        with pytest.raises(InvalidParameterError, match=named):
+            FlowRequest(**bad)
+    assert FlowRequest.from_values({"layers": 4, "speed": 2.0}).layers == 4   # view keys left

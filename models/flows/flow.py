@@ -25,7 +25,7 @@ from torch.distributions import Independent, Normal
 
 from models.errors import InvalidParameterError
 from models.flows.layers import ActNorm, CouplingLayer, FlowLayer, IAFLayer, MAFLayer, Permute
-from models.flows.options import FLOW_KINDS
+from models.flows.options import FLOW_KINDS, RANGES
 from models.traces import FlowDensity, FlowTrace
 
 __all__ = ["FLOW_KINDS", "Flow", "build_realnvp", "build_nice", "build_maf", "build_iaf",
@@ -158,6 +158,10 @@ def grid_lines(extent: tuple[float, float, float, float], n_lines: int = 11,
 
 
 # -- builders ------------------------------------------------------------------------------------
+#: the builders' defaults: the tab's (``models.flows.options.RANGES``)
+NUM_FLOWS, HIDDEN = int(RANGES["layers"].default), int(RANGES["hidden"].default)
+
+
 def _check(input_dim: int, hidden_dim: int, num_flows: int) -> None:
     for name, v, lo in (("input_dim", input_dim, 2), ("hidden_dim", hidden_dim, 1),
                         ("num_flows", num_flows, 1)):
@@ -180,12 +184,12 @@ def _coupling_flow(kind: str, input_dim: int, hidden_dim: int, num_flows: int, a
     return Flow(layers, input_dim, kind)
 
 
-def build_realnvp(input_dim: int = 2, hidden_dim: int = 64, num_flows: int = 8,
+def build_realnvp(input_dim: int = 2, hidden_dim: int = HIDDEN, num_flows: int = NUM_FLOWS,
                   actnorm: bool = False) -> Flow:
     return _coupling_flow("realnvp", input_dim, hidden_dim, num_flows, actnorm, False)
 
 
-def build_nice(input_dim: int = 2, hidden_dim: int = 64, num_flows: int = 8,
+def build_nice(input_dim: int = 2, hidden_dim: int = HIDDEN, num_flows: int = NUM_FLOWS,
                actnorm: bool = False) -> Flow:
     return _coupling_flow("nice", input_dim, hidden_dim, num_flows, actnorm, True)
 
@@ -203,12 +207,12 @@ def _autoregressive_flow(kind: str, layer_type, input_dim: int, hidden_dim: int,
     return Flow(layers, input_dim, kind)
 
 
-def build_maf(input_dim: int = 2, hidden_dim: int = 64, num_flows: int = 8,
+def build_maf(input_dim: int = 2, hidden_dim: int = HIDDEN, num_flows: int = NUM_FLOWS,
               actnorm: bool = False) -> Flow:
     return _autoregressive_flow("maf", MAFLayer, input_dim, hidden_dim, num_flows, actnorm)
 
 
-def build_iaf(input_dim: int = 2, hidden_dim: int = 64, num_flows: int = 8,
+def build_iaf(input_dim: int = 2, hidden_dim: int = HIDDEN, num_flows: int = NUM_FLOWS,
               actnorm: bool = False) -> Flow:
     return _autoregressive_flow("iaf", IAFLayer, input_dim, hidden_dim, num_flows, actnorm)
 

@@ -12,7 +12,7 @@ import torch
 from models.flows import densities
 from models.flows.course import course_comparison
 from models.flows.flow import CHUNK_ROWS, density_grid, grid_lines
-from models.flows.options import CUSTOM
+from models.flows.options import CUSTOM, FlowRequest
 from models.flows.session import FlowSession
 from models.traces import FlowResult
 
@@ -26,15 +26,16 @@ RESOLUTION = 160
 GRID_REACH = 2.2
 
 
-def flow_result(session: FlowSession, p: dict, custom: np.ndarray | None) -> FlowResult:
-    """The trace of ``p["points"]`` points through the flow, the grid through the same
+def flow_result(session: FlowSession, ask: FlowRequest,
+                custom: np.ndarray | None) -> FlowResult:
+    """The trace of ``ask.points`` points through the flow, the grid through the same
     layers, and the density on a grid around the data. Any thread (under the lock)."""
-    rng = np.random.default_rng(p["seed"])
-    n = p["points"]
-    if p["density"] == CUSTOM and custom is not None:
+    rng = np.random.default_rng(ask.seed)
+    n = ask.points
+    if ask.density == CUSTOM and custom is not None:
         data = custom[rng.choice(len(custom), size=min(n, len(custom)), replace=False)]
     else:
-        data = densities.sample(p["density"], n, seed=p["seed"])
+        data = densities.sample(ask.density, n, seed=ask.seed)
     frame, extent = _frame(data)
     with session.lock:
         flow = session.flow
@@ -42,24 +43,24 @@ def flow_result(session: FlowSession, p: dict, custom: np.ndarray | None) -> Flo
         if was_training:            # eval mode: ActNorm must not re-initialise on these points
             flow.eval()
         try:
-            if p["direction"] == "forward":
+            if ask.direction == "forward":
                 trace = flow.trace(data)
                 lines = grid_lines(frame, 11, 60)
             else:
-                gen = torch.Generator().manual_seed(p["seed"])
+                gen = torch.Generator().manual_seed(ask.seed)
                 trace = flow.trace_inverse(torch.randn(n, 2, generator=gen))
                 lines = grid_lines((-3, 3, -3, 3), 11, 60)
-            grid = flow.grid_trace(lines, p["direction"]) if p["grid"] else None
+            grid = flow.grid_trace(lines, ask.direction) if ask.grid else None
             density = density_grid(flow, extent, resolution=RESOLUTION, n_samples=1000,
-                                   seed=p["seed"])
+                                   seed=ask.seed)
             # the chapter's TransformedDistribution(base, layers) of the same layers
             course = course_comparison(flow, data, extent, resolution=RESOLUTION,
-                                       seed=p["seed"]) if p.get("course") else None
+                                       seed=ask.seed) if ask.course else None
             nll = _data_nll(flow, data, trace)
         finally:
             if was_training:
                 flow.train()
-    target, kind = _target(session, p["density"], custom, extent)
+    target, kind = _target(session, ask.density, custom, extent)
     return FlowResult(trace=trace, grid=grid, density=density, entropy=session.entropy,
                       target=target, target_kind=kind, frame=frame, course=course,
                       nll=nll)

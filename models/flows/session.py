@@ -10,7 +10,8 @@ import torch
 
 from models.errors import DegenerateDataError, TrainingDivergedError
 from models.flows import densities
-from models.flows.flow import build_flow
+from models.flows.flow import HIDDEN, NUM_FLOWS, build_flow
+from models.flows.options import RANGES
 from models.flows.points import UNIT_SCALE, check_points, data_scale, point_statistics
 from models.session import Run, StepOutcome, TrainingSession, adam, check_lr, train_mode
 from models.traces import Progress
@@ -35,8 +36,10 @@ class FlowSession(TrainingSession):
 
     def __init__(self, kind: str = "realnvp", data: str = "two_moons",
                  points: np.ndarray | None = None, device: str | torch.device = "cpu",
-                 seed: int = 0, lr: float = 1e-3, batch_size: int = 256, hidden_dim: int = 64,
-                 num_flows: int = 8, actnorm: bool = False, clip_grad: float | None = None,
+                 seed: int = 0, lr: float = RANGES["lr"].default,
+                 batch_size: int = int(RANGES["batch"].default), hidden_dim: int = HIDDEN,
+                 num_flows: int = NUM_FLOWS, actnorm: bool = False,
+                 clip_grad: float | None = None,
                  statistics: tuple[str | None, float] | None = None) -> None:
         self.kind = kind
         with torch.random.fork_rng(devices=[]):

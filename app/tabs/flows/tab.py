@@ -29,23 +29,31 @@ from viz.text import FitLabel
 
 DENSITIES = (*options.DENSITIES, options.CUSTOM)
 MODELS = options.FLOW_KINDS
+_ASK = options.FlowRequest()     # the defaults; the limits are options.RANGES'
+
+
+def _number(key: str, kind: str, **style) -> Param:
+    r = options.RANGES[key]
+    return Param(key, kind, r.default, r.minimum, r.maximum, **style)
+
+
 MODEL_PARAMS = (
-    Param("density", "choice", "two_moons", choices=DENSITIES),
-    Param("model", "choice", "realnvp", choices=MODELS),
-    Param("layers", "int", 8, 1, 32),
-    Param("hidden", "int", 64, 4, 512),
-    Param("actnorm", "bool", False),
-    Param("lr", "float", 1e-3, 1e-5, 0.5, step=5e-4, decimals=5),
-    Param("batch", "int", 256, 8, 8192, step=64),
-    Param("clip", "float", 0.0, 0.0, 100.0, step=1.0),
+    Param("density", "choice", _ASK.density, choices=DENSITIES),
+    Param("model", "choice", _ASK.model, choices=MODELS),
+    _number("layers", "int"),
+    _number("hidden", "int"),
+    Param("actnorm", "bool", _ASK.actnorm),
+    _number("lr", "float", step=5e-4, decimals=5),
+    _number("batch", "int", step=64),
+    _number("clip", "float", step=1.0),
 )
 VIEW_PARAMS = (
-    Param("direction", "choice", "forward", choices=("forward", "inverse")),
-    Param("points", "int", 2000, 100, 20000, step=500),
-    Param("grid", "bool", True),
-    Param("speed", "float", 1.0, 0.1, 8.0, step=0.5),
-    Param("seed", "int", 0, 0, 99999),
-    Param("course", "bool", False),    # the density as the chapter composes the layers
+    Param("direction", "choice", _ASK.direction, choices=options.DIRECTIONS),
+    _number("points", "int", step=500),
+    Param("grid", "bool", _ASK.grid),
+    _number("speed", "float", step=0.5),
+    _number("seed", "int"),
+    Param("course", "bool", _ASK.course),    # the density as the chapter composes the layers
 )
 #: the parameters that make a different model (the others tune the one there is)
 MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
@@ -210,11 +218,12 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         """The maker of the current setting's model: read here, run on any thread."""
         from models.flows import FlowSession
 
-        p, custom = self.params(), self.params()["density"] == options.CUSTOM
-        return partial(FlowSession, p["model"], data="two_moons" if custom else p["density"],
+        ask = options.FlowRequest.from_values(self.params())
+        custom = ask.density == options.CUSTOM
+        return partial(FlowSession, ask.model, data="two_moons" if custom else ask.density,
                        points=self.custom_points if custom else None, device=self.ctx.device(),
-                       lr=p["lr"], batch_size=p["batch"], hidden_dim=p["hidden"],
-                       num_flows=p["layers"], actnorm=p["actnorm"], clip_grad=p["clip"] or None,
+                       lr=ask.lr, batch_size=ask.batch, hidden_dim=ask.hidden,
+                       num_flows=ask.layers, actnorm=ask.actnorm, clip_grad=ask.clip_grad,
                        statistics=self.points_statistics() if custom else None)
 
     def session(self):
@@ -231,15 +240,16 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
     def compute_fn(self):
         from models.flows.probe import flow_result
 
-        key, p, points = self._session_key(), self.params(), self.custom_points
+        key, points = self._session_key(), self.custom_points
+        ask = options.FlowRequest.from_values(self.params())
         if key in self.sessions or key in self._made:
-            return partial(flow_result, self.session(), p, points)
+            return partial(flow_result, self.session(), ask, points)
         make = self._new_session()
 
         def made_and_traced():    # a new model is made here, off the GUI thread (a density's
             session = make()      # entropy and 32 layers of 512 units took it 2-4 s)
             self._made[key] = session
-            return flow_result(session, p, points)
+            return flow_result(session, ask, points)
         return made_and_traced
 
     def show_trace(self, result: FlowResult) -> None:
@@ -295,11 +305,13 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
 
     def _redraw_nll(self, entropy: float) -> None:
         session = self.sessions.get(self._session_key())
-        if session is None or not session.losses:
+        # one copy, then only the copy: a worker's divergence rollback can shorten the
+        # session's list meanwhile (seen empty between the check and the read)
+        losses = np.asarray(list(session.losses) if session is not None else [], np.float32)
+        if not len(losses):
             self._redraw_untrained_nll(entropy)
             return
         self.nll_plot.set_hint("")
-        losses = np.asarray(session.losses, np.float32)
         steps = np.arange(1, len(losses) + 1, dtype=np.float32)
         window = min(50, len(losses))
         smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
