@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup lint translations sysdeps bench smoke clean
+.PHONY: run test check setup lint translations sysdeps bench smoke clean
 
 run: setup
 	$(PY) -m app
@@ -14,6 +14,14 @@ test: setup sysdeps
 	$(VENV)/bin/ruff check app viz models tests benchmarks
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -ra --durations=30
+
+# The fast tier, for every change: lint, the import contracts, and every test that opens
+# no main window and is not marked slow (markers set in tests/conftest.py). `make test`
+# still runs everything.
+check: setup
+	$(VENV)/bin/ruff check app viz models tests benchmarks
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -q -ra -m "not window and not slow" --durations=10
 
 setup: $(STAMP) translations
 

@@ -19,12 +19,40 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     os.environ.pop("DISPLAY", None)
     os.environ.pop("WAYLAND_DISPLAY", None)
 os.environ.setdefault("PYTHONHASHSEED", "0")
+# One thread for torch's intra-op pool, OpenMP and BLAS in the test process and the
+# processes it starts, set before torch loads: tests that left torch at its default
+# (or forced 2) ran 10-50x slower when anything else ran beside them (issue 34: one test
+# 2.2 s -> 150 s; pinned, a 165-test subset took 132-165 s against 262-407 s). A test
+# that measures threads sets its own.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+#: fixtures that open the main window (``window`` here; some modules make their own)
+WINDOW_FIXTURES = {"window", "win", "light_window"}
+
+
+def _makes_a_window(path: Path, cache: dict[Path, bool] = {}) -> bool:  # noqa: B006
+    """Whether a test module builds the main window itself."""
+    if path not in cache:
+        cache[path] = "MainWindow(" in path.read_text(encoding="utf-8")
+    return cache[path]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tiers (``make check`` runs ``-m "not window and not slow"``): ``window`` for a test
+    that opens the main window (a fixture of ``WINDOW_FIXTURES``, a module that builds
+    one, a real display), ``slow`` where its module or the test says so."""
+    for item in items:
+        if (WINDOW_FIXTURES & set(item.fixturenames) or item.get_closest_marker("display")
+                or _makes_a_window(Path(str(item.fspath)))):
+            item.add_marker(pytest.mark.window)
 
 
 @pytest.fixture(autouse=True)

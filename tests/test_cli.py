@@ -22,6 +22,7 @@ def _run(args, tmp_path, timeout=120, env_extra=None):
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_smoke_prints_startup_figures(tmp_path):
     proc = _run(["--smoke"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -38,6 +39,7 @@ def test_export_list_names_every_view(tmp_path):
         assert f"positional.{view}" in names
 
 
+@pytest.mark.slow
 def test_export_leaves_no_temporary_folder_behind(tmp_path):
     """The headless window keeps its settings in a temporary folder; listing, a refused
     view and a written file all remove it (the window wrote its settings after the
@@ -62,6 +64,7 @@ def test_export_png_with_width_and_parameters(tmp_path):
     assert img.width() == 800 and img.height() > 200
 
 
+@pytest.mark.slow
 def test_export_png_by_scale(tmp_path):
     a, b = tmp_path / "a.png", tmp_path / "b.png"
     assert _run(["export", "positional.curves", "--out", str(a), "--scale", "1"],
@@ -83,6 +86,7 @@ def test_export_data_headless(tmp_path):
     np.testing.assert_allclose(np.diag(sim), 64.0, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_export_svg_in_chinese_keeps_text_as_text(tmp_path):
     out = tmp_path / "pe.svg"
     proc = _run(["export", "positional.pe", "--out", str(out), "--lang", "zh_CN"], tmp_path)
@@ -91,6 +95,7 @@ def test_export_svg_in_chinese_keeps_text_as_text(tmp_path):
     assert "<text" in svg and "位置" in svg
 
 
+@pytest.mark.slow
 def test_export_errors_are_sentences_not_tracebacks(tmp_path):
     proc = _run(["export", "positional.pe", "--out", str(tmp_path / "nowhere" / "x.png")],
                 tmp_path)
@@ -103,6 +108,7 @@ def test_export_errors_are_sentences_not_tracebacks(tmp_path):
     assert proc.returncode == 1 and "d_model" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_export_writes_nothing_on_stderr(tmp_path):
     # the offscreen plugin's "This plugin does not support propagateSizeHints()" was
     # printed by every export
@@ -113,6 +119,7 @@ def test_export_writes_nothing_on_stderr(tmp_path):
     assert proc.stdout.strip() == str(out)
 
 
+@pytest.mark.slow
 def test_export_train_trains_the_tab_model_seeded_and_repeatably(tmp_path):
     import numpy as np
 
@@ -129,6 +136,7 @@ def test_export_train_trains_the_tab_model_seeded_and_repeatably(tmp_path):
     assert a[-5:].mean() < a[:5].mean() - 0.2      # and it learned
 
 
+@pytest.mark.slow
 def test_export_train_keeps_the_graph_training_curve_epoch_by_epoch(tmp_path):
     """The graph tab's curves are made of the job's reports: a headless run keeps every
     report's row, as the Train button does (it kept only the last)."""
@@ -152,6 +160,7 @@ def _mean_row_entropy(path) -> float:
     return float(-(w * np.log(np.clip(w, 1e-12, None))).sum(axis=1).mean())
 
 
+@pytest.mark.slow
 def test_export_train_shows_a_trained_transformer_not_uniform_attention(tmp_path):
     untrained, trained = tmp_path / "h0.json", tmp_path / "h300.json"
     proc = _run(["export", "transformer.heads", "--out", str(untrained)], tmp_path)
@@ -163,6 +172,7 @@ def test_export_train_shows_a_trained_transformer_not_uniform_attention(tmp_path
     assert after < before - 0.1, (before, after)
 
 
+@pytest.mark.slow
 def test_export_train_on_a_tab_without_training_says_so(tmp_path):
     proc = _run(["export", "efficient.pattern", "--train", "10",
                  "--out", str(tmp_path / "p.png")], tmp_path)
@@ -211,6 +221,7 @@ m.entry()
 """
 
 
+@pytest.mark.slow
 def test_closing_while_training_exits_cleanly_at_once(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
                ARCHSCOPE_SETTINGS_DIR=str(tmp_path / "settings"))
@@ -231,6 +242,7 @@ def test_closing_while_training_exits_cleanly_at_once(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
+@pytest.mark.slow
 def test_settings_remember_language_and_device(tmp_path, lang):
     proc = _run(["--smoke", "--lang", lang], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -242,6 +254,7 @@ def test_settings_remember_language_and_device(tmp_path, lang):
 
 
 @pytest.mark.parametrize("after_s", [1.5, 5.0])   # while the window is built; once shown
+@pytest.mark.slow
 def test_ctrl_c_in_the_terminal_closes_cleanly(tmp_path, after_s):
     import signal
 

@@ -71,6 +71,7 @@ def test_a_size_for_a_file_that_has_none_is_refused(capsys, tmp_path, out):
     assert f"--width and --scale size a PNG; '{out}' is not one" in err
 
 
+@pytest.mark.slow
 def test_a_scale_too_large_for_the_view_names_the_scales_that_fit(tmp_path):
     out = tmp_path / "pe.png"
     proc = _cli(["positional.pe", "--out", str(out), "--scale", "1e308"], tmp_path)
@@ -80,6 +81,7 @@ def test_a_scale_too_large_for_the_view_names_the_scales_that_fit(tmp_path):
     assert not out.exists() and not list(tmp_path.glob("*.part"))
 
 
+@pytest.mark.slow
 def test_an_unknown_extension_lists_figure_and_data_formats_for_a_view_with_data(tmp_path):
     out = tmp_path / "pe.bmp"
     proc = _cli(["positional.pe", "--out", str(out)], tmp_path)
@@ -90,6 +92,7 @@ def test_an_unknown_extension_lists_figure_and_data_formats_for_a_view_with_data
     assert "Traceback" not in proc.stderr and not out.exists()
 
 
+@pytest.mark.slow
 def test_an_unknown_extension_for_a_view_without_data_lists_the_figure_formats(tmp_path):
     # the M_k fit has no data until it is learned
     proc = _cli(["positional.fit", "--out", str(tmp_path / "fit.bmp")], tmp_path)

@@ -229,6 +229,7 @@ def test_the_dense_normalised_adjacency_is_the_sparse_one_and_networkxs(seed):
     assert not dense[n - 1].any() and not dense[:, n - 1].any()
 
 
+@pytest.mark.slow
 def test_the_spectrum_of_a_small_graph_needs_no_scipy():
     """The graph tab's first visit draws karate's Laplacian spectrum: in a fresh process
     that leaves scipy unimported, and the eigenvalues are networkx's Laplacian's."""

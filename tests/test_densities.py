@@ -93,6 +93,7 @@ def test_load_points_empty_and_too_many(tmp_path, monkeypatch):
         flow_points.load_points_csv(tmp_path / "missing.csv")
 
 
+@pytest.mark.slow
 def test_the_tabulated_entropies_are_what_the_computation_gives():
     """The table the tabs read (no 0.5-2.4 s computation on the GUI thread) is the
     seeded computation's result, for every built-in density."""

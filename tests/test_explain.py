@@ -47,6 +47,7 @@ def _predict(model, x, edge_index) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("node", [0, 11, 33])
+@pytest.mark.slow
 def test_gnnexplainer_masks_fidelity_and_prediction(gcn, node):
     session, data = gcn
     x, ei, model = data.x, data.edge_index, session.model
@@ -133,6 +134,7 @@ def tab_gcn():
     return session, data, correct
 
 
+@pytest.mark.slow
 def test_hard_explanation_and_fidelity_are_pygs_with_threshold_hard_half(tab_gcn):
     """PyG's own Explainer, with threshold_config hard 0.5, on the whole graph (for nodes
     whose explained subgraph is the whole graph, the same edges in the same order, so the
@@ -167,6 +169,7 @@ def test_hard_explanation_and_fidelity_are_pygs_with_threshold_hard_half(tab_gcn
     assert (1.0, 0.0) in seen          # a hard explanation the prediction needs
 
 
+@pytest.mark.slow
 def test_explain_best_keeps_the_largest_fidelity_gap_then_probability_drop(tab_gcn):
     """The rule, checked on explanations made one by one: the kept node has the largest
     fid+ − fid−, and the largest drop of the predicted class's probability among the

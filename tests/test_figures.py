@@ -77,6 +77,7 @@ def test_legend_moves_below_the_plot_when_every_corner_holds_data_and_comes_back
     assert _overlap(plot) == []
 
 
+@pytest.mark.slow
 def test_a_legend_below_a_plot_whose_axis_label_wraps_is_placed_once(qtbot, monkeypatch):
     """With the legend below, the left axis is shorter and its label wraps (viz.axis_label),
     the axis thickens and the view box narrows a turn later: the placement was recorded
@@ -215,6 +216,7 @@ def test_bar_names_that_would_run_together_take_two_lines(qtbot):
     assert all(inside.contains(r) for r, _ in narrow), (inside, [r for r, _ in narrow])
 
 
+@pytest.mark.slow
 def test_every_bar_name_is_drawn_however_narrow_the_plot(qtbot):
     """pyqtgraph leaves out a tick name that reaches past an end of its axis: the graph
     tab's comparison drew 3 of its 4 names at 1280x800 ("baseline" missing). Each name
@@ -727,6 +729,7 @@ def test_a_colour_bar_beside_wide_thumbnails_keeps_its_ticks_in_the_view(qtbot):
     assert fc._view_texts_clipped(grid) == []
 
 
+@pytest.mark.slow
 def test_the_adaptation_legend_keeps_its_size_going_in_and_out(qtbot):
     """The meta tab's "Adapting" legend goes below the plot while the support points
     fill every corner and back inside when one frees up, at every redraw of a training.

@@ -232,6 +232,7 @@ m.entry()
 """
 
 
+@pytest.mark.slow
 def test_closing_the_window_mid_export_exits_cleanly(tmp_path):
     out = tmp_path / "flow.gif"
     out.write_bytes(b"before")

@@ -27,6 +27,7 @@ def _edges(graphs):
     return [sorted(g.edges()) for g in graphs]
 
 
+@pytest.mark.slow
 def test_graphrnn_beats_erdos_renyi_on_clustering_of_held_out_community_graphs():
     train = generation.make_dataset("community", 80, seed=0)
     held_out = generation.make_dataset("community", 100, seed=100)     # never trained on

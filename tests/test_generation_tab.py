@@ -198,6 +198,7 @@ def test_a_bad_folder_is_refused_and_the_graphs_shown_stay(qtbot, tab, tmp_path,
     assert "folder “rings”" in tab.view("gallery").panel.readout.text()
 
 
+@pytest.mark.slow
 def test_a_session_brings_the_trained_model_the_folder_and_the_comparison_back(
         qtbot, tmp_path):
     folder = _write(tmp_path / "mine", make_dataset("ego", 24, seed=1))

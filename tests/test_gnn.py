@@ -19,14 +19,6 @@ from models.errors import DeviceUnavailableError, InvalidParameterError, Trainin
 from models.graphs.inspection import _AlignedPCA
 
 
-@pytest.fixture(autouse=True)
-def _threads():
-    old = torch.get_num_threads()
-    torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(old)
-
-
 @pytest.fixture(scope="module")
 def karate():
     return gnn.karate_club()

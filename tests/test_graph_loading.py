@@ -507,6 +507,7 @@ def _mutate(data: bytes, ops) -> bytes:
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fmt=st.sampled_from(sorted(SEEDS)), ops=st.lists(mutation, min_size=1, max_size=4))
+@pytest.mark.slow
 def test_fuzzed_files_load_or_raise_graph_load_error(tmp_path_factory, fmt, ops):
     path = tmp_path_factory.mktemp("fuzz") / f"g.{fmt}"
     path.write_bytes(_mutate(SEEDS[fmt], ops))

@@ -452,6 +452,7 @@ def test_nothing_stays_english_in_chinese(qtbot, window, tab):
     window.set_language("en")
 
 
+@pytest.mark.slow
 def test_the_tabs_defaults_beat_the_nearest_labelled_baseline_on_karate_over_seeds(qapp):
     """Issue 32 item 9: the tab's defaults gave GCN 0.58 against the baseline's 0.75 on
     seed 0 and lost to it on 12 of 20 seeds (mean -0.05): the tab trained on karate's
@@ -487,6 +488,7 @@ def test_the_tabs_defaults_beat_the_nearest_labelled_baseline_on_karate_over_see
     assert s.evaluate().test_acc == pytest.approx(res["gcn"][0])
 
 
+@pytest.mark.slow
 def test_the_karate_example_opens_with_every_view_trained(qtbot):
     """Issue 32 item 9: the "trained" karate example (Help → Examples) left 3 of its views
     untrained: the comparison bars (the untrained models only), the graph classifier and

@@ -60,6 +60,7 @@ def lean(monkeypatch):
     monkeypatch.setattr(models.optim, "compiler", lambda: None)
 
 
+@pytest.mark.slow
 def test_the_lean_path_is_in_place_on_the_pinned_torch():
     got = _fresh("""
         import json, models.optim as o
@@ -134,6 +135,7 @@ def test_a_closure_and_the_step_hooks_work_as_in_torch(lean):
     assert torch.is_tensor(loss) and calls == ["pre", "post"]
 
 
+@pytest.mark.slow
 def test_the_apps_models_train_without_importing_the_compiler():
     """Every kind of work the tabs do on their first visit and in training, in a fresh
     process: torch._dynamo, torch._inductor and sympy stay unimported."""
@@ -210,6 +212,7 @@ def test_the_apps_models_train_without_importing_the_compiler():
     assert got == {"torch._dynamo": False, "torch._inductor": False, "sympy": False}
 
 
+@pytest.mark.slow
 def test_once_the_compiler_is_imported_torch_takes_over_and_results_are_the_same():
     got = _fresh("""
         import json, sys
@@ -232,6 +235,7 @@ def test_once_the_compiler_is_imported_torch_takes_over_and_results_are_the_same
     assert got["same"] and got["steps"] == [5.0, 5.0]
 
 
+@pytest.mark.slow
 def test_pyg_is_torch_instance_answers_as_pygs_own_on_a_compiled_module():
     got = _fresh("""
         import json, sys, importlib.util

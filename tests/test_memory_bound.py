@@ -179,6 +179,7 @@ def test_pyside_reads_no_module_source_into_memory_but_answers_the_same(tmp_path
     assert feature._mod_uses_pyside(sys.modules["math"]) is False
 
 
+@pytest.mark.slow
 def test_the_shell_lightens_pyside_before_it_imports_anything_heavy():
     """Importing any part of the shell puts the light check in place first, so the source
     of numpy, pyqtgraph, torch and PyG is never kept (a fresh interpreter)."""

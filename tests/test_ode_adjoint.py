@@ -56,6 +56,7 @@ def _run(adjoint, make_f, make_y0, t, settings, t_grad):
 
 
 @pytest.mark.parametrize("case", CASES)
+@pytest.mark.slow
 def test_solution_gradients_and_evaluations_are_torchdiffeqs_to_the_bit(case):
     y, grads, nfe = _run(odeint_adjoint, *CASES[case])
     y_ref, grads_ref, nfe_ref = _run(torchdiffeq_adjoint, *CASES[case])
@@ -106,6 +107,7 @@ def _fresh(code: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_backpropagating_by_the_adjoint_does_not_import_sympy_where_torchdiffeqs_does():
     """The reason for models/ode/adjoint.py: in a fresh process, a backward pass through
     it leaves sympy out; the same through torchdiffeq's brings it in."""
@@ -161,6 +163,7 @@ def test_the_shipped_spiral_is_scipys_and_a_bad_file_is_integrated_again(tmp_pat
         spiral._true_spiral.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_ode_sessions_leave_scipy_out_and_torchdiffeqs_scipy_solver_still_works():
     """In a fresh process, the ODE tab's three sessions train, compare and draw without
     importing scipy; torchdiffeq's "scipy_solver" (ArchScope's deferring copy of its

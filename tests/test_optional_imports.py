@@ -24,6 +24,7 @@ def _fresh(code: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_pyg_imported_by_the_app_does_not_pull_in_transformers():
     got = _fresh(
         "import json, sys, models, torch_geometric\n"
@@ -37,6 +38,7 @@ def test_pyg_imported_by_the_app_does_not_pull_in_transformers():
     assert got["version"]
 
 
+@pytest.mark.slow
 def test_without_the_finder_pyg_does_import_transformers():
     """The reference: what the finder saves is real (this machine has transformers)."""
     got = _fresh("import json, sys, torch_geometric\n"

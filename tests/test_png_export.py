@@ -189,6 +189,7 @@ def test_streamed_png_is_pixel_identical_to_qts_writer_at_an_ordinary_width(show
         assert a.mode == b.mode and a.info["dpi"] == b.info["dpi"]
 
 
+@pytest.mark.slow
 def test_a_large_png_never_holds_the_whole_image(show, tmp_path):
     plot = _curves(show)
     width = 9000

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.session_checks import (
@@ -166,6 +167,7 @@ def assert_meta_kept(qtbot, tab, before: dict) -> None:
     assert_same_views(before["views"], view_arrays(tab))
 
 
+@pytest.mark.slow
 def test_meta_both_sessions_support_points_and_evaluation_come_back(qtbot, tmp_path):
     def prepare(tab):
         settle(qtbot, tab)                      # the start-up evaluation, done

@@ -61,6 +61,7 @@ def graph_prepare(tab) -> None:
     train_steps(tab, 15, "links")
 
 
+@pytest.mark.slow
 def test_a_trained_graph_tab_comes_back_with_every_session_and_trains_on(qtbot, tmp_path):
     a, b, path = round_trip(qtbot, "graph", tmp_path, graph_prepare)
     assert set(b.saved_sessions()) == {"node", "graphs", "links"}
@@ -75,6 +76,7 @@ def test_a_trained_graph_tab_comes_back_with_every_session_and_trains_on(qtbot, 
     assert next_losses(a) == next_losses(b)
 
 
+@pytest.mark.slow
 def test_a_graph_the_user_opened_comes_back_with_its_attributes(qtbot, tmp_path):
     def prepare(tab):
         tab.open_file(str(GEPHI / "Les_Miserables.gexf"))
@@ -245,6 +247,7 @@ REFUSED = [
 ]
 
 
+@pytest.mark.slow
 def test_a_graph_session_that_does_not_fit_is_refused_and_the_tab_stays_as_it_was(
         qtbot, tmp_path):
     win = make_window(qtbot)
@@ -293,6 +296,7 @@ def ode_prepare(qtbot, tab) -> None:
     tab.apply_state({"t": 0.4}, strict=True)
 
 
+@pytest.mark.slow
 def test_a_trained_ode_comes_back_with_its_records_solver_starts_and_comparison(
         qtbot, tmp_path):
     a, b, _ = round_trip(qtbot, "ode", tmp_path, lambda tab: ode_prepare(qtbot, tab))
@@ -353,6 +357,7 @@ ODE_REFUSED = [
 ]
 
 
+@pytest.mark.slow
 def test_an_ode_session_saved_while_training_opens_stopped_and_bad_ones_are_refused(
         qtbot, tmp_path):
     """Saved while the job trains (each session's lock: never half a step), opened into
@@ -404,6 +409,7 @@ def test_an_ode_session_saved_while_training_opens_stopped_and_bad_ones_are_refu
         assert_same_views(before, view_arrays(tab))
 
 
+@pytest.mark.slow
 def test_the_communities_found_come_back_with_their_colours_soft_assignment_and_loss(
         qtbot, tmp_path):
     def prepare(tab):
@@ -428,6 +434,7 @@ def test_the_communities_found_come_back_with_their_colours_soft_assignment_and_
     assert b.canvas.node_alpha(int(np.argmin(rb.soft.max(axis=1)))) < 255
 
 
+@pytest.mark.slow
 def test_the_explanation_shown_comes_back_with_its_masks_and_fidelities(qtbot, tmp_path):
     from app.tabs.graph import explaining
 

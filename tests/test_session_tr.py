@@ -9,6 +9,7 @@ tab left as it was.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
@@ -62,6 +63,7 @@ def assert_refused_and_kept(qtbot, win, tab, bad: str, needle: str) -> None:
 
 
 # -- Transformer ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_transformer_models_inputs_and_training_come_back(qtbot, tmp_path):
     def prepare(tab):
         tab.apply_state({"task": "copy"}, strict=True)
@@ -92,6 +94,7 @@ def test_transformer_models_inputs_and_training_come_back(qtbot, tmp_path):
     assert set(manifest["tabs"]["transformer"]["data"]["sessions"]) == {REVERSE, COPY}
 
 
+@pytest.mark.slow
 def test_transformer_typed_sequence_it_cannot_read_comes_back_with_what_is_shown(
         qtbot, tmp_path):
     def prepare(tab):
@@ -107,6 +110,7 @@ def test_transformer_typed_sequence_it_cannot_read_comes_back_with_what_is_shown
     assert_same_views(view_arrays(a), view_arrays(b))
 
 
+@pytest.mark.slow
 def test_transformer_save_button_writes_a_session_while_training_and_old_files_open(
         qtbot, tmp_path, monkeypatch):
     win_a = make_window(qtbot)
@@ -171,6 +175,7 @@ def _set(tab_key, section, key, value):
     return change
 
 
+@pytest.mark.slow
 def test_transformer_bad_content_is_refused_and_the_tab_keeps_its_state(qtbot, tmp_path):
     win = make_window(qtbot)
     tab = tab_of(win, "transformer")
@@ -221,6 +226,7 @@ def test_transformer_bad_content_is_refused_and_the_tab_keeps_its_state(qtbot, t
 
 
 # -- positional encoding ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_positional_fit_and_typed_inputs_come_back(qtbot, tmp_path):
     def prepare(tab):
         tab.apply_state({"d_model": 16, "max_len": 24, "offset": 3, "dims": "0, 1, 99",
@@ -249,6 +255,7 @@ def test_positional_fit_and_typed_inputs_come_back(qtbot, tmp_path):
 
 
 # -- efficient attention ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_efficient_measurements_and_transformer_qkv_come_back(qtbot, tmp_path):
     def prepare(tab):
         qtbot.waitUntil(lambda: tab.cost is not None and not tab.jobs.is_running(),

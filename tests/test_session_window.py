@@ -40,6 +40,7 @@ def _every_view(qtbot, win) -> dict:
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.slow
 def test_a_whole_window_session_brings_every_tab_back(qtbot, tmp_path):
     win_a = make_window(qtbot)
     for key, steps in TRAINED.items():

@@ -261,6 +261,7 @@ def test_attention_maps_trace_shapes_and_rows():
     assert not maps.tgt_mask[upper].any()
 
 
+@pytest.mark.slow
 def test_course_example_logits_shape():
     model = Transformer(num_encoder_layers=6, num_decoder_layers=6, d_model=512,
                         num_heads=8, d_ff=2048, input_vocab_size=10000,
