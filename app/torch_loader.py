@@ -11,6 +11,11 @@ import traceback
 
 from PySide6.QtCore import QObject, Signal
 
+#: the version whose ``shibokensupport.feature._mod_uses_pyside`` is replaced by
+#: ``lighten_pyside_import_check``
+#: (``tests/test_patches.py`` fails on another)
+WRITTEN_FOR = {"PySide6_Essentials": "6.11.3"}
+
 
 def cpu_threads_for_background() -> int:
     """Leave the GUI a core."""

@@ -42,6 +42,10 @@ from models.optional_imports import compiler
 
 __all__ = ["LEAN", "Adam", "install"]
 
+#: the version this patch of torch.optim's wrappers was written and checked against
+#: (``tests/test_patches.py`` fails on another)
+WRITTEN_FOR = {"torch": "2.13.0"}
+
 #: the ``Optimizer`` methods torch wraps with ``torch._disable_dynamo``
 _DISABLED_METHODS = ("add_param_group", "zero_grad", "state_dict", "load_state_dict")
 #: the attribute ``torch._disable_dynamo`` caches the disabled function under

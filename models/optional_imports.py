@@ -36,6 +36,12 @@ from pathlib import Path
 __all__ = ["DEFERRED", "DYNAMO", "HIDDEN", "OWN", "REPLACED", "SCIPY_WRAPPER_OWN", "compiler",
            "install"]
 
+#: the versions whose import graphs this steers, and whose modules
+#: ``models/pyg_isinstance.py`` and ``models/torchdiffeq_scipy.py`` copy
+#: (``tests/test_patches.py`` fails on another)
+WRITTEN_FOR = {"torch_geometric": "2.8.1", "torchdiffeq": "0.2.5", "torch": "2.13.0",
+               "transformers": "5.24.0"}
+
 #: top-level packages PyG imports only for helpers ArchScope does not use
 HIDDEN = frozenset({"transformers"})
 #: the importers refused: PyG's own modules

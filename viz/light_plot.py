@@ -35,6 +35,10 @@ from PySide6.QtWidgets import QWidget
 
 __all__ = ["LightForm", "install", "installed"]
 
+#: the versions this patch of pyqtgraph's internals was written and checked against
+#: (``tests/test_patches.py`` fails on another)
+WRITTEN_FOR = {"pyqtgraph": "0.14.0"}
+
 _PLOT_MODULE = "pyqtgraph.graphicsItems.PlotItem.PlotItem"
 
 

@@ -45,6 +45,10 @@ from torchdiffeq._impl.odeint import SOLVERS
 
 __all__ = ["odeint_adjoint"]
 
+#: the version whose private helpers (``_impl.misc``, ``_impl.odeint``) this reads
+#: (``tests/test_patches.py`` fails on another)
+WRITTEN_FOR = {"torchdiffeq": "0.2.5"}
+
 
 def odeint_adjoint(func, y0, t: torch.Tensor, *, adjoint_params, rtol: float = 1e-7,
                    atol: float = 1e-9, method: str | None = None,
