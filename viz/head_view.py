@@ -20,11 +20,12 @@ next paints of the same lines blit (``_Lines._lines_image``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSizeF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPaintEngine, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsWidget
 
@@ -38,6 +39,8 @@ MAX_ROW = 24      # the most pixels a token row takes
 MIN_ALPHA = 0.01  # lines fainter than this are not drawn
 ALPHA_LEVELS = 64  # a line's opacity is drawn rounded to 1/64 (invisible steps)
 SMOOTH_LINES = 1500  # up to this many lines are antialiased
+#: above SMOOTH_LINES, the least time between two pictures of new lines (``_lines_image``)
+RENDER_SPACING_S = 0.1
 QUERY, KEY = 0, 1
 
 
@@ -77,25 +80,25 @@ def _covered(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray,
     """(major, minor, line) of every pixel that lines from (a0, b0) to (a1, b1) cover
     when aliased, as the raster engine fills a pen's outline: the pixels whose centres
     lie inside it. ``a`` is each line's major axis (|a1 − a0| ≥ |b1 − b0|), ``thick``
-    its pen's extent along the minor axis."""
-    lo = np.ceil(np.minimum(a0, a1) - 0.5).astype(np.int64)
-    hi = np.floor(np.maximum(a0, a1) - 0.5).astype(np.int64)
+    its pen's extent along the minor axis. (32-bit throughout: half the memory traffic
+    of numpy's defaults, which was most of the time.)"""
+    lo = np.ceil(np.minimum(a0, a1) - 0.5).astype(np.int32)
+    hi = np.floor(np.maximum(a0, a1) - 0.5).astype(np.int32)
     n = np.maximum(hi - lo + 1, 0)
-    line = np.repeat(np.arange(len(n)), n)
-    major = lo[line] + np.arange(len(line)) - np.repeat(np.cumsum(n) - n, n)
-    span = (a1 - a0)[line]
-    centre = b0[line] + (major + 0.5 - a0[line]) / np.where(span == 0, 1, span) * \
-        (b1 - b0)[line]
-    half = thick[line] / 2
-    first = np.ceil(centre - half - 0.5).astype(np.int64)
-    last = np.floor(centre + half - 0.5).astype(np.int64)
-    out = [], [], []
-    for k in range(int((last - first).max(initial=-1)) + 1):
-        keep = first + k <= last
-        out[0].append(major[keep])
-        out[1].append(first[keep] + k)
-        out[2].append(line[keep])
-    return tuple(np.concatenate(o) if o else np.zeros(0, np.int64) for o in out)
+    line = np.repeat(np.arange(len(n), dtype=np.int32), n)
+    starts = np.cumsum(n, dtype=np.int32) - n
+    major = lo[line] + (np.arange(len(line), dtype=np.int32) - starts[line])
+    span = (a1 - a0).astype(np.float32)
+    slope = ((b1 - b0) / np.where(span == 0, 1, span)).astype(np.float32)
+    centre = (b0.astype(np.float32)[line]
+              + (major + np.float32(0.5) - a0.astype(np.float32)[line]) * slope[line])
+    half = (thick.astype(np.float32) / 2)[line]
+    first = np.ceil(centre - half - 0.5).astype(np.int32)
+    count = np.maximum(np.floor(centre + half - 0.5).astype(np.int32) - first + 1, 0)
+    pick = np.repeat(np.arange(len(first), dtype=np.int32), count)
+    offsets = np.arange(len(pick), dtype=np.int32) - (np.cumsum(count, dtype=np.int32)
+                                                      - count)[pick]
+    return major[pick], first[pick] + offsets, line[pick]
 
 
 def raster_lines(alpha: np.ndarray, x0: float, x1: float, ys_q: np.ndarray,
@@ -108,9 +111,10 @@ def raster_lines(alpha: np.ndarray, x0: float, x1: float, ys_q: np.ndarray,
     of that colour, in any order; the heads are laid over each other in order, as the
     painter does (``tests/test_head_view.py`` compares the two)."""
     height, wide = shape
+    size = height * wide
     opacity = np.maximum(np.rint(alpha * ALPHA_LEVELS), 1.0) / ALPHA_LEVELS  # as the pens
-    rgb = np.zeros((height * wide, 3), np.float32)            # premultiplied
-    cover = np.zeros(height * wide, np.float32)
+    rgb = np.zeros((3, size), np.float32)               # premultiplied, one plane a colour
+    clear = np.ones(size, np.float32)                   # ∏(1 − a) over the heads so far
     for h in range(alpha.shape[0]):
         rows, cols = np.nonzero(alpha[h] >= MIN_ALPHA)
         ya, yb = ys_q[rows].astype(np.float64), ys_k[cols].astype(np.float64)
@@ -122,7 +126,7 @@ def raster_lines(alpha: np.ndarray, x0: float, x1: float, ys_q: np.ndarray,
         thick = np.maximum(width * length / np.maximum(np.maximum(abs(dx), abs(dy)), 1e-9),
                            1.0)
         log_clear = np.log1p(-np.minimum(opacity[h][rows, cols], 0.999))
-        total = np.zeros(height * wide)
+        total = np.zeros(size)
         for pick, along_y in ((~steep, False), (steep, True)):
             if not pick.any():
                 continue
@@ -136,15 +140,18 @@ def raster_lines(alpha: np.ndarray, x0: float, x1: float, ys_q: np.ndarray,
                 px, py = major, minor
             inside = (px >= 0) & (px < wide) & (py >= 0) & (py < height)
             total += np.bincount(py[inside] * wide + px[inside],
-                                 log_clear[pick][line[inside]], minlength=height * wide)
-        a = (1.0 - np.exp(total)).astype(np.float32)
+                                 log_clear[pick][line[inside]], minlength=size)
+        keep = np.exp(total.astype(np.float32))          # 1 − a: what shows through
         colour = QColor(head_colour(h))
-        c = np.array([colour.redF(), colour.greenF(), colour.blueF()], np.float32)
-        rgb = rgb * (1.0 - a)[:, None] + a[:, None] * c
-        cover = cover * (1.0 - a) + a
+        for plane, c in zip(rgb, (colour.redF(), colour.greenF(), colour.blueF()),
+                            strict=True):
+            plane *= keep
+            plane += np.float32(c) * (1 - keep)
+        clear *= keep
     bgra = np.empty((height, wide, 4), np.uint8)
-    bgra[..., :3] = np.rint(rgb[:, ::-1] * 255).reshape(height, wide, 3)
-    bgra[..., 3] = np.rint(cover * 255).reshape(height, wide)
+    for i, plane in enumerate(rgb[::-1]):                # B, G, R
+        bgra[..., i] = np.rint(plane * 255).reshape(height, wide)
+    bgra[..., 3] = np.rint((1 - clear) * 255).reshape(height, wide)
     image = QImage(bgra.data, wide, height, 4 * wide, QImage.Format.Format_ARGB32_Premultiplied)
     return image.copy()          # (owns its pixels: the array goes)
 
@@ -313,13 +320,25 @@ class _Lines(QGraphicsWidget):
         alpha, x0, x1, ys_q, ys_k, width = lines
         key = (alpha.tobytes(), alpha.shape, x0, x1, ys_q.tobytes(), ys_k.tobytes(), width)
         if getattr(self, "_image_key", None) != key:
+            many = int((alpha >= MIN_ALPHA).sum()) > SMOOTH_LINES
+            since = time.monotonic() - getattr(self, "_drawn_at", -1e9)
+            if many and since < RENDER_SPACING_S and getattr(self, "_image", None) is not None:
+                # a layout settling (the view grows, then a scroll bar narrows it) asked
+                # for two or three pictures of 40-60 ms in one turn of the event loop:
+                # the last picture stays up to RENDER_SPACING_S, then the new one comes
+                if not getattr(self, "_redraw_due", False):
+                    self._redraw_due = True
+                    QTimer.singleShot(int((RENDER_SPACING_S - since) * 1000) + 1, self,
+                                      self._draw_due)
+                return self._image
             # as large as the lines, not the view: a taller view (its grid row grew)
             # draws the same lines, and blits the same image
             bottom = max(float(ys_q.max(initial=0.0)), float(ys_k.max(initial=0.0)))
             image = QImage(int(np.ceil(x1 + width)) + 2, int(np.ceil(bottom + width)) + 2,
                            QImage.Format.Format_ARGB32_Premultiplied)
-            if int((alpha >= MIN_ALPHA).sum()) > SMOOTH_LINES:
+            if many:
                 image = raster_lines(*lines, (image.height(), image.width()))
+                self._drawn_at = time.monotonic()
             else:
                 image.fill(Qt.GlobalColor.transparent)
                 painter = QPainter(image)      # "over" is associative: the same picture
@@ -327,6 +346,10 @@ class _Lines(QGraphicsWidget):
                 painter.end()
             self._image, self._image_key = image, key
         return self._image
+
+    def _draw_due(self) -> None:
+        self._redraw_due = False
+        self.update()
 
     def _paint_lines(self, p, alpha, x0, x1, ys_q, ys_k, width) -> None:
         heads = alpha.shape[0]
