@@ -7,6 +7,7 @@ a subprocess.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -38,11 +39,10 @@ if str(ROOT) not in sys.path:
 WINDOW_FIXTURES = {"window", "win", "light_window"}
 
 
-def _makes_a_window(path: Path, cache: dict[Path, bool] = {}) -> bool:  # noqa: B006
-    """Whether a test module builds the main window itself."""
-    if path not in cache:
-        cache[path] = "MainWindow(" in path.read_text(encoding="utf-8")
-    return cache[path]
+@functools.cache
+def _makes_a_window(path: Path) -> bool:
+    """Whether a test module builds the main window itself (read once a module)."""
+    return "MainWindow(" in path.read_text(encoding="utf-8")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -231,19 +231,10 @@ class _SquareGrid(pg.GraphicsLayoutWidget):
 
     def _wrapped_titles(self, width: float) -> tuple[list[str], float]:
         """The titles broken to a plot ``width`` pixels wide, and the title row's height
-        they need; remembered per whole pixel of width (``_ask_height`` tries some 70
-        widths a layout, and wrapping 12 titles each time made a relayout 10-23 ms)."""
-        key = (tuple((t, st.get("size"), st.get("bold")) for t, st in self._titles),
-               int(width))
-        memo = self.__dict__.setdefault("_title_memo", {})
-        if key not in memo:
-            if len(memo) > 512:
-                memo.clear()
-            titles = [wrap_title(t, int(width), st.get("size", "9pt"), bool(st.get("bold")))
-                      for t, st in self._titles]
-            memo[key] = titles, 15 * max((_lines(t) for t in titles), default=1) + 5
-        titles, need = memo[key]
-        return list(titles), need
+        they need."""
+        titles = [wrap_title(t, width, st.get("size", "9pt"), bool(st.get("bold")))
+                  for t, st in self._titles]
+        return titles, 15 * max((_lines(t) for t in titles), default=1) + 5
 
     def _ask_height(self, n: int, q: int, k: int, lw: float, bh: float,
                     need: float) -> None:
