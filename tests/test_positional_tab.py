@@ -29,7 +29,7 @@ def test_first_trace_uses_defaults_and_real_module(tab):
     assert t.similarity.shape == (100, 100)
     np.testing.assert_allclose(np.diag(t.similarity), 64.0, atol=1e-3)
     # what the heatmap shows is the trace itself
-    np.testing.assert_array_equal(tab.pe_plot.matrix(), t.pe)
+    np.testing.assert_array_equal(tab.pe_view.plot.matrix(), t.pe)
 
 
 def test_dragging_d_model_slider_recomputes(qtbot, tab):
@@ -39,7 +39,7 @@ def test_dragging_d_model_slider_recomputes(qtbot, tab):
         QTest.keyClick(slider, Qt.Key.Key_PageUp)
     wait_trace(qtbot, tab, lambda t: t.d_model != 128)
     assert tab.trace.d_model == int(tab.d_model.value())
-    assert tab.pe_plot.matrix().shape == (100, tab.trace.d_model)
+    assert tab.pe_view.plot.matrix().shape == (100, tab.trace.d_model)
     assert tab.trace.d_model % 2 == 0
 
 
@@ -59,7 +59,7 @@ def test_typing_max_len_resizes_every_view(qtbot, tab):
 
 
 def test_hover_over_heatmap_reads_out_value(qtbot, tab):
-    plot = tab.pe_plot
+    plot = tab.pe_view.plot
     vb = plot.plotItem.vb
     # the centre of cell (pos 10, dim 3) in widget coordinates
     scene_pt = vb.mapViewToScene(QPointF(3, 10))
@@ -76,7 +76,7 @@ def test_bad_dimensions_are_reported_not_crashing(qtbot, tab):
     tab.dims.editingFinished.emit()
     wait_trace(qtbot, tab, lambda t: list(t.curve_dims) == [0, 5, 6, 7])
     assert "999" in tab.dims_note.text() and "x" in tab.dims_note.text()
-    assert len(tab.curve_plot.curves()[1]) == 4
+    assert len(tab.curves_view.plot.curves()[1]) == 4
 
 
 def test_parse_dims_ranges_and_limits():
@@ -94,10 +94,10 @@ def test_offset_slider_updates_relative_map_and_error(qtbot, tab):
 
 
 def test_embedding_init_changes_relative_magnitudes(qtbot, tab):
-    ratio_normal = tab.emb_plot.values()[0].mean() / tab.emb_plot.values()[1].mean()
+    ratio_normal = tab.embeddings_view.plot.values()[0].mean() / tab.embeddings_view.plot.values()[1].mean()
     tab.init.setCurrentIndex(1)
     wait_trace(qtbot, tab, lambda t: t.embedding_init == "scaled")
-    ratio_scaled = tab.emb_plot.values()[0].mean() / tab.emb_plot.values()[1].mean()
+    ratio_scaled = tab.embeddings_view.plot.values()[0].mean() / tab.embeddings_view.plot.values()[1].mean()
     assert ratio_normal > 10 > 3 > ratio_scaled
 
 
@@ -108,7 +108,7 @@ def test_sentence_longer_than_max_len_is_truncated_with_a_note(qtbot, tab):
     wait_trace(qtbot, tab, lambda t: t.max_len == 3 and t.tokens_dropped == 2)
     assert tab.trace.tokens == ("one", "two", "three")
     assert "2 tokens beyond max_len" in tab.view("embeddings").panel.readout.text()
-    assert tab.emb_plot.values().shape == (3, 3)
+    assert tab.embeddings_view.plot.values().shape == (3, 3)
 
 
 def test_huge_dimension_range_is_clipped_not_walked(qtbot, tab):
@@ -148,7 +148,7 @@ def test_learn_button_trains_and_stop_stops(qtbot, tab):
     assert len(tab.fit_history) == n  # nothing arrives after Stop
     # the learned map is drawn on demand
     tab.relative_mode.setCurrentIndex(1)
-    np.testing.assert_array_equal(tab.rel_plot.matrix(), tab.fit.learned)
+    np.testing.assert_array_equal(tab.relative_view.plot.matrix(), tab.fit.learned)
 
 
 def test_changing_parameters_stops_learning_and_drops_the_old_fit(qtbot, tab):
@@ -160,7 +160,7 @@ def test_changing_parameters_stops_learning_and_drops_the_old_fit(qtbot, tab):
     assert tab.fit is None and len(tab.fit_history) == 0
     wait_trace(qtbot, tab, lambda t: t.base == 500)
     tab.relative_mode.setCurrentIndex(1)   # "learned": nothing stale is shown
-    np.testing.assert_array_equal(tab.rel_plot.matrix(), tab.trace.offset_matrix)
+    np.testing.assert_array_equal(tab.relative_view.plot.matrix(), tab.trace.offset_matrix)
 
 
 def test_restarting_learning_never_mixes_two_runs(qtbot, tab):
@@ -229,25 +229,25 @@ def test_every_view_has_content_on_first_open(qtbot, tab):
     t = tab.trace
     for view in tab.views:
         assert drawn_marks(view) > 0, view.key
-    xs, ys = tab.fit_plot.curves()
+    xs, ys = tab.fit_view.plot.curves()
     target = t.pe[t.offset:]
     np.testing.assert_allclose(ys[0], [np.mean(target ** 2)], rtol=1e-5)   # loss of W = 0
     np.testing.assert_allclose(ys[1], [np.abs(target).max()], rtol=1e-5)
     np.testing.assert_allclose(ys[2], t.offset_error.max(), rtol=1e-5)
-    assert not tab.fit_plot.hint.isVisible()
+    assert not tab.fit_view.plot.hint.isVisible()
     assert "Learn" in tab.view("fit").panel.readout.text()
 
 
 def test_learning_starts_where_step_0_says(qtbot, tab):
     tab.d_model.setValue(16)
     wait_trace(qtbot, tab, lambda t: t.d_model == 16)
-    start = float(tab.fit_plot.curves()[1][0][0])
+    start = float(tab.fit_view.plot.curves()[1][0][0])
     qtbot.mouseClick(tab.learn_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(tab.fit_history) >= 20, timeout=30_000)
     tab.jobs.stop()
     first_loss = float(tab.fit_history[0])      # the first batch's loss, W still 0
     assert abs(first_loss - start) < 0.15 * start
-    assert tab.fit_plot.curves()[1][0][0] == start
+    assert tab.fit_view.plot.curves()[1][0][0] == start
 
 
 def test_the_tour_forward_and_back_keeps_each_step_true(qtbot, tab):
@@ -272,3 +272,27 @@ def test_nothing_stays_english_in_chinese(qtbot, window, tab):
     names = [*tab.trace.tokens]
     assert english_words(window, "positional", names) == []
     window.set_language("en")
+
+
+def test_views_draw_and_export_a_trace_without_the_tab(qapp):
+    """A view sees only a trace and a request: made, drawn and exported with no tab."""
+    from app.tabs.positional.views import FitShown, PEView, RelativeView, SimilarityView
+    from models.transformer import pe_grid
+    from models.transformer.options import PositionalRequest
+
+    ask = PositionalRequest(d_model=16, max_len=40, offset=3, relative_mode="learned")
+    grid = pe_grid(ask)
+    pe = PEView()
+    pe.show(grid, ask)
+    np.testing.assert_array_equal(pe.plot.matrix(), grid.pe)
+    assert pe.data().arrays["pe"] is grid.pe
+    sim = SimilarityView()
+    sim.show(grid, ask)
+    assert sim.data().arrays["similarity"].shape == (40, 40)
+    said = []
+    rel = RelativeView()
+    rel.status.connect(said.append)
+    rel.show(FitShown(grid), ask)         # nothing learned: the exact map, and a word why
+    np.testing.assert_array_equal(rel.plot.matrix(), grid.offset_matrix)
+    assert said and rel.data().primary == "offset_matrix"
+    assert "3" in rel.title()

@@ -231,7 +231,7 @@ def test_language_switch_retranslates_open_window_and_tour(qtbot, window):
     assert window.menu_file.title().startswith("文件")
     assert window.tabs_widget.tabText(0) == "位置编码"
     assert tab.tour.step_title.text() == tab.tour_steps()[0].title["zh_CN"]
-    assert "位置" in tab.pe_plot.plotItem.getAxis("left").labelText
+    assert "位置" in tab.pe_view.plot.plotItem.getAxis("left").labelText
     assert Settings().language == "zh_CN"
     window.set_language("en")
     assert window.menu_file.title() == "&File"
@@ -256,10 +256,10 @@ def test_tabs_behind_catch_up_with_the_language_when_shown_or_asked_for(qtbot, w
     monkeypatch.setattr(BaseTab, "retranslate", counted)
     window.set_language("zh_CN")
     assert calls == ["flows"]
-    assert "位置" not in positional.pe_plot.plotItem.getAxis("left").labelText
+    assert "位置" not in positional.pe_view.plot.plotItem.getAxis("left").labelText
     window.tabs_widget.setCurrentWidget(positional)   # shown: retranslated at once
     assert calls == ["flows", "positional"]
-    assert "位置" in positional.pe_plot.plotItem.getAxis("left").labelText
+    assert "位置" in positional.pe_view.plot.plotItem.getAxis("left").labelText
     window.set_language("en")                         # flows is behind now
     assert calls[-1] == "positional" and len(calls) == 3
     assert window.tab("flows") is flows and calls[-1] == "flows"   # asked for

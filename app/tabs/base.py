@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -28,9 +27,9 @@ from PySide6.QtWidgets import (
 
 from app.jobs import ComputeRunner, Failure, JobRunner
 from app.settings import Settings
+from app.tabs.view import TabView, View, ViewData  # noqa: F401 - ViewData for the tabs
 from app.tours import TourError, TourStep, load_tour
 from viz.legend import release_anchors
-from viz.panel import ViewPanel
 from viz.tour_panel import TourPanel, TourStepText
 
 
@@ -48,25 +47,6 @@ class TabContext:
     #: session… does (the window's export bar; raises while an export runs); None for a
     #: tab outside a window, which saves on the spot
     save_session: Callable[[str, str], object] | None = None
-
-
-@dataclass
-class ViewData:
-    """The arrays behind a view, for Export data."""
-
-    primary: str
-    arrays: dict[str, np.ndarray]
-    meta: dict
-    row_labels: list | None = None
-    col_labels: list | None = None
-
-
-@dataclass
-class View:
-    key: str                                  # "pe" -> exported as "positional.pe"
-    title: Callable[[], str]                  # translated title
-    panel: ViewPanel
-    data: Callable[[], ViewData | None]
 
 
 class JobBar(QWidget):
@@ -240,8 +220,10 @@ class BaseTab(QWidget):
         self.split.setSizes([want, max(1, sum(sizes) - want)])
 
     # -- views ---------------------------------------------------------------------
-    def add_view(self, view: View, row: int, col: int, rowspan: int = 1,
+    def add_view(self, view: View | TabView, row: int, col: int, rowspan: int = 1,
                  colspan: int = 1) -> None:
+        if isinstance(view, TabView):
+            view = view.as_view()
         self.views.append(view)
         self.grid.addWidget(view.panel, row, col, rowspan, colspan)
         view.panel.graphics.viewport().installEventFilter(self)

@@ -10,9 +10,16 @@ when it is made, and ``models.flows.probe`` takes it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-from models.errors import InvalidParameterError
+from models.request import (
+    Range,
+    check_choice,
+    check_flags,
+    check_range,
+    check_whole,
+    known_values,
+)
 
 __all__ = ["FLOW_KINDS", "DENSITIES", "CUSTOM", "DIRECTIONS", "Range", "RANGES", "FlowRequest"]
 
@@ -25,15 +32,6 @@ DENSITIES = ("two_moons", "circles", "8gaussians", "checkerboard", "two_spirals"
 CUSTOM = "custom"
 #: forward: data → latent; inverse: latent samples → data
 DIRECTIONS = ("forward", "inverse")
-
-
-@dataclass(frozen=True)
-class Range:
-    """A number's default and its limits (both included)."""
-
-    default: float
-    minimum: float
-    maximum: float
 
 
 RANGES: dict[str, Range] = {
@@ -74,38 +72,18 @@ class FlowRequest:
     course: bool = False      # the density as the chapter composes the layers, beside ours
 
     def __post_init__(self) -> None:
-        for key, choices in (("density", (*DENSITIES, CUSTOM)), ("model", FLOW_KINDS),
-                             ("direction", DIRECTIONS)):
-            if getattr(self, key) not in choices:
-                raise InvalidParameterError(
-                    f"{key} must be one of {', '.join(choices)}, not {getattr(self, key)!r}.")
-        for key in ("layers", "hidden", "batch", "points", "seed"):
-            value = getattr(self, key)
-            try:
-                whole = not isinstance(value, bool) and float(value).is_integer()
-            except (TypeError, ValueError):
-                whole = False
-            if not whole:
-                raise InvalidParameterError(f"{key} must be a whole number, not {value!r}.")
-            object.__setattr__(self, key, int(value))
-        for key in ("layers", "hidden", "lr", "batch", "clip", "points", "seed"):
-            r, value = RANGES[key], getattr(self, key)
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise InvalidParameterError(f"{key} must be a number, not {value!r}.") from None
-            if not r.minimum <= value <= r.maximum:     # (NaN fails too)
-                raise InvalidParameterError(
-                    f"{key} must be between {r.minimum:g} and {r.maximum:g}, not {value:g}.")
-        for key in ("actnorm", "grid", "course"):
-            object.__setattr__(self, key, bool(getattr(self, key)))
+        check_choice(self, "density", (*DENSITIES, CUSTOM))
+        check_choice(self, "model", FLOW_KINDS)
+        check_choice(self, "direction", DIRECTIONS)
+        check_whole(self, "layers", "hidden", "batch", "points", "seed")
+        check_range(self, RANGES, "layers", "hidden", "lr", "batch", "clip", "points", "seed")
+        check_flags(self, "actnorm", "grid", "course")
 
     @classmethod
     def from_values(cls, values: Mapping) -> FlowRequest:
         """The request of a form's ``{key: value}`` (keys it does not know are the view's
         alone, as ``speed``, and are left out)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in values.items() if k in names})
+        return cls(**known_values(cls, values))
 
     @property
     def clip_grad(self) -> float | None:

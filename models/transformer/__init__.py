@@ -70,6 +70,8 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "session_trace": "probe",
     "train_with_traces": "probe",
     "compute_pe_grid": "positional_probe",
+    "pe_grid": "positional_probe",
+    "offset_fit": "positional_probe",
     "fit_offset_map": "positional_probe",
     "token_embeddings": "positional_probe",
     "MAX_SIMILARITY_POSITIONS": "positional_probe",

@@ -8,7 +8,13 @@ Token ids: 0 = <pad> (shown ·), 1 = <bos> (▸), 2 = <eos> (■), 3 + s = symbo
 
 from __future__ import annotations
 
-__all__ = ["PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from models.errors import InvalidParameterError
+from models.request import Range, check_choice, check_range, check_whole, known_values
+
+__all__ = ["PositionalRequest", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
            "ALPHABETS", "SAMPLES", "KINDS", "EMBEDDING_INITS"]
 
 PAD, BOS, EOS = 0, 1, 2
@@ -37,3 +43,100 @@ SAMPLES = {"characters": ("hello world", "attention!", "transformer", "the cat s
 KINDS = ("encoder", "decoder", "cross")
 #: token-embedding initialisations of the positional-encoding explorer
 EMBEDDING_INITS = ("normal", "scaled")
+
+#: what the positional tab's relative-position view shows: the exact map, the learned
+#: one, or their difference
+RELATIVE_MODES = ("analytic", "learned", "difference")
+
+#: the positional tab's numbers: defaults and limits (its sliders are built from these)
+POSITIONAL_RANGES: dict[str, Range] = {
+    "d_model": Range(128, 2, 1024),        # even: sin and cos in pairs
+    "max_len": Range(100, 1, 4096),
+    "base": Range(10000.0, 2, 1_000_000),
+    "offset": Range(4, 0, 4095),           # and below max_len
+}
+#: the most dimensions the curves view draws
+MAX_CURVE_DIMS = 12
+
+
+def parse_dims(text: str, d_model: int, limit: int = MAX_CURVE_DIMS
+               ) -> tuple[list[int], list[str]]:
+    """Dimensions typed as "0, 1, 8-11"; returns (valid dims, problems).
+
+    Ranges are clipped to [0, d_model) without being walked, so "0-999999999" costs
+    nothing; at most ``limit`` dimensions are kept.
+    """
+    dims: list[int] = []
+    problems: list[str] = []
+    for part in text.replace(";", ",").replace("，", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part[1:]:
+                a, b = (int(x) for x in part.split("-", 1))
+            else:
+                a = b = int(part)
+        except ValueError:
+            problems.append(part)
+            continue
+        if a > b:
+            problems.append(part)
+            continue
+        lo, hi = max(a, 0), min(b, d_model - 1)
+        if lo > hi or (a, b) != (lo, hi):
+            problems.append(part)
+        for d in range(lo, min(hi, lo + limit) + 1):
+            if d not in dims:
+                dims.append(d)
+    if len(dims) > limit:
+        problems.append(f"(more than {limit})")
+    return dims[:limit], problems
+
+
+def _positional_default(key: str):
+    return POSITIONAL_RANGES[key].default
+
+
+@dataclass(frozen=True)
+class PositionalRequest:
+    """One setting of the positional tab: the table (``d_model``, ``max_len``, ``base``),
+    the offset k of the relative-position map, the dimensions typed for the curves, the
+    sentence and how its tokens are embedded, and what the relative view shows. Checked
+    when made (``InvalidParameterError`` naming the key); ``models.transformer``'s
+    ``pe_grid`` and ``offset_fit`` take it."""
+
+    d_model: int = _positional_default("d_model")
+    max_len: int = _positional_default("max_len")
+    base: float = _positional_default("base")
+    offset: int = _positional_default("offset")
+    dims: str = "2, 20, 60, 120"
+    sentence: str = "the cat sat on the mat"
+    init: str = "normal"
+    relative_mode: str = "analytic"
+
+    def __post_init__(self) -> None:
+        check_whole(self, "d_model", "max_len", "offset")
+        check_range(self, POSITIONAL_RANGES, "d_model", "max_len", "base", "offset")
+        if self.offset > self.max_len - 1:
+            raise InvalidParameterError(
+                f"offset = {self.offset} must be between 0 and {self.max_len - 1:g}.")
+        check_choice(self, "init", EMBEDDING_INITS)
+        check_choice(self, "relative_mode", RELATIVE_MODES)
+        for key in ("dims", "sentence"):
+            if not isinstance(getattr(self, key), str):
+                raise InvalidParameterError(f"{key} must be text, not {getattr(self, key)!r}.")
+
+    @classmethod
+    def from_values(cls, values: Mapping) -> PositionalRequest:
+        return cls(**known_values(cls, values))
+
+    @property
+    def curve_dims(self) -> list[int]:
+        """The dimensions typed that are below d_model (at most ``MAX_CURVE_DIMS``)."""
+        return parse_dims(self.dims, self.d_model)[0]
+
+    @property
+    def ignored_dims(self) -> list[str]:
+        """What was typed that is not a dimension below d_model."""
+        return parse_dims(self.dims, self.d_model)[1]

@@ -1,6 +1,6 @@
 """Computations behind the positional-encoding explorer.
 
-``compute_pe_grid`` runs the real ``PositionalEncoding`` module on the chosen device
+``pe_grid`` (a ``PositionalRequest``'s ``compute_pe_grid``) runs the real ``PositionalEncoding`` module on the chosen device
 and returns a ``PEGrid`` trace; ``fit_offset_map`` is a training loop (a generator of
 ``Progress``) that learns ``M_k`` by gradient descent, to show that the relative-position
 map is something a linear layer can learn.
@@ -18,7 +18,7 @@ import torch
 from models.errors import InvalidParameterError, TrainingDivergedError
 from models.optim import Adam
 from models.traces import OffsetFitTrace, PEGrid, Progress
-from models.transformer.options import EMBEDDING_INITS
+from models.transformer.options import EMBEDDING_INITS, PositionalRequest
 from models.transformer.positional import PositionalEncoding, relative_position_matrix
 
 #: Largest similarity matrix computed; longer tables are sampled at an even stride.
@@ -104,6 +104,23 @@ def compute_pe_grid(d_model: int = 128, max_len: int = 100, base: float = 10000.
             offset_error=_numpy(error), tokens=tokens, embedding_init=embedding_init,
             token_embedding=_numpy(emb), token_pe=_numpy(token_pe),
             token_sum=_numpy(summed), token_rms=_numpy(rms), tokens_dropped=dropped)
+
+
+def pe_grid(ask: PositionalRequest, device: str | torch.device = "cpu") -> PEGrid:
+    """The positional tab's trace for one request (a sentence beyond max_len is cut)."""
+    return compute_pe_grid(d_model=ask.d_model, max_len=ask.max_len, base=ask.base,
+                           offset=ask.offset, curve_dims=ask.curve_dims,
+                           sentence=ask.sentence, embedding_init=ask.init, device=device,
+                           truncate=True)
+
+
+def offset_fit(ask: PositionalRequest, steps: int, device: str | torch.device = "cpu"
+               ) -> Iterator[Progress]:
+    """Learn the request's M_k from W = 0 in ``steps`` Adam steps (``fit_offset_map``);
+    reports are kept under a fifth of the run."""
+    return fit_offset_map(d_model=ask.d_model, max_len=ask.max_len, base=ask.base,
+                          offset=ask.offset, steps=steps, lr=3e-2, device=device,
+                          max_report_share=0.2)
 
 
 # long: one training loop read top to bottom, set-up, step and report together

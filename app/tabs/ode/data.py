@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.tabs.base import ViewData
 from app.tabs.ode.drawing import _paths_until
+from app.tabs.view import ViewData
 
 if TYPE_CHECKING:
     from app.tabs.ode.tab import ODETab

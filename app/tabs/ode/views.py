@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
-from app.tabs.base import View
 from app.tabs.ode import data
 from app.tabs.ode.controls import SLIDER_MAX
+from app.tabs.view import View
 from viz.ode_view import LabelledBarsPlot, StepsPlot, TimelinePlot
 from viz.panel import ViewPanel
 from viz.plane import PlanePlot

@@ -16,51 +16,25 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.tabs.base import TabContext, View, ViewData
+from app.tabs.base import TabContext
 from app.tabs.positional import state as session_state
-from app.tabs.positional.params import DEFAULTS, FIT_STEPS, RELATIVE_MODES
+from app.tabs.positional.params import DEFAULTS, FIT_STEPS, RANGES, RELATIVE_MODES
+from app.tabs.positional.views import (
+    CurvesView,
+    EmbeddingsView,
+    FitShown,
+    FitView,
+    PEView,
+    RelativeView,
+    SimilarityView,
+)
 from app.tabs.training import TrainingTab
 from models.traces import OffsetFitTrace, PEGrid, Progress
-from models.transformer.options import EMBEDDING_INITS
+from models.transformer.options import EMBEDDING_INITS, PositionalRequest, parse_dims
 from viz.controls import SliderField
-from viz.heatmap import HeatmapPlot
-from viz.panel import ViewPanel
-from viz.plots import CurvesPlot, GroupedBarsPlot
-from viz.theme import DIVERGING, SEQUENTIAL, error_style
+from viz.theme import error_style
 
-
-def parse_dims(text: str, d_model: int, limit: int = 12) -> tuple[list[int], list[str]]:
-    """Dimensions typed as "0, 1, 8-11"; returns (valid dims, problems).
-
-    Ranges are clipped to [0, d_model) without being walked, so "0-999999999" costs
-    nothing; at most ``limit`` dimensions are kept.
-    """
-    dims: list[int] = []
-    problems: list[str] = []
-    for part in text.replace(";", ",").replace("，", ",").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            if "-" in part[1:]:
-                a, b = (int(x) for x in part.split("-", 1))
-            else:
-                a = b = int(part)
-        except ValueError:
-            problems.append(part)
-            continue
-        if a > b:
-            problems.append(part)
-            continue
-        lo, hi = max(a, 0), min(b, d_model - 1)
-        if lo > hi or (a, b) != (lo, hi):
-            problems.append(part)
-        for d in range(lo, min(hi, lo + limit) + 1):
-            if d not in dims:
-                dims.append(d)
-    if len(dims) > limit:
-        problems.append(f"(more than {limit})")
-    return dims[:limit], problems
+__all__ = ["PositionalTab", "parse_dims"]
 
 
 class PositionalTab(TrainingTab):
@@ -86,9 +60,9 @@ class PositionalTab(TrainingTab):
         lay = self.controls_layout
         self.box_encoding = QGroupBox()
         form = QVBoxLayout(self.box_encoding)
-        self.d_model = SliderField(2, 1024, DEFAULTS["d_model"], step=2)
-        self.max_len = SliderField(1, 4096, DEFAULTS["max_len"])
-        self.base = SliderField(2, 1_000_000, DEFAULTS["base"], log=True)
+        self.d_model = SliderField(*_limits("d_model"), step=2)
+        self.max_len = SliderField(*_limits("max_len"))
+        self.base = SliderField(*_limits("base"), log=True)
         for w in (self.d_model, self.max_len, self.base):
             form.addWidget(w)
         lay.addWidget(self.box_encoding)
@@ -146,31 +120,14 @@ class PositionalTab(TrainingTab):
         self.relative_mode.currentIndexChanged.connect(self._show_relative)
 
     def _build_views(self) -> None:
-        self.pe_plot = HeatmapPlot(DIVERGING)
-        self.curve_plot = CurvesPlot()
-        self.sim_plot = HeatmapPlot(SEQUENTIAL)
-        self.rel_plot = HeatmapPlot(DIVERGING)
-        self.fit_plot = CurvesPlot(log_y=True)
-        self.emb_plot = GroupedBarsPlot()
-        specs = [
-            ("pe", lambda: self.tr("Encoding table PE[pos, j]"), self.pe_plot,
-             self._data_pe, 0, 0),
-            ("curves", lambda: self.tr("Chosen dimensions over positions"),
-             self.curve_plot, self._data_curves, 0, 1),
-            ("similarity", lambda: self.tr("Position similarity PE·PEᵀ"),
-             self.sim_plot, self._data_similarity, 0, 2),
-            ("relative", self._relative_title, self.rel_plot, self._data_relative, 1, 0),
-            ("fit", lambda: self.tr("Learning M_k by gradient descent"),
-             self.fit_plot, self._data_fit, 1, 1),
-            ("embeddings", lambda: self.tr("√d_model·embedding + PE, per token"),
-             self.emb_plot, self._data_embeddings, 1, 2),
-        ]
-        for key, title, plot, data, r, c in specs:
-            self.add_view(View(key, title, ViewPanel(plot), data), r, c)
-        self.pe_plot.hovered.connect(self._hover_pe)
-        self.sim_plot.hovered.connect(self._hover_sim)
-        self.rel_plot.hovered.connect(self._hover_rel)
-        self.curve_plot.scene().sigMouseMoved.connect(self._hover_curves)
+        self.pe_view, self.curves_view = PEView(self), CurvesView(self)
+        self.similarity_view, self.relative_view = SimilarityView(self), RelativeView(self)
+        self.fit_view, self.embeddings_view = FitView(self), EmbeddingsView(self)
+        self.tab_views = (self.pe_view, self.curves_view, self.similarity_view,
+                          self.relative_view, self.fit_view, self.embeddings_view)
+        for i, view in enumerate(self.tab_views):
+            self.add_view(view, i // 3, i % 3)
+            view.status.connect(self.ctx.status)
         for c in range(3):
             self.grid.setColumnStretch(c, 1)
 
@@ -193,27 +150,17 @@ class PositionalTab(TrainingTab):
         self.init_label.setText(self.tr("Initialisation"))
         self.init.setItemText(0, self.tr("N(0, 1) (nn.Embedding default)"))
         self.init.setItemText(1, self.tr("N(0, 1/d_model) (typical when tied to the output layer)"))
-        self.pe_plot.set_axis_labels(self.tr("dimension j"), self.tr("position"))
-        self.curve_plot.set_axis_labels(self.tr("position"), self.tr("PE value"))
-        self.sim_plot.set_axis_labels(self.tr("position"), self.tr("position"))
-        self.rel_plot.set_axis_labels(self.tr("input dimension"), self.tr("output dimension"))
-        self.fit_plot.set_axis_labels(self.tr("step"), self.tr("loss / max error (log scale)"))
-        self.emb_plot.set_axis_labels(self.tr("token"), self.tr("RMS over dimensions"))
-        for v in self.views:
-            v.panel.set_title(v.title())
         super().retranslate()
+        for view in self.tab_views:
+            view.label()
         if self.trace is not None:
             self.show_trace(self.trace)
-        self._redraw_fit()
-
-    def _relative_title(self) -> str:
-        mode = RELATIVE_MODES[self.relative_mode.currentIndex()]
-        k = int(self.offset.value())
-        if mode == "learned":
-            return self.tr("Learned W (k = {0})").format(self.fit.offset if self.fit else k)
-        if mode == "difference":
-            return self.tr("W − M_k (k = {0})").format(self.fit.offset if self.fit else k)
-        return self.tr("Relative-position map M_k, k = {0}").format(k)
+        else:
+            self._show_relative()
+            self._redraw_fit()
+            for view in (self.pe_view, self.curves_view, self.similarity_view,
+                         self.embeddings_view):
+                view.redraw()
 
     def update_buttons(self) -> None:
         """The Learn button says what it does (the base words it for training)."""
@@ -228,6 +175,12 @@ class PositionalTab(TrainingTab):
                 "dims": self.dims.text(), "sentence": self.sentence.text(),
                 "init": EMBEDDING_INITS[max(0, self.init.currentIndex())],
                 "relative_mode": RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]}
+
+    def request(self) -> PositionalRequest:
+        """The controls as the models' request (the offset below max_len, as the fit and
+        the map use it)."""
+        p = self.params()
+        return PositionalRequest.from_values({**p, "offset": min(p["offset"], p["max_len"] - 1)})
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         """Set controls from a dict (tour steps, saved settings, ``--set``)."""
@@ -336,8 +289,8 @@ class PositionalTab(TrainingTab):
         self.schedule_update()
 
     def _fit_key(self) -> tuple[int, int, float, int]:
-        p = self.params()
-        return p["d_model"], p["max_len"], p["base"], max(1, min(p["offset"], p["max_len"] - 1))
+        ask = self.request()
+        return ask.d_model, ask.max_len, ask.base, max(1, ask.offset)
 
     def _clear_fit(self) -> None:
         self.fit, self.fit_errors = None, []
@@ -345,109 +298,50 @@ class PositionalTab(TrainingTab):
         self._redraw_fit()
 
     def compute_fn(self):
-        from models.transformer import compute_pe_grid  # torch is loaded by now
+        from models.transformer import pe_grid  # torch is loaded by now
 
-        p = self.params()
-        dims, problems = parse_dims(p["dims"], p["d_model"])
+        ask = self.request()
+        problems = ask.ignored_dims
         self.dims_note.setText(self.tr("Ignored (not a dimension below d_model): {0}").format(
                 ", ".join(problems)) if problems else "")
-        return partial(compute_pe_grid, d_model=p["d_model"], max_len=p["max_len"],
-                       base=p["base"], offset=min(p["offset"], p["max_len"] - 1),
-                       curve_dims=dims, sentence=p["sentence"], embedding_init=p["init"],
-                       device=self.ctx.device(), truncate=True)
+        return partial(pe_grid, ask, device=self.ctx.device())
 
     # -- drawing -----------------------------------------------------------------------
     def show_trace(self, t: PEGrid) -> None:
         self.trace = t
-        self.pe_plot.set_matrix(t.pe, levels=(-1.0, 1.0))
-        positions = np.arange(t.max_len, dtype=np.float32)
-        self.curve_plot.set_curves(positions, t.curves,
-                                   [self.tr("dim {0}").format(d) for d in t.curve_dims])
-        self.sim_plot.set_matrix(t.similarity, x_values=t.sim_positions,
-                                 y_values=t.sim_positions)
-        stride = int(t.sim_positions[1] - t.sim_positions[0]) if len(t.sim_positions) > 1 else 1
-        self.view("similarity").panel.set_title(
-            self.view("similarity").title() if stride == 1 else
-            self.tr("Position similarity PE·PEᵀ (positions sampled every {0})").format(stride))
+        ask = self.request()
+        for view in (self.pe_view, self.curves_view, self.similarity_view,
+                     self.embeddings_view):
+            view.show(t, ask)
         self._show_relative()
-        rms = t.token_rms
-        self.emb_plot.set_bars(list(t.tokens), rms,
-                               [self.tr("√d·E"), self.tr("PE"), self.tr("√d·E + PE")])
-        ratio = rms[0].mean() / max(1e-12, rms[1].mean())
-        note = self.tr("embedding/PE size ratio ≈ {0:.1f}  (device {1})").format(ratio, t.device)
-        if t.tokens_dropped:
-            note += self.tr("; {0} tokens beyond max_len left out").format(t.tokens_dropped)
-        self.view("embeddings").panel.set_readout(note)
         # the fit's start and floor follow the table; a fit opened from a session before
         # the table of its parameters arrived is drawn now (it stayed blank)
         self._redraw_fit()
 
+    def _fit_shown(self) -> FitShown:
+        return FitShown(self.trace, self.fit, self.fit_history, tuple(self.fit_errors),
+                        FIT_STEPS, self.running())
+
     def _show_relative(self, *_):
         t = self.trace
         if t is None:
+            self.relative_view.panel.set_title(self.relative_view.title())
             return
-        mode = RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]
-        fit_ok = self.fit is not None and self.fit.matches(t.d_model, t.max_len, t.base, t.offset)
-        if mode == "learned" and fit_ok:
-            self.rel_plot.set_matrix(self.fit.learned, levels=(-1.0, 1.0))
-        elif mode == "difference" and fit_ok:
-            diff = self.fit.learned - self.fit.analytic
-            lim = float(max(1e-6, np.abs(diff).max()))
-            self.rel_plot.set_matrix(diff, levels=(-lim, lim))
-        else:
-            self.rel_plot.set_matrix(t.offset_matrix, levels=(-1.0, 1.0))
-            if mode != "analytic" and not self.running():
-                self.ctx.status(self.tr("Nothing learned yet for these parameters: press "
-                                   "“Learn M_k by gradient descent”."))
-        self.view("relative").panel.set_title(self._relative_title())
+        self.relative_view.show(self._fit_shown(), self.request())
         self.error_label.setText(self.tr("max |M_k·PE[pos] − PE[pos+k]| over {0} positions: {1:.2e}").format(
                 len(t.offset_error), t.offset_max_error))
-
-    # -- hover read-outs -------------------------------------------------------------------
-    def _hover_pe(self, row: int, col: int, value: float) -> None:
-        self.view("pe").panel.set_readout(
-            self.tr("pos {0}, dim {1}: {2:+.4f}").format(row, col, value) if row >= 0 else "")
-
-    def _hover_sim(self, row: int, col: int, value: float) -> None:
-        if row < 0 or self.trace is None:
-            self.view("similarity").panel.set_readout("")
-            return
-        p, q = self.trace.sim_positions[row], self.trace.sim_positions[col]
-        self.view("similarity").panel.set_readout(
-            self.tr("PE[{0}]·PE[{1}] = {2:.3f}  (|Δ| = {3})").format(p, q, value, abs(int(p - q))))
-
-    def _hover_rel(self, row: int, col: int, value: float) -> None:
-        self.view("relative").panel.set_readout(
-            f"[{row}, {col}] = {value:+.5f}" if row >= 0 else "")
-
-    def _hover_curves(self, scene_pos) -> None:
-        t = self.trace
-        if t is None or not len(t.curve_dims):
-            return
-        vb = self.curve_plot.plotItem.vb
-        if not vb.sceneBoundingRect().contains(scene_pos):
-            return
-        pos = int(round(vb.mapSceneToView(scene_pos).x()))
-        if 0 <= pos < t.max_len:
-            values = ", ".join(f"{d}: {v:+.3f}" for d, v in zip(t.curve_dims, t.curves[:, pos],
-                                                                strict=True))
-            self.view("curves").panel.set_readout(
-                self.tr("pos {0} → {1}").format(pos, values))
 
     # -- the learning job (run by the TrainingTab base) -----------------------------------------
     def make_job(self, name: str):
         """Learn M_k from scratch for the shown parameters (None: nothing to learn)."""
-        from models.transformer import fit_offset_map
+        from models.transformer import offset_fit
 
-        p = self.params()
-        if p["offset"] < 1 or p["max_len"] < 2:
+        ask = self.request()
+        if ask.offset < 1 or ask.max_len < 2:
             self.ctx.status(self.tr("Nothing to learn for k = 0: M_0 is the identity. Choose an offset k ≥ 1."))
             return None
-        offset = min(p["offset"], p["max_len"] - 1)
         self._clear_fit()
-        return partial(fit_offset_map, d_model=p["d_model"], max_len=p["max_len"],
-                       base=p["base"], offset=offset, steps=FIT_STEPS, lr=3e-2,
-                       device=self.ctx.device(), max_report_share=0.2)
+        return partial(offset_fit, ask, FIT_STEPS, device=self.ctx.device())
 
     def job_text(self, name: str, progress: Progress) -> str:
         return self.tr("Learning M_k: step {0}/{1} · loss {2:.2e} · max error {3:.2e} · {4:.0f} steps/s"
@@ -462,102 +356,17 @@ class PositionalTab(TrainingTab):
         self.fit_history = progress.history
         self.fit_errors.append((progress.step, progress.metrics["max_prediction_error"]))
         self._redraw_fit()
-        if RELATIVE_MODES[self.relative_mode.currentIndex()] != "analytic":
+        if self.request().relative_mode != "analytic":
             self._show_relative()
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
         """Nothing to recompute: the fit is drawn as it arrives, the encoding is unchanged."""
 
     def _redraw_fit(self) -> None:
-        """The fit's loss and error curves, from step 0 (W = 0, where ``fit_offset_map``
-        starts, worked out from the table) with the exact M_k's error as the floor."""
-        h, t = self.fit_history, self.trace
-        names = [self.tr("training loss (MSE)"), self.tr("max error, all positions")]
-        if t is None or not 0 < t.offset < t.max_len:
-            self.fit_plot.set_curves([], [], [])
-            self.view("fit").panel.set_readout("")
-            return
-        target = t.pe[t.offset:]                   # what W·PE[pos] should reach
-        start = (float(np.mean(target ** 2)), float(np.abs(target).max()))
-        floor = float(max(t.offset_error.max(initial=0.0), 1e-12))
-        last = float(max(FIT_STEPS, len(h)))
-        names.append(self.tr("exact M_k: max error {0:.1e}").format(floor))
-        steps = np.arange(0, len(h) + 1, dtype=np.float32)
-        err_steps = np.array([0, *(s for s, _ in self.fit_errors)], np.float32)
-        errors = np.array([start[1], *(e for _, e in self.fit_errors)], np.float32)
-        self.fit_plot.set_curves(
-            [steps, err_steps, np.array([0.0, last], np.float32)],
-            [np.maximum(np.array([start[0], *h], np.float32), 1e-12),
-             np.maximum(errors, 1e-12), np.array([floor, floor], np.float32)],
-            names, symbols=["o" if not len(h) else None, "o", None])
-        self.fit_plot.set_hint("")
-        if not len(h):              # nothing learned: the start, the floor, what to press
-            self.fit_plot.plotItem.setXRange(0, last, padding=0.02)
-            self.view("fit").panel.set_readout(self.tr(
-                "Step 0: W = 0. Press “Learn M_k by gradient descent” to fit "
-                "W·PE[pos] ≈ PE[pos+k] with Adam."))
-            return
-        if self.fit is not None:
-            self.view("fit").panel.set_readout(
-                self.tr("step {0}: loss {1:.2e}, max |W − M_k| = {2:.2f}").format(
-                    len(h), float(h[-1]), self.fit.max_abs_difference))
+        self.fit_view.show(self._fit_shown(), None)
 
-    # -- export data -----------------------------------------------------------------------
-    def _meta(self) -> dict:
-        t = self.trace
-        return {} if t is None else {"d_model": t.d_model, "max_len": t.max_len,
-                                     "base": t.base, "offset": t.offset, "device": t.device}
 
-    def _data_pe(self) -> ViewData | None:
-        t = self.trace
-        return t and ViewData("pe", {"pe": t.pe}, self._meta(),
-                              col_labels=[f"dim{i}" for i in range(t.d_model)])
-
-    def _data_curves(self) -> ViewData | None:
-        t = self.trace
-        return t and ViewData("curves_by_position", {
-            "curves_by_position": t.curves.T, "curve_dims": t.curve_dims}, self._meta(),
-            col_labels=[f"dim{d}" for d in t.curve_dims])
-
-    def _data_similarity(self) -> ViewData | None:
-        t = self.trace
-        return t and ViewData("similarity", {"similarity": t.similarity,
-                                             "positions": t.sim_positions}, self._meta(),
-                              row_labels=list(t.sim_positions),
-                              col_labels=[f"pos{p}" for p in t.sim_positions])
-
-    def _data_relative(self) -> ViewData | None:
-        t = self.trace
-        if t is None:
-            return None
-        arrays = {"offset_matrix": t.offset_matrix, "offset_error": t.offset_error}
-        primary = "offset_matrix"
-        if self.fit is not None and self.fit.matches(t.d_model, t.max_len, t.base, t.offset):
-            arrays["learned"] = self.fit.learned
-            arrays["difference"] = self.fit.learned - self.fit.analytic
-            mode = RELATIVE_MODES[max(0, self.relative_mode.currentIndex())]
-            primary = {"learned": "learned", "difference": "difference"}.get(mode, primary)
-        return ViewData(primary, arrays, self._meta())
-
-    def _data_fit(self) -> ViewData | None:
-        if not len(self.fit_history):
-            return None
-        arrays = {"loss": self.fit_history,
-                  "max_error_steps": np.array([s for s, _ in self.fit_errors], np.int64),
-                  "max_error": np.array([e for _, e in self.fit_errors], np.float32)}
-        meta = {}
-        if self.fit is not None:
-            arrays["learned"] = self.fit.learned
-            arrays["analytic"] = self.fit.analytic
-            meta = {"d_model": self.fit.d_model, "max_len": self.fit.max_len,
-                    "base": self.fit.base, "offset": self.fit.offset}
-        return ViewData("loss", arrays, meta, col_labels=["loss"],
-                        row_labels=list(range(1, len(self.fit_history) + 1)))
-
-    def _data_embeddings(self) -> ViewData | None:
-        t = self.trace
-        return t and ViewData("token_rms", {
-            "token_rms": t.token_rms.T, "token_embedding": t.token_embedding,
-            "token_pe": t.token_pe, "token_sum": t.token_sum},
-            {**self._meta(), "init": t.embedding_init},
-            row_labels=list(t.tokens), col_labels=["rms_sqrt_d_E", "rms_PE", "rms_sum"])
+def _limits(key: str) -> tuple[float, float, float]:
+    """A slider's (minimum, maximum, default) from the request's ranges."""
+    r = RANGES[key]
+    return r.minimum, r.maximum, r.default
