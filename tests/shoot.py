@@ -12,6 +12,8 @@ from pathlib import Path
 
 
 def main(out: Path) -> int:
+    """``ARCHSCOPE_SHOOT_TABS=positional,graph`` shoots only those tabs."""
+    import os
     import tempfile
 
     from PySide6.QtCore import QCoreApplication, QEvent
@@ -31,6 +33,7 @@ def main(out: Path) -> int:
     cjk = QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese)
     print(f"cjk_families: {len(cjk)}", flush=True)
     out.mkdir(parents=True, exist_ok=True)
+    only = {k for k in os.environ.get("ARCHSCOPE_SHOOT_TABS", "").split(",") if k}
     with tempfile.TemporaryDirectory() as tmp:
         translations = Translations()
         window = MainWindow(Settings(tmp), translations)
@@ -54,6 +57,8 @@ def main(out: Path) -> int:
             for code in LANGUAGES:
                 window.set_language(code)
                 for i, spec in enumerate(window.specs):
+                    if only and spec.key not in only:
+                        continue
                     window.tabs_widget.setCurrentIndex(i)
                     # what a user sees once the tab is done: its first trace, the
                     # computations it starts and the legends' placement all landed
