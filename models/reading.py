@@ -16,8 +16,13 @@ limit is refused before a line is parsed.
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -62,17 +67,65 @@ class LoadWatch:
                          self.lo + width * hi)
 
 
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def not_a_file(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot be read as a file ("it is a named pipe (FIFO), not a file; …"),
+    or None for a regular file (and for one that cannot be looked at: opening says why)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return f"it is {_kind(mode)}, not a file; ArchScope reads regular files only"
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """``open(path, "rb")`` for a regular file only: a named pipe, a device, a socket or a
+    folder raises ``OSError`` (EINVAL) saying what it is, at once. Opened without
+    blocking and checked on the open descriptor, so a pipe put in the file's place after a
+    look at its name cannot hang the reader waiting for a writer."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"it is {_kind(mode)}, not a file; ArchScope reads "
+                          "regular files only")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def loads_json(text: str | bytes):
+    """``json.loads`` whose failures are ``ValueError``: also a document nested too deep
+    for Python's parser (``RecursionError`` from ``[[[[…``, which ``json`` lets through)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("it is nested too deeply to be read (a JSON document built to "
+                         "crash a reader)") from None
+
+
 def read_bytes(path: Path, limit: int, watch: LoadWatch) -> bytes:
     """At most ``limit + 1`` bytes of ``path`` (one more than a caller accepts, so it can
     tell a file that grew past its limit), read in ``CHUNK_BYTES`` pieces with a progress
-    report and a Cancel check after each. ``OSError`` is left to the caller."""
-    try:
-        total = max(1, min(limit + 1, path.stat().st_size))
-    except OSError:
-        total = limit + 1
+    report and a Cancel check after each. Only a regular file is read (``open_regular``).
+    ``OSError`` is left to the caller."""
     parts: list[bytes] = []
     have = 0
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
+        total = max(1, min(limit + 1, os.fstat(fh.fileno()).st_size))
         while have <= limit:
             part = fh.read(min(CHUNK_BYTES, limit + 1 - have))
             if not part:

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import re
+import struct
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from models.errors import SessionFileError
+from models.reading import loads_json, open_regular
 
 FORMAT = "archscope-session"
 FORMAT_VERSION = 1
@@ -59,6 +62,12 @@ MAX_MANIFEST_BYTES = 16 << 20
 #: the largest unpacked-to-packed ratio of a member over ``RATIO_FROM_BYTES``
 MAX_COMPRESSION_RATIO = 200
 RATIO_FROM_BYTES = 1 << 20
+#: the most one tab's arrays and weights may unpack to (a tab's own checks then hold
+#: each array to what its controls can make)
+MAX_TAB_BYTES = 256 << 20
+#: the end of a zip: its last record (22 bytes) and a comment of up to 64 KiB
+_EOCD, _EOCD_SIZE, _TAIL = b"PK\x05\x06", 22, 22 + 0xFFFF
+_ZIP64_LOCATOR, _ZIP64_EOCD = b"PK\x06\x07", b"PK\x06\x06"
 #: a tab key or an array name: letters, digits, ``_ - .`` (never a path)
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 
@@ -158,28 +167,79 @@ def write_session(path: str | os.PathLike, doc: SessionDocument,
 
 
 # -- reading -------------------------------------------------------------------------------
+class _Archive(zipfile.ZipFile):
+    """A zip archive read from a file this module opened, closed with it."""
+
+    def __init__(self, fh) -> None:
+        self._file = fh
+        super().__init__(fh)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._file.close()
+
+
+def _declared_members(fh, total: int, name: str) -> int:
+    """The member count the zip's last record declares (zip64's where it says so), read
+    from the file's end before Python's ``zipfile`` parses the whole directory: an archive
+    of three million empty members took that parse 32 s and 2 GB before its count was
+    refused."""
+    fh.seek(max(0, total - _TAIL))
+    tail = fh.read(_TAIL)
+    at = tail.rfind(_EOCD)
+    if at < 0 or len(tail) - at < _EOCD_SIZE:
+        raise SessionFileError(f"{name}: the file is damaged or truncated: the end of its "
+                               "zip directory is missing.")
+    count = struct.unpack_from("<H", tail, at + 10)[0]
+    if count != 0xFFFF:
+        return count
+    locator = at - 20
+    if locator < 0 or tail[locator:locator + 4] != _ZIP64_LOCATOR:
+        return count
+    offset = struct.unpack_from("<Q", tail, locator + 8)[0]
+    if offset + 56 > total:
+        raise SessionFileError(f"{name}: the file is damaged: its zip64 directory points "
+                               "beyond its end.")
+    fh.seek(offset)
+    record = fh.read(56)
+    if record[:4] != _ZIP64_EOCD:
+        raise SessionFileError(f"{name}: the file is damaged: its zip64 directory is missing.")
+    return struct.unpack_from("<Q", record, 32)[0]
+
+
 def _open_archive(path: str | os.PathLike) -> tuple[zipfile.ZipFile, str]:
     path = Path(path)
     name = path.name
     try:
-        total = path.stat().st_size
-        with open(path, "rb") as fh:
-            head = fh.read(4)
+        fh = open_regular(path)
     except OSError as exc:
         raise SessionFileError(f"{name}: cannot open the file ({exc.strerror or exc}).") from exc
-    if total == 0:
-        raise SessionFileError(f"{name}: the file is empty (0 bytes).")
-    if head != b"PK\x03\x04":
-        raise SessionFileError(f"{name}: not an ArchScope session (a session is a zip "
-                               f"archive; this file starts with {head!r}).")
-    if total > MAX_UNPACKED_BYTES:
-        raise SessionFileError(f"{name}: the file is {_size(total)}; ArchScope opens "
-                               f"sessions up to {_size(MAX_UNPACKED_BYTES)}.")
     try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise SessionFileError(f"{name}: the file is damaged or truncated: its zip directory "
-                               f"cannot be read ({exc}).") from exc
+        total = os.fstat(fh.fileno()).st_size
+        head = fh.read(4)
+        if total == 0:
+            raise SessionFileError(f"{name}: the file is empty (0 bytes).")
+        if head != b"PK\x03\x04":
+            raise SessionFileError(f"{name}: not an ArchScope session (a session is a zip "
+                                   f"archive; this file starts with {head!r}).")
+        if total > MAX_UNPACKED_BYTES:
+            raise SessionFileError(f"{name}: the file is {_size(total)}; ArchScope opens "
+                                   f"sessions up to {_size(MAX_UNPACKED_BYTES)}.")
+        count = _declared_members(fh, total, name)
+        if count > MAX_MEMBERS:
+            raise SessionFileError(f"{name}: refused: the archive has {count:,} members; "
+                                   f"a session has at most {MAX_MEMBERS:,}.")
+        fh.seek(0)
+        try:
+            zf = _Archive(fh)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise SessionFileError(f"{name}: the file is damaged or truncated: its zip "
+                                   f"directory cannot be read ({exc}).") from exc
+    except BaseException:
+        fh.close()
+        raise
     try:
         _check_members(zf.infolist(), name)
     except SessionFileError:
@@ -237,8 +297,8 @@ def _manifest(zf: zipfile.ZipFile, name: str) -> dict:
     if info.file_size > MAX_MANIFEST_BYTES:
         raise SessionFileError(f"{name}: refused: its manifest is {_size(info.file_size)}.")
     try:
-        manifest = json.loads(_read(zf, MANIFEST, name).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        manifest = loads_json(_read(zf, MANIFEST, name).decode("utf-8"))
+    except ValueError as exc:        # also UnicodeDecodeError, JSONDecodeError
         raise SessionFileError(f"{name}: its manifest is not valid JSON ({exc}).") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise SessionFileError(f"{name}: a zip archive, but not an ArchScope session (its "
@@ -274,10 +334,77 @@ def read_manifest(path: str | os.PathLike) -> dict:
         return manifest
 
 
-def read_session(path: str | os.PathLike,
-                 known_tabs: tuple[str, ...] | None = None) -> SessionDocument:
+def _npy_bytes(zf: zipfile.ZipFile, info: zipfile.ZipInfo, what: str, name: str) -> int:
+    """The bytes an array member's ``.npy`` header declares, checked against the member's
+    size before its data is unpacked: a header may claim (10⁷, 10⁷) doubles (728 TiB)
+    over a few bytes, which ``np.load`` would try to allocate first."""
+    fmt = np.lib.format
+    try:
+        with zf.open(info) as f:
+            version = fmt.read_magic(f)
+            if version == (1, 0):
+                shape, _fortran, dtype = fmt.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, _fortran, dtype = fmt.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"npy format version {version} is not one ArchScope writes")
+            header = f.tell()
+    except SessionFileError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - ValueError, zlib.error, EOFError alike
+        raise SessionFileError(f"{name}: the file is damaged: {what} cannot be read "
+                               f"({str(exc)[:200]}).") from exc
+    if dtype.hasobject:
+        raise SessionFileError(f"{name}: {what} holds Python objects; a session holds "
+                               "numbers only.")
+    declared = math.prod(shape) * dtype.itemsize
+    if header + declared != info.file_size:
+        raise SessionFileError(
+            f"{name}: refused: {what} declares {shape} {dtype} ({_size(declared)}) but holds "
+            f"{_size(max(0, info.file_size - header))}.")
+    return declared
+
+
+def _tab_members(zf: zipfile.ZipFile, tab: str, entry: dict, name: str,
+                 tab_bytes: int) -> tuple[str | None, dict[str, str]]:
+    """The tab's weights member and arrays, each where it must be, with what they unpack
+    to checked against ``tab_bytes`` before a byte of them is unpacked."""
+    weights = entry.get("weights")
+    total = 0
+    if weights is not None:
+        if weights != f"tabs/{tab}/weights.safetensors":
+            raise SessionFileError(f"{name}: the tab {tab}'s weights are at an "
+                                   f"unexpected place ({weights!r}).")
+        total += _info(zf, weights, name).file_size
+    arrays: dict[str, str] = {}
+    for key, member in entry.get("arrays", {}).items():
+        _check_name(key, "the array", name)
+        if member != f"tabs/{tab}/arrays/{key}.npy":
+            raise SessionFileError(f"{name}: the array {key} of the tab {tab} is at "
+                                   f"an unexpected place ({member!r}).")
+        total += _npy_bytes(zf, _info(zf, member, name), f"the array {key} of the tab {tab}",
+                            name)
+        arrays[key] = member
+        if total > tab_bytes:
+            raise SessionFileError(
+                f"{name}: refused: the tab {tab}'s arrays and weights unpack to more than "
+                f"{_size(tab_bytes)}, more than any setting of the tab makes.")
+    return weights, arrays
+
+
+def _info(zf: zipfile.ZipFile, member: str, name: str) -> zipfile.ZipInfo:
+    try:
+        return zf.getinfo(member)
+    except KeyError as exc:
+        raise SessionFileError(f"{name}: the manifest names {member}, which the archive "
+                               "does not have.") from exc
+
+
+def read_session(path: str | os.PathLike, known_tabs: tuple[str, ...] | None = None,
+                 tab_bytes: int = MAX_TAB_BYTES) -> SessionDocument:
     """Read and check a session file; tensors on the CPU. ``known_tabs``: refuse a tab
-    that is not among them (a session from a later version with a new topic)."""
+    that is not among them (a session from a later version with a new topic);
+    ``tab_bytes``: the most one tab's arrays and weights may unpack to."""
     from safetensors import SafetensorError
     from safetensors.torch import load as load_tensors
 
@@ -292,22 +419,15 @@ def read_session(path: str | os.PathLike,
                     f"ArchScope does not have (it has {', '.join(known_tabs)}).")
         tabs: dict[str, TabState] = {}
         for tab, entry in manifest["tabs"].items():
+            weights, arrays = _tab_members(zf, tab, entry, name, tab_bytes)
             state = TabState(params=entry.get("params", {}), data=entry.get("data", {}))
-            weights = entry.get("weights")
             if weights is not None:
-                if weights != f"tabs/{tab}/weights.safetensors":
-                    raise SessionFileError(f"{name}: the tab {tab}'s weights are at an "
-                                           f"unexpected place ({weights!r}).")
                 try:
                     state.tensors = load_tensors(_read(zf, weights, name))
                 except SafetensorError as exc:
                     raise SessionFileError(f"{name}: the weights of the tab {tab} are "
                                            f"damaged ({exc}).") from exc
-            for key, member in entry.get("arrays", {}).items():
-                _check_name(key, "the array", name)
-                if member != f"tabs/{tab}/arrays/{key}.npy":
-                    raise SessionFileError(f"{name}: the array {key} of the tab {tab} is at "
-                                           f"an unexpected place ({member!r}).")
+            for key, member in arrays.items():
                 try:
                     state.arrays[key] = np.load(io.BytesIO(_read(zf, member, name)),
                                                 allow_pickle=False)

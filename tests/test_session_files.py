@@ -200,7 +200,7 @@ def test_an_array_of_python_objects_is_refused_without_unpickling(good, tmp_path
     np.save(buf, np.array([{"a": 1}], dtype=object), allow_pickle=True)
     path = _rewrite(good, tmp_path / "pickled.archscope", drop=("tabs/flows/arrays/points.npy",),
                     extra=[("tabs/flows/arrays/points.npy", buf.getvalue())])
-    _refused(path, "the array points of the tab flows cannot be read")
+    _refused(path, "the array points of the tab flows holds Python objects")
 
 
 def test_damaged_weights_are_refused(good, tmp_path):

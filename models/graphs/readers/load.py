@@ -32,7 +32,7 @@ from models.graphs.readers.nodelink import _read_json
 from models.graphs.readers.pajek import _read_pajek
 from models.graphs.readers.torchfile import _read_torch
 from models.graphs.readers.xmlutil import _dismantle, _local, _parse_xml
-from models.reading import LoadWatch, data_lines_at_least, read_bytes
+from models.reading import LoadWatch, data_lines_at_least, not_a_file, read_bytes
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 
@@ -67,8 +67,9 @@ def load_graph(path: str | os.PathLike, progress: Callable[[float], None] | None
         size = path.stat().st_size
     except OSError as e:
         raise GraphLoadError(f"{name}: cannot open the file ({e.strerror or e}).") from e
-    if not path.is_file():
-        raise GraphLoadError(f"{name}: is not a file.")
+    why = not_a_file(path)
+    if why:
+        raise GraphLoadError(f"{name}: {why}.")
     if size == 0:
         raise GraphLoadError(f"{name}: the file is empty.")
     if size > MAX_FILE_BYTES:

@@ -1,0 +1,196 @@
+"""Hostile and clumsy input, third round (issue 33): bounded time and memory before a
+byte is trusted. Every file here is generated small in a temporary folder; each test
+failed on the code before its fix (said in the test)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import resource
+import struct
+import threading
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+from models.errors import SessionFileError
+from models.sessionfile import (
+    MAX_MEMBERS,
+    MAX_TAB_BYTES,
+    SessionDocument,
+    TabState,
+    read_manifest,
+    read_session,
+    write_session,
+)
+from tests.data.make_hostile import _write_zip
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _session(path, **arrays):
+    doc = SessionDocument(tabs={"flows": TabState(params={"layers": 4}, arrays=arrays)},
+                          current="flows", app_version="0.1.0", saved_on="cpu")
+    write_session(path, doc)
+    return path
+
+
+def _replace(src, dst, member: str, data: bytes, method=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, data if info.filename == member else zin.read(info),
+                          compress_type=method)
+    return dst
+
+
+# -- F5: the member count is read from the archive's end, before zipfile's parse ----------
+def test_too_many_members_are_refused_before_the_directory_is_parsed(tmp_path, monkeypatch):
+    """Old: zipfile parsed the whole directory first (3,000,002 members: 32 s, 2 GB)."""
+    path = tmp_path / "many.archscope"
+    _write_zip(path, [("manifest.json", 0, 0, 0, b"")] +
+               [(f"m{k}", 0, 0, 0, b"") for k in range(MAX_MEMBERS)])
+    parsed = []
+    real = zipfile.ZipFile.__init__
+
+    def spy(self, *args, **kwargs):
+        parsed.append(args)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", spy)
+    for read in (read_manifest, read_session):
+        with pytest.raises(SessionFileError, match=f"many.archscope: refused: the archive has "
+                                                   f"{MAX_MEMBERS + 1:,} members"):
+            read(path)
+    assert not parsed
+
+
+def test_a_zip64_count_of_three_million_is_refused_from_the_end_records(tmp_path):
+    """The count of a zip64 archive lives in its zip64 record: read there too."""
+    path = tmp_path / "zip64.archscope"
+    body = b"PK\x03\x04" + bytes(60)
+    zip64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 3_000_002,
+                        3_000_002, 0, len(body))
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, len(body), 1)
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
+                      0xFFFFFFFF, 0)
+    path.write_bytes(body + zip64 + locator + end)
+    t0 = time.perf_counter()
+    with pytest.raises(SessionFileError, match="3,000,002 members"):
+        read_manifest(path)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_a_file_without_a_zip_end_is_said_damaged(tmp_path):
+    path = tmp_path / "cut.archscope"
+    path.write_bytes(b"PK\x03\x04" + bytes(100))
+    with pytest.raises(SessionFileError, match="cut.archscope: the file is damaged or truncated"):
+        read_manifest(path)
+
+
+# -- F10: an array's header is checked against its member before np.load allocates it ----
+def test_an_array_header_claiming_728_tib_is_refused_naming_file_and_array(tmp_path):
+    """Old: np.load tried to allocate (10^7, 10^7) float64 and raised a bare MemoryError."""
+    good = _session(tmp_path / "good.archscope", points=np.zeros((4, 2), np.float64))
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": "<f8", "fortran_order": False, "shape": (10**7, 10**7)})
+    path = _replace(good, tmp_path / "huge.archscope", "tabs/flows/arrays/points.npy",
+                    buf.getvalue() + bytes(64))
+    before = _rss_mb()
+    with pytest.raises(SessionFileError, match=r"huge.archscope: refused: the array points of "
+                                               r"the tab flows declares \(10000000, 10000000\)"):
+        read_session(path)
+    assert _rss_mb() - before < 50
+
+
+@pytest.mark.parametrize("depth", [100_000])
+def test_a_manifest_nested_deeper_than_python_parses_names_the_file(tmp_path, depth):
+    """Old: a RecursionError with no file name reached the window."""
+    path = tmp_path / "deep.archscope"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("manifest.json", "[" * depth + "]" * depth)
+    with pytest.raises(SessionFileError, match="deep.archscope: its manifest is not valid JSON "
+                                               r"\(it is nested too deeply"):
+        read_session(path)
+
+
+# -- F2/F6: what a tab's arrays unpack to is bounded before they are unpacked -------------
+def test_a_tabs_arrays_beyond_its_budget_are_refused_before_unpacking(tmp_path):
+    """Old: a 134 M-value loss curve (72x compressed, under the ratio check) unpacked: 18 s
+    of the window and 7 GB. The budget is checked from the headers; here at a small
+    budget, and the default is below both reported files (537 MB, 900 MB)."""
+    assert MAX_TAB_BYTES < 134_000_000 * 4 and MAX_TAB_BYTES < 900 << 20
+    rng = np.random.default_rng(0)
+    path = _session(tmp_path / "big.archscope", losses=rng.random(300_000).astype(np.float32),
+                    points=rng.random((1000, 2)))
+    with pytest.raises(SessionFileError, match="big.archscope: refused: the tab flows's arrays "
+                                               "and weights unpack to more than 1.0 MB"):
+        read_session(path, tab_bytes=1 << 20)
+    assert read_session(path).tabs["flows"].arrays["losses"].shape == (300_000,)
+
+
+def test_an_array_whose_data_is_shorter_than_its_header_says_is_refused(tmp_path):
+    good = _session(tmp_path / "good.archscope", points=np.zeros((4, 2), np.float32))
+    buf = io.BytesIO()
+    np.save(buf, np.zeros((4, 2), np.float32))
+    path = _replace(good, tmp_path / "short.archscope", "tabs/flows/arrays/points.npy",
+                    buf.getvalue()[:-8])
+    with pytest.raises(SessionFileError, match="short.archscope: refused: the array points of "
+                                               r"the tab flows declares \(4, 2\) float32 "
+                                               r"\(32 bytes\) but holds 24 bytes"):
+        read_session(path)
+
+
+# -- F13: a named pipe is refused at once, never waited on ------------------------------
+def _in_thread(fn, seconds=5.0):
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the reader blocked on the pipe"
+    return box
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_at_once_by_every_reader(tmp_path):
+    """Old: open() of a FIFO named points.csv waited for a writer forever."""
+    from models.errors import GraphLoadError
+    from models.flows.points import load_points_csv
+    from models.graphs import load_graph
+
+    readers = [("s.archscope", read_session, SessionFileError),
+               ("points.csv", load_points_csv, Exception),
+               ("g.graphml", load_graph, GraphLoadError)]
+    for name, read, error in readers:
+        fifo = tmp_path / name
+        os.mkfifo(fifo)
+        box = _in_thread(lambda fifo=fifo, read=read: read(fifo))
+        assert isinstance(box.get("error"), error), (name, box)
+        assert name in str(box["error"]) and "named pipe" in str(box["error"]), box["error"]
+
+
+def test_a_folder_is_refused_naming_it(tmp_path):
+    folder = tmp_path / "folder.archscope"
+    folder.mkdir()
+    with pytest.raises(SessionFileError, match="folder.archscope: cannot open the file"):
+        read_session(folder)
+
+
+def test_json_nested_too_deep_is_a_value_error():
+    from models.reading import loads_json
+
+    with pytest.raises(ValueError, match="nested too deeply"):
+        loads_json("[" * 100_000 + "]" * 100_000)
+    assert loads_json(json.dumps({"a": [1, 2]})) == {"a": [1, 2]}
