@@ -290,9 +290,9 @@ def test_flows_switch_and_its_tour_step(qtbot, window):
     c = tab.result.course
     assert f"{c.mean_abs_delta:.1f}" in tab.view("density").panel.readout.text()
     assert c.inverted_delta < 1e-3
-    np.testing.assert_array_equal(tab.density_plot.density(), c.density.density)
-    assert tab.density_plot.texts()  # the panel's title names the course's density
-    assert "course" in " ".join(tab.density_plot.texts().values())
+    np.testing.assert_array_equal(tab.density_view.plot.density(), c.density.density)
+    assert tab.density_view.plot.texts()  # the panel's title names the course's density
+    assert "course" in " ".join(tab.density_view.plot.texts().values())
 
 
 def test_tour_numbers_about_the_course_hold():

@@ -341,7 +341,7 @@ def test_a_flow_request_is_checked_once_against_the_ranges_the_controls_show():
     with its name (the layer count was 1..32 in the form and only ≥ 1 in the models)."""
     import inspect
 
-    from app.tabs.flows.tab import MODEL_PARAMS, VIEW_PARAMS
+    from app.tabs.flows.params import MODEL_PARAMS, VIEW_PARAMS
     from models.errors import InvalidParameterError
     from models.flows.options import RANGES, FlowRequest
 

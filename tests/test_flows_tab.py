@@ -131,9 +131,9 @@ def test_drawn_points_become_the_training_data(qtbot, tab):
     centre = view.mapFromScene(view.plots[0].vb.sceneBoundingRect().center())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(int(centre.x()), int(centre.y())))
-    assert len(tab._drawn) == 1
+    assert len(tab.samples_view.drawn) == 1
     for i in range(7):                           # and a stroke: 7 more moves x 12 points
-        tab.add_drawn_point(0.1 * i, 0.5)
+        tab.samples_view.add_drawn_point(0.1 * i, 0.5)
     tab.draw_button.click()                      # use them
     qtbot.waitUntil(lambda: tab.params()["density"] == "custom" and tab.result is not None,
                     timeout=20_000)
@@ -234,7 +234,7 @@ def test_the_target_density_is_drawn_beside_the_learned_one(qtbot, tab, density,
     qtbot.waitUntil(lambda: not tab.compute.is_busy(), timeout=30_000)
     assert tab.result.target_kind == kind
     r = tab.result
-    view = tab.density_plot
+    view = tab.density_view.plot
     extent = r.density.extent
     if kind == "density":
         np.testing.assert_allclose(view.target(), target_density(density, extent, RESOLUTION),
@@ -265,9 +265,9 @@ def test_density_images_fill_their_panels_without_white_bands(qtbot, window, tab
     for size in ((1500, 940), (1280, 800), (1600, 1000)):
         window.resize(*size)
         qtbot.wait(200)
-        for plot, image in zip(tab.density_plot.plots, tab.density_plot.images, strict=True):
+        for plot, image in zip(tab.density_view.plot.plots, tab.density_view.plot.images, strict=True):
             assert pc.uncovered(plot, image) == 0.0, size
-    for shown in tab.density_plot.shown():
+    for shown in tab.density_view.plot.shown():
         assert shown.size and np.isfinite(shown).all()
 
 
@@ -275,7 +275,7 @@ def test_every_plane_has_axis_labels_and_the_colour_bar_says_what_it_measures(qt
     assert all(x and y for x, y in tab.flow_view.axis_labels())
     assert tab.flow_view.axis_labels()[0] == ("x₁", "x₂")
     assert tab.flow_view.axis_labels()[2] == ("z₁", "z₂")
-    texts = tab.density_plot.texts()
+    texts = tab.density_view.plot.texts()
     assert all(texts.values()), texts
     assert texts["colorbar"] == "density"
     assert texts["target"] == "data p(x)" and texts["learned"] == "model p_θ(x)"
@@ -287,7 +287,7 @@ def test_every_view_has_content_on_first_open(tab):
     for key in ("flow", "density", "logdet", "nll"):
         assert pc.drawn_items(tab.view(key).panel.graphics), key
     # before training the NLL plot holds step 0 and the floor, with its values shown
-    assert not tab.nll_plot.hint.isVisible() and tab.nll_plot.tick_values_shown()
+    assert not tab.nll_view.plot.hint.isVisible() and tab.nll_view.plot.tick_values_shown()
 
 
 def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkeypatch):
@@ -313,7 +313,7 @@ def test_before_training_the_nll_plot_shows_the_untrained_flow_and_the_floor(qtb
     with torch.no_grad():
         expected = float(-tab.sessions[key].flow.log_prob(x).mean())
     assert tab.result.nll == pytest.approx(expected, rel=1e-4, abs=1e-4)
-    xs, ys = tab.nll_plot.curves()
+    xs, ys = tab.nll_view.plot.curves()
     assert float(ys[0][0]) == pytest.approx(expected, rel=1e-4, abs=1e-4) and xs[0][0] == 0
     assert float(ys[1][0]) == pytest.approx(tab.result.entropy, rel=1e-5)
     assert "floor" in tab.view("nll").panel.readout.text()
@@ -338,16 +338,16 @@ def test_the_animation_direction_does_not_change_the_untrained_nll(qtbot, tab):
     data = torch.from_numpy(densities.sample(p["density"], p["points"], seed=p["seed"]))
     with torch.no_grad():
         expected = float(-tab.sessions[key].flow.log_prob(data).mean())
-    _, forward_ys = tab.nll_plot.curves()
+    _, forward_ys = tab.nll_view.plot.curves()
     tab.apply_state({"direction": "inverse"})
     qtbot.waitUntil(lambda: tab.result.trace.direction == "inverse", timeout=30_000)
     assert tab.result.nll == pytest.approx(expected, rel=1e-4, abs=1e-4)
-    xs, ys = tab.nll_plot.curves()
+    xs, ys = tab.nll_view.plot.curves()
     assert xs[0][0] == 0 and float(ys[0][0]) == pytest.approx(expected, rel=1e-4, abs=1e-4)
     assert float(ys[0][0]) == pytest.approx(float(forward_ys[0][0]), rel=1e-5)
     readout = tab.view("nll").panel.readout.text()
     assert "nan" not in readout.lower() and f"{expected:.4g}" in readout
-    low, high = tab.nll_plot.plotItem.vb.viewRange()[1]
+    low, high = tab.nll_view.plot.plotItem.vb.viewRange()[1]
     assert low <= min(expected, tab.result.entropy) and high >= max(expected,
                                                                     tab.result.entropy)
     assert low > min(expected, tab.result.entropy) - abs(expected - tab.result.entropy)
@@ -409,3 +409,42 @@ def test_points_at_1e_minus_30_have_no_spread_until_standardised_then_train(qtbo
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=5000)
     losses = np.asarray(tab.session().losses)
     assert np.isfinite(losses).all() and losses.min() > -5    # a bounded density, not -10
+
+
+def test_views_draw_and_export_a_result_without_the_tab(qapp):
+    """A view sees only a result (or the NLL's record) and a request: made, drawn and
+    exported with no tab."""
+    from app.tabs.flows.views import (
+        LearnedDensityView,
+        LogDetView,
+        NllShown,
+        NllView,
+        SamplesView,
+    )
+    from models.flows import FlowSession
+    from models.flows.options import FlowRequest
+    from models.flows.probe import flow_result
+
+    ask = FlowRequest(layers=2, hidden=8, points=300, direction="inverse")
+    session = FlowSession(ask.model, data=ask.density, hidden_dim=ask.hidden,
+                          num_flows=ask.layers)
+    result = flow_result(session, ask, None)
+    samples = SamplesView()
+    samples.show(result, ask)
+    assert "latent → data" in samples.title() and samples.slider.maximum() == 200
+    samples.slider.setValue(150)
+    assert "layer 2" in samples.layer_label.text()
+    np.testing.assert_allclose(samples.data().arrays["points"], samples.plot.points_at(1.5))
+    density = LearnedDensityView()
+    density.show(result, ask)
+    assert density.data().arrays["density"] is result.density.density
+    logdet = LogDetView()
+    logdet.show(result, ask)
+    np.testing.assert_array_equal(logdet.data().arrays["logdet"], result.trace.logdet)
+    nll = NllView()
+    nll.show(NllShown(session, result.entropy, result.nll))
+    assert nll.data() is None and "untrained" in nll.panel.readout.text()
+    for _ in session.train(3):
+        pass
+    nll.redraw()
+    assert "step 3" in nll.panel.readout.text() and len(nll.data().arrays["nll"]) == 3

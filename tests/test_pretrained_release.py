@@ -92,13 +92,14 @@ def test_a_folder_changed_since_it_was_opened_is_refused_not_read_again(tmp_path
     pytest.importorskip("transformers", reason="writes the test folder")
     import shutil
 
-    from app.tabs.pretrained.compute import Refused, Request, compute
+    from app.tabs.pretrained.compute import Refused, compute
     from models.errors import PretrainedModelError
+    from models.pretrained.options import PretrainedRequest
     from tests.helpers_pretrained import write_encoder
 
     folder = write_encoder(tmp_path / "tiny-bert", "bert")
     model = load_pretrained(folder)
-    request = Request("a tiny test", None, None, None, 0, 0, ())
+    request = PretrainedRequest("a tiny test", None, None, None, 0, 0, ())
     assert not isinstance(compute(model, 1, request, None), Refused)
     assert model.release_weights()
     other = write_encoder(tmp_path / "other", "bert", seed=1)      # other weights in place

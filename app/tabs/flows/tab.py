@@ -5,58 +5,26 @@ layer's log|det J|."""
 
 from __future__ import annotations
 
-import math
 import time
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QPushButton
 
-from app.tabs.base import TabContext, View, ViewData
+from app.tabs.base import TabContext
 from app.tabs.flows.export import FlowsExport
+from app.tabs.flows.params import MODEL_KEY, MODEL_PARAMS, VIEW_PARAMS
 from app.tabs.flows.points import UserPointsNote, read_points
 from app.tabs.flows.state import FlowSessionFile
+from app.tabs.flows.views import LearnedDensityView, LogDetView, NllShown, NllView, SamplesView
 from app.tabs.training import TrainingTab
 from models.flows import options
 from models.traces import FlowResult, Progress
-from viz.controls import Param, ParamForm
-from viz.flow_view import DensityView, FlowView
-from viz.ode_view import TimelinePlot
-from viz.panel import ViewPanel
-from viz.plots import GroupedBarsPlot
-from viz.text import FitLabel
+from viz.controls import ParamForm
 
-DENSITIES = (*options.DENSITIES, options.CUSTOM)
-MODELS = options.FLOW_KINDS
-_ASK = options.FlowRequest()     # the defaults; the limits are options.RANGES'
+__all__ = ["FlowsTab", "SESSIONS_KEPT", "MODEL_PARAMS", "VIEW_PARAMS"]
 
-
-def _number(key: str, kind: str, **style) -> Param:
-    r = options.RANGES[key]
-    return Param(key, kind, r.default, r.minimum, r.maximum, **style)
-
-
-MODEL_PARAMS = (
-    Param("density", "choice", _ASK.density, choices=DENSITIES),
-    Param("model", "choice", _ASK.model, choices=MODELS),
-    _number("layers", "int"),
-    _number("hidden", "int"),
-    Param("actnorm", "bool", _ASK.actnorm),
-    _number("lr", "float", step=5e-4, decimals=5),
-    _number("batch", "int", step=64),
-    _number("clip", "float", step=1.0),
-)
-VIEW_PARAMS = (
-    Param("direction", "choice", _ASK.direction, choices=options.DIRECTIONS),
-    _number("points", "int", step=500),
-    Param("grid", "bool", _ASK.grid),
-    _number("speed", "float", step=0.5),
-    _number("seed", "int"),
-    Param("course", "bool", _ASK.course),    # the density as the chapter composes the layers
-)
-#: the parameters that make a different model (the others tune the one there is)
-MODEL_KEY = ("density", "model", "layers", "hidden", "actnorm")
 SESSIONS_KEPT = 4
 
 
@@ -103,65 +71,43 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
 
     # -- views ---------------------------------------------------------------------------
     def _build_views(self) -> None:
-        self.flow_view = FlowView()
-        host = QWidget()           # the view with its play button and layer slider
-        col = QVBoxLayout(host)
-        col.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        self.play_button = QPushButton()
-        self.play_button.setObjectName("PlayButton")
-        self.play_button.setCheckable(True)
+        self.samples_view = SamplesView(self)
+        self.density_view, self.nll_view = LearnedDensityView(self), NllView(self)
+        self.logdet_view = LogDetView(self)
+        self.tab_views = (self.samples_view, self.density_view, self.nll_view,
+                          self.logdet_view)
+        samples = self.samples_view          # its row: the tab's controls of the animation
+        self.play_button, self.slider = samples.play_button, samples.slider
+        self.layer_label, self.frames_button = samples.layer_label, samples.frames_button
+        self.draw_button = samples.draw_button
         self.play_button.toggled.connect(self._play)
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(0, 800)
-        self.slider.valueChanged.connect(self._slider_moved)
-        # the time, layer and its log-det: wrapped over two lines where the row is narrow
-        # (it needed 482 px of 456 at 1280x800), always two lines high so the row keeps
-        # its place as the animation names one layer after another
-        self.layer_label = FitLabel(max_lines=2, min_lines=2)
-        self.layer_label.setMinimumWidth(280)
-        self.frames_button = QPushButton()
         self.frames_button.clicked.connect(self.export_frames_dialog)
-        self.draw_button = QPushButton()
-        self.draw_button.setObjectName("DrawButton")
-        self.draw_button.setCheckable(True)
         self.draw_button.toggled.connect(self.set_drawing)
-        self._drawn: list[np.ndarray] = []
-        self.flow_view.drawn.connect(self.add_drawn_point)
-        row.addWidget(self.play_button)
-        row.addWidget(self.slider, 1)
-        row.addWidget(self.layer_label, 1)
-        row.addWidget(self.draw_button)
-        row.addWidget(self.frames_button)
-        col.addLayout(row)
-        self.density_plot = DensityView()
-        self.nll_plot = TimelinePlot()
-        self.logdet_plot = GroupedBarsPlot()
-        panel = ViewPanel(self.flow_view)         # exports the view, not the controls
-        panel.layout().replaceWidget(self.flow_view, host)
-        col.insertWidget(0, self.flow_view, 1)
-        self.add_view(View("flow", self._flow_title, panel, self._data_flow), 0, 0, 1, 4)
+        self.add_view(self.samples_view, 0, 0, 1, 4)
         # two square panels side by side: the target and the learned density
-        self.add_view(View("density", lambda: self.tr("The data's density beside the learned "
-                                                      "exp log p_θ(x) with samples"),
-                           ViewPanel(self.density_plot), self._data_density), 1, 0, 1, 2)
-        self.add_view(View("nll", lambda: self.tr("Training: NLL against the entropy floor"),
-                           ViewPanel(self.nll_plot), self._data_nll), 1, 2)
-        self.add_view(View("logdet", lambda: self.tr("log|det J| of each layer (mean)"),
-                           ViewPanel(self.logdet_plot), self._data_logdet), 1, 3)
+        self.add_view(self.density_view, 1, 0, 1, 2)
+        self.add_view(self.nll_view, 1, 2)
+        self.add_view(self.logdet_view, 1, 3)
+        for view in self.tab_views:
+            view.status.connect(self.ctx.status)
         self.grid.setRowStretch(0, 3)
         self.grid.setRowStretch(1, 2)
         for c in range(4):
             self.grid.setColumnStretch(c, 1)
 
-    def _flow_title(self) -> str:
-        p = self.params()
-        return (self.tr("Samples through each layer: data → latent") if p["direction"] ==
-                "forward" else self.tr("Sampling by the inverse: latent → data"))
+    @property
+    def flow_view(self):
+        """The samples' ``FlowView`` (the export paints copies of it)."""
+        return self.samples_view.plot
+
 
     # -- parameters ------------------------------------------------------------------------
     def params(self) -> dict:
         return {**self.model_form.values(), **self.view_form.values()}
+
+    def request(self) -> options.FlowRequest:
+        """The controls as the models' request (the animation speed is the tab's alone)."""
+        return options.FlowRequest.from_values(self.params())
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         from models.errors import InvalidParameterError
@@ -218,7 +164,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         """The maker of the current setting's model: read here, run on any thread."""
         from models.flows import FlowSession
 
-        ask = options.FlowRequest.from_values(self.params())
+        ask = self.request()
         custom = ask.density == options.CUSTOM
         return partial(FlowSession, ask.model, data="two_moons" if custom else ask.density,
                        points=self.custom_points if custom else None, device=self.ctx.device(),
@@ -241,7 +187,7 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         from models.flows.probe import flow_result
 
         key, points = self._session_key(), self.custom_points
-        ask = options.FlowRequest.from_values(self.params())
+        ask = self.request()
         if key in self.sessions or key in self._made:
             return partial(flow_result, self.session(), ask, points)
         make = self._new_session()
@@ -260,101 +206,18 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
                 self.session()
             self._made.clear()
         self.result = result
-        trace = result.trace
-        self.flow_view.set_trace(trace, result.grid)
-        self.flow_view.fit_middle()
-        layers = trace.points.shape[0] - 1
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, 100 * layers)
-        self.slider.blockSignals(False)
-        self._slider_moved(self.slider.value())
-        d = result.density if result.course is None else result.course.density
-        self.density_plot.set_densities(result.target, d.density, d.extent, result.frame,
-                                        d.samples[:1000])
-        self._density_texts(result)
-        self.logdet_plot.set_bars([str(i + 1) for i in range(layers)], trace.logdet[None],
-                                  [self.tr("mean log|det J|")])
+        ask = self.request()
+        for view in (self.samples_view, self.density_view, self.logdet_view):
+            view.show(result, ask)
         self._redraw_nll(result.entropy)
-        for v in self.views:
-            v.panel.set_title(v.title())
-        forward = trace.direction == "forward"
-        latent = self.tr("latent z (dashed: N(0, I) at 1, 2, 3σ)")
-        self.flow_view.set_titles(self.tr("data x") if forward else latent,
-                                  self.tr("through the layers"),
-                                  latent if forward else self.tr("samples x"))
-        x, z, h = ("x₁", "x₂"), ("z₁", "z₂"), ("h₁", "h₂")
-        self.flow_view.set_axis_labels([x, h, z] if forward else [z, h, x])
-        self.view("density").panel.set_readout(self.tr(
-            "learned mass on the grid: {0:.3f} (1 if it holds all of it)").format(d.mass)
-            if result.course is None else self._course_text(result.course))
-
-    def _course_text(self, c) -> str:
-        """The chapter's TransformedDistribution(base, layers) against the trained flow."""
-        return self.tr(
-            "Course's TransformedDistribution(base, layers): log p {0:.2f} vs ours {1:.2f}, "
-            "Δ {2:.1f} nats/point; layers inverted, reversed: Δ {3:.0e}").format(
-                c.log_p_course, c.log_p_ours, c.mean_abs_delta, c.inverted_delta)
-
-    def _density_texts(self, result: FlowResult) -> None:
-        exact = result.target_kind == "density"
-        self.density_plot.set_texts(
-            # short: a panel's title sets its least width (a long one cut the view off)
-            self.tr("data p(x)") if exact else self.tr("data histogram"),
-            self.tr("model p_θ(x)") if result.course is None
-            else self.tr("course's p(x)"), self.tr("density"), "x₁", "x₂")
 
     def _redraw_nll(self, entropy: float) -> None:
-        session = self.sessions.get(self._session_key())
-        # one copy, then only the copy: a worker's divergence rollback can shorten the
-        # session's list meanwhile (seen empty between the check and the read)
-        losses = np.asarray(list(session.losses) if session is not None else [], np.float32)
-        if not len(losses):
-            self._redraw_untrained_nll(entropy)
-            return
-        self.nll_plot.set_hint("")
-        steps = np.arange(1, len(losses) + 1, dtype=np.float32)
-        window = min(50, len(losses))
-        smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
-        xs, ys = [steps, steps[window - 1:]], [losses, smooth.astype(np.float32)]
-        names = [self.tr("NLL of each batch (nats)"), self.tr("running mean")]
-        if np.isfinite(entropy):
-            xs.append(np.array([1, len(losses)], np.float32))
-            ys.append(np.array([entropy, entropy], np.float32))
-            names.append(self.tr("entropy floor (the lowest NLL)"))
-        self.nll_plot.set_curves(xs, ys, names)
-        below = np.isfinite(entropy) and len(smooth) and smooth[-1] < entropy - 0.05
-        self.view("nll").panel.set_readout(
-            self.tr("NLL below the entropy floor: a bug or overfitting to a small data set")
-            if below else self.tr("step {0}: NLL {1:.3f} nats; floor {2:.3f}").format(
-                len(losses), float(smooth[-1]), entropy))
+        """The shown model's NLL so far (before training: the untrained flow's at step 0)
+        against the floor."""
+        self.nll_view.show(NllShown(self.sessions.get(self._session_key()), entropy,
+                                    self.result.nll if self.result is not None
+                                    else float("nan")))
 
-    def _redraw_untrained_nll(self, entropy: float) -> None:
-        """Before training: the untrained flow's NLL of the shown points at step 0 and the
-        floor it can reach, so the plot says where training starts and where it ends."""
-        nll0 = self.result.nll if self.result is not None else math.nan
-        xs, ys, names, symbols, colours = [], [], [], [], []
-        if math.isfinite(nll0):
-            xs.append(np.zeros(1, np.float32))
-            ys.append(np.array([nll0], np.float32))
-            names.append(self.tr("untrained flow (step 0)"))
-            symbols.append("o")
-            colours.append(1)
-        if math.isfinite(entropy):
-            xs.append(np.array([0, 100], np.float32))
-            ys.append(np.array([entropy, entropy], np.float32))
-            names.append(self.tr("entropy floor (the lowest NLL)"))
-            symbols.append(None)
-            colours.append(2)
-        self.nll_plot.set_curves(xs, ys, names, symbols=symbols, colours=colours)
-        if not xs:
-            self.nll_plot.set_hint(self.tr("Press “Train” to fit this flow\nby maximum "
-                                           "likelihood."))
-            self.view("nll").panel.set_readout("")
-            return
-        self.nll_plot.set_hint("")
-        self.view("nll").panel.set_readout(
-            self.tr("untrained: NLL {0:.4g} nats at step 0, floor {1:.4g}; press “Train” to "
-                    "fit the flow by maximum likelihood").format(nll0, entropy))
 
     # -- the animation ----------------------------------------------------------------------------
     def _play(self, on: bool) -> None:
@@ -373,42 +236,6 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
             self.play_button.setChecked(False)
             value = self.slider.maximum()
         self.slider.setValue(value)
-
-    def layer_note(self, trace, t: float) -> str:
-        """The caption under the panels at position t: what that layer does."""
-        layers = trace.points.shape[0] - 1
-        if layers < 1:
-            return ""
-        layer = min(int(t), layers - 1)
-        axis, arrows = "xy", "↔↕"
-        masked, changed = trace.masked[layer], trace.transformed[layer]
-        return (self.tr("layer {0}: {1} kept · {2} moves {3}").format(
-                    layer + 1, axis[masked], axis[changed], arrows[changed])
-                if masked >= 0 and changed >= 0 else
-                self.tr("layer {0}: every coordinate moves").format(layer + 1))
-
-    def _slider_moved(self, value: int) -> None:
-        t = value / 100
-        self.flow_view.set_position(t)
-        trace = self.flow_view.trace
-        if trace is None:
-            return
-        layers = trace.points.shape[0] - 1
-        layer = min(int(t), layers - 1) if layers else -1
-        if layer < 0:
-            self.layer_label.setText("")
-            return
-        axis = "xy"
-        masked, changed = trace.masked[layer], trace.transformed[layer]
-        self.flow_view.set_note(self.layer_note(trace, t))
-        what = (self.tr("{0} unchanged, {1} transformed").format(axis[masked], axis[changed])
-                if masked >= 0 and changed >= 0 else self.tr("every coordinate transformed"))
-        names = {"affine coupling": self.tr("affine coupling"),
-                 "additive coupling": self.tr("additive coupling"),
-                 "permute": self.tr("permutation")}
-        name = names.get(trace.layer_names[layer], trace.layer_names[layer])
-        self.layer_label.setText(self.tr("t = {0:.2f} · layer {1} {2}: {3}; log|det J| {4:+.3f}")
-                                 .format(t, layer + 1, name, what, float(trace.logdet[layer])))
 
     # -- training ----------------------------------------------------------------------------------
     def make_job(self, name: str):
@@ -440,14 +267,13 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
 
         if on:
             self.stop_jobs()
-            self._drawn = []
-            self.flow_view.show_data(np.zeros((0, 2), np.float32))
+            self.samples_view.start_drawing()
         self.flow_view.set_drawing(on)
         self.draw_button.setText(self.tr("Use these points") if on else
                                  self.tr("Draw points"))
         if on:
             return
-        points = np.concatenate(self._drawn) if self._drawn else np.zeros((0, 2), np.float32)
+        points = self.samples_view.drawn_points()
         if len(points) < MIN_POINTS:
             self.error_note.setText(self.tr("Draw at least {0} points (press and drag in the "
                                             "data panel); {1} were drawn.").format(
@@ -459,14 +285,6 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self._custom_id += 1
         self.model_form.set_values({"density": options.CUSTOM})
         self._model_changed()
-
-    def add_drawn_point(self, x: float, y: float) -> None:
-        view = self.flow_view.plots[0].vb.viewRange()
-        spread = 0.015 * max(view[0][1] - view[0][0], view[1][1] - view[1][0])
-        rng = np.random.default_rng(len(self._drawn))
-        self._drawn.append((np.array([x, y]) + spread * rng.normal(size=(12, 2)))
-                           .astype(np.float32))
-        self.flow_view.show_data(np.concatenate(self._drawn))
 
     # -- files -------------------------------------------------------------------------------------
     def file_filter(self) -> str | None:
@@ -487,48 +305,6 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self._model_changed()
         self.ctx.status(self.tr("Opened {0}: {1} points.").format(Path(path).name,
                                                                   len(points)))
-
-    # -- export data -------------------------------------------------------------------------------
-    def _data_flow(self) -> ViewData | None:
-        r = self.result
-        if r is None:
-            return None
-        t = r.trace
-        pts = self.flow_view.points_at(self.flow_view.t)
-        return ViewData("points", {"points": pts, "all_layers": t.points.reshape(-1, 2)},
-                        {"direction": t.direction, "position": self.flow_view.t,
-                         "layers": list(t.layer_names)},
-                        row_labels=list(range(len(pts))), col_labels=["x", "y"])
-
-    def _data_density(self) -> ViewData | None:
-        r = self.result
-        if r is None:
-            return None
-        d = r.density if r.course is None else r.course.density     # the one shown
-        return ViewData("density", {"density": d.density, "target": r.target,
-                                    "samples": d.samples},
-                        {"extent": list(d.extent), "frame": list(r.frame), "mass": d.mass,
-                         "target": r.target_kind, "as_the_course_writes_it": r.course
-                         is not None},
-                        row_labels=None, col_labels=None)
-
-    def _data_nll(self) -> ViewData | None:
-        session = self.sessions.get(self._session_key())
-        if session is None or not session.losses:
-            return None
-        return ViewData("nll", {"nll": np.asarray(session.losses, np.float32)},
-                        {"entropy": session.entropy, "model": session.kind,
-                         "data": session.data},
-                        row_labels=list(range(1, len(session.losses) + 1)), col_labels=["nll"])
-
-    def _data_logdet(self) -> ViewData | None:
-        r = self.result
-        if r is None:
-            return None
-        t = r.trace
-        return ViewData("logdet", {"logdet": t.logdet, "logdet_points": t.logdet_points},
-                        {"layers": list(t.layer_names), "direction": t.direction},
-                        row_labels=list(t.layer_names), col_labels=["mean log|det J|"])
 
     # -- translations ------------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -565,12 +341,14 @@ class FlowsTab(FlowSessionFile, FlowsExport, UserPointsNote, TrainingTab):
         self.draw_button.setToolTip(self.tr("Press and drag in the data panel to draw a "
                                             "density of your own, then train on it"))
         self.retranslate_export()
-        self.nll_plot.set_axis_labels(self.tr("step"), self.tr("nats per point"))
+        for view in self.tab_views:
+            view.label()
         super().retranslate()
         if self.result is not None:
             self.show_trace(self.result)
-        for v in self.views:
-            v.panel.set_title(v.title())
+        else:
+            for view in self.tab_views:
+                view.show(None, self.request())
 
     @property
     def trace(self):

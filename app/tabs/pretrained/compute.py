@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
+from models.pretrained.options import MAX_SENTENCES, MIN_SENTENCES, PretrainedRequest
 from models.traces.pretrained import (
     GenerationStep,
     NeuronView,
@@ -24,8 +23,6 @@ from models.traces.pretrained import (
     SentenceSimilarity,
 )
 
-#: the most sentences the similarity matrix takes, and the fewest
-MAX_SENTENCES, MIN_SENTENCES = 6, 2
 #: the candidates the next-token bars show
 SHOWN_CANDIDATES = 15
 #: bytes read between two progress reports (and Cancel checks) of a model's weights
@@ -38,32 +35,10 @@ _BUNDLED_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
-class Request:
-    """The controls a computation reads, frozen when it was asked for."""
-
-    sentence: str
-    pair: str | None
-    keep: tuple[bool, ...] | None      # None: every token (a new text)
-    head_mask: tuple[tuple[float, ...], ...] | None      # None: every head on
-    layer: int
-    head: int
-    sentences: tuple[str, ...]
-    temperature: float = 1.0
-    top_k: int = 0
-    top_p: float = 1.0
-
-    def mask_array(self) -> np.ndarray | None:
-        return None if self.head_mask is None else np.array(self.head_mask, np.float32)
-
-    def keep_array(self) -> np.ndarray | None:
-        return None if self.keep is None else np.array(self.keep, bool)
-
-
-@dataclass(frozen=True)
 class Shown:
     """Everything the views draw, for one request of one model."""
 
-    request: Request
+    request: PretrainedRequest
     model: str                  # the model's name
     model_id: int               # which model the tab had loaded (a reopened folder: another)
     kind: str                   # "encoder" or "decoder"
@@ -79,7 +54,7 @@ class Refused:
     """The text could not be run (too long for the model, say): why, in the model's words;
     the views keep what they showed."""
 
-    request: Request
+    request: PretrainedRequest
     message: str
 
 
@@ -89,7 +64,7 @@ def split_sentences(text: str) -> tuple[str, ...]:
     return tuple(line for line in lines if line)[:MAX_SENTENCES]
 
 
-def compute(model, model_id: int, request: Request, previous: Shown | None,
+def compute(model, model_id: int, request: PretrainedRequest, previous: Shown | None,
             device: str = "cpu") -> Shown | Refused:
     """The traces for ``request`` of ``model`` (the tab's ``model_id`` for it) on
     ``device``; the parts of ``previous`` whose inputs are the same (same model, text,
@@ -106,7 +81,7 @@ def compute(model, model_id: int, request: Request, previous: Shown | None,
         return Refused(request, str(exc))
 
 
-def _compute(model, model_id: int, request: Request, previous: Shown | None,
+def _compute(model, model_id: int, request: PretrainedRequest, previous: Shown | None,
              device: str) -> Shown | Refused:
     from models.errors import ArchScopeError
     from models.pretrained import neuron_view, next_tokens, sentence_attention, sentence_similarity
@@ -162,17 +137,17 @@ def model_name(model) -> str:
     return str(getattr(model, "name", "model"))
 
 
-def generation(model, text: str, steps: int, temperature: float, top_k: int, top_p: float,
-               seed: int, device: str = "cpu") -> Iterator[tuple[GenerationStep, ...]]:
-    """Token-by-token generation on ``device`` as a job: every item is all the steps so
-    far (the job runner may drop items between two screen updates; the last one has
-    them all)."""
+def generation(model, ask: PretrainedRequest, device: str = "cpu"
+               ) -> Iterator[tuple[GenerationStep, ...]]:
+    """Token-by-token generation of ``ask.steps`` tokens after ``ask.sentence`` on
+    ``device`` as a job: every item is all the steps so far (the job runner may drop
+    items between two screen updates; the last one has them all)."""
     from models.pretrained import generate
 
     model.to(device)
     done: list[GenerationStep] = []
-    steps_of = generate(model, text, steps, temperature=temperature, top_k=top_k,
-                        top_p=top_p, seed=seed)
+    steps_of = generate(model, ask.sentence, ask.steps, temperature=ask.temperature,
+                        top_k=ask.top_k, top_p=ask.top_p, seed=ask.seed)
     while True:
         with model.in_use():           # the weights kept for a step, not across a yield
             step = next(steps_of, None)

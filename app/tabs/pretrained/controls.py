@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.tabs.base import View
 from app.tabs.pretrained import data
+from app.tabs.pretrained.params import MAX_TEXT, RANGES
 from viz.head_view import HeadView
 from viz.mask_toggles import HeadMaskGrid, TokenToggles
 from viz.mosaic import TileMosaic
@@ -39,8 +40,6 @@ from viz.token_bars import TokenBars
 if TYPE_CHECKING:
     from app.tabs.pretrained.tab import PretrainedTab
 
-#: the longest text a sentence box takes
-MAX_TEXT = 4000
 
 
 def _label(wrap: bool = True, style: str = "") -> QLabel:
@@ -49,6 +48,13 @@ def _label(wrap: bool = True, style: str = "") -> QLabel:
     if style:
         label.setStyleSheet(style)
     return label
+
+
+def _limits(key: str) -> tuple:
+    """A spin box's (minimum, maximum) from the request's ranges (an int's as ints)."""
+    r = RANGES[key]
+    whole = isinstance(r.default, int)
+    return (int(r.minimum), int(r.maximum)) if whole else (r.minimum, r.maximum)
 
 
 def build_controls(tab: PretrainedTab) -> None:
@@ -184,22 +190,22 @@ def _decoder_box(tab: PretrainedTab) -> QGroupBox:
     form = QFormLayout(tab.box_decoder)
     tab.temperature = QDoubleSpinBox()
     tab.temperature.setObjectName("TemperatureSpin")
-    tab.temperature.setRange(0.05, 5.0)
+    tab.temperature.setRange(*_limits("temperature"))
     tab.temperature.setSingleStep(0.1)
     tab.temperature.setDecimals(2)
     tab.top_k = QSpinBox()
     tab.top_k.setObjectName("TopKSpin")
-    tab.top_k.setRange(0, 1000)
+    tab.top_k.setRange(*_limits("top_k"))
     tab.top_p = QDoubleSpinBox()
     tab.top_p.setObjectName("TopPSpin")
-    tab.top_p.setRange(0.01, 1.0)
+    tab.top_p.setRange(*_limits("top_p"))
     tab.top_p.setSingleStep(0.05)
     tab.top_p.setDecimals(2)
     tab.steps = QSpinBox()
     tab.steps.setObjectName("StepsSpin")
-    tab.steps.setRange(1, 200)
+    tab.steps.setRange(*_limits("steps"))
     tab.seed = QSpinBox()
-    tab.seed.setRange(0, 2**31 - 1)
+    tab.seed.setRange(*_limits("seed"))
     tab.generate_button = QPushButton()
     tab.generate_button.setObjectName("GenerateButton")
     tab.generate_button.clicked.connect(tab.toggle_generation)

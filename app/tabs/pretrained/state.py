@@ -13,23 +13,15 @@ from __future__ import annotations
 
 import math
 
-from app.tabs.pretrained.controls import MAX_TEXT
+from app.tabs.pretrained.params import DEFAULTS, MAX_TEXT, RANGES, TEXTS
 
-DEFAULTS = {
-    "sentence": "The cat sat on the mat, and then it fell asleep.",
-    "pair": "",
-    "sentences": "A man is eating food.\nA man is eating a piece of bread.\n"
-                 "A man is riding a horse.\nThe girl is carrying a baby.",
-    "layer": 0, "head": 0, "query": 0,
-    "temperature": 1.0, "top_k": 0, "top_p": 1.0, "steps": 12, "seed": 0,
-    "head_mask": [], "keep": [],
-}
+__all__ = ["DEFAULTS", "check", "head_mask", "keep", "session_model"]
+
 #: whole-number settings and their ranges (layer, head and query: checked against the
 #: model when it is loaded; here against generous bounds)
-WHOLE = {"layer": (0, 127), "head": (0, 255), "query": (0, 65535), "top_k": (0, 1000),
-         "steps": (1, 200), "seed": (0, 2**31 - 1)}
-REAL = {"temperature": (0.05, 5.0), "top_p": (0.01, 1.0)}
-TEXTS = ("sentence", "pair", "sentences")
+WHOLE = {key: (int(RANGES[key].minimum), int(RANGES[key].maximum))
+         for key in ("layer", "head", "top_k", "steps", "seed")} | {"query": (0, 65535)}
+REAL = {key: (RANGES[key].minimum, RANGES[key].maximum) for key in ("temperature", "top_p")}
 
 
 def check(state: dict) -> None:

@@ -22,7 +22,6 @@ from app.tabs.base import BaseTab, TabContext
 from app.tabs.pretrained import drawing, state, texts
 from app.tabs.pretrained.compute import (
     Refused,
-    Request,
     Shown,
     compute,
     generation,
@@ -30,11 +29,12 @@ from app.tabs.pretrained.compute import (
     split_sentences,
 )
 from app.tabs.pretrained.controls import arrange_views, build_controls, build_views
-from app.tabs.pretrained.state import DEFAULTS
+from app.tabs.pretrained.params import DEFAULTS
 from models.pretrained.options import (
     BUNDLED_NAME,
     DEFAULT_MAX_PARAMETERS,
     INSTALL_COMMAND,
+    PretrainedRequest,
     bundled_model_path,
 )
 
@@ -261,7 +261,9 @@ class PretrainedTab(BaseTab):
         self._draw_all()
 
     # -- computing -------------------------------------------------------------------------
-    def current_request(self) -> Request:
+    def request(self) -> PretrainedRequest:
+        """The controls as the models' request (the tokens kept only for the text they
+        were toggled in)."""
         sentence = self.sentence.text()
         pair = (self.pair.text().strip() or None) if self.pair.isEnabled() else None
         keep = None
@@ -272,14 +274,16 @@ class PretrainedTab(BaseTab):
             keep = None if kept.all() else tuple(bool(k) for k in kept)
         mask = self.mask_grid.mask()
         head_mask = None if mask.all() or mask.size == 0 else tuple(map(tuple, mask.tolist()))
-        return Request(sentence, pair, keep, head_mask, self.layer.value(), self.head.value(),
-                       split_sentences(self.sentences.toPlainText()),
-                       self.temperature.value(), self.top_k.value(), self.top_p.value())
+        return PretrainedRequest(sentence, pair, keep, head_mask, self.layer.value(),
+                                 self.head.value(),
+                                 split_sentences(self.sentences.toPlainText()),
+                                 self.temperature.value(), self.top_k.value(),
+                                 self.top_p.value(), self.steps.value(), self.seed.value())
 
     def compute_fn(self):
         if self.model is None:
             return lambda: self.trace
-        return partial(compute, self.model, self._serial, self.current_request(), self.trace,
+        return partial(compute, self.model, self._serial, self.request(), self.trace,
                        self.ctx.device())
 
     def run(self) -> None:
@@ -340,11 +344,9 @@ class PretrainedTab(BaseTab):
             return
         self.generated = ()
         drawing.draw_generation(self)
-        self._generation_total = self.steps.value()
-        self.jobs.start(partial(generation, self.model, self.sentence.text(),
-                                self.steps.value(), self.temperature.value(),
-                                self.top_k.value(), self.top_p.value(), self.seed.value(),
-                                self.ctx.device()))
+        ask = self.request()
+        self._generation_total = ask.steps
+        self.jobs.start(partial(generation, self.model, ask, self.ctx.device()))
         self.generate_button.setText(self.tr("Stop"))
 
     def stop_generation(self) -> None:
