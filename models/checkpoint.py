@@ -252,13 +252,52 @@ def load_torch_file(data: bytes | str | os.PathLike, name: str,
     try:
         with torch.serialization.safe_globals(list(allowed)), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return torch.load(source, weights_only=True, map_location="cpu")
+            loaded = torch.load(source, weights_only=True, map_location="cpu")
     except pickle.UnpicklingError as exc:
         raise _unpickling_error(str(exc), name, error, allowed) from None
     except MemoryError as exc:
         raise error(f"{name}: there is not enough memory to read this file.") from exc
     except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a bad file
         raise error(f"{name}: not a readable PyTorch file ({_detail(exc)}).") from exc
+    check_tensor_data(loaded, name, error)
+    return loaded
+
+
+#: how many containers and tensors ``check_tensor_data`` looks at before it refuses
+MAX_LOADED_ITEMS = 1_000_000
+
+
+def check_tensor_data(obj, name: str, error: type[Exception] = ValueError) -> None:
+    """Refuse a tensor that claims more values than its data holds: a few stored bytes
+    with stride 0 in every dimension read as 10⁸–10¹⁰ values, which the first ``min``,
+    ``numpy()`` or ``float()`` would compute over or allocate (11–32 GB asked for by a
+    2 KB file). ``torch.save`` writes such a tensor only for an expanded view, which
+    ``.contiguous()`` turns into a plain one. Walks dicts, lists, tuples and PyG's
+    ``Data`` (its ``to_dict``)."""
+    stack, seen = [obj], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > MAX_LOADED_ITEMS:
+            raise error(f"{name}: refused: it holds more than {MAX_LOADED_ITEMS:,} objects.")
+        if isinstance(item, torch.Tensor):
+            if item.layout != torch.strided:
+                raise error(f"{name}: refused: it holds a {item.layout} tensor; ArchScope "
+                            "reads dense tensors only.")
+            values = item.numel()
+            held = item.untyped_storage().nbytes() // max(1, item.element_size())
+            if values > held:
+                raise error(
+                    f"{name}: refused: a tensor of shape {tuple(item.shape)} claims "
+                    f"{values:,} values over {held:,} stored (strides "
+                    f"{tuple(item.stride())}); save it with .contiguous().")
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif callable(getattr(item, "to_dict", None)) and type(item).__module__.startswith(
+                "torch_geometric."):
+            stack.extend(item.to_dict().values())
 
 
 def _unpickling_error(msg: str, name: str, error: type[Exception], allowed: tuple):

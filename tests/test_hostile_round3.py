@@ -194,3 +194,46 @@ def test_json_nested_too_deep_is_a_value_error():
     with pytest.raises(ValueError, match="nested too deeply"):
         loads_json("[" * 100_000 + "]" * 100_000)
     assert loads_json(json.dumps({"a": [1, 2]})) == {"a": [1, 2]}
+
+
+# -- F3/F4: a tensor claiming more values than it stores is refused on load ------------
+def test_a_stride_zero_tensor_is_refused_before_any_computation(tmp_path):
+    """Old: 2 KB graph files asked for 11-32 GB or spent 13-28 s in min/max; a model file
+    with 10^8 expanded losses was accepted at 4.5 GB."""
+    import torch
+
+    from models.checkpoint import load_torch_file
+    from models.errors import GraphLoadError
+    from models.graphs import load_graph
+
+    path = tmp_path / "g.pt"
+    torch.save({"edge_index": torch.zeros(2, 1, dtype=torch.long).expand(2, 10**9)}, path)
+    assert path.stat().st_size < 4096
+    before, t0 = _rss_mb(), time.perf_counter()
+    with pytest.raises(GraphLoadError, match=r"g.pt: refused: a tensor of shape "
+                                             r"\(2, 1000000000\) claims 2,000,000,000 values "
+                                             r"over 2 stored"):
+        load_graph(path)
+    assert time.perf_counter() - t0 < 5 and _rss_mb() - before < 100
+    model = tmp_path / "m.pt"
+    torch.save({"losses": torch.ones(1).expand(10**8), "ok": [torch.arange(3)]}, model)
+    with pytest.raises(ValueError, match="m.pt: refused: a tensor of shape"):
+        load_torch_file(model, "m.pt")
+    # a slice of a bigger storage (fewer values than stored) is a plain tensor
+    sliced = tmp_path / "s.pt"
+    torch.save({"edge_index": torch.arange(20).reshape(2, 10)[:, ::2]}, sliced)
+    assert load_torch_file(sliced, "s.pt")["edge_index"].shape == (2, 5)
+
+
+def test_a_graph_too_large_is_refused_before_its_values_are_read(tmp_path, monkeypatch):
+    import torch
+
+    from models.errors import GraphLoadError
+    from models.graphs import load_graph
+    from models.graphs.readers import torchfile
+
+    monkeypatch.setattr(torchfile, "MAX_EDGES", 10)
+    path = tmp_path / "wide.pt"
+    torch.save({"edge_index": torch.zeros(2, 30, dtype=torch.long)}, path)
+    with pytest.raises(GraphLoadError, match="wide.pt: the graph is too large"):
+        load_graph(path)

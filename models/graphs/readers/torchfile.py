@@ -44,8 +44,14 @@ def _raw_from_tensors(name: str, tensors: dict, num_nodes) -> _RawGraph:
             edge_index.shape[0] != 2 or edge_index.dtype.is_floating_point:
         raise GraphLoadError(f"{name}: no 'edge_index' of shape [2, E] with integer node "
                              "indices.")
+    if edge_index.shape[1] > 2 * MAX_EDGES:      # before a pass over the values
+        raise GraphLoadError(f"{name}: the graph is too large ({edge_index.shape[1]:,} "
+                             f"edges; at most {2 * MAX_EDGES:,} directed).")
     ei = edge_index.long().numpy()
     n = _tensor_num_nodes(tensors, ei, num_nodes)
+    if n > MAX_NODES:
+        raise GraphLoadError(f"{name}: the graph is too large ({n:,} nodes, "
+                             f"{ei.shape[1]:,} edges).")
     if ei.size and ei.min() < 0:
         row, col = (int(a[0]) for a in np.nonzero(ei < 0))
         raise GraphLoadError(f"{name}: edge_index refers to node {int(ei[row, col])} (column "
