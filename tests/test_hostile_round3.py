@@ -237,3 +237,66 @@ def test_a_graph_too_large_is_refused_before_its_values_are_read(tmp_path, monke
     torch.save({"edge_index": torch.zeros(2, 30, dtype=torch.long)}, path)
     with pytest.raises(GraphLoadError, match="wide.pt: the graph is too large"):
         load_graph(path)
+
+
+# -- F7: attributes are capped as nodes and edges are -----------------------------------
+@pytest.mark.parametrize("where", ["node", "link", "columns"])
+def test_a_graph_with_too_many_attributes_is_refused_quickly(tmp_path, where):
+    """Old: 200,000 attributes per node were read (24 s) and offered in the menus (15 s
+    stall)."""
+    from models.errors import GraphLoadError
+    from models.graphs import load_graph
+    from models.graphs.document import MAX_ATTRIBUTES
+
+    nodes = [{"id": 0}, {"id": 1}]
+    links = [{"source": 0, "target": 1}]
+    if where == "node":
+        nodes[0].update({f"a{k}": k for k in range(200_000)})
+    elif where == "link":
+        links[0].update({f"a{k}": k for k in range(200_000)})
+    else:       # under the per-object check, over the graph's: new names on every node
+        nodes = [{"id": i, **{f"a{i}_{k}": k for k in range(100)}} for i in range(4)]
+        links = [{"source": 0, "target": 1}]
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"directed": False, "nodes": nodes, "links": links}))
+    t0 = time.perf_counter()
+    with pytest.raises(GraphLoadError, match=f"wide.json: .*at most {MAX_ATTRIBUTES}"):
+        load_graph(path)
+    assert time.perf_counter() - t0 < 3
+
+
+def test_a_node_link_file_nested_too_deep_names_the_file(tmp_path):
+    from models.errors import GraphLoadError
+    from models.graphs import load_graph
+
+    path = tmp_path / "deep.json"
+    path.write_text('{"nodes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(GraphLoadError, match="deep.json: not valid JSON"):
+        load_graph(path)
+
+
+# -- F8/F10: a model folder's JSON files are bounded and named ------------------------
+def test_a_tokenizer_json_past_its_limit_and_a_deep_config_are_refused_by_name(
+        tmp_path, monkeypatch):
+    """Old: a 60 MB tokenizer.json (3 M tokens) loaded for 4.6 s and 750 MB; a config.json
+    nested 100k deep raised a RecursionError without a file name."""
+    pytest.importorskip("transformers", reason="transformers writes the test's model folder")
+    from models.errors import PretrainedModelError
+    from models.pretrained import load_pretrained
+    from models.pretrained import weights as weight_files
+    from tests.helpers_pretrained import copy_folder, write_encoder
+
+    source = write_encoder(tmp_path / "bert", "bert")
+    folder = copy_folder(source, tmp_path / "big_tokenizer")
+    size = (folder / "tokenizer.json").stat().st_size
+    monkeypatch.setattr(weight_files, "MAX_TOKENIZER_BYTES", size - 1)
+    with pytest.raises(PretrainedModelError, match=f"tokenizer.json is {size:,} bytes, more "
+                                                   "than a tokenizer.json can be"):
+        load_pretrained(folder)
+    monkeypatch.undo()
+    assert weight_files.MAX_TOKENIZER_BYTES < 60_000_000
+    folder = copy_folder(source, tmp_path / "deep_config")
+    (folder / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(PretrainedModelError, match="config.json is not valid JSON: it is "
+                                                   "nested too deeply"):
+        load_pretrained(folder)

@@ -38,6 +38,10 @@ from models.reading import LoadWatch
 
 MAX_NODES = 200_000
 MAX_EDGES = 2_000_000
+#: the most attribute names the nodes (and, apart, the edges) of one graph may have: each
+#: is a column, a choice in the colour-by menus and a row of the export (a node-link file
+#: with 200,000 attributes per node took 24 s to read and held the window 15 s)
+MAX_ATTRIBUTES = 256
 #: the largest float32 (models compute in float32: an edge weight beyond it is refused)
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: what happens to a graph with negative edge weights (said in its warnings)
@@ -237,11 +241,24 @@ class _RawGraph:
         e = len(self.edges)
         self.edges.append((self.node(u), self.node(v)))
         for key, value in (attrs or {}).items():
-            self.edge_attrs.setdefault(key, {})[e] = value
+            column = self.edge_attrs.get(key)
+            if column is None:
+                column = self.edge_attrs[key] = self._new_column(self.edge_attrs, "edges")
+            column[e] = value
         return e
 
     def set_node(self, i: int, key: str, value: object) -> None:
-        self.node_attrs.setdefault(key, {})[i] = value
+        column = self.node_attrs.get(key)
+        if column is None:
+            column = self.node_attrs[key] = self._new_column(self.node_attrs, "nodes")
+        column[i] = value
+
+    def _new_column(self, columns: dict, what: str) -> dict:
+        if len(columns) >= MAX_ATTRIBUTES:
+            raise GraphLoadError(
+                f"{self.name}: the {what} have more than {MAX_ATTRIBUTES} attributes; "
+                f"ArchScope reads at most {MAX_ATTRIBUTES} (drop the columns you do not need).")
+        return {}
 
     def number(self, text: str, attr: str, integer: bool = False) -> float | int | None:
         """Parse a numeric value; non-numbers are counted (reported later) and skipped."""

@@ -31,8 +31,12 @@ class TextTokenizer:
 
     def __init__(self, path: Path, vocab_size: int, positions: int) -> None:
         from tokenizers import Tokenizer
+
+        from models.pretrained.weights import MAX_TOKENIZER_BYTES, read_small_file
+
+        data = read_small_file(path, MAX_TOKENIZER_BYTES)
         try:
-            tokenizer = Tokenizer.from_file(str(path))
+            tokenizer = Tokenizer.from_str(data.decode("utf-8"))
         except Exception as exc:     # noqa: BLE001 - the Rust parser's error types vary
             raise PretrainedModelError(f"{path.name} is not a tokenizer Hugging Face "
                                        f"tokenizers can read: {exc}") from None

@@ -11,7 +11,7 @@ run on the header alone.
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,9 +26,13 @@ from models.pretrained.options import (
     TOKENIZER_FILE,
     WEIGHT_FILES,
 )
+from models.reading import loads_json, open_regular
 
 #: config.json and the shard index are small; a larger file is not what it says it is
 MAX_JSON_BYTES = 16_000_000
+#: tokenizer.json: the largest of the supported families' is ~17 MB (XLM-R's 250k
+#: pieces); a 60 MB one of 3 M tokens held the loading job 4.6 s and 750 MB
+MAX_TOKENIZER_BYTES = 32_000_000
 
 
 def check_folder(folder: Path) -> Path:
@@ -48,13 +52,30 @@ def check_folder(folder: Path) -> Path:
     return weights
 
 
-def read_json(path: Path) -> object:
-    if path.stat().st_size > MAX_JSON_BYTES:
-        raise PretrainedModelError(f"{path.name} is {path.stat().st_size:,} bytes, more than "
-                                   f"a {path.name} can be ({MAX_JSON_BYTES:,}).")
+def read_small_file(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; ``PretrainedModelError``
+    naming it otherwise (a pipe, a folder, too large, unreadable)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with open_regular(path) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise PretrainedModelError(f"{path.name} is {size:,} bytes, more than a "
+                                           f"{path.name} can be ({limit:,}).")
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise PretrainedModelError(f"{path.name} cannot be read ({exc.strerror or exc}).") \
+            from None
+    if len(data) > limit:
+        raise PretrainedModelError(f"{path.name} is more than a {path.name} can be "
+                                   f"({limit:,} bytes).")
+    return data
+
+
+def read_json(path: Path) -> object:
+    data = read_small_file(path, MAX_JSON_BYTES)
+    try:
+        return loads_json(data.decode("utf-8"))
+    except ValueError as exc:       # also UnicodeDecodeError, JSONDecodeError
         raise PretrainedModelError(f"{path.name} is not valid JSON: {exc}") from None
 
 

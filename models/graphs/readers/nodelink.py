@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from models.errors import GraphLoadError
-from models.graphs.document import _RawGraph
+from models.graphs.document import MAX_ATTRIBUTES, _RawGraph
 from models.graphs.readers.text import _decode
 from models.reading import TICK_EVERY, LoadWatch
 
@@ -17,6 +17,9 @@ def _read_json(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGr
         doc = json.loads(_decode(data))
     except json.JSONDecodeError as e:
         raise GraphLoadError(f"{name}, line {e.lineno}: not valid JSON ({e.msg}).") from e
+    except RecursionError:
+        raise GraphLoadError(f"{name}: not valid JSON (it is nested too deeply to be "
+                             "read).") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
         raise GraphLoadError(f"{name}: expected a node-link JSON object with a 'nodes' list "
                              "and a 'links' or 'edges' list.")
@@ -31,6 +34,9 @@ def _read_json(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGr
             watch.tick(k / total)
         if not isinstance(node, dict):
             raise GraphLoadError(f"{name}: node {k} is not an object.")
+        if len(node) > MAX_ATTRIBUTES + 2:
+            raise GraphLoadError(f"{name}: node {k} has {len(node):,} attributes; ArchScope "
+                                 f"reads at most {MAX_ATTRIBUTES}.")
         i = raw.node(_json_id(name, node["id"], f"node {k}") if has_ids else k)
         for key, value in node.items():
             if key == "id" and has_ids:
@@ -41,6 +47,9 @@ def _read_json(name: str, data: bytes, watch: LoadWatch | None = None) -> _RawGr
             watch.tick((len(doc["nodes"]) + k) / total)
         if not isinstance(link, dict) or "source" not in link or "target" not in link:
             raise GraphLoadError(f"{name}: link {k} needs 'source' and 'target'.")
+        if len(link) > MAX_ATTRIBUTES + 3:
+            raise GraphLoadError(f"{name}: link {k} has {len(link):,} attributes; ArchScope "
+                                 f"reads at most {MAX_ATTRIBUTES}.")
         ends = [_json_id(name, link[end], f"link {k}") for end in ("source", "target")]
         for end in ends:
             if end not in raw.index:
