@@ -49,26 +49,26 @@ def test_every_method_adapts_to_the_task_and_the_slider_scrubs_the_steps(qtbot, 
     assert trace.methods == METHODS
     assert trace.predictions.shape == (4, ADAPT_STEPS + 1, len(task.x_grid))
     np.testing.assert_allclose(trace.x_support, task.x_support)
-    assert len(tab.adapt_plot.layer_points("support")) == k
-    truth = tab.adapt_plot.lines["truth"].getData()[1]
+    assert len(tab.adapt_view.plot.layer_points("support")) == k
+    truth = tab.adapt_view.plot.lines["truth"].getData()[1]
     np.testing.assert_allclose(truth[:len(task.y_grid)], task.y_grid, atol=1e-5)
     shown = tab.result
     for step in (0, 4, ADAPT_STEPS):
         tab.steps_slider.setValue(step)        # drawn from the trace: nothing recomputed
-        y = tab.adapt_plot.lines["pred_maml"].getData()[1][:-1]   # NaN-terminated
+        y = tab.adapt_view.plot.lines["pred_maml"].getData()[1][:-1]   # NaN-terminated
         np.testing.assert_allclose(y, trace.predictions[0, step], atol=1e-5)
         assert f"after {step} step" in tab.view("adapt").panel.readout.text()
     assert tab.result is shown
     # earlier steps as faint curves: one path per earlier step, NaN-separated
-    x = tab.adapt_plot.lines["trail_maml"].getData()[0]
+    x = tab.adapt_view.plot.lines["trail_maml"].getData()[0]
     assert np.isnan(x).sum() == ADAPT_STEPS
     tab.trail_box.click()
-    assert not tab.adapt_plot.lines["trail_maml"].isVisible()
+    assert not tab.adapt_view.plot.lines["trail_maml"].isVisible()
     assert tab.params()["trail"] is False
 
 
 def test_drag_click_and_right_click_edit_the_support_points(qtbot, tab):
-    plot = tab.adapt_plot
+    plot = tab.adapt_view.plot
     tab.apply_state({"support": [[-3.0, 1.0], [0.0, -1.0], [3.0, 2.0]]})
     qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == 3, timeout=10_000)
     first = tab.result.adapt.predictions.copy()
@@ -102,11 +102,11 @@ def test_methods_shown_and_k_follow_the_controls(qtbot, tab):
     tab.apply_state({"methods": "maml,reptile", "k": 5})
     qtbot.waitUntil(lambda: len(tab.result.adapt.x_support) == 5, timeout=10_000)
     assert tab.session.k == 5
-    assert tab.adapt_plot.lines["pred_maml"].isVisible()
-    assert not tab.adapt_plot.lines["pred_pretrained"].isVisible()
+    assert tab.adapt_view.plot.lines["pred_maml"].isVisible()
+    assert not tab.adapt_view.plot.lines["pred_pretrained"].isVisible()
     assert "pretrained" not in tab.view("adapt").panel.readout.text()
     tab.show_form.widgets["show_pretrained"].click()
-    assert tab.adapt_plot.lines["pred_pretrained"].isVisible()
+    assert tab.adapt_view.plot.lines["pred_pretrained"].isVisible()
     # another device: a running job stops, both sessions move (here to the same cpu)
     tab.toggle_proto_training()
     assert tab.jobs.is_running()
@@ -135,7 +135,7 @@ def test_training_applies_options_mid_run_stops_and_reevaluates(qtbot, tab):
     # after the stop (the one of the untrained methods came at the start)
     qtbot.waitUntil(lambda: tab.eval_result is not None and tab.eval_result.step == s.step,
                     timeout=60_000)
-    xs, ys = tab.loss_plot.curves()
+    xs, ys = tab.loss_view.plot.curves()
     assert len(ys) == 4 and len(ys[0]) == s.step
     assert all(len(s.losses[m]) == s.step for m in METHODS)
 
@@ -169,7 +169,7 @@ def test_a_diverging_run_says_so_and_keeps_the_last_good_weights(qtbot, tab, mon
 def test_evaluation_has_bands_and_follows_the_amplitude_range(qtbot, tab):
     # the untrained methods are evaluated on first open: four identical starts
     qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
-    assert tab.eval_result.step == 0 and not tab.mse_plot.hint.isVisible()
+    assert tab.eval_result.step == 0 and not tab.mse_view.plot.hint.isVisible()
     np.testing.assert_allclose(tab.eval_result.mse[:, 0], tab.eval_result.mse[0, 0],
                                rtol=1e-5)
     assert "untrained" in tab.view("mse").panel.readout.text()
@@ -177,8 +177,8 @@ def test_evaluation_has_bands_and_follows_the_amplitude_range(qtbot, tab):
     qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
     e = tab.eval_result
     assert e.n_tasks == 600 and e.mse.shape == (4, ADAPT_STEPS + 1) and (e.ci95 > 0).all()
-    assert len(tab.mse_plot._bands) == 4
-    names = [tab.mse_plot.legend.getLabel(i).text for i in tab.mse_plot._items]
+    assert len(tab.mse_view.plot._bands) == 4
+    names = [tab.mse_view.plot.legend.getLabel(i).text for i in tab.mse_view.plot._items]
     assert all("→" in n for n in names)
     assert "A ≤ 5" in tab.view("mse").panel.readout.text()
     # out of distribution: the note, the title, and the evaluation reruns by itself
@@ -197,8 +197,8 @@ def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot,
     qtbot.waitUntil(lambda: tab.result.episode.family == "rings", timeout=10_000)
     e = tab.result.episode
     assert e.prototypes.shape == (5, 2) and e.regions_embedding.shape == (160, 160)
-    np.testing.assert_array_equal(tab.embed_plane.image_values(), e.regions_embedding)
-    assert len(tab.embed_plane.layer_points("prototypes")) == 5
+    np.testing.assert_array_equal(tab.proto_embedding_view.plot.image_values(), e.regions_embedding)
+    assert len(tab.proto_embedding_view.plot.layer_points("prototypes")) == 5
     qtbot.mouseClick(tab.proto_train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.proto.step >= 300, timeout=60_000)
     qtbot.mouseClick(tab.proto_train_button, Qt.MouseButton.LeftButton)
@@ -208,10 +208,10 @@ def test_prototypical_network_planes_train_and_beat_the_baseline_on_rings(qtbot,
     assert e.accuracy > e.baseline_accuracy + 0.3             # rings: class means are useless
     assert "learned" in tab.view("proto_input").panel.readout.text()
     wrong = (e.query_pred != e.query_y).sum()
-    assert len(tab.embed_plane.layer_points("wrong")) == wrong
+    assert len(tab.proto_embedding_view.plot.layer_points("wrong")) == wrong
     tab.apply_state({"input_regions": "baseline"})
     assert "baseline" in tab.view("proto_input").panel.title.text()
-    np.testing.assert_array_equal(tab.input_plane.image_values(), e.regions_baseline)
+    np.testing.assert_array_equal(tab.proto_input_view.plot.image_values(), e.regions_baseline)
     seed = tab.params()["episode_seed"]
     qtbot.mouseClick(tab.new_episode_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.result.episode.seed == seed + 1, timeout=10_000)
@@ -267,12 +267,12 @@ def test_every_view_exports_its_data_and_figure(qtbot, window, tab, tmp_path):
 def test_prototype_planes_are_labelled_and_their_regions_fill_the_panel(qtbot, window, tab):
     import plane_checks as pc
 
-    assert tab.input_plane.axis_labels() == ("x₁", "x₂")
-    assert all(tab.embed_plane.axis_labels())
+    assert tab.proto_input_view.plot.axis_labels() == ("x₁", "x₂")
+    assert all(tab.proto_embedding_view.plot.axis_labels())
     for size in ((1500, 940), (1280, 800)):
         window.resize(*size)
         qtbot.wait(200)
-        for plane in (tab.input_plane, tab.embed_plane):
+        for plane in (tab.proto_input_view.plot, tab.proto_embedding_view.plot):
             # the class regions reach every edge of the aspect-locked plane (the raster
             # used to end at the points' box, white bands beside it)
             assert pc.uncovered(plane.plotItem, plane.image) == 0.0, size
@@ -287,15 +287,15 @@ def test_prototype_planes_are_labelled_and_their_regions_fill_the_panel(qtbot, w
 def test_every_view_has_content_on_first_open(qtbot, tab):
     import plane_checks as pc
 
-    from app.tabs.meta.drawing import zero_predictor_mse
+    from app.tabs.meta.views import zero_predictor_mse
 
     qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
     for key in ("adapt", "mse", "proto_input", "proto_embedding"):
         assert pc.drawn_items(tab.view(key).panel.graphics), key
     # before meta-training: the loss of not learning (predicting 0) is the line to get under
-    _, ys = tab.loss_plot.curves()
+    _, ys = tab.loss_view.plot.curves()
     assert len(ys) == 1 and np.allclose(ys[0], zero_predictor_mse())
-    assert tab.loss_plot.tick_values_shown() and not tab.loss_plot.hint.isVisible()
+    assert tab.loss_view.plot.tick_values_shown() and not tab.loss_view.plot.hint.isVisible()
     assert "Meta-train" in tab.view("loss").panel.readout.text()
 
 
@@ -316,7 +316,7 @@ def test_before_meta_training_the_loss_plot_shows_the_loss_of_not_learning():
     the tasks the way the sessions do."""
     import numpy as np
 
-    from app.tabs.meta.drawing import zero_predictor_mse
+    from app.tabs.meta.views import zero_predictor_mse
     from models.meta.options import X_RANGE
     from models.meta.tasks import sample_tasks, sinusoid
 
@@ -334,9 +334,9 @@ def test_the_mse_plot_shows_its_bands_whole_and_little_empty_room(qtbot, tab):
     its own room)."""
     qtbot.waitUntil(lambda: tab.eval_result is not None, timeout=60_000)
     qtbot.wait(100)
-    lo, hi = tab.mse_plot.plotItem.vb.viewRange()[1]        # log10 units
+    lo, hi = tab.mse_view.plot.plotItem.vb.viewRange()[1]        # log10 units
     tops, bottoms = [], []
-    for band in tab.mse_plot._bands:
+    for band in tab.mse_view.plot._bands:
         for curve, out in ((band.curves[0], bottoms), (band.curves[1], tops)):
             y = np.asarray(curve.getData()[1], np.float64)
             out.append(y[np.isfinite(y)])
@@ -344,3 +344,28 @@ def test_the_mse_plot_shows_its_bands_whole_and_little_empty_room(qtbot, tab):
     assert bottoms.min() >= lo - 1e-6 and tops.max() <= hi + 1e-6
     above, below = hi - tops.max(), bottoms.min() - lo
     assert (above - below) / (hi - lo) <= 0.2
+
+
+def test_views_draw_and_export_a_trace_without_the_tab(qapp):
+    """A view sees only a trace and a request: made, drawn and exported with no tab."""
+    from app.tabs.meta.views import AdaptView, EvalShown, LossShown, LossView, MSEView
+    from models.meta import MetaSession, ProtoSession
+    from models.meta.options import MetaRequest
+    from models.meta.probe import meta_result
+
+    ask = MetaRequest(k=5, steps_shown=3, show_pretrained=False, amp_max=8.0)
+    session, proto = MetaSession(k=5), ProtoSession()
+    result = meta_result(session, proto, ask, None, (), None)
+    adapt = AdaptView()
+    adapt.show(result, ask)
+    assert "out of distribution" in adapt.title()
+    y = adapt.plot.lines["pred_maml"].getData()[1][:-1]
+    np.testing.assert_allclose(y, result.adapt.predictions[0, 3], atol=1e-5)
+    assert "pred_pretrained" not in adapt.plot.lines
+    assert adapt.data().meta["steps_shown"] == 3
+    mse = MSEView()
+    mse.show(EvalShown(None), ask)            # no evaluation yet: a hint, nothing to export
+    assert mse.plot.hint.isVisible() and mse.data() is None
+    loss = LossView()
+    loss.show(LossShown.of(None), ask)
+    assert "Meta-train" in loss.panel.readout.text() and loss.data() is None

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.tabs import ode as ode_tab
-from app.tabs.ode import ODETab, drawing
+from app.tabs.ode import ODETab, views
 from models.traces.ode import ODEResult
 from tests.windows import open_tab
 from viz.plane import class_colour
@@ -45,20 +45,20 @@ def test_spiral_shows_field_trajectories_fit_and_trivial_errors(qtbot, tab):
     r = _wait_result(qtbot, tab, "spiral")
     tr = r.trace
     assert tr.true.shape == tr.fitted.shape == (1000, 2)
-    assert tab.field_plot.field_arrows() == ode_tab.FIELD_GRID ** 2
+    assert tab.field_view.plot.field_arrows() == ode_tab.FIELD_GRID ** 2
     readout = tab.view("task").panel.readout.text()
     assert "constant y0 1.257" in readout and "zero 0.530" in readout
     # the learned trajectory from the true y0, drawn up to t, ends at the marker
     tab.apply_state({"t": 0.5})
     assert "t = 12.50" in tab.t_label.text()
-    now = tab.field_plot.layer_points("now")
-    shown, pos = drawing._paths_until(r.paths, r.times, 12.5, False)
+    now = tab.field_view.plot.layer_points("now")
+    shown, pos = views.paths_until(r.paths, r.times, 12.5, False)
     np.testing.assert_allclose(now, pos, atol=1e-5)
     assert shown.shape[1] < r.paths.shape[1]          # only the part up to t
     assert "accepted" in tab.view("steps").panel.readout.text()
     # the comparison of the untrained model runs by itself, once
     qtbot.waitUntil(lambda: r.key in tab.comparisons, timeout=30_000)
-    assert tab.comparisons[r.key]["step"] == 0 and not tab.adjoint_plot.hint.isVisible()
+    assert tab.comparisons[r.key]["step"] == 0 and not tab.adjoint_view.plot.hint.isVisible()
     assert "step 0" in tab.view("adjoint").panel.readout.text()
     # Play runs t to the end and stops there
     tab.apply_state({"t": 0.9})
@@ -93,7 +93,7 @@ def test_the_adjoint_panel_follows_the_model_it_describes(qtbot, tab):
     assert f"step {trained}" in readout and "the model is at" not in readout
     # its bars are the new comparison's (time, memory, NFE backward: direct, adjoint)
     a = c["result"]
-    drawn = tab.adjoint_plot.values()
+    drawn = tab.adjoint_view.plot.values()
     assert drawn[0][2] / drawn[1][2] == pytest.approx(
         a.nfe_backward_direct / max(a.nfe_backward_adjoint, 1e-30), rel=1e-4)
 
@@ -113,14 +113,14 @@ def test_training_with_a_solver_switch_mid_run_marks_the_timeline(qtbot, tab):
     # rk4 on a fixed grid: 4 evaluations per step, the same steps for every window
     nfe = set(s.nfe_forward[switch:])
     assert len(nfe) == 1 and nfe.pop() % 4 == 0
-    xs, labels = tab.nfe_plot.markers()
+    xs, labels = tab.nfe_view.plot.markers()
     assert len(xs) == 1 and abs(xs[0] - (switch + 0.5)) < 1e-6 and "rk4" in labels[0]
     qtbot.waitUntil(lambda: "rk4" in tab.view("nfe").panel.readout.text(), timeout=10_000)
     qtbot.waitUntil(lambda: "every step is accepted" in
                     tab.view("steps").panel.readout.text(), timeout=10_000)
     assert tab.train_button.text() == "Resume training"
     # the views redraw once the job has stopped: the whole loss curve
-    qtbot.waitUntil(lambda: tab.loss_plot.curves()[1][0].size == s.step, timeout=10_000)
+    qtbot.waitUntil(lambda: tab.loss_view.plot.curves()[1][0].size == s.step, timeout=10_000)
     # a new device: training stops, every session moves there
     tab.apply_state({"train": True})
     assert tab.jobs.is_running()
@@ -147,7 +147,7 @@ def test_nfe_cap_stops_training_restores_and_says_what_to_try(qtbot, tab, monkey
     readout = tab.view("field").panel.readout
     qtbot.waitUntil(lambda: "NFE cap (10)" in readout.text(), timeout=20_000)
     assert "10 evaluations" in readout.toolTip() and "rk4" in readout.toolTip()
-    assert len(drawing.solve_note(tab.result.display_error or
+    assert len(views.solve_note(tab.result.display_error or
                                   "The ODE solver needed more than 10 evaluations")[0]) < 80
     assert tab.result.trace is not None
 
@@ -175,13 +175,13 @@ def test_classify_circles_with_augmentation_and_decision_regions(qtbot, tab):
     assert r.trace.augment == 1 and r.paths.shape == (300, 41, 2)
     assert tab.model_form.widgets["augment"].isVisibleTo(tab)
     assert not tab.model_form.widgets["density"].isVisibleTo(tab)
-    regions = tab.task_plot.image_values()
+    regions = tab.task_view.plot.image_values()
     assert regions.shape == (80, 80) and set(np.unique(regions)) <= {0.0, 1.0}
     # and on screen: the regions are tinted in the two class colours (not left white)
     from PySide6.QtGui import QColor
 
     from viz.plane import REGION_ALPHA
-    shot = tab.task_plot.grab().toImage()
+    shot = tab.task_view.plot.grab().toImage()
     seen = {shot.pixelColor(x, y).name() for x in range(0, shot.width(), 7)
             for y in range(0, shot.height(), 7)}
     for c in (0, 1):
@@ -203,12 +203,12 @@ def test_cnf_samples_flow_from_the_base_and_the_density_follows_t(qtbot, tab):
     r = _wait_result(qtbot, tab, "cnf", timeout=60_000)
     tr = r.trace
     assert tr.density.shape[0] == 9 and tr.times[0] == pytest.approx(1.0)
-    at_base = tab.task_plot.image_values().copy()
+    at_base = tab.task_view.plot.image_values().copy()
     np.testing.assert_allclose(at_base, tr.density[0])           # t = 1: the base
-    base = tab.field_plot.layer_points("now")
+    base = tab.field_view.plot.layer_points("now")
     assert abs(base.mean()) < 0.2 and 0.8 < base.std() < 1.2
     tab.apply_state({"t": 0.0})
-    np.testing.assert_allclose(tab.task_plot.image_values(), tr.density[-1])
+    np.testing.assert_allclose(tab.task_view.plot.image_values(), tr.density[-1])
     assert "−f" in tab.view("field").panel.readout.text()
     assert tab.slider.invertedAppearance()
     # Play runs from the base (t = 1) down to the data (t = 0)
@@ -223,8 +223,8 @@ def test_adjoint_comparison_fills_its_view(qtbot, tab):
     qtbot.waitUntil(lambda: key in tab.comparisons, timeout=30_000)
     a = tab.comparisons[key]["result"]
     assert a.saved_bytes_adjoint < a.saved_bytes_direct
-    assert tab.adjoint_plot.values().shape == (2, 3)
-    assert not tab.adjoint_plot.hint.isVisible()
+    assert tab.adjoint_view.plot.values().shape == (2, 3)
+    assert not tab.adjoint_view.plot.hint.isVisible()
     readout = tab.view("adjoint").panel.readout
     assert "Δgrad" in readout.text() and "gradient difference" in readout.toolTip()
 
@@ -239,9 +239,9 @@ def test_a_click_starts_a_trajectory_and_dragging_moves_it(qtbot, tab):
     qtbot.waitUntil(lambda: tab.user_paths is not None
                     and np.allclose(tab.user_paths.paths[0, 0], [-0.5, 1.0]),
                     timeout=20_000)
-    assert len(tab.field_plot.layer_points("user_now")) == 1
+    assert len(tab.field_view.plot.layer_points("user_now")) == 1
     tab.clear_button.click()
-    assert tab.starts["spiral"] == [] and len(tab.field_plot.layer_points("user_start")) == 0
+    assert tab.starts["spiral"] == [] and len(tab.field_view.plot.layer_points("user_start")) == 0
 
 
 def test_every_tour_step_applies_strictly(qtbot, tab, monkeypatch):
@@ -328,10 +328,10 @@ def test_the_loss_axis_reads_the_losses_in_chinese_too(qtbot, window, tab):
         s.nfe_forward.extend([26] * n)
         s.nfe_backward.extend([0] * n)
         s.step_seconds.extend([0.01] * n)
-        drawing.redraw_loss(tab)
+        tab._show_training(tab.loss_view)
         qtbot.wait(100)
-        axis = tab.loss_plot.plotItem.getAxis("left")
-        lo, hi = tab.loss_plot.plotItem.vb.viewRange()[1]
+        axis = tab.loss_view.plot.plotItem.getAxis("left")
+        lo, hi = tab.loss_view.plot.plotItem.vb.viewRange()[1]
         levels = axis.tickValues(lo, hi, axis.height())
         values = [v for _, vs in levels for v in vs if lo <= v <= hi]
         strings = axis.tickStrings(values, axis.autoSIPrefixScale * axis.scale,
@@ -351,12 +351,12 @@ def test_every_plane_has_axis_labels_and_the_density_a_labelled_colour_bar(qtbot
                                    ("cnf", ("z₁", "z₂"), ("x₁", "x₂"))):
         tab.apply_state({"task": task})
         _wait_result(qtbot, tab, task)
-        assert tab.field_plot.axis_labels() == state
-        assert tab.task_plot.axis_labels() == task_axes
-    assert tab.task_plot.colorbar.isVisible()
-    assert tab.task_plot.colorbar_label() == "density p_t(x)"
-    assert tab.task_plot.colorbar.getAxis("right").labelText == "density p_t(x)"
-    shown = tab.task_plot.image.image
+        assert tab.field_view.plot.axis_labels() == state
+        assert tab.task_view.plot.axis_labels() == task_axes
+    assert tab.task_view.plot.colorbar.isVisible()
+    assert tab.task_view.plot.colorbar_label() == "density p_t(x)"
+    assert tab.task_view.plot.colorbar.getAxis("right").labelText == "density p_t(x)"
+    shown = tab.task_view.plot.image.image
     assert shown.size and np.isfinite(shown).all()
 
 
@@ -371,27 +371,27 @@ def test_every_view_has_content_on_first_open(qtbot, tab):
     # batch loss and the evaluations of f of the comparison's pass with the session's method
     result = tab.comparisons[key]["result"]
     adjoint = tab.sessions[key].solver.adjoint
-    qtbot.waitUntil(lambda: bool(pc.drawn_items(tab.loss_plot)), timeout=5000)
-    _, ys = tab.loss_plot.curves()
+    qtbot.waitUntil(lambda: bool(pc.drawn_items(tab.loss_view.plot)), timeout=5000)
+    _, ys = tab.loss_view.plot.curves()
     assert float(ys[0][0]) == pytest.approx(
         result.loss_adjoint if adjoint else result.loss_direct, rel=1e-5)
-    _, ys = tab.nfe_plot.curves()
+    _, ys = tab.nfe_view.plot.curves()
     assert [float(y[0]) for y in ys] == (
         [result.nfe_forward_adjoint, result.nfe_backward_adjoint] if adjoint
         else [result.nfe_forward_direct, result.nfe_backward_direct])
-    for name, plot in (("nfe", tab.nfe_plot), ("loss", tab.loss_plot)):
+    for name, plot in (("nfe", tab.nfe_view.plot), ("loss", tab.loss_view.plot)):
         assert not plot.hint.isVisible() and plot.tick_values_shown()
         assert "step 0" in tab.view(name).panel.readout.text()
 
 
 def test_tolerances_read_as_powers_of_ten():
-    assert [drawing.tolerance(v) for v in (1e-3, 1e-4, 2.5e-4, 0.05, 1e-7)] == [
+    assert [views.tolerance(v) for v in (1e-3, 1e-4, 2.5e-4, 0.05, 1e-7)] == [
         "1e-3", "1e-4", "2.5e-4", "0.05", "1e-7"]
     from models.ode import SolverConfig
 
     cfg = SolverConfig(method="dopri5", rtol=1e-3, atol=1e-4)
-    assert drawing.solver_label(cfg) == "dopri5, rtol 1e-3, atol 1e-4"
-    assert drawing.solver_label(cfg, short=True) == "dopri5 1e-3/1e-4"
+    assert views.solver_label(cfg) == "dopri5, rtol 1e-3, atol 1e-4"
+    assert views.solver_label(cfg, short=True) == "dopri5 1e-3/1e-4"
 
 
 def test_going_back_in_the_tour_restores_what_each_step_shows(qtbot, tab, monkeypatch):

@@ -1,6 +1,6 @@
 """The meta-learning tab's controls: the parameter forms, the actions ``apply_state``
-takes besides them and the parsing of their values, the controls column and the
-adaptation view's step scrubber (built here, wired to the tab's methods)."""
+takes besides them and the parsing of their values, the controls column (the
+adaptation view builds its own step scrubber)."""
 
 from __future__ import annotations
 
@@ -8,47 +8,47 @@ import json
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QSlider,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton
 
-from models.meta.options import ADAPT_STEPS, AMPLITUDE, FAMILIES, METHODS
+from app.tabs.meta.params import DEFAULTS, FAMILIES, INPUT_REGIONS, K_CHOICES, MAX_SUPPORT, RANGES
+from app.tabs.meta.views import TRAIN_AMP_MAX
+from models.meta.options import METHODS
 from viz.controls import Param, ParamForm
 from viz.theme import muted_style
 
 if TYPE_CHECKING:
     from app.tabs.meta.tab import MetaTab
 
-MAX_SUPPORT = 50           # support points a student may place
-TRAIN_AMP_MAX = AMPLITUDE[1]   # the training tasks' largest amplitude (5)
+__all__ = ["MAX_SUPPORT", "TRAIN_AMP_MAX", "ACTIONS", "build_controls", "parse_support",
+           "parse_methods"]
+
+
+def _ranged(key: str, kind: str, **kw) -> Param:
+    """A control of a number: its default and limits are the request's ``RANGES``."""
+    r = RANGES[key]
+    return Param(key, kind, r.default, r.minimum, r.maximum, **kw)
+
+
 META_PARAMS = (
-    Param("k", "choice", "10", choices=("5", "10")),
-    Param("inner_lr", "float", 0.01, 0.0005, 2.0, step=0.005, decimals=4),
-    Param("inner_steps", "int", 1, 1, 5),
-    Param("reptile_steps", "int", 5, 1, 10),
-    Param("meta_batch", "int", 25, 1, 100),
-    Param("meta_lr", "float", 1e-3, 1e-5, 0.5, step=5e-4, decimals=5),
+    Param("k", "choice", str(DEFAULTS["k"]), choices=tuple(map(str, K_CHOICES))),
+    _ranged("inner_lr", "float", step=0.005, decimals=4),
+    _ranged("inner_steps", "int"),
+    _ranged("reptile_steps", "int"),
+    _ranged("meta_batch", "int"),
+    _ranged("meta_lr", "float", step=5e-4, decimals=5),
 )
 TASK_PARAMS = (
-    Param("amp_max", "float", 5.0, 5.0, 10.0, step=0.5, decimals=1),
-    Param("task_seed", "int", 9, 0, 99999),    # 9: a clear curve, A = 3.1
-    Param("trail", "bool", True),
+    _ranged("amp_max", "float", step=0.5, decimals=1),
+    _ranged("task_seed", "int"),
+    Param("trail", "bool", DEFAULTS["trail"]),
 )
-SHOW_PARAMS = tuple(Param(f"show_{m}", "bool", True) for m in METHODS)
+SHOW_PARAMS = tuple(Param(f"show_{m}", "bool", DEFAULTS[f"show_{m}"]) for m in METHODS)
 PROTO_PARAMS = (
-    Param("family", "choice", "blobs", choices=FAMILIES),
-    Param("n_way", "int", 5, 2, 10),
-    Param("k_shot", "int", 5, 1, 20),
-    Param("episode_seed", "int", 0, 0, 99999),
-    Param("input_regions", "choice", "learned", choices=("learned", "baseline")),
+    Param("family", "choice", DEFAULTS["family"], choices=FAMILIES),
+    _ranged("n_way", "int"),
+    _ranged("k_shot", "int"),
+    _ranged("episode_seed", "int"),
+    Param("input_regions", "choice", DEFAULTS["input_regions"], choices=INPUT_REGIONS),
 )
 ACTIONS = ("train", "train_proto", "evaluate", "support", "steps_shown", "methods")
 
@@ -155,28 +155,3 @@ def build_controls(tab: MetaTab) -> None:  # one widget after another, in the co
     lay.addWidget(tab.proto_status)
     lay.addStretch(1)
 
-
-def build_scrubber(tab: MetaTab) -> QWidget:
-    """The adaptation view's host: a row with the step label, the step slider (0 … 10)
-    and the "earlier steps" box, above the plot (which the tab adds)."""
-    host = QWidget()
-    col = QVBoxLayout(host)
-    col.setContentsMargins(0, 0, 0, 0)
-    row = QHBoxLayout()
-    tab.steps_label = QLabel()
-    tab.steps_label.setMinimumWidth(190)
-    tab.steps_slider = QSlider(Qt.Orientation.Horizontal)
-    tab.steps_slider.setObjectName("StepsSlider")
-    tab.steps_slider.setRange(0, ADAPT_STEPS)
-    tab.steps_slider.setValue(1)
-    tab.steps_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-    tab.steps_slider.setPageStep(1)
-    tab.steps_slider.valueChanged.connect(tab._steps_moved)
-    tab.trail_box = QCheckBox()
-    tab.trail_box.setChecked(True)
-    tab.trail_box.toggled.connect(tab._trail_toggled)
-    row.addWidget(tab.steps_label)
-    row.addWidget(tab.steps_slider, 1)
-    row.addWidget(tab.trail_box)
-    col.addLayout(row)
-    return host

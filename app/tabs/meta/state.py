@@ -24,7 +24,6 @@ import math
 
 import numpy as np
 
-from app.tabs.meta import drawing
 from app.tabs.meta.controls import MAX_SUPPORT
 from models.errors import SessionFileError
 from models.meta.options import AMPLITUDE
@@ -122,8 +121,8 @@ def check_evaluation(ev, arrays: dict, methods: tuple[str, ...],
 
 class MetaSessionFile:
     """Mixed into ``MetaTab`` (which has ``session``, ``proto``, ``support``,
-    ``eval_result``, ``result``, ``evaluator``, ``_make_sessions()`` and
-    ``evaluate()``)."""
+    ``eval_result``, ``result``, ``evaluator``, ``_make_sessions()``, ``evaluate()``,
+    ``_show_evaluation()`` and ``_show_losses()``)."""
 
     _opened: dict | None = None
 
@@ -200,6 +199,6 @@ class MetaSessionFile:
         if evaluation is not None and (evaluation.k, evaluation.amp_max) != (p["k"],
                                                                               p["amp_max"]):
             self.evaluate()   # saved while the evaluation for new settings was under way
-        drawing.draw_evaluation(self)
-        drawing.draw_losses(self)
+        self._show_evaluation()
+        self._show_losses()
         super().after_session_opened()

@@ -5,8 +5,9 @@ over 600 test tasks with 95 % confidence bands (also out of distribution); and a
 prototypical network on 2D few-shot episodes, drawn in the input and in the embedding.
 
 Two training jobs on the ``TrainingTab`` base: "meta" (the base's Train button, worded
-"Meta-train") and "proto" (its own button). The views are drawn by ``drawing``, their
-data exported by ``data``; the background computations are ``models.meta.probe``'s.
+"Meta-train") and "proto" (its own button). The views are the classes of ``views``,
+each shown what it draws; the controls' values are a ``MetaRequest``, which the
+background computations of ``models.meta.probe`` take.
 """
 
 from __future__ import annotations
@@ -17,27 +18,32 @@ from functools import partial
 import numpy as np
 
 from app.jobs import ComputeRunner
-from app.tabs.base import TabContext, View
-from app.tabs.meta import data, drawing
+from app.tabs.base import TabContext
 from app.tabs.meta.controls import (
     ACTIONS,
     MAX_SUPPORT,
     TRAIN_AMP_MAX,
     _truthy,
     build_controls,
-    build_scrubber,
     parse_methods,
     parse_support,
 )
 from app.tabs.meta.state import MetaSessionFile
+from app.tabs.meta.views import (
+    AdaptView,
+    EvalShown,
+    LossShown,
+    LossView,
+    MSEView,
+    ProtoEmbeddingView,
+    ProtoInputView,
+    method_labels,
+    short_labels,
+)
 from app.tabs.training import TrainingTab
-from models.meta.options import ADAPT_STEPS, EVAL_TASKS, METHODS
+from models.meta.options import ADAPT_STEPS, EVAL_TASKS, METHODS, X_RANGE, MetaRequest
 from models.traces import Progress
 from models.traces.meta import MetaEvalTrace, MetaResult
-from viz.meta_view import AdaptPlot, ProtoPlane
-from viz.ode_view import TimelinePlot
-from viz.panel import ViewPanel
-from viz.plots import CurvesPlot
 
 
 class MetaTab(MetaSessionFile, TrainingTab):
@@ -65,68 +71,42 @@ class MetaTab(MetaSessionFile, TrainingTab):
         self.task_form.changed.connect(self._task_form_changed)
         self.show_form.changed.connect(self._redraw_all)
         self.proto_form.changed.connect(self._proto_changed)
-        self._task_key = self._current_task_key()
         self._build_views()
+        self._task_key = self._current_task_key()
         self.retranslate()
         self.schedule_update()
 
     # -- views ---------------------------------------------------------------------------------
     def _build_views(self) -> None:
-        self.adapt_plot = AdaptPlot()
-        self.adapt_plot.moved.connect(self.move_point)
-        self.adapt_plot.clicked.connect(self.add_point)
-        self.adapt_plot.removed.connect(self.remove_point)
-        host = build_scrubber(self)          # the plot with its adaptation-step scrubber
-        panel = ViewPanel(self.adapt_plot)       # exports the plot, not the scrubber
-        panel.layout().replaceWidget(self.adapt_plot, host)
-        host.layout().addWidget(self.adapt_plot, 1)
-        self.mse_plot = CurvesPlot(log_y=True)
-        self.loss_plot = TimelinePlot(log_y=True)
-        self.input_plane = ProtoPlane()
-        self.embed_plane = ProtoPlane()
-        self.add_view(View("adapt", self._adapt_title, panel, partial(data.adapt_data, self)),
-                      0, 0, 1, 2)
-        self.add_view(View("mse", lambda: self.tr("MSE vs adaptation steps ({0} test tasks, "
-                                                  "95% CI)").format(EVAL_TASKS),
-                           ViewPanel(self.mse_plot), partial(data.mse_data, self)), 0, 2)
-        self.add_view(View("loss", lambda: self.tr("Meta-training: query MSE after the "
-                                                   "inner loop"),
-                           ViewPanel(self.loss_plot), partial(data.loss_data, self)), 1, 0)
-        self.add_view(View("proto_input", self._input_title, ViewPanel(self.input_plane),
-                           partial(data.proto_input_data, self)), 1, 1)
-        self.add_view(View("proto_embedding", lambda: self.tr("Prototypical network: "
-                                                              "embedding"),
-                           ViewPanel(self.embed_plane), partial(data.proto_embedding_data,
-                                                                self)), 1, 2)
+        self.adapt_view, self.mse_view, self.loss_view = AdaptView(self), MSEView(self), \
+            LossView(self)
+        self.proto_input_view, self.proto_embedding_view = ProtoInputView(self), \
+            ProtoEmbeddingView(self)
+        self.tab_views = (self.adapt_view, self.mse_view, self.loss_view,
+                          self.proto_input_view, self.proto_embedding_view)
+        self.adapt_view.moved.connect(self.move_point)
+        self.adapt_view.clicked.connect(self.add_point)
+        self.adapt_view.removed.connect(self.remove_point)
+        # the adaptation view's scrubber is a control of the tab
+        self.steps_label = self.adapt_view.steps_label
+        self.steps_slider = self.adapt_view.steps_slider
+        self.trail_box = self.adapt_view.trail_box
+        self.steps_slider.valueChanged.connect(self._steps_moved)
+        self.trail_box.toggled.connect(self._trail_toggled)
+        self.add_view(self.adapt_view, 0, 0, 1, 2)
+        self.add_view(self.mse_view, 0, 2)
+        self.add_view(self.loss_view, 1, 0)
+        self.add_view(self.proto_input_view, 1, 1)
+        self.add_view(self.proto_embedding_view, 1, 2)
+        for view in self.tab_views:
+            view.status.connect(self.ctx.status)
         self.grid.setRowStretch(0, 3)
         self.grid.setRowStretch(1, 2)
         for c in range(3):
             self.grid.setColumnStretch(c, 1)
 
-    def _adapt_title(self) -> str:
-        amp = self.params()["amp_max"]
-        if amp > TRAIN_AMP_MAX:
-            return self.tr("Adapting to a new task from K points (amplitudes up to {0:g}: "
-                           "out of distribution)").format(amp)
-        return self.tr("Adapting to a new task from K points")
-
-    def _input_title(self) -> str:
-        if self.proto_form.values()["input_regions"] == "baseline":
-            return self.tr("Input space: nearest class mean (baseline)")
-        return self.tr("Prototypical network: input space")
-
-    def method_labels(self) -> dict[str, str]:
-        return {"maml": self.tr("MAML"), "fomaml": self.tr("first-order MAML"),
-                "reptile": self.tr("Reptile"), "pretrained": self.tr("pretrained")}
-
-    def short_labels(self) -> dict[str, str]:
-        """For the one-line read-outs."""
-        return {"maml": "MAML", "fomaml": "FOMAML", "reptile": "Reptile",
-                "pretrained": self.tr("pretrained")}
-
     def shown_methods(self) -> list[str]:
-        v = self.show_form.values()
-        return [m for m in METHODS if v[f"show_{m}"]]
+        return self.request().shown_methods
 
     # -- parameters ------------------------------------------------------------------------------
     def params(self) -> dict:
@@ -135,6 +115,10 @@ class MetaTab(MetaSessionFile, TrainingTab):
         p["k"] = int(p["k"])
         p["steps_shown"] = self.steps_slider.value()
         return p
+
+    def request(self) -> MetaRequest:
+        """The controls as the models' request."""
+        return MetaRequest.from_values(self.params())
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         """Set controls from ``state``. Besides every control: ``train`` / ``train_proto``
@@ -149,6 +133,8 @@ class MetaTab(MetaSessionFile, TrainingTab):
         if strict and unknown:
             raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
                                         f"known: {', '.join(sorted(known))}.")
+        if strict:          # every value the request knows, checked as the request does
+            MetaRequest.from_values({**self.params(), **state})
         state = dict(state)
         problems = []
         if "methods" in state:
@@ -191,21 +177,14 @@ class MetaTab(MetaSessionFile, TrainingTab):
             self.evaluate()
 
     def _current_task_key(self) -> tuple:
-        p = self.task_form.values()
-        return (p["task_seed"], self.meta_form.values()["k"], p["amp_max"])
-
-    def _session_options(self) -> dict:
-        p = self.params()
-        return {"k": p["k"], "inner_lr": p["inner_lr"], "inner_steps": p["inner_steps"],
-                "reptile_inner_steps": p["reptile_steps"], "meta_batch": p["meta_batch"],
-                "meta_lr": p["meta_lr"]}
+        return self.request().task_key
 
     def _meta_changed(self) -> None:
         """K, the learning rates, the inner steps and the meta batch apply to the running
         session from its next step (no restart)."""
         s = self.session
         if s is not None:
-            options = self._session_options()
+            options = self.request().session_options
             if any(getattr(s, k) != v for k, v in options.items()):
                 try:        # waits for the step in progress (the session's lock)
                     s.set_options(**options)
@@ -238,32 +217,32 @@ class MetaTab(MetaSessionFile, TrainingTab):
             self._task_key = key
             self.support = None              # a new task: its own K points
         self._update_notes()
-        self.view("adapt").panel.set_title(self._adapt_title())
+        ask = self.request()
+        self.adapt_view.retitle(ask)
         if self.eval_result is not None and (self.eval_result.k, self.eval_result.amp_max) != (
-                self.params()["k"], self.params()["amp_max"]):
+                ask.k, ask.amp_max):
             self.evaluate()                  # the shown evaluation follows K and the range
         self._readapt()
 
     def _proto_changed(self) -> None:
         ps = self.proto
+        ask = self.request()
         if ps is not None:
-            p = self.params()
-            options = {"family": p["family"], "n_way": p["n_way"], "k_shot": p["k_shot"]}
+            options = ask.proto_options
             if any(getattr(ps, k) != v for k, v in options.items()):
                 try:
                     ps.set_options(**options)
                 except Exception as exc:  # noqa: BLE001 - InvalidParameterError: shown
                     self.error_note.setText(str(exc))
-        self.view("proto_input").panel.set_title(self._input_title())
-        if self.result is not None and self.result.episode is not None:
-            drawing.draw_episode(self)       # the input regions' choice: no new episode
+        # the input regions' choice: the title, the episode redrawn (no new one)
+        self._show_episode(ask)
         self.schedule_update()
 
     def _readapt(self) -> None:
         self.schedule_update()
 
     def _update_notes(self) -> None:
-        amp = self.params()["amp_max"]
+        amp = self.request().amp_max
         self.ood_note.setText(self.tr(
             "Test amplitudes up to {0:g}, training went up to {1:g}: tasks with an amplitude "
             "above {1:g} are out of distribution.").format(amp, TRAIN_AMP_MAX)
@@ -273,16 +252,11 @@ class MetaTab(MetaSessionFile, TrainingTab):
     def _make_sessions(self) -> None:
         from models.meta import MetaSession, ProtoSession
 
-        p = self.params()
+        ask = self.request()
         if self.session is None:
-            self.session = MetaSession(k=p["k"], inner_lr=p["inner_lr"],
-                                       inner_steps=p["inner_steps"], meta_batch=p["meta_batch"],
-                                       meta_lr=p["meta_lr"],
-                                       reptile_inner_steps=p["reptile_steps"],
-                                       device=self.ctx.device())
+            self.session = MetaSession(**ask.session_options, device=self.ctx.device())
         if self.proto is None:
-            self.proto = ProtoSession(n_way=p["n_way"], k_shot=p["k_shot"], family=p["family"],
-                                      device=self.ctx.device())
+            self.proto = ProtoSession(**ask.proto_options, device=self.ctx.device())
 
     def training_sessions(self) -> list:
         return [s for s in (self.session, self.proto) if s is not None]
@@ -309,8 +283,8 @@ class MetaTab(MetaSessionFile, TrainingTab):
         self._set_eval_busy(False)
         self._make_sessions()
         self.error_note.setText("")
-        drawing.draw_evaluation(self)
-        drawing.draw_losses(self)
+        self._show_evaluation()
+        self._show_losses()
         self.update_buttons()
         self.request_update()
 
@@ -331,13 +305,13 @@ class MetaTab(MetaSessionFile, TrainingTab):
 
         if self.session is None:
             self._make_sessions()
-        p = self.params()
+        ask = self.request()
         shown = self.result
-        episode_key = (p["episode_seed"], p["n_way"], p["k_shot"], p["family"], self.proto.step,
+        episode_key = (ask.episode_seed, ask.n_way, ask.k_shot, ask.family, self.proto.step,
                        id(self.proto))
         reuse = shown.episode if shown is not None and shown.episode_key == episode_key \
             else None
-        return partial(meta_result, self.session, self.proto, p, self.support, episode_key,
+        return partial(meta_result, self.session, self.proto, ask, self.support, episode_key,
                        reuse)
 
     def show_trace(self, result: MetaResult) -> None:
@@ -345,12 +319,12 @@ class MetaTab(MetaSessionFile, TrainingTab):
             return
         new_task = self.result is None or self.result.task_key != result.task_key
         self.result = result
-        self._redraw()
+        ask = self.request()
+        self.adapt_view.show(result, ask)
         if new_task:              # a y range for the task; a drag keeps the student's zoom
-            top = max(TRAIN_AMP_MAX, result.task.amplitude) + 1.0
-            self.adapt_plot.set_extent((-5.0, 5.0, -top, 1.3 * top), padding=0.02)
-        drawing.draw_losses(self)
-        drawing.draw_episode(self)
+            self.adapt_view.frame(result.task.amplitude)
+        self._show_losses(ask)
+        self._show_episode(ask)
 
     def shutdown(self) -> None:
         self.evaluator.close()
@@ -363,19 +337,35 @@ class MetaTab(MetaSessionFile, TrainingTab):
         super().compute_now()
         if self._want_eval or self._eval_busy:
             self.evaluator.invalidate()
-            self._on_eval(meta_evaluation(self.session, self.params()))
+            self._on_eval(meta_evaluation(self.session, self.request()))
 
     # -- the adaptation view ---------------------------------------------------------------------
     def _steps_moved(self, value: int) -> None:
         self._redraw()
 
     def _redraw(self) -> None:
-        drawing.draw_adaptation(self)
+        self.adapt_view.show(self.result, self.request())
 
     def _redraw_all(self) -> None:
-        drawing.draw_adaptation(self)
-        drawing.draw_evaluation(self)
-        drawing.draw_losses(self)
+        ask = self.request()
+        self.adapt_view.show(self.result, ask)
+        self._show_evaluation(ask)
+        self._show_losses(ask)
+
+    def _show_evaluation(self, ask: MetaRequest | None = None) -> None:
+        step = self.session.step if self.session is not None else None
+        self.mse_view.show(EvalShown(self.eval_result, step), ask or self.request())
+
+    def _show_losses(self, ask: MetaRequest | None = None) -> None:
+        self.loss_view.show(LossShown.of(self.session), ask or self.request())
+
+    def _show_episode(self, ask: MetaRequest | None = None) -> None:
+        """The episode in the input plane (learned or baseline regions) and in the
+        embedding; without one, the planes' titles."""
+        ask = ask or self.request()
+        e = self.result.episode if self.result is not None else None
+        self.proto_input_view.show(e, ask)
+        self.proto_embedding_view.show(e, ask)
 
     # -- the support points ----------------------------------------------------------------------
     def _points(self) -> np.ndarray:
@@ -390,25 +380,24 @@ class MetaTab(MetaSessionFile, TrainingTab):
         pts = self._points()
         if not 0 <= i < len(pts):
             return
-        pts[i] = (np.clip(x, -5.0, 5.0), y)
+        pts[i] = (np.clip(x, *X_RANGE), y)
         self.support = pts
-        self.adapt_plot.set_points("support", pts, "#111111", size=11, outline="w")
+        self.adapt_view.show_support(pts)
         self._readapt()
 
     def add_point(self, x: float, y: float) -> None:
         pts = self._points()
-        if len(pts) >= MAX_SUPPORT or not -5.0 <= x <= 5.0:
+        if len(pts) >= MAX_SUPPORT or not X_RANGE[0] <= x <= X_RANGE[1]:
             return
         self.support = np.concatenate([pts, np.array([[x, y]], np.float32)])
-        self.adapt_plot.set_points("support", self.support, "#111111", size=11, outline="w")
+        self.adapt_view.show_support(self.support)
         self._readapt()
 
     def remove_point(self, i: int) -> None:
         pts = self._points()
         if 0 <= i < len(pts):
             self.support = np.delete(pts, i, axis=0)
-            self.adapt_plot.set_points("support", self.support, "#111111", size=11,
-                                       outline="w")
+            self.adapt_view.show_support(self.support)
             self._readapt()
 
     def reset_points(self) -> None:
@@ -435,9 +424,9 @@ class MetaTab(MetaSessionFile, TrainingTab):
             return
         self._make_sessions()
         self._want_eval = False
-        p = self.params()
+        ask = self.request()
         self._set_eval_busy(True)
-        self.evaluator.request(partial(meta_evaluation, self.session, p))
+        self.evaluator.request(partial(meta_evaluation, self.session, ask))
 
     def _set_eval_busy(self, busy: bool) -> None:
         self._eval_busy = busy
@@ -449,7 +438,7 @@ class MetaTab(MetaSessionFile, TrainingTab):
         self._set_eval_busy(False)
         self._want_eval = False
         self.eval_result = trace
-        drawing.draw_evaluation(self)
+        self._show_evaluation()
 
     # -- training -----------------------------------------------------------------------------------
     def toggle_proto_training(self) -> None:
@@ -462,7 +451,7 @@ class MetaTab(MetaSessionFile, TrainingTab):
 
     def job_text(self, name: str, progress: Progress) -> str:
         if name == "meta":
-            labels = self.short_labels()
+            labels = short_labels()
             parts = " · ".join(f"{labels[m]} {progress.metrics[f'loss_{m}']:.3f}"
                                for m in METHODS if f"loss_{m}" in progress.metrics)
             return self.tr(
@@ -478,14 +467,14 @@ class MetaTab(MetaSessionFile, TrainingTab):
         now = time.monotonic()
         if name == "meta" and now - self._last_curves > 0.3:
             self._last_curves = now
-            drawing.draw_losses(self)
+            self._show_losses()
         if now - self._last_redraw > 1.0:      # the adapted curves / the episode, refreshed
             self._last_redraw = now
             self.request_update()
         self.update_buttons()
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
-        drawing.draw_losses(self)
+        self._show_losses()
         self.request_update()
         if name == "meta" and not failed and self.session is not None and self.session.step:
             self.evaluate()                   # the MSE view follows the trained weights
@@ -530,7 +519,7 @@ class MetaTab(MetaSessionFile, TrainingTab):
             {"amp_max": self.tr("Largest amplitude"), "task_seed": self.tr("Task seed"),
              "trail": self.tr("Show earlier steps")}, {})
         self.show_form.setTitle(self.tr("Methods shown"))
-        labels = self.method_labels()
+        labels = method_labels()
         self.show_form.set_texts({f"show_{m}": labels[m] for m in METHODS}, {})
         self.proto_form.setTitle(self.tr("Prototypical networks"))
         self.proto_form.set_texts(
@@ -547,7 +536,6 @@ class MetaTab(MetaSessionFile, TrainingTab):
         self.new_task_button.setText(self.tr("New task"))
         self.reset_points_button.setText(self.tr("Reset points"))
         self.new_episode_button.setText(self.tr("New episode"))
-        self.trail_box.setText(self.tr("earlier steps"))
         self.mouse_note.setText(self.tr("In the main view: drag a support point to move it, "
                                         "click on empty space to add one, right-click a point "
                                         "to remove it."))
@@ -555,18 +543,12 @@ class MetaTab(MetaSessionFile, TrainingTab):
         self.eval_button.setToolTip(self.tr("Each method adapts to {0} new tasks (K points "
                                             "each) and is scored on the whole curve after "
                                             "0 … {1} steps").format(EVAL_TASKS, ADAPT_STEPS))
-        self.adapt_plot.set_axis_labels("x", "y")
-        self.mse_plot.set_axis_labels(self.tr("adaptation steps"),
-                                      self.tr("MSE on the whole curve"))
-        self.loss_plot.set_axis_labels(self.tr("meta-step"), self.tr("query MSE"))
-        self.input_plane.set_axis_labels("x₁", "x₂")
-        self.embed_plane.set_axis_labels(self.tr("embedding f(x)₁"), self.tr("embedding f(x)₂"))
+        for view in self.tab_views:
+            view.label()
         self._update_notes()
         super().retranslate()               # the tour, the job bar and update_buttons
-        for v in self.views:
-            v.panel.set_title(v.title())
-        self._redraw_all()
-        drawing.draw_episode(self)
+        self._redraw_all()                  # every view's title and read-out anew
+        self._show_episode()
 
     @property
     def trace(self):

@@ -1,6 +1,6 @@
 """The neural-ODE tab: ``tab`` (wiring, jobs, the time axis), ``controls`` (the forms and
-what ``apply_state`` reads), ``views`` (building the six views), ``drawing`` (drawing
-them), ``data`` (Export data), ``gc_hold`` (no garbage collection during a model's step);
+what ``apply_state`` reads), ``params`` (the defaults and limits, of the models' ``ODERequest``), ``views`` (one
+class per view: drawing and Export data), ``state`` (its part of a session file), ``gc_hold`` (no garbage collection during a model's step);
 the background computations are ``models.ode.probe``'s."""
 
 from app.tabs.ode.controls import SLIDER_MAX

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from models.ode.options import ADAPTIVE, CLASSIFY_DATA, DENSITIES, SOLVERS, TASKS
+from app.tabs.ode.params import (
+    ADAPTIVE,
+    CLASSIFY_DATA,
+    DEFAULTS,
+    DENSITIES,
+    RANGES,
+    SOLVERS,
+    TASK_DEFAULTS,
+    TASKS,
+)
+from app.tabs.ode.views import SLIDER_MAX
 from viz.controls import Param
 
 if TYPE_CHECKING:
@@ -16,33 +26,34 @@ if TYPE_CHECKING:
 
 translate = QCoreApplication.translate
 
-__all__ = ["MODEL_PARAMS", "SOLVER_PARAMS", "TASK_DEFAULTS", "MAX_STARTS", "PLAY_SECONDS",
+__all__ = ["MODEL_PARAMS", "SOLVER_PARAMS", "TASK_DEFAULTS", "MAX_STARTS",
            "SLIDER_MAX", "STATE_KEYS", "ADAPTIVE", "retranslate_forms"]
 
+
+
+def _ranged(key: str, kind: str, **kw) -> Param:
+    """A control of a number: its default and limits are the request's ``RANGES``."""
+    r = RANGES[key]
+    return Param(key, kind, r.default, r.minimum, r.maximum, **kw)
+
+
 MODEL_PARAMS = (
-    Param("task", "choice", "spiral", choices=TASKS),
-    Param("data", "choice", "moons", choices=CLASSIFY_DATA),
-    Param("density", "choice", "two_moons", choices=DENSITIES),
-    Param("hidden", "int", 50, 4, 256),
-    Param("augment", "int", 0, 0, 8),
-    Param("lr", "float", 1e-3, 1e-5, 1000.0, step=1e-3, decimals=5),
+    Param("task", "choice", DEFAULTS["task"], choices=TASKS),
+    Param("data", "choice", DEFAULTS["data"], choices=CLASSIFY_DATA),
+    Param("density", "choice", DEFAULTS["density"], choices=DENSITIES),
+    _ranged("hidden", "int"),
+    _ranged("augment", "int"),
+    _ranged("lr", "float", step=1e-3, decimals=5),
 )
 SOLVER_PARAMS = (
-    Param("method", "choice", "dopri5", choices=SOLVERS),
-    Param("rtol", "float", 1e-3, 1e-7, 0.5, step=1e-4, decimals=7),
-    Param("atol", "float", 1e-4, 1e-7, 0.5, step=1e-4, decimals=7),
-    Param("step_size", "float", 0.05, 0.001, 1.0, step=0.01, decimals=3),
-    Param("adjoint", "bool", False),
-    Param("max_nfe", "int", 5000, 10, 100_000, step=500),
+    Param("method", "choice", DEFAULTS["method"], choices=SOLVERS),
+    _ranged("rtol", "float", step=1e-4, decimals=7),
+    _ranged("atol", "float", step=1e-4, decimals=7),
+    _ranged("step_size", "float", step=0.01, decimals=3),
+    Param("adjoint", "bool", DEFAULTS["adjoint"]),
+    _ranged("max_nfe", "int", step=500),
 )
-#: what a task starts with when it is chosen: hidden units and learning rate (the
-#: sessions' own defaults: the demo's 50 units at 1e-3 for the spiral, ...)
-TASK_DEFAULTS = {"spiral": {"hidden": 50, "lr": 1e-3},
-                 "classify": {"hidden": 32, "lr": 1e-2},
-                 "cnf": {"hidden": 64, "lr": 1e-3}}
 MAX_STARTS = 8               # start points the user may place at once
-PLAY_SECONDS = 4.0           # the whole interval, played
-SLIDER_MAX = 1000
 STATE_KEYS = ("train", "t", "play", "compare", "starts")
 
 
@@ -66,6 +77,28 @@ def _parse_starts(value) -> list[tuple[float, float]]:
         raise ValueError(f"starts must be points [[x, y], …] or \"x,y; x,y\", got {value!r}."
                          ) from None
     return out
+
+
+def read_time_and_starts(state: dict, problems: list[str]
+                         ) -> tuple[float | None, list | None]:
+    """``apply_state``'s ``t`` (a fraction 0 … 1) and ``starts`` (None where not given or
+    refused; a refusal is added to ``problems``)."""
+    t = starts = None
+    if "t" in state:
+        try:
+            t = float(state["t"])
+            if not 0.0 <= t <= 1.0:
+                raise ValueError
+        except (TypeError, ValueError):
+            problems.append(f"t must be a fraction of the time interval from 0 to 1, "
+                            f"got {state['t']}.")
+            t = None
+    if "starts" in state:
+        try:
+            starts = _parse_starts(state["starts"])
+        except ValueError as exc:
+            problems.append(str(exc))
+    return t, starts
 
 
 def retranslate_forms(tab: ODETab) -> None:

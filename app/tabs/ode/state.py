@@ -20,8 +20,8 @@ from dataclasses import fields
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent
 
-from app.tabs.ode import drawing
 from app.tabs.ode.controls import MAX_STARTS, SLIDER_MAX, _parse_starts
+from app.tabs.ode.views import solver_label
 from models.ode.options import TASKS
 from models.traces import AdjointComparison
 
@@ -168,7 +168,7 @@ class ODESessionFile:
             if "main" not in extras["sessions"] and getattr(self.sessions.get(key), "step", 0):
                 del self.sessions[key]            # not in the file: untrained, as saved
             session = self.session()
-            switches = extras["switches"] or [(0, drawing.solver_label(session.solver,
+            switches = extras["switches"] or [(0, solver_label(session.solver,
                                                                          short=True))]
             self.switches[key] = [m for m in switches if m[0] <= session.step] or switches[:1]
             if extras["comparison"] is not None:

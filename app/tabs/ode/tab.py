@@ -10,9 +10,9 @@ steps the solver took (accepted / rejected), the loss, and a direct-vs-adjoint
 comparison (time, memory kept for backward, NFE, gradient difference).
 
 This module holds the controls and their wiring, the jobs and the time axis; the views
-are built by ``views``, drawn by ``drawing`` and their data exported by ``data``; the
-background computations are ``models.ode.probe``'s (``gc_hold`` holds garbage collection
-off during each of their steps)."""
+are the classes of ``views``, each shown what it draws; the controls' values are an
+``ODERequest``; the background computations are ``models.ode.probe``'s (``gc_hold`` holds
+garbage collection off during each of their steps)."""
 
 from __future__ import annotations
 
@@ -20,29 +20,38 @@ import time
 from dataclasses import replace
 from functools import partial
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPushButton
 
 from app.jobs import ComputeRunner
 from app.tabs.base import TabContext
-from app.tabs.ode import drawing
 from app.tabs.ode.controls import (
     MAX_STARTS,
     MODEL_PARAMS,
-    PLAY_SECONDS,
     SLIDER_MAX,
     SOLVER_PARAMS,
     STATE_KEYS,
     TASK_DEFAULTS,
     _flag,
-    _parse_starts,
+    read_time_and_starts,
     retranslate_forms,
 )
 from app.tabs.ode.gc_hold import held, held_steps
 from app.tabs.ode.state import ODESessionFile
-from app.tabs.ode.views import build_views
+from app.tabs.ode.views import (
+    AdjointView,
+    FieldView,
+    LossView,
+    NFEView,
+    SessionShown,
+    StepsView,
+    TaskView,
+    TimeShown,
+    solve_note,
+    solver_label,
+)
 from app.tabs.training import TrainingTab
-from models.ode.options import ADAPTIVE, TASKS
+from models.ode.options import ADAPTIVE, TASKS, ODERequest
 from models.traces import Progress
 from models.traces.ode import ODEResult, UserPaths
 from viz.controls import ParamForm
@@ -89,7 +98,7 @@ class ODETab(ODESessionFile, TrainingTab):
         lay.addStretch(1)
         self.model_form.changed.connect(self._model_changed)
         self.solver_form.changed.connect(self._solver_changed)
-        build_views(self)
+        self._build_views()
         self.paths_runner = ComputeRunner(self)     # the user's trajectories only (drags)
         self.paths_runner.done.connect(self._on_user_paths)
         self.paths_runner.failed.connect(self._on_failure)
@@ -97,19 +106,55 @@ class ODETab(ODESessionFile, TrainingTab):
         # the view shows the untrained model's figures, not an empty box
         self.compare_runner = ComputeRunner(self)
         self.compare_runner.done.connect(self._on_auto_compare)
-        self.timer = QTimer(self)
-        self.timer.setInterval(33)
-        self.timer.timeout.connect(self._tick)
         self._update_rows()
         self.retranslate()
         self.schedule_update()
 
     # -- views ---------------------------------------------------------------------------------
-    def _task_title(self) -> str:
-        return {"spiral": self.tr("Spiral: the true trajectory, the noisy observations and "
-                                  "the fit"),
-                "classify": self.tr("Decision regions and held-out points"),
-                "cnf": self.tr("Density p_t and samples at t")}[self.params()["task"]]
+    def _build_views(self) -> None:
+        """The six views; the plane's play button, t slider and Clear button are its."""
+        self.tab_views = (FieldView(self), TaskView(self), NFEView(self), StepsView(self),
+                          LossView(self), AdjointView(self))
+        (self.field_view, self.task_view, self.nfe_view, self.steps_view, self.loss_view,
+         self.adjoint_view) = self.tab_views
+        fv = self.field_view
+        fv.clicked.connect(self.add_start)
+        fv.moved.connect(self.move_start)
+        self.play_button, self.slider = fv.play_button, fv.slider
+        self.t_label, self.clear_button, self.timer = fv.t_label, fv.clear_button, fv.timer
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.clear_button.clicked.connect(self.clear_starts)
+        for view, place in zip(self.tab_views, ((0, 0, 1, 2), (0, 2, 1, 2), (1, 0), (1, 1),
+                                                (1, 2), (1, 3)), strict=True):
+            self.add_view(view, *place)
+            view.status.connect(self.ctx.status)
+        self.grid.setRowStretch(0, 3)
+        self.grid.setRowStretch(1, 2)
+        for c in range(4):
+            self.grid.setColumnStretch(c, 1)
+
+    def _retitle(self) -> None:
+        ask = self.request()
+        for view in self.tab_views:
+            view.retitle(ask)
+
+    def _show_training(self, *views) -> None:
+        """The NFE timeline, the loss and the comparison (or those of ``views``) of the
+        model shown, read once from its session."""
+        key = self._session_key()
+        shown = SessionShown.of(self.sessions.get(key), self.comparisons.get(key),
+                                self.switches.get(key, []))
+        for view in views or (self.nfe_view, self.loss_view, self.adjoint_view):
+            view.show(shown, None)
+
+    def _time_shown(self) -> TimeShown:
+        r = self.result
+        return TimeShown(r, self.current_t(), self.t_fraction(), self.user_paths,
+                         tuple(self.starts[r.task]))
+
+    def _show_field(self) -> None:
+        if self.result is not None:
+            self.field_view.show(self._time_shown(), self.request())
 
     @property
     def trace(self) -> ODEResult | None:
@@ -119,11 +164,12 @@ class ODETab(ODESessionFile, TrainingTab):
     def params(self) -> dict:
         return {**self.model_form.values(), **self.solver_form.values()}
 
+    def request(self) -> ODERequest:
+        """The controls as the models' request."""
+        return ODERequest.from_values(self.params())
+
     def solver_kwargs(self) -> dict:
-        s = self.solver_form.values()
-        return {"method": s["method"], "rtol": float(s["rtol"]), "atol": float(s["atol"]),
-                "step_size": float(s["step_size"]), "adjoint": bool(s["adjoint"]),
-                "max_nfe": int(s["max_nfe"])}
+        return self.request().solver_kwargs
 
     # over 60 lines: one block per state key, read and checked before any is applied
     def apply_state(self, state: dict, strict: bool = False) -> None:
@@ -145,28 +191,15 @@ class ODETab(ODESessionFile, TrainingTab):
         if strict and unknown:
             raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
                                         f"known: {', '.join(sorted(known))}.")
+        if strict:          # every value the request knows, checked as the request does
+            ODERequest.from_values({**self.params(), **state})
         problems = []
         if "task" in state:
             problems += self.model_form.set_values({"task": state["task"]})
             self._take_task_defaults(except_keys=set(state))
         problems += self.model_form.set_values({k: v for k, v in state.items() if k != "task"})
         problems += self.solver_form.set_values(state)
-        t = None
-        if "t" in state:
-            try:
-                t = float(state["t"])
-                if not 0.0 <= t <= 1.0:
-                    raise ValueError
-            except (TypeError, ValueError):
-                problems.append(f"t must be a fraction of the time interval from 0 to 1, "
-                                f"got {state['t']}.")
-                t = None
-        starts = None
-        if "starts" in state:
-            try:
-                starts = _parse_starts(state["starts"])
-            except ValueError as exc:
-                problems.append(str(exc))
+        t, starts = read_time_and_starts(state, problems)
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
         if starts is not None:
@@ -202,7 +235,7 @@ class ODETab(ODESessionFile, TrainingTab):
         self.solver_form.set_visible_rows(
             {"method", "adjoint", "max_nfe"} | ({"rtol", "atol"} if method in ADAPTIVE
                                                 else {"step_size"}))
-        self.slider.setInvertedAppearance(task == "cnf")
+        self.field_view.set_backwards(task == "cnf")
 
     def _model_changed(self) -> None:
         task_before = self._task
@@ -224,8 +257,7 @@ class ODETab(ODESessionFile, TrainingTab):
         self.user_paths = None
         self._solver_changed()                # the form's solver, also for a model met again
         self.update_buttons()
-        for v in self.views:
-            v.panel.set_title(v.title())
+        self._retitle()
         self.schedule_update()
 
     def _solver_changed(self) -> None:
@@ -282,10 +314,9 @@ class ODETab(ODESessionFile, TrainingTab):
     def _on_settings_applied(self, applied: tuple) -> None:
         key, step, solver = applied
         if solver is not None and key in self.sessions:
-            self._mark_switch(key, step, drawing.solver_label(self.sessions[key].solver,
-                                                              short=True))
+            self._mark_switch(key, step, solver_label(self.sessions[key].solver, short=True))
             if key == self._session_key():
-                drawing.redraw_nfe(self)
+                self._show_training(self.nfe_view)
         if key == self._session_key():
             self.schedule_update()
 
@@ -302,30 +333,27 @@ class ODETab(ODESessionFile, TrainingTab):
             marks.append((step, label))
 
     def _session_key(self) -> tuple:
-        p = self.params()
-        task = p["task"]
-        return (task, p["data"] if task == "classify" else p["density"] if task == "cnf"
-                else "", p["hidden"], p["augment"] if task == "classify" else 0)
+        return self.request().session_key
 
     def session(self):
         from models.ode import ClassifierSession, CNFSession, SolverConfig, SpiralSession
 
         key = self._session_key()
         if key not in self.sessions:
-            p = self.params()
-            cfg = SolverConfig(**self.solver_kwargs())
+            ask = self.request()
+            cfg = SolverConfig(**ask.solver_kwargs)
             device = self.ctx.device()
-            if p["task"] == "spiral":
-                s = SpiralSession(hidden=p["hidden"], lr=p["lr"], device=device, solver=cfg)
-            elif p["task"] == "classify":
-                s = ClassifierSession(data=p["data"], augment=p["augment"], hidden=p["hidden"],
-                                      lr=p["lr"], device=device, solver=cfg)
+            if ask.task == "spiral":
+                s = SpiralSession(hidden=ask.hidden, lr=ask.lr, device=device, solver=cfg)
+            elif ask.task == "classify":
+                s = ClassifierSession(data=ask.data, augment=ask.augment, hidden=ask.hidden,
+                                      lr=ask.lr, device=device, solver=cfg)
             else:
-                s = CNFSession(density=p["density"], hidden=p["hidden"], lr=p["lr"],
+                s = CNFSession(density=ask.density, hidden=ask.hidden, lr=ask.lr,
                                device=device, solver=cfg)
             self.sessions[key] = s
-            self.switches[key] = [(0, drawing.solver_label(s.solver, short=True))]
-            self._asked[key] = {"lr": float(p["lr"]), "solver": self.solver_kwargs()}
+            self.switches[key] = [(0, solver_label(s.solver, short=True))]
+            self._asked[key] = {"lr": ask.lr, "solver": ask.solver_kwargs}
         return self.sessions[key]
 
     def training_sessions(self):
@@ -358,7 +386,7 @@ class ODETab(ODESessionFile, TrainingTab):
             self._pending_compare = False
             result = adjoint_comparison(self.session())
             self._store_comparison(self._session_key(), result)
-            drawing.redraw_adjoint(self)
+            self._show_training(self.adjoint_view)
 
     def show_trace(self, result: ODEResult) -> None:
         if result is None or result.key != self._session_key():
@@ -367,18 +395,15 @@ class ODETab(ODESessionFile, TrainingTab):
                 self.result.key == result.key and self.result.trace is not None:
             # this model cannot be solved within the settings (e.g. the NFE cap): keep
             # what was drawn, say why it is not redrawn
-            drawing.readout(self, "field", *drawing.solve_note(result.display_error))
-            drawing.redraw_steps(self, result)
+            self.field_view.say(*solve_note(result.display_error))
+            self.steps_view.show(result, self.request())
             return
         self.result = result
         self.user_paths = result.user
         self._slider_moved(self.slider.value())
-        drawing.redraw_steps(self, result)
-        drawing.redraw_loss(self)
-        drawing.redraw_nfe(self)
-        drawing.redraw_adjoint(self)
-        for v in self.views:
-            v.panel.set_title(v.title())
+        self.steps_view.show(result, self.request())
+        self._show_training()
+        self._retitle()
         self.update_buttons()
         self.when_shown(lambda: self.result is not None and self._auto_compare(self.result),
                         key="auto_compare")
@@ -410,11 +435,9 @@ class ODETab(ODESessionFile, TrainingTab):
         if session is not None and not self.comparison_is_current(key) and \
                 step == session.step:
             self.comparisons[key] = {"result": comparison, "step": step,
-                                     "solver": drawing.solver_label(self.sessions[key].solver)}
+                                     "solver": solver_label(self.sessions[key].solver)}
             if key == self._session_key():
-                drawing.redraw_adjoint(self)
-                drawing.redraw_nfe(self)        # the untrained model's step 0
-                drawing.redraw_loss(self)
+                self._show_training()           # the untrained model's step 0 too
 
     # -- the time axis ------------------------------------------------------------------------------
     def t_fraction(self) -> float:
@@ -427,41 +450,16 @@ class ODETab(ODESessionFile, TrainingTab):
         t0, t1 = r.interval
         return t0 + self.t_fraction() * (t1 - t0)
 
-    def _play(self, on: bool) -> None:
-        self.play_button.setText(self.tr("Pause") if on else self.tr("Play"))
-        if on:
-            if self._at_end():
-                self.slider.setValue(SLIDER_MAX if self._backwards() else 0)
-            self.timer.start()
-        else:
-            self.timer.stop()
-
-    def _backwards(self) -> bool:
-        """The CNF's samples flow from the base (t1) back to the data (0)."""
-        return self.params()["task"] == "cnf"
-
-    def _at_end(self) -> bool:
-        return self.slider.value() == (0 if self._backwards() else SLIDER_MAX)
-
-    def _tick(self) -> None:
-        step = max(1, int(round(SLIDER_MAX * self.timer.interval() / 1000 / PLAY_SECONDS)))
-        value = self.slider.value() + (-step if self._backwards() else step)
-        if value >= SLIDER_MAX or value <= 0:
-            value = min(max(value, 0), SLIDER_MAX)
-            self.slider.setValue(value)
-            self.play_button.setChecked(False)
-            return
-        self.slider.setValue(value)
-
     def _slider_moved(self, _value: int) -> None:
         r = self.result
         if r is None:
             self.t_label.setText("")
             return
-        t = self.current_t()
-        self.t_label.setText(self.tr("t = {0:.2f} of {1:g}").format(t, r.interval[1]))
-        drawing.draw_field(self, t)
-        drawing.draw_task(self, t)
+        shown = self._time_shown()
+        self.t_label.setText(self.tr("t = {0:.2f} of {1:g}").format(shown.t, r.interval[1]))
+        ask = self.request()
+        self.field_view.show(shown, ask)
+        self.task_view.show(shown, ask)
 
     # -- start points of your own -----------------------------------------------------------------
     def add_start(self, x: float, y: float) -> None:
@@ -479,14 +477,12 @@ class ODETab(ODESessionFile, TrainingTab):
     def clear_starts(self) -> None:
         self.starts[self.params()["task"]] = []
         self.user_paths = None
-        if self.result is not None:
-            drawing.draw_field(self, self.current_t())
+        self._show_field()
 
     def _request_user_paths(self) -> None:
         task = self.params()["task"]
         self.user_paths = None
-        if self.result is not None:
-            drawing.draw_field(self, self.current_t())        # the start point shows at once
+        self._show_field()                  # the start point shows at once
         if self.torch_ready and self.starts[task]:
             from models.ode.probe import user_paths
 
@@ -500,7 +496,7 @@ class ODETab(ODESessionFile, TrainingTab):
         self.user_paths = u
         if self.result is not None:
             self.result = replace(self.result, user_error=u.error)
-            drawing.draw_field(self, self.current_t())
+            self._show_field()
 
     # -- training and the comparison ----------------------------------------------------------------
     def toggle_compare(self) -> None:
@@ -521,7 +517,7 @@ class ODETab(ODESessionFile, TrainingTab):
     def _store_comparison(self, key: tuple, result) -> None:
         session = self.sessions[key]
         self.comparisons[key] = {"result": result, "step": session.step,
-                                 "solver": drawing.solver_label(session.solver)}
+                                 "solver": solver_label(session.solver)}
 
     def job_text(self, name: str, progress: Progress) -> str:
         if name == "compare":
@@ -547,14 +543,14 @@ class ODETab(ODESessionFile, TrainingTab):
             if progress.trace is not None and self._running_key in self.sessions:
                 self._store_comparison(self._running_key, progress.trace)
                 if self._running_key == self._session_key():
-                    drawing.redraw_adjoint(self)
+                    self._show_training(self.adjoint_view)
             return
         if self._running_key == self._session_key():
-            drawing.redraw_nfe(self)            # cheap: every report
+            self._show_training(self.nfe_view)  # cheap: every report
             now = time.monotonic()
             if now - self._last_redraw > 1.0:   # the field, the fit, the steps: once a second
                 self._last_redraw = now
-                drawing.redraw_loss(self)
+                self._show_training(self.loss_view)
                 self.request_update()
 
     def update_buttons(self) -> None:
@@ -570,25 +566,14 @@ class ODETab(ODESessionFile, TrainingTab):
     # -- translations ----------------------------------------------------------------------------------
     def retranslate(self) -> None:
         retranslate_forms(self)
-        self.play_button.setText(self.tr("Pause") if self.play_button.isChecked()
-                                 else self.tr("Play"))
-        self.clear_button.setText(self.tr("Clear start points"))
-        self.clear_button.setToolTip(self.tr("Click in the plane to start a trajectory there; "
-                                             "drag a square to move it"))
-        self.nfe_plot.set_axis_labels(self.tr("training step"), self.tr("evaluations of f"))
-        self.steps_plot.set_axis_labels(self.tr("t"), self.tr("step size |dt|"))
-        self.loss_plot.set_axis_labels(self.tr("training step"), self.tr("loss"))
-        self.loss_plot.plotItem.getAxis("left").enableAutoSIPrefix(False)
-        self.adjoint_plot.set_axis_labels("", self.tr("relative (the larger = 1)"))
+        for view in self.tab_views:
+            view.label()
         super().retranslate()
         if self.result is not None:
             self.show_trace(self.result)
         else:
-            drawing.redraw_nfe(self)
-            drawing.redraw_loss(self)
-            drawing.redraw_adjoint(self)
-        for v in self.views:
-            v.panel.set_title(v.title())
+            self._show_training()
+        self._retitle()
 
 
 def _after(future, make_gen, *args):
