@@ -257,11 +257,11 @@ def test_efficient_switch_and_its_tour_step(qtbot, window):
     qtbot.waitUntil(lambda: tab.result.conventions is not None and
                     not tab.result.conventions.as_written and
                     tab.result.conventions.mask.shape == (32, 32), timeout=30_000)
-    assert (tab.conventions_view.weights()[0, -1] == 0).all()       # ours: zeros
+    assert (tab.conventions_view.plot.weights()[0, -1] == 0).all()       # ours: zeros
     before = tab.view("conventions").panel.readout.text()
     _go(tab, "course")
     qtbot.waitUntil(lambda: tab.result.conventions.as_written, timeout=30_000)
-    np.testing.assert_allclose(tab.conventions_view.weights()[0, -1], 1 / 32, atol=1e-7)
+    np.testing.assert_allclose(tab.conventions_view.plot.weights()[0, -1], 1 / 32, atol=1e-7)
     text = tab.view("conventions").panel.readout.text()
     assert text != before and "1/32" in text and "rows 31" in text
     assert f"{tab.result.conventions.course_delta:.3f}" in text

@@ -30,7 +30,7 @@ def test_first_view_shows_pattern_approximation_and_apis(tab):
     r = tab.result
     m = r.mask
     assert m.kind == "longformer" and m.mask.shape == (64, 64)
-    np.testing.assert_array_equal(tab.pattern_view.weights()[0], m.mask.astype(np.float32))
+    np.testing.assert_array_equal(tab.pattern_view.plot.weights()[0], m.mask.astype(np.float32))
     assert r.approx.method == "performer" and r.approx.exact.shape == (64, 64)
     c = r.conventions
     assert c.weights.shape == (3, 64, 64) and (c.max_diff < 1e-5).all()
@@ -44,7 +44,7 @@ def test_pattern_controls_follow_the_pattern(qtbot, tab):
     assert not form.widgets["dilation"].isHidden() and form.widgets["block"].isHidden()
     m = tab.result.mask
     assert m.mask[16, 12] and m.mask[16, 20] and not m.mask[16, 17]
-    curves = tab.field_plot.curves()
+    curves = tab.field_view.plot.curves()
     assert len(curves[1]) == 3                # measured, theory, pairs connected
 
 
@@ -135,7 +135,7 @@ def test_measuring_fills_the_time_and_memory_plots(qtbot, tab, tmp_path, window)
     assert tab.measure_button.text() == "Measure time and memory"
     t = tab.cost
     assert t is not None and set(t.measured_n.tolist()) == {256, 512, 1024}
-    assert len(tab.time_plot.curves()[1]) >= 4
+    assert len(tab.time_view.plot.curves()[1]) >= 4
     assert "SDPA" in tab.cost_note.text() and "xformers" in tab.cost_note.text()
     out = window.export_data(tab, "time", str(tmp_path / "time.csv"))
     header = next(line for line in (tmp_path / out).read_text().splitlines()
@@ -164,7 +164,7 @@ def test_every_view_has_content_on_first_open(qtbot, tab):
     assert np.isfinite(tab.cost.seconds).any()
     for view in tab.views:
         assert drawn_marks(view) > 0, view.key
-    assert len(tab.time_plot.curves()[1]) >= 2 and not tab.time_plot.hint.isVisible()
+    assert len(tab.time_view.plot.curves()[1]) >= 2 and not tab.time_view.plot.hint.isVisible()
     assert "Measure" in tab.view("time").panel.readout.text()
     # the full measurement replaces it (the quick one is not shown as the full one)
     tab.apply_state({"max_n": "1024", "time_budget": 0.2})
@@ -188,10 +188,10 @@ def test_the_tour_forward_and_back_keeps_each_step_true(qtbot, tab):
             if state["method"] == "performer":
                 assert r.approx.params["kind"] == "positive", steps[i].id
         if "blue dots" in steps[i].text.get("en", ""):       # the legend keeps off them
-            placer = tab.field_plot.legend_placer
+            placer = tab.field_view.plot.legend_placer
             placer.place()
             assert placer.where == "below" or not figure_checks.overlaps_in_scene(
-                tab.field_plot.scene())
+                tab.field_view.plot.scene())
         tab.jobs.stop()
 
 
@@ -202,3 +202,33 @@ def test_nothing_stays_english_in_chinese(qtbot, window, tab):
     assert english_words(window, "efficient") == []
     assert "course" not in tab.view("conventions").panel.readout.text()
     window.set_language("en")
+
+
+def test_views_draw_and_export_a_trace_without_the_tab(qapp):
+    """A view sees only a trace and a request: made, drawn and exported with no tab."""
+    from app.tabs.efficient.views import (
+        ConventionsView,
+        Measured,
+        PatternView,
+        ScaleView,
+        TimeView,
+    )
+    from models.efficient_attention import efficient_trace
+    from models.efficient_attention.options import EFFICIENT_PART_FIELDS, EfficientRequest
+
+    ask = EfficientRequest(pattern="local", n=16, window=2, seq_len=16, features=8)
+    t = efficient_trace(ask, None, {p: ask.part(p) for p in EFFICIENT_PART_FIELDS})
+    pattern = PatternView()
+    pattern.show(t.mask, ask)
+    np.testing.assert_array_equal(pattern.plot.weights()[0], t.mask.mask.astype(np.float32))
+    assert pattern.data().arrays["mask"].shape == (16, 16) and "N = 16" in pattern.title()
+    conventions = ConventionsView()
+    conventions.show(t.conventions, ask)
+    assert conventions.data().arrays["weights"].shape == (48, 16)
+    assert "nn.MHA" in conventions.panel.readout.text()
+    scale = ScaleView()
+    scale.show(t.approx, ask)
+    assert scale.data().primary == "error" and len(scale.plot.curves()[1]) == 2
+    time = TimeView()
+    time.show(Measured(None), None)               # nothing measured: a hint, no data
+    assert time.data() is None and time.plot.hint.isVisible()

@@ -59,30 +59,30 @@ def test_first_open_shows_the_family_and_the_baselines_scored(qtbot, tab):
     assert shown.methods == ("er", "ba", "sbm")
     # the gallery: training graphs, then a row per baseline, 8 graphs each by default
     # (GraphRNN's row waits for Compare, empty)
-    names = [name for name, _ in tab.gallery.rows()]
+    names = [name for name, _ in tab.gallery_view.plot.rows()]
     assert names[0] == "training" and names[1:] == ["GraphRNN", "Erdős–Rényi",
                                                      "Barabási–Albert", "stochastic block model"]
-    assert tab.gallery.drawn_counts()[1] == (0, 0)
+    assert tab.gallery_view.plot.drawn_counts()[1] == (0, 0)
     assert "GraphRNN: press Compare" in tab.view("gallery").panel.readout.text()
-    counts = tab.gallery.drawn_counts()
+    counts = tab.gallery_view.plot.drawn_counts()
     train, test = split_graphs(make_dataset("community", 150, seed=0), seed=0)
     assert counts[0] == (sum(g.number_of_nodes() for g in train[:8]),
                          sum(g.number_of_edges() for g in train[:8]))
     # the table: Erdős–Rényi's row is what the baseline and networkx give here
     er = ErdosRenyi(train, seed=0).sample(100, seed=1)
     want = mmd_table(test, {"er": er, "training": train})
-    np.testing.assert_allclose(tab.mmd_bars.values()[0], want[0], rtol=1e-5)
-    np.testing.assert_allclose(tab.mmd_bars.values()[-1], want[1], rtol=1e-5)
-    assert tab.mmd_bars.names()[-1] == "training graphs"
+    np.testing.assert_allclose(tab.mmd_view.plot.values()[0], want[0], rtol=1e-5)
+    np.testing.assert_allclose(tab.mmd_view.plot.values()[-1], want[1], rtol=1e-5)
+    assert tab.mmd_view.plot.names()[-1] == "training graphs"
     assert "Untrained" in tab.view("loss").panel.readout.text()
-    xs, ys = tab.loss_plot.curves()
+    xs, ys = tab.loss_view.plot.curves()
     assert ys[0].tolist() == pytest.approx([view.data.entropy] * 2, rel=1e-5)
     # graphs per row and the methods compared follow the controls, no refit
     tab.apply_state({"shown": 3, "methods": "er,sbm"})
     qtbot.waitUntil(lambda: tab.current_view() is not None, timeout=60_000)
-    assert [n for n, _ in tab.gallery.rows()][1:] == ["Erdős–Rényi", "stochastic block model"]
-    assert tab.gallery.drawn_counts()[0][0] == sum(g.number_of_nodes() for g in train[:3])
-    assert tab.mmd_bars.values().shape == (3, 3)
+    assert [n for n, _ in tab.gallery_view.plot.rows()][1:] == ["Erdős–Rényi", "stochastic block model"]
+    assert tab.gallery_view.plot.drawn_counts()[0][0] == sum(g.number_of_nodes() for g in train[:3])
+    assert tab.mmd_view.plot.values().shape == (3, 3)
 
 
 def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
@@ -100,25 +100,25 @@ def test_train_a_few_steps_then_compare_without_freezing(qtbot, tab):
     # is left out; a freeze of the app's own, computing or blocked, stays whole)
     assert beat.longest_own_ms < beat.limit_ms, beat.report()
     # the loss curve: one point per step, the reference H(p), the marker at the best step
-    xs, ys = tab.loss_plot.curves()
+    xs, ys = tab.loss_view.plot.curves()
     np.testing.assert_allclose(ys[0], session.losses)
     assert len(xs[0]) == 6
-    level, text = tab.loss_plot.reference_level()
+    level, text = tab.loss_view.plot.reference_level()
     assert level == pytest.approx(tab.result.data.entropy, rel=1e-5) and "H(p)" in text
-    marks, labels = tab.loss_plot.markers()
+    marks, labels = tab.loss_view.plot.markers()
     assert marks.tolist() == [session.best_shown_step()] and "step" in labels[0]
     # GraphRNN's row first in the gallery and in the table, its graphs drawn
     shown = tab.shown_comparison()
     assert shown.methods == ("graphrnn", "er", "ba", "sbm")
-    assert tab.gallery.rows()[1][0] == f"GraphRNN (step {session.best_shown_step()})"
-    assert tab.gallery.drawn_counts()[1][0] > 0
-    assert tab.mmd_bars.values().shape == (5, 3)
-    assert np.isfinite(tab.mmd_bars.values()).all()
+    assert tab.gallery_view.plot.rows()[1][0] == f"GraphRNN (step {session.best_shown_step()})"
+    assert tab.gallery_view.plot.drawn_counts()[1][0] > 0
+    assert tab.mmd_view.plot.values().shape == (5, 3)
+    assert np.isfinite(tab.mmd_view.plot.values()).all()
     # training goes on from the latest weights; the comparison stays until compared again
     tab.apply_state({"steps": 2})
     tab.toggle_training()
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=120_000)
-    assert session.step == 8 and len(tab.loss_plot.curves()[1][0]) == 8
+    assert session.step == 8 and len(tab.loss_view.plot.curves()[1][0]) == 8
     assert "loss" in tab.view("loss").panel.readout.text()
     assert tab.shown_comparison().methods[0] == "graphrnn"
     # Start over: untrained again, GraphRNN's row gone
@@ -133,7 +133,7 @@ def _gallery_geometry(tab) -> tuple[int, float, float]:
     pixels) as drawn."""
     from PySide6.QtCore import QPointF
 
-    g = tab.gallery
+    g = tab.gallery_view.plot
     vb = g.plotItem.vb
     cols, rows = g._extent
     a = vb.mapViewToScene(QPointF(0, 0))
@@ -158,7 +158,7 @@ def test_compare_keeps_the_gallery_s_layout_and_fills_its_width(qtbot, tab):
     after = _gallery_geometry(tab)
     assert after[0] == rows and after[1] == pytest.approx(side, abs=0.5)
     assert after[2] <= 0.15 * side + 2
-    assert tab.gallery.drawn_counts()[1][0] > 0
+    assert tab.gallery_view.plot.drawn_counts()[1][0] > 0
     _stop(qtbot, tab)
 
 
@@ -230,3 +230,31 @@ def test_the_tour_sets_what_it_says_in_each_step(qtbot, tab):
     assert tab.params()["dataset"] == "grid" and tab.view("gallery").panel.is_highlighted()
     qtbot.waitUntil(lambda: tab.current_view() is not None, timeout=60_000)
     assert tab.current_view().data.dataset == "grid"
+
+
+def test_views_draw_and_export_a_comparison_without_the_tab(qapp):
+    """A view sees only a small record and a request: made, drawn and exported with no
+    tab."""
+    from app.tabs.generation.views import GalleryView, LossShown, LossView, MMDView, Shown
+    from models.generation.options import GenerationRequest
+    from models.generation.view import generation_view
+
+    ask = GenerationRequest(dataset="grid", count=20, seed=1, shown=3, show_ba=False,
+                            show_sbm=False)
+    view = generation_view(ask)
+    shown = Shown(view.baselines, view.data)
+    gallery = GalleryView()
+    gallery.show(shown, ask)
+    assert [n for n, _ in gallery.plot.rows()] == ["training", "GraphRNN", "Erdős–Rényi"]
+    assert "grids" in gallery.panel.readout.text() and "press Compare" in \
+        gallery.panel.readout.text()
+    assert gallery.data().meta["graphs_per_row"] == 3
+    mmd = MMDView()
+    mmd.show(shown, ask)
+    assert mmd.plot.values().shape == (2, 3) and mmd.data().arrays["mmd"].shape == (2, 4)
+    loss = LossView()
+    loss.show(LossShown(entropy=view.data.entropy), ask)    # untrained: H(p) as the curve
+    assert loss.data() is None and "Untrained" in loss.panel.readout.text()
+    loss.show(LossShown(np.asarray([0.7, 0.5, 0.4], np.float32), 2, 1, view.data.entropy),
+              ask)
+    assert loss.plot.markers()[0].tolist() == [2] and loss.data().arrays["loss"].shape == (3, 1)

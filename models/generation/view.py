@@ -29,11 +29,12 @@ from models.errors import InvalidParameterError
 from models.generation.baselines import BASELINES
 from models.generation.datasets import make_dataset, split_graphs
 from models.generation.metrics import STATISTICS, mmd_table
+from models.generation.options import MAX_SHOWN, SAMPLES, GenerationRequest
 from models.generation.prior import check_graphs, edge_array
 from models.traces import Progress
 from models.traces.generation import GenerationData, GenerationTrace, GenerationView, GraphSet
 
-__all__ = ["generation_view", "generation_data", "baseline_comparison", "learned_comparison",
+__all__ = ["generation_view", "generation_data", "request_data", "baseline_comparison", "learned_comparison",
            "merge_comparisons", "read_graph_folder", "make_session", "unpack_graphs",
            "laid_out", "FOLDER"]
 
@@ -183,20 +184,28 @@ def merge_comparisons(learned: GenerationTrace | None,
                    losses=learned.losses, best_step=learned.best_step)
 
 
-def generation_view(dataset: str, seed: int = 0, count: int = 150,
-                    graphs: GraphSet | None = None, name: str = "",
-                    methods: Sequence[str] = tuple(BASELINES), shown: int = 12,
-                    samples: int = 100, reuse: GenerationView | None = None
-                    ) -> GenerationView:
-    """``generation_data`` and ``baseline_comparison`` for the view; ``reuse`` is returned
-    as it is when it is of the same family and baselines (no refit, same wall times)."""
-    data = generation_data(dataset, seed, count, graphs=graphs, name=name)
-    baselines = tuple(m for m in methods if m in BASELINES)
+def request_data(ask: GenerationRequest, graphs: GraphSet | None = None,
+                 name: str = "") -> GenerationData:
+    """``generation_data`` of the family ``ask`` names (``graphs`` of the folder ``name``
+    when its dataset is the folder)."""
+    return generation_data(ask.dataset, ask.seed, ask.count,
+                           graphs=graphs if ask.is_folder else None,
+                           name=name if ask.is_folder else "")
+
+
+def generation_view(ask: GenerationRequest, graphs: GraphSet | None = None, name: str = "",
+                    reuse: GenerationView | None = None) -> GenerationView:
+    """``generation_data`` and ``baseline_comparison`` of the request ``ask`` for the view
+    (``SAMPLES`` graphs of each baseline scored, ``MAX_SHOWN`` laid out); ``reuse`` is
+    returned as it is when it is of the same family and baselines (no refit, same wall
+    times)."""
+    data = request_data(ask, graphs, name)
+    baselines = tuple(m for m in ask.baselines if m in BASELINES)
     if reuse is not None and reuse.data.key == data.key and \
             reuse.baselines.methods == baselines:
         return reuse
     return GenerationView(data=data, baselines=baseline_comparison(
-        data, baselines, samples=samples, shown=shown))
+        data, baselines, samples=SAMPLES, shown=MAX_SHOWN))
 
 
 def read_graph_folder(path: str, progress: Callable[[float], None] | None = None,

@@ -1,5 +1,6 @@
-"""The efficient-attention tab: ``tab`` (wiring, controls and jobs), ``data`` (Export
-data), ``state`` (its part of a session file)."""
+"""The efficient-attention tab: ``tab`` (wiring, controls and jobs), ``params`` (its
+declared parameters), ``views`` (one class per view), ``state`` (its part of a session
+file)."""
 
 from app.tabs.efficient.tab import EfficientTab
 

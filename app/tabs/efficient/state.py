@@ -23,6 +23,7 @@ from PySide6.QtCore import QCoreApplication
 
 if TYPE_CHECKING:
     from app.tabs.efficient.tab import EfficientTab
+    from models.efficient_attention.options import EfficientRequest
 
 #: the cost arrays a session keeps (``CostTrace`` fields)
 COST_ARRAYS = ("n_theory", "flops", "memory", "measured_n", "measured_method", "seconds",
@@ -59,9 +60,9 @@ def inputs(tab: EfficientTab) -> tuple[dict, dict]:
             "saved_at": saved.saved_at if opened else
             datetime.now(timezone.utc).isoformat(timespec="seconds")}
         arrays.update({f"cost_{k}": getattr(t, k) for k in COST_ARRAYS})
-    p = tab.params()
-    if p["source"] == "transformer":
-        qkv = source(tab, p, tab._source_qkv(p))
+    ask = tab.request()
+    if ask.source == "transformer":
+        qkv = source(tab, ask, tab._source_qkv(ask.source))
         if qkv is not None:
             arrays.update({f"source_{x}": a for x, a in zip("qkv", qkv, strict=True)})
     return data, arrays
@@ -82,13 +83,13 @@ def open_state(tab: EfficientTab, state, name: str) -> None:
     cost = _read_cost(state.data.get("cost"), state.arrays, refuse)
     qkv = _read_source(state.arrays, refuse)
     tab._source_pin = None if qkv is None else \
-        SourcePin(qkv, tab._source_qkv({"source": "transformer"}))
+        SourcePin(qkv, tab._source_qkv("transformer"))
     TrainingTab.open_session_state(tab, state, name)   # stops a measurement, controls
     tab._quick_started = True      # the session's measurement (or none) is what is shown
     tab._saved_cost = cost
     tab.cost = cost.cost if cost else None
     tab.cost_is_quick = bool(cost and cost.quick)
-    tab._cost_params = tab._cost_key(tab.params())
+    tab._cost_params = tab._cost_key()
     tab.cost_note.setText("")
     tab._write_cost_note()
     tab._draw_cost()
@@ -193,13 +194,13 @@ def _read_source(arrays: dict, refuse):
 
 
 # -- what the tab shows --------------------------------------------------------------------
-def source(tab: EfficientTab, p: dict, live):
+def source(tab: EfficientTab, ask: EfficientRequest, live):
     """The q/k/v to compare: those opened from a session while the Transformer tab still
     shows the head it showed then, else ``live`` (its q/k/v now, or None: random)."""
     pin = getattr(tab, "_source_pin", None)
     if pin is None:
         return live
-    if p["source"] != "transformer" or not _same(live, pin.live_at_open):
+    if ask.source != "transformer" or not _same(live, pin.live_at_open):
         tab._source_pin = None
         return live
     q = pin.qkv[0]

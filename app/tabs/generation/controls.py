@@ -1,5 +1,5 @@
-"""The graph-generation tab's controls: the parameter forms, the actions ``apply_state``
-takes besides them, and the controls column (built here, wired to the tab)."""
+"""The graph-generation tab's controls column (built here from ``params``, wired to the
+tab) and how ``apply_state`` reads its actions."""
 
 from __future__ import annotations
 
@@ -7,32 +7,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton
 
-from models.generation.options import DATASETS, METHODS
-from viz.controls import Param, ParamForm
+from app.tabs.generation.params import DATA_PARAMS, SHOW_PARAMS, TRAIN_PARAMS
+from models.generation.options import METHODS
+from viz.controls import ParamForm
 from viz.theme import muted_style
 
 if TYPE_CHECKING:
     from app.tabs.generation.tab import GenerationTab
-
-#: the dataset choice of a folder of the student's own graphs
-FOLDER = "folder"
-#: graphs laid out per row (the gallery shows up to this many)
-MAX_SHOWN = 12
-#: graphs drawn from each generator to score it
-SAMPLES = 100
-DATA_PARAMS = (
-    Param("dataset", "choice", "community", choices=(*DATASETS, FOLDER)),
-    Param("count", "int", 150, 20, 500, step=10),
-    Param("seed", "int", 0, 0, 99999),
-)
-TRAIN_PARAMS = (
-    Param("steps", "int", 300, 1, 5000, step=50),
-)
-SHOW_PARAMS = (
-    *(Param(f"show_{m}", "bool", True) for m in METHODS),
-    Param("shown", "int", 8, 2, MAX_SHOWN),
-)
-ACTIONS = ("train", "compare", "methods")
 
 
 def truthy(value) -> bool:

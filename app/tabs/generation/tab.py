@@ -12,7 +12,8 @@ The baselines are fitted and scored whenever the family changes (``compute_fn``,
 seconds of networkx off the GUI thread). Two jobs on the ``TrainingTab`` base: "train"
 (GraphRNN, the Train button) and "compare" (GraphRNN sampled and scored). A folder is
 read in the background with the load bar's Cancel. The background computations are
-``models.generation.view``'s; the views are drawn by ``drawing``, exported by ``data``.
+``models.generation.view``'s, asked with the ``GenerationRequest`` of the controls; the
+views (``views``) see the comparison shown and the loss curve as small records.
 """
 
 from __future__ import annotations
@@ -21,25 +22,25 @@ import time
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtWidgets import QFileDialog
 
-from app.tabs.base import TabContext, View
-from app.tabs.generation import data, drawing
-from app.tabs.generation.controls import (
-    ACTIONS,
-    FOLDER,
-    MAX_SHOWN,
-    SAMPLES,
-    build_controls,
-    parse_methods,
-    truthy,
-)
+from app.tabs.base import TabContext
+from app.tabs.generation.controls import build_controls, parse_methods, truthy
+from app.tabs.generation.params import ACTIONS, DEFAULTS, FOLDER, MAX_SHOWN, SAMPLES
 from app.tabs.generation.state import GenerationSessionFile
+from app.tabs.generation.views import (
+    GalleryView,
+    LossShown,
+    LossView,
+    MMDView,
+    Shown,
+    family_label,
+    row_labels,
+)
 from app.tabs.training import TrainingTab
-from models.generation.options import DATASETS, METHODS
+from models.generation.options import DATASETS, GenerationRequest
 from models.traces import Progress
-from viz.graph_gallery import GraphGallery, LossPlot, MMDBars
-from viz.panel import ViewPanel
 
 
 class GenerationTab(GenerationSessionFile, TrainingTab):
@@ -71,17 +72,14 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         self.schedule_update()
 
     def _build_views(self) -> None:
-        self.gallery = GraphGallery()
-        self.mmd_bars = MMDBars()
-        self.loss_plot = LossPlot(log_y=False)
-        self.add_view(View("gallery", lambda: self.tr("Training graphs and generated graphs"),
-                           ViewPanel(self.gallery), partial(data.gallery_data, self)),
-                      0, 0, 1, 2)
-        self.add_view(View("mmd", lambda: self.tr("MMD² to held-out graphs, lower is "
-                                                  "closer (GraphRNN's three distances)"),
-                           ViewPanel(self.mmd_bars), partial(data.mmd_data, self)), 1, 0)
-        self.add_view(View("loss", lambda: self.tr("GraphRNN training loss"),
-                           ViewPanel(self.loss_plot), partial(data.loss_data, self)), 1, 1)
+        self.gallery_view, self.mmd_view = GalleryView(self), MMDView(self)
+        self.loss_view = LossView(self)
+        self.tab_views = (self.gallery_view, self.mmd_view, self.loss_view)
+        self.add_view(self.gallery_view, 0, 0, 1, 2)
+        self.add_view(self.mmd_view, 1, 0)
+        self.add_view(self.loss_view, 1, 1)
+        for view in self.tab_views:
+            view.status.connect(self.ctx.status)
         self.grid.setRowStretch(0, 3)
         self.grid.setRowStretch(1, 2)
         self.grid.setColumnStretch(0, 3)
@@ -92,9 +90,12 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         return {**self.data_form.values(), **self.train_form.values(),
                 **self.show_form.values()}
 
+    def request(self) -> GenerationRequest:
+        """The controls as the models' request."""
+        return GenerationRequest.from_values(self.params())
+
     def selected_methods(self) -> tuple[str, ...]:
-        v = self.show_form.values()
-        return tuple(m for m in METHODS if v[f"show_{m}"])
+        return self.request().methods
 
     def apply_state(self, state: dict, strict: bool = False) -> None:
         """Every control by key, and: ``methods`` (a list or comma-separated names: the
@@ -102,7 +103,7 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         (sample GraphRNN and score it). ``dataset = "folder"`` needs a folder opened."""
         from models.errors import InvalidParameterError
 
-        known = set(self.params()) | set(ACTIONS)
+        known = set(DEFAULTS) | set(ACTIONS)
         unknown = set(state) - known
         if strict and unknown:
             raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
@@ -116,6 +117,8 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         if state.get("dataset") == FOLDER and self.folder is None:
             problems.append("dataset: open a folder of graphs first.")
             state.pop("dataset")
+        if strict and not problems:   # the values as the request takes them, or why not
+            GenerationRequest.from_values({**self.params(), **state})
         problems += (self.data_form.set_values(state) + self.train_form.set_values(state)
                      + self.show_form.set_values(state))
         if strict and problems:
@@ -128,15 +131,13 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
             self.toggle_job("compare")
 
     def _params_key(self) -> tuple:
-        p = self.data_form.values()
-        if p["dataset"] == FOLDER:
-            return (FOLDER, p["seed"], self.folder_token, self.selected_baselines())
-        return (p["dataset"], p["seed"], p["count"], self.selected_baselines())
+        ask = self.request()
+        if ask.is_folder:
+            return (FOLDER, ask.seed, self.folder_token, ask.baselines)
+        return (ask.dataset, ask.seed, ask.count, ask.baselines)
 
     def selected_baselines(self) -> tuple[str, ...]:
-        from models.generation.options import LEARNED_METHODS
-
-        return tuple(m for m in self.selected_methods() if m not in LEARNED_METHODS)
+        return self.request().baselines
 
     def _data_changed(self) -> None:
         p = self.data_form.values()
@@ -161,14 +162,9 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
     def compute_fn(self):
         from models.generation.view import generation_view
 
-        p = self.data_form.values()
-        folder = p["dataset"] == FOLDER
         # the view shown is returned as it is when family and baselines are the same
-        fn = partial(generation_view, p["dataset"], p["seed"], p["count"],
-                     graphs=self.folder if folder else None,
-                     name=self.folder_name if folder else "",
-                     methods=self.selected_baselines(), shown=MAX_SHOWN,
-                     samples=SAMPLES, reuse=self.result)
+        fn = partial(generation_view, self.request(), graphs=self.folder,
+                     name=self.folder_name, reuse=self.result)
         key = self._params_key()
         return lambda: (key, fn())
 
@@ -190,15 +186,11 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
     def _data(self):
         """The family the controls ask for: the one shown, or made now (a fraction of a
         second; a training or comparison must not wait for the baselines)."""
-        from models.generation.view import generation_data
+        from models.generation.view import request_data
 
         if self.current_view() is not None:
             return self.result.data
-        p = self.data_form.values()
-        folder = p["dataset"] == FOLDER
-        return generation_data(p["dataset"], p["seed"], p["count"],
-                               graphs=self.folder if folder else None,
-                               name=self.folder_name if folder else "")
+        return request_data(self.request(), self.folder, self.folder_name)
 
     def shown_comparison(self):
         """The baselines' comparison with GraphRNN's row merged in (when it was sampled
@@ -215,20 +207,10 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
     def family_label(self) -> str:
         """The family shown, in a few words (a folder by its name)."""
         view = self.current_view()
-        if view is None:
-            return ""
-        if view.data.dataset == FOLDER:
-            return self.tr("folder “{0}”").format(view.data.name)
-        return {"community": self.tr("two communities"), "grid": self.tr("grids"),
-                "ego": self.tr("ego networks")}.get(view.data.dataset, view.data.dataset)
+        return family_label(view.data if view is not None else None)
 
     def row_labels(self, shown) -> dict[str, str]:
-        labels = {"graphrnn": self.tr("GraphRNN"), "er": self.tr("Erdős–Rényi"),
-                  "ba": self.tr("Barabási–Albert"), "sbm": self.tr("stochastic block model")}
-        if "graphrnn" in shown.methods:
-            labels["graphrnn"] = self.tr("GraphRNN (step {0})").format(shown.best_step) \
-                if len(shown.losses) else self.tr("GraphRNN (untrained)")
-        return labels
+        return row_labels(shown)
 
     # -- the folder ------------------------------------------------------------------------------
     def choose_folder(self) -> None:
@@ -315,7 +297,7 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         session = self._session_for(d)
         self._running_key = d.key
         if name == "train":
-            steps = self.train_form.values()["steps"]
+            steps = self.request().steps
             self._train_start, self._train_steps = session.step, steps
             return partial(session.train, steps, every=max(1, min(25, steps // 10)))
         return partial(learned_comparison, d, session, samples=SAMPLES, shown=MAX_SHOWN)
@@ -348,7 +330,7 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
         now = time.monotonic()
         if now - self._last_curve > 0.3:
             self._last_curve = now
-            drawing.draw_loss(self)
+            self._show_loss()
         self.update_buttons()
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
@@ -372,9 +354,22 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
 
     # -- drawing and translations ---------------------------------------------------------------
     def _redraw_all(self) -> None:
-        drawing.draw_gallery(self)
-        drawing.draw_mmd(self)
-        drawing.draw_loss(self)
+        ask = self.request()
+        view = self.current_view()
+        shown = Shown(self.shown_comparison(), view.data if view is not None else None)
+        self.gallery_view.show(shown, ask)
+        self.mmd_view.show(shown, ask)
+        self._show_loss(ask)
+
+    def _show_loss(self, ask: GenerationRequest | None = None) -> None:
+        session = self.current_session()
+        data = self.result.data if self.result is not None else None
+        shown = LossShown(entropy=data.entropy if data is not None else None)
+        if session is not None and session.losses:
+            shown = LossShown(np.asarray(session.losses, np.float32),
+                              session.best_shown_step(), session.select_every,
+                              shown.entropy)
+        self.loss_view.show(shown, ask or self.request())
 
     def retranslate(self) -> None:
         self.data_form.setTitle(self.tr("Graphs"))
@@ -403,8 +398,8 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
                                           "graphs change; Compare draws {0} graphs from "
                                           "GraphRNN with the weights its own scoring kept."
                                           ).format(SAMPLES))
-        self.loss_plot.set_axis_labels(self.tr("step"),
-                                       self.tr("BCE per entry"))
+        for view in self.tab_views:
+            view.label()
         self._update_folder_note()
         super().retranslate()
         for v in self.views:
