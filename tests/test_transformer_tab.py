@@ -482,3 +482,53 @@ def test_a_model_that_makes_no_error_is_drawn_at_zero_errors_not_one_in_a_thousa
     for item in plot.plotItem.listDataItems():
         y = np.asarray(item.getData()[1], np.float64)
         assert not np.isclose(y, -3.0).any()          # log10(10⁻³): no clamped value
+
+
+def test_views_draw_and_export_a_trace_without_the_tab(qapp):
+    """A view sees only a trace and a request: made, drawn and exported with no tab."""
+    from app.tabs.transformer.views import (
+        ForwardView,
+        HeadStepsView,
+        HeadsView,
+        OverviewView,
+        TrainingShown,
+        TrainingView,
+    )
+    from models.transformer import (
+        ModelConfig,
+        Seq2SeqSession,
+        TaskConfig,
+        parse_sequence,
+        session_trace,
+    )
+    from models.transformer.options import TransformerRequest
+
+    session = Seq2SeqSession(TaskConfig.for_alphabet("reverse", "digits"), ModelConfig(),
+                             device="cpu")
+    ask = TransformerRequest(step="cross.scores")
+    t = session_trace(session, ask, parse_sequence(ask.sequence, session.task))
+    heads = HeadsView()
+    heads.show(t, ask)
+    np.testing.assert_array_equal(heads.plot.weights(), t.weights[t.layer])
+    data = heads.data()
+    assert data.meta["task"] == "reverse" and data.meta["kind"] == "cross"
+    assert "layer 1" in heads.title()
+    chosen = []
+    overview = OverviewView()
+    overview.head_chosen.connect(lambda layer, head: chosen.append((layer, head)))
+    overview.show(t, ask)
+    overview._clicked(1 * 5 + 3)             # layer 1, head 3
+    overview._clicked(4)                     # the average: no head
+    assert chosen == [(1, 3)] and overview.data().arrays["tiles"].shape == (10 * 11, 11)
+    steps = HeadStepsView()
+    steps.show(t, ask)
+    steps.hover(0, 0, 0, 1.0)
+    assert steps.panel.readout.text().endswith("keep")
+    forward = ForwardView()
+    forward.show(t, ask)
+    assert forward.plot.step.key == "cross.scores" and "decoder layer 1, head 0" in forward.title()
+    assert forward.data().meta["step"] == "cross.scores"
+    training = TrainingView()
+    training.show(TrainingShown.of(session), ask)
+    assert training.data() is None           # nothing trained: nothing to export
+    assert len(training.plot.plotItem.listDataItems()) == 1   # the uniform guess
