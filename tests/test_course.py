@@ -119,6 +119,8 @@ def test_course_sdpa_example_reads_its_blocked_mask_as_keep_and_lacks_the_key():
 
 
 def test_course_comparison_on_a_session_input():
+    from dataclasses import replace
+
     from models.transformer import (
         ModelConfig,
         Seq2SeqSession,
@@ -126,14 +128,15 @@ def test_course_comparison_on_a_session_input():
         parse_sequence,
         session_trace,
     )
+    from models.transformer.options import TransformerRequest
 
     s = Seq2SeqSession(TaskConfig.for_alphabet("reverse", "digits"), ModelConfig(),
                        device="cpu")
-    p = {"kind": "decoder", "pad_to": 10, "layer": 0, "head": 0, "padding": True,
-         "look_ahead": True, "generated": 0}
+    ask = TransformerRequest(kind="decoder", pad_to=10, layer=0, head=0, padding=True,
+                             look_ahead=True, generated=0)
     symbols = parse_sequence("3 1 4 1 5 9 2 6", s.task)
-    ours = session_trace(s, p, symbols)
-    theirs = session_trace(s, {**p, "course": True}, symbols)
+    ours = session_trace(s, ask, symbols)
+    theirs = session_trace(s, replace(ask, course=True), symbols)
     assert ours.course is None and theirs.course is not None
     c = theirs.course
     padded = [i for i, t in enumerate(theirs.tgt_tokens) if t == "·"]
@@ -229,7 +232,7 @@ def test_transformer_switch_and_its_tour_step(qtbot, window):
     padded = [i for i, x in enumerate(t.tgt_tokens) if x == "·"]
     # the step's claims, on its own state: padded queries blocked, uniform 1/n; real rows ours
     assert padded and c.blocked_rows.tolist() == padded == c.rows.tolist()
-    np.testing.assert_allclose(tab.heads_view.weights()[:, padded], 1 / n, atol=1e-6)
+    np.testing.assert_allclose(tab.heads_view.plot.weights()[:, padded], 1 / n, atol=1e-6)
     text = tab.view("heads").panel.readout.text()
     assert f"1/{n}" in text and f"{c.max_delta:.3f}" in text
     assert f"{padded[0]}–{padded[-1]}" in text
@@ -240,7 +243,7 @@ def test_transformer_switch_and_its_tour_step(qtbot, window):
     # off again: our weights (padded queries see the real tokens only), no read-out
     tab.course.click()
     qtbot.waitUntil(lambda: tab.trace.course is None, timeout=20_000)
-    w = tab.heads_view.weights()
+    w = tab.heads_view.plot.weights()
     assert np.abs(w[:, padded] - 1 / n).max() > 1e-3
     assert (w[:, padded][..., padded] == 0).all()          # ours: padded keys blocked
     assert tab.view("heads").panel.readout.text().strip() == ""

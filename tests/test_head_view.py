@@ -45,7 +45,7 @@ def _move_to(qtbot, view: HeadView, side: int, index: int) -> None:
 
 def test_line_opacity_is_the_weight_of_every_head_of_the_layer(tab):
     t = tab.trace
-    view = tab.head_lines
+    view = tab.head_lines_view.plot
     assert tab.view("head_view") is not None
     np.testing.assert_array_equal(view.weights(), t.weights[t.layer])
     np.testing.assert_allclose(view.line_alpha(), t.weights[t.layer], atol=1e-7)
@@ -54,7 +54,7 @@ def test_line_opacity_is_the_weight_of_every_head_of_the_layer(tab):
 
 def test_hovering_a_query_keeps_only_its_lines_and_names_it(qtbot, tab):
     t = tab.trace
-    view = tab.head_lines
+    view = tab.head_lines_view.plot
     w = t.weights[t.layer]
     _move_to(qtbot, view, QUERY, 2)
     alpha = view.line_alpha()
@@ -71,7 +71,7 @@ def test_hovering_a_query_keeps_only_its_lines_and_names_it(qtbot, tab):
 
 
 def test_clicking_a_head_in_the_legend_hides_its_lines(qtbot, tab):
-    view = tab.head_lines
+    view = tab.head_lines_view.plot
     rect = view.legend_scene_rect(1)
     pt = view.mapFromScene(rect.center())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pt)

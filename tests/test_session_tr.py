@@ -75,7 +75,7 @@ def test_transformer_models_inputs_and_training_come_back(qtbot, tmp_path):
         tab.generate()                             # Generate's seed moves on
         tab.sequence.setText("9 8 7 1 2")
         settle(qtbot, tab)
-        tab.head_lines.set_shown_heads([True, False, True, True])
+        tab.head_lines_view.plot.set_shown_heads([True, False, True, True])
 
     a, b, path = round_trip(qtbot, "transformer", tmp_path, prepare)
     assert b.params() == a.params() and b.params()["step"] == "self.scores"
@@ -83,7 +83,7 @@ def test_transformer_models_inputs_and_training_come_back(qtbot, tmp_path):
     assert {k: s.step for k, s in b.sessions.items() if s.step} == \
         {("encoder-decoder", "digits", "copy"): 12, ("encoder-decoder", "digits", "reverse"): 40}
     assert len(b.current_session().losses) == 40      # the whole curve, not its tail
-    assert b.head_lines.shown_heads().tolist() == [True, False, True, True]
+    assert b.head_lines_view.plot.shown_heads().tolist() == [True, False, True, True]
     assert b.train_button.text() == "Resume training" and "40 steps" in b.status.text()
     # training goes on exactly where it was, and Generate gives the same next input
     assert train_steps(b, 5) == train_steps(a, 5)

@@ -24,7 +24,7 @@ def wait_trace(qtbot, tab, predicate, timeout=20_000):
 def test_first_view_shows_every_head_of_the_chosen_layer(tab):
     t = tab.trace
     assert t.kind == "cross" and t.weights.shape == (2, 4, 11, 11)
-    np.testing.assert_array_equal(tab.heads_view.weights(), t.weights[t.layer])
+    np.testing.assert_array_equal(tab.heads_view.plot.weights(), t.weights[t.layer])
     np.testing.assert_allclose(t.weights.sum(-1), 1.0, atol=1e-5)   # rows are distributions
     # the step panels are the same head, recomputed from its own Q and K
     np.testing.assert_allclose(t.panels.softmax, t.weights[t.layer, t.head], atol=1e-6)
@@ -53,9 +53,9 @@ def test_look_ahead_mask_in_decoder_self_attention(qtbot, tab):
 
 
 def test_clicking_a_head_shows_its_steps(qtbot, tab):
-    plot = tab.heads_view.plots[2]
-    centre = tab.heads_view.mapFromScene(plot.vb.sceneBoundingRect().center())
-    qtbot.mouseClick(tab.heads_view.viewport(), Qt.MouseButton.LeftButton,
+    plot = tab.heads_view.plot.plots[2]
+    centre = tab.heads_view.plot.mapFromScene(plot.vb.sceneBoundingRect().center())
+    qtbot.mouseClick(tab.heads_view.plot.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(int(centre.x()), int(centre.y())))
     assert tab.head.value() == 2
     wait_trace(qtbot, tab, lambda t: t.head == 2)
@@ -67,10 +67,10 @@ def test_hover_names_query_and_key_tokens(qtbot, tab):
     from PySide6.QtCore import QPointF
     from PySide6.QtTest import QTest
 
-    plot = tab.heads_view.plots[0]
+    plot = tab.heads_view.plot.plots[0]
     scene = plot.vb.mapViewToScene(QPointF(3, 1))   # key 3, query 1
-    pt = tab.heads_view.mapFromScene(scene)
-    QTest.mouseMove(tab.heads_view.viewport(), QPoint(int(pt.x()), int(pt.y())))
+    pt = tab.heads_view.plot.mapFromScene(scene)
+    QTest.mouseMove(tab.heads_view.plot.viewport(), QPoint(int(pt.x()), int(pt.y())))
     qtbot.waitUntil(lambda: "head 0" in tab.view("heads").panel.readout.text(), timeout=3000)
     text = tab.view("heads").panel.readout.text()
     import re
@@ -176,7 +176,7 @@ def test_overview_has_every_layer_and_head_plus_average(qtbot, tab):
 
 
 def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
-    view = tab.overview_view
+    view = tab.overview_view.plot
     centre = view.mapFromScene(view.tile_centre(1 * 5 + 3))      # layer 1, head 3
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(int(centre.x()), int(centre.y())))
@@ -202,9 +202,9 @@ def test_every_tour_step_applies(qtbot, tab):
 
 
 def test_step_panel_hover_says_keep_for_kept_pairs(qtbot, tab):
-    tab._hover_steps(0, 0, 0, 1.0)
+    tab.head_steps_view.hover(0, 0, 0, 1.0)
     assert tab.view("head_steps").panel.readout.text().endswith("keep")
-    tab._hover_steps(0, 0, 10, 0.0)
+    tab.head_steps_view.hover(0, 0, 10, 0.0)
     assert tab.view("head_steps").panel.readout.text().endswith("blocked")
 
 
@@ -244,7 +244,7 @@ def test_token_by_token_rows_match_the_whole_output(qtbot, tab):
         assert part.tgt_tokens == full.tgt_tokens[:k]
         # with the look-ahead mask, the rows of k steps are the first rows of the whole view
         np.testing.assert_allclose(part.weights, full.weights[:, :, :k], atol=1e-5)
-    assert tab.heads_view.weights().shape[1] == 3
+    assert tab.heads_view.plot.weights().shape[1] == 3
     tab.generated.setValue(0)
     wait_trace(qtbot, tab, lambda t: len(t.tgt_tokens) == len(full.tgt_tokens))
 
@@ -256,15 +256,15 @@ def test_step_through_walks_the_layer_and_follows_the_stack(qtbot, tab):
     assert keys == list(t.steps.keys())
     assert keys[:4] == ["ids", "embedding", "scaled", "pe"] and keys[-1] == "logits"
     # the default step is the self-attention softmax, drawn as it is in the trace
-    assert tab.step_view.step.key == "self.softmax"
-    np.testing.assert_array_equal(tab.step_view.matrix(), t.steps.get("self.softmax").values)
+    assert tab.forward_view.plot.step.key == "self.softmax"
+    np.testing.assert_array_equal(tab.forward_view.plot.matrix(), t.steps.get("self.softmax").values)
     # ▶ walks on; the cross-attention softmax is what the heads view shows for this head
     tab.apply_state({"step": "cross.scores"})
     for _ in range(3):                      # → mask → masked scores → softmax
         tab.move_step(+1)
     assert tab.params()["step"] == "cross.softmax"
-    np.testing.assert_allclose(tab.step_view.matrix(), t.weights[t.layer, t.head], atol=1e-6)
-    assert "(batch, num_heads, q_len, k_len)" in tab.step_view.plotItem.titleLabel.text
+    np.testing.assert_allclose(tab.forward_view.plot.matrix(), t.weights[t.layer, t.head], atol=1e-6)
+    assert "(batch, num_heads, q_len, k_len)" in tab.forward_view.plot.plotItem.titleLabel.text
     # the encoder has no cross-attention: the same sub-step of its self-attention is kept
     tab.kind.setCurrentIndex(0)
     wait_trace(qtbot, tab, lambda t: t.kind == "encoder")
@@ -329,8 +329,8 @@ def _union(rects):
 def test_heatmaps_fill_their_panel_with_square_cells(qtbot, tab, key):
     qtbot.wait(50)
     graphics = tab.view(key).panel.graphics
-    images = {"heads": tab.heads_view.images, "head_steps": tab.panels_view.images,
-              "forward": [tab.step_view.image]}[key]
+    images = {"heads": tab.heads_view.plot.images, "head_steps": tab.head_steps_view.plot.images,
+              "forward": [tab.forward_view.plot.image]}[key]
     rects = [im.sceneBoundingRect() for im in images]
     for im, r in zip(images, rects, strict=True):
         rows, cols = im.image.shape[:2]
@@ -348,14 +348,14 @@ def test_every_head_names_its_tokens_on_both_axes(qtbot, tab):
     from viz.heatmap import short_label
 
     t = tab.trace
-    for plot in tab.heads_view.plots:
+    for plot in tab.heads_view.plot.plots:
         for name, tokens in (("left", t.q_tokens), ("bottom", t.k_tokens)):
             axis = plot.getAxis(name)
             shown = axis.shown_labels()
             assert axis.isVisible() and shown and shown[0] == short_label(tokens[0])
             assert set(shown) <= {short_label(x) for x in tokens}
     # digits fit one per cell: every key is named
-    assert len(tab.heads_view.plots[3].getAxis("bottom").shown_labels()) == len(t.k_tokens)
+    assert len(tab.heads_view.plot.plots[3].getAxis("bottom").shown_labels()) == len(t.k_tokens)
 
 
 def test_long_tokens_turn_and_the_readout_names_them_whole(qtbot, tab):
@@ -366,13 +366,13 @@ def test_long_tokens_turn_and_the_readout_names_them_whole(qtbot, tab):
                      "kind": "encoder", "layer": 0})
     wait_trace(qtbot, tab, lambda t: t.kind == "encoder" and "happy" in t.src_tokens)
     qtbot.wait(50)
-    axis = tab.heads_view.plots[1].getAxis("bottom")
+    axis = tab.heads_view.plot.plots[1].getAxis("bottom")
     assert axis.rotated()                       # words are wider than a cell
     assert axis.extent() > axis.label_width(["happy"])
-    plot = tab.heads_view.plots[1]
+    plot = tab.heads_view.plot.plots[1]
     i = tab.trace.k_tokens.index("sleeps")
-    pt = tab.heads_view.mapFromScene(plot.vb.mapViewToScene(QPointF(i, 0)))
-    QTest.mouseMove(tab.heads_view.viewport(), pt)
+    pt = tab.heads_view.plot.mapFromScene(plot.vb.mapViewToScene(QPointF(i, 0)))
+    QTest.mouseMove(tab.heads_view.plot.viewport(), pt)
     qtbot.waitUntil(lambda: "“sleeps”" in tab.view("heads").panel.readout.text(), timeout=3000)
 
 
@@ -381,7 +381,7 @@ def test_overview_thumbnails_are_at_least_60_pixels(qtbot, tab):
     height (342 px at 1500 × 940) at which each of their 11 rows keeps its label, and
     the overview's five rows of tiles share what is left (61.7 px)."""
     qtbot.wait(50)
-    view = tab.overview_view
+    view = tab.overview_view.plot
     for index in range(len(view.tiles())):
         r = view.tile_rect(index)
         assert r.width() >= 60 and r.height() >= 60, (index, r)
@@ -423,7 +423,7 @@ def test_every_tour_step_declares_its_state_and_back_restores_it(qtbot, tab):
 def test_untrained_curve_shows_the_loss_of_a_uniform_guess(qtbot, tab):
     import math
 
-    items = tab.train_plot.plotItem.listDataItems()
+    items = tab.training_view.plot.plotItem.listDataItems()
     v = tab.session().task.vocab_size
     assert len(items) == 1
     np.testing.assert_allclose(items[0].yData, math.log(v), rtol=1e-5)
@@ -469,18 +469,66 @@ def test_a_model_that_makes_no_error_is_drawn_at_zero_errors_not_one_in_a_thousa
     """Held-out and token errors of exactly 0 (100 % correct) are marks on the log axis's
     bottom edge, named "0 errors" in the legend; no curve holds a made-up 10⁻³ (it was
     drawn as 0.1 % error)."""
-    from app.tabs.transformer.drawing import redraw_training
-
     session = tab.session()
     list(session.train(12, eval_every=4))
     # what a model that has learnt the task records: every held-out sequence right
     session.accuracy_history.append((session.step, 1.0))
     session.token_accuracy[-1] = 1.0
-    redraw_training(tab)
-    plot = tab.train_plot
+    tab._redraw_training()
+    plot = tab.training_view.plot
     zx, _colours = plot.zero_points()
     assert float(session.step) in zx.tolist()
     assert any("0 errors" in lab.text for _s, lab in plot.legend.items)
     for item in plot.plotItem.listDataItems():
         y = np.asarray(item.getData()[1], np.float64)
         assert not np.isclose(y, -3.0).any()          # log10(10⁻³): no clamped value
+
+
+def test_views_draw_and_export_a_trace_without_the_tab(qapp):
+    """A view sees only a trace and a request: made, drawn and exported with no tab."""
+    from app.tabs.transformer.views import (
+        ForwardView,
+        HeadStepsView,
+        HeadsView,
+        OverviewView,
+        TrainingShown,
+        TrainingView,
+    )
+    from models.transformer import (
+        ModelConfig,
+        Seq2SeqSession,
+        TaskConfig,
+        parse_sequence,
+        session_trace,
+    )
+    from models.transformer.options import TransformerRequest
+
+    session = Seq2SeqSession(TaskConfig.for_alphabet("reverse", "digits"), ModelConfig(),
+                             device="cpu")
+    ask = TransformerRequest(step="cross.scores")
+    t = session_trace(session, ask, parse_sequence(ask.sequence, session.task))
+    heads = HeadsView()
+    heads.show(t, ask)
+    np.testing.assert_array_equal(heads.plot.weights(), t.weights[t.layer])
+    data = heads.data()
+    assert data.meta["task"] == "reverse" and data.meta["kind"] == "cross"
+    assert "layer 1" in heads.title()
+    chosen = []
+    overview = OverviewView()
+    overview.head_chosen.connect(lambda layer, head: chosen.append((layer, head)))
+    overview.show(t, ask)
+    overview._clicked(1 * 5 + 3)             # layer 1, head 3
+    overview._clicked(4)                     # the average: no head
+    assert chosen == [(1, 3)] and overview.data().arrays["tiles"].shape == (10 * 11, 11)
+    steps = HeadStepsView()
+    steps.show(t, ask)
+    steps.hover(0, 0, 0, 1.0)
+    assert steps.panel.readout.text().endswith("keep")
+    forward = ForwardView()
+    forward.show(t, ask)
+    assert forward.plot.step.key == "cross.scores" and "decoder layer 1, head 0" in forward.title()
+    assert forward.data().meta["step"] == "cross.scores"
+    training = TrainingView()
+    training.show(TrainingShown.of(session), ask)
+    assert training.data() is None           # nothing trained: nothing to export
+    assert len(training.plot.plotItem.listDataItems()) == 1   # the uniform guess

@@ -12,9 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from models.errors import InvalidParameterError
-from models.request import Range, check_choice, check_range, check_whole, known_values
+from models.request import (
+    Range,
+    check_choice,
+    check_flags,
+    check_range,
+    check_whole,
+    known_values,
+)
 
-__all__ = ["PositionalRequest", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
+__all__ = ["PositionalRequest", "TransformerRequest", "TRANSFORMER_RANGES", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
            "ALPHABETS", "SAMPLES", "KINDS", "EMBEDDING_INITS"]
 
 PAD, BOS, EOS = 0, 1, 2
@@ -140,3 +147,64 @@ class PositionalRequest:
     def ignored_dims(self) -> list[str]:
         """What was typed that is not a dimension below d_model."""
         return parse_dims(self.dims, self.d_model)[1]
+
+
+#: the Transformer tab's numbers: defaults and the widest limits of any model the tab
+#: makes or opens (``HYPERPARAMETER_LIMITS``: at most 12 layers, 64 heads, 64 symbols);
+#: the controls narrow them to the model shown
+TRANSFORMER_RANGES: dict[str, Range] = {
+    "pad_to": Range(10, 1, 64),            # and at least the input's length
+    "layer": Range(1, 0, 11),
+    "head": Range(0, 0, 63),
+    "generated": Range(0, 0, 65),          # 0 = the whole output at once
+}
+
+
+def _transformer_default(key: str) -> int:
+    return int(TRANSFORMER_RANGES[key].default)
+
+
+@dataclass(frozen=True)
+class TransformerRequest:
+    """One setting of the Transformer tab: which model (``architecture``, ``tokenizer``,
+    ``task``), the input (``sequence`` padded to ``pad_to``), which attention (``kind``,
+    ``layer``, ``head``) with which masks, the decoding step shown (``generated``, 0 = the
+    whole output), the forward-pass step (``step``) and whether the attention is computed
+    as the course writes it. Checked when made (``InvalidParameterError`` naming the key)
+    against the widest limits; ``session_trace`` clamps layer, head and padding to the
+    model it runs."""
+
+    architecture: str = "encoder-decoder"
+    tokenizer: str = "digits"
+    task: str = "reverse"
+    sequence: str = "3 1 4 1 5 9 2 6"
+    pad_to: int = _transformer_default("pad_to")
+    kind: str = "cross"
+    layer: int = _transformer_default("layer")
+    head: int = _transformer_default("head")
+    padding: bool = True
+    look_ahead: bool = True
+    generated: int = _transformer_default("generated")
+    step: str = "self.softmax"
+    course: bool = False
+
+    def __post_init__(self) -> None:
+        check_choice(self, "architecture", ARCHITECTURES)
+        check_choice(self, "tokenizer", ALPHABETS)
+        check_choice(self, "task", TASKS)
+        check_choice(self, "kind", KINDS)
+        for key in ("sequence", "step"):
+            if not isinstance(getattr(self, key), str):
+                raise InvalidParameterError(f"{key} must be text, not {getattr(self, key)!r}.")
+        check_whole(self, *TRANSFORMER_RANGES)
+        check_range(self, TRANSFORMER_RANGES, *TRANSFORMER_RANGES)
+        check_flags(self, "padding", "look_ahead", "course")
+
+    @classmethod
+    def from_values(cls, values: Mapping) -> TransformerRequest:
+        return cls(**known_values(cls, values))
+
+    @property
+    def model_key(self) -> tuple[str, str, str]:
+        """(architecture, tokenizer, task): which of the tab's models it asks for."""
+        return self.architecture, self.tokenizer, self.task

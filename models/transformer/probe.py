@@ -4,7 +4,7 @@
 chosen masks to collect every head's attention, and walks the chosen layer step by
 step (``models.transformer.forward_steps``), which also gives one head's mask / raw
 scores / masked scores / softmax from its own Q and K. ``session_trace`` does it for a
-training session's model under its lock, with the tab's controls; ``train_with_traces``
+training session's model under its lock, as a ``TransformerRequest`` asks; ``train_with_traces``
 trains a session and draws the current input with the current weights as it goes.
 """
 
@@ -23,7 +23,7 @@ from models.transformer.attention import MultiHeadAttention
 from models.transformer.course import course_comparison
 from models.transformer.forward_steps import stack_steps
 from models.transformer.model import DecoderOnly, EncoderOnly, Transformer, eval_mode
-from models.transformer.options import BOS, EOS, KINDS, PAD
+from models.transformer.options import BOS, EOS, KINDS, PAD, TransformerRequest
 from models.transformer.seq2seq import decode_output
 from models.transformer.tasks import TaskConfig, target_of
 from models.transformer.tokenizers import parse_sequence
@@ -207,42 +207,42 @@ def session_key(session) -> tuple[str, str, str]:
     return session.model_config.architecture, session.task.alphabet, session.task.task
 
 
-def session_trace(session, p: dict, symbols: list[int]) -> TransformerTrace:
-    """The trace of ``symbols`` with the controls ``p`` (layer / head / padding clamped to
-    the session's model and task), under the session's lock. Any thread."""
-    n_layers, heads = layers_and_heads(session.model, p["kind"])
+def session_trace(session, ask: TransformerRequest, symbols: list[int]) -> TransformerTrace:
+    """The trace of ``symbols`` as the request ``ask`` says (layer / head / padding clamped
+    to the session's model and task), under the session's lock. Any thread."""
+    n_layers, heads = layers_and_heads(session.model, ask.kind)
     with session.lock:
         return compute_transformer_trace(
             session.model, session.task, symbols,
-            min(max(p["pad_to"], len(symbols)), session.task.max_len), p["kind"],
-            min(p["layer"], n_layers - 1), min(p["head"], heads - 1),
-            p["padding"], p["look_ahead"], p["generated"] or None,
-            output_cache=session.output_cache, course=bool(p.get("course")))
+            min(max(ask.pad_to, len(symbols)), session.task.max_len), ask.kind,
+            min(ask.layer, n_layers - 1), min(ask.head, heads - 1),
+            ask.padding, ask.look_ahead, ask.generated or None,
+            output_cache=session.output_cache, course=ask.course)
 
 
-def train_with_traces(session, params: Callable[[], dict | None], steps: int = 100_000
-                      ) -> Iterator[Progress]:
+def train_with_traces(session, request: Callable[[], TransformerRequest | None],
+                      steps: int = 100_000) -> Iterator[Progress]:
     """Train and, about three times a second, draw the current input with the current
-    weights. ``params()`` is the latest snapshot of the tab's controls (a dict swapped
-    atomically by the GUI thread). A trace that cannot be made (bad input typed
-    meanwhile, or the controls show another model) is skipped; it never stops the
-    training."""
+    weights. ``request()`` is the latest request of the tab's controls (a frozen
+    ``TransformerRequest`` swapped atomically by the GUI thread). A trace that cannot be
+    made (bad input typed meanwhile, or the controls show another model) is skipped; it
+    never stops the training."""
     next_trace = 0.0
     for p in session.train(steps, eval_every=100, eval_from_token_accuracy=0.9):
         if time.perf_counter() >= next_trace:
             t0 = time.perf_counter()
-            trace = _job_trace(session, params())
+            trace = _job_trace(session, request())
             next_trace = time.perf_counter() + max(0.3, 4 * (time.perf_counter() - t0))
             if trace is not None:
                 p = replace(p, trace=trace)
         yield p
 
 
-def _job_trace(session, p: dict | None) -> TransformerTrace | None:
-    """Runs in the job's thread: reads only the snapshot of the controls."""
-    if p is None or (p["architecture"], p["tokenizer"], p["task"]) != session_key(session):
+def _job_trace(session, ask: TransformerRequest | None) -> TransformerTrace | None:
+    """Runs in the job's thread: reads only the request it is handed."""
+    if ask is None or ask.model_key != session_key(session):
         return None
     try:
-        return session_trace(session, p, parse_sequence(p["sequence"], session.task))
+        return session_trace(session, ask, parse_sequence(ask.sequence, session.task))
     except Exception:  # noqa: BLE001 - the panel shows input problems; skip this frame
         return None

@@ -1,7 +1,8 @@
-"""The Transformer tab's widgets: the four boxes of controls and the five views.
+"""The Transformer tab's widgets: the four boxes of controls (the views are classes of
+their own, in ``views``).
 
 Each function builds one part on the tab and wires it to the tab's methods; texts are set
-by ``TransformerTab.retranslate`` (the view titles here translate in the tab's context).
+by ``TransformerTab.retranslate``; the spin boxes start from the request's ranges.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,19 +20,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
 )
 
-from app.tabs.base import View
-from app.tabs.transformer import data
+from app.tabs.transformer.params import RANGES
 from models.transformer.options import ALPHABETS, ARCHITECTURES
-from viz.attention import HeadGrid, PanelRow, StepView
-from viz.head_view import HeadView
-from viz.mosaic import TileMosaic
-from viz.panel import ViewPanel
-from viz.plots import CurvesPlot
 from viz.text import FitCombo
 from viz.theme import error_style, muted_style
 
@@ -110,14 +104,12 @@ def _input_box(tab: TransformerTab) -> QGroupBox:
     seq_row = QHBoxLayout()
     seq_row.addWidget(tab.sequence, 1)
     seq_row.addWidget(tab.generate_button)
-    tab.pad_to = QSpinBox()
-    tab.pad_to.setRange(1, 12)
+    tab.pad_to = _spin("pad_to")
     tab.sequence_label, tab.pad_label = QLabel(), QLabel()
     form.addRow(tab.sequence_label, seq_row)
     form.addRow(tab.pad_label, tab.pad_to)
-    tab.generated = QSpinBox()          # 0 = the whole output at once
+    tab.generated = _spin("generated")          # 0 = the whole output at once
     tab.generated.setObjectName("GeneratedSpin")
-    tab.generated.setRange(0, 13)
     tab.next_token_button = QPushButton()
     tab.next_token_button.setObjectName("NextTokenButton")
     tab.next_token_button.clicked.connect(tab.next_token)
@@ -147,8 +139,8 @@ def _attention_box(tab: TransformerTab) -> QGroupBox:
     form = QFormLayout(tab.box_attn)
     tab.kind = QComboBox()
     tab.kind.addItems(["", "", ""])
-    tab.layer = QSpinBox()
-    tab.head = QSpinBox()
+    tab.layer = _spin("layer")
+    tab.head = _spin("head")
     tab.padding = QCheckBox()
     tab.look_ahead = QCheckBox()
     tab.kind_label, tab.layer_label, tab.head_label = QLabel(), QLabel(), QLabel()
@@ -201,45 +193,8 @@ def _steps_box(tab: TransformerTab) -> QGroupBox:
     return tab.box_steps
 
 
-def build_views(tab: TransformerTab) -> None:
-    """The grid, 3 × 2: every head of a layer, the head view beside it and the overview
-    of all layers and heads on top; one head step by step, the forward pass step by step
-    and the training curves below. The heads take the widest column (four square maps,
-    2 × 2 or in a row, whichever is larger); the head view (two columns of tokens) and
-    the overview (drawn transposed when that is larger) share the rest."""
-    tab.heads_view = HeadGrid()
-    tab.head_lines = HeadView()
-    tab.overview_view = TileMosaic()
-    tab.panels_view = PanelRow()
-    tab.train_plot = CurvesPlot(log_y=True)
-    tab.step_view = StepView()
-    tab.add_view(View("heads", tab._heads_title, ViewPanel(tab.heads_view),
-                      partial(data.heads, tab)), 0, 0)
-    tab.add_view(View("head_steps", tab._steps_title, ViewPanel(tab.panels_view),
-                      partial(data.head_steps, tab)), 1, 0)
-    tab.add_view(View("overview", lambda: QCoreApplication.translate(
-        "TransformerTab", "All layers × heads, head average, rollout"),
-        ViewPanel(tab.overview_view), partial(data.overview, tab)), 0, 2)
-    tab.add_view(View("forward", tab._forward_title, ViewPanel(tab.step_view),
-                      partial(data.forward, tab)), 1, 1)
-    tab.add_view(View("training", lambda: QCoreApplication.translate("TransformerTab", "Training"),
-                      ViewPanel(tab.train_plot), partial(data.training, tab)), 1, 2)
-    tab.add_view(View("head_view", tab._head_view_title, ViewPanel(tab.head_lines),
-                      partial(data.head_view, tab)), 0, 1)
-    for view in tab.views:
-        # the grid shares its room by the stretch factors below, not by size hints (a
-        # long title breaks over lines in its panel: ViewPanel's FitLabel)
-        view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-    tab.grid.setRowStretch(0, 5)
-    tab.grid.setRowStretch(1, 4)
-    tab.grid.setColumnStretch(0, 4)
-    tab.grid.setColumnStretch(1, 3)
-    tab.grid.setColumnStretch(2, 3)
-    tab.overview_view.headClicked.connect(tab._overview_clicked)
-    tab.overview_view.hovered.connect(tab._hover_overview)
-    tab.heads_view.hovered.connect(tab._hover_heads)
-    tab.heads_view.headClicked.connect(tab.head.setValue)
-    tab.head_lines.hovered.connect(tab._hover_head_view)
-    tab.head_lines.headsToggled.connect(lambda: tab._hover_head_view(-1, -1))
-    tab.panels_view.hovered.connect(tab._hover_steps)
-    tab.step_view.hovered.connect(tab._hover_forward)
+def _spin(key: str) -> QSpinBox:
+    """A spin box over the request's limits of ``key`` (narrowed to the model shown)."""
+    box = QSpinBox()
+    box.setRange(int(RANGES[key].minimum), int(RANGES[key].maximum))
+    return box

@@ -48,7 +48,7 @@ def saved_sessions(tab: TransformerTab) -> dict[str, object]:
 
 def session_inputs(tab: TransformerTab) -> tuple[dict, dict]:
     data = {"generate_seed": tab._seed,
-            "heads_shown": [bool(h) for h in tab.head_lines.shown_heads()]}
+            "heads_shown": [bool(h) for h in tab.head_lines_view.plot.shown_heads()]}
     if tab._shown_sequence is not None and tab._shown_sequence != tab.sequence.text():
         data["shown_sequence"] = tab._shown_sequence
     return data, {}
@@ -81,7 +81,7 @@ def open_session_state(tab: TransformerTab, state, name: str) -> None:
     tab._shown_sequence = shown
     tab._apply_session_params(params, name)
     if heads is not None:
-        tab.head_lines.set_shown_heads(heads)
+        tab.head_lines_view.plot.set_shown_heads(heads)
     tab.error_note.setText("")
     tab._redraw_training()
     tab.after_session_opened()

@@ -2,9 +2,10 @@
 head's attention for one input, mask toggles, and one head step by step.
 
 The controller: its models (one per architecture, tokenizer and task), the controls'
-state, training through the ``TrainingTab`` base, files, translations. The widgets are
-built in ``controls``, drawn in ``drawing``, exported in ``data``; what runs a model is
-in ``models.transformer.probe``.
+state (as a ``TransformerRequest``), training through the ``TrainingTab`` base, files,
+translations. The controls are built in ``controls``; each view is a class in ``views``
+that draws a trace and exports what it drew; what runs a model is in
+``models.transformer.probe``.
 """
 
 from __future__ import annotations
@@ -12,17 +13,28 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-import numpy as np
+from PySide6.QtWidgets import QSizePolicy
 
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
-from app.tabs.transformer import drawing
 from app.tabs.transformer import state as session_state
-from app.tabs.transformer.controls import build_controls, build_views
+from app.tabs.transformer.controls import build_controls
 from app.tabs.transformer.params import DEFAULTS
 from app.tabs.transformer.steps import step_title
+from app.tabs.transformer.views import (
+    ForwardView,
+    HeadLinesView,
+    HeadStepsView,
+    HeadsView,
+    OverviewView,
+    TrainingShown,
+    TrainingView,
+    course_sdpa_readout,
+    overview_columns,
+    resolve_step,
+)
 from models.traces import Progress, TransformerTrace
-from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS
+from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS, TransformerRequest
 
 
 class TransformerTab(TrainingTab):
@@ -34,14 +46,41 @@ class TransformerTab(TrainingTab):
         #: one model per (architecture, tokenizer, task), the 6 most recently used (issue
         #: 19); a change of them stops the training, so the shown one is the trained one
         self.sessions = self.keep_sessions(6, lambda: self.current_key())
-        self._job_params: dict | None = None   # controls snapshot read by the training job
+        #: the controls as the training job reads them (a frozen request, swapped whole)
+        self._job_request: TransformerRequest | None = None
         self._seed = 1
         #: the last sequence typed that the model could read: what the views show
         self._shown_sequence: str | None = None
         build_controls(self, DEFAULTS["step"])
-        build_views(self)
+        self._build_views()
         self.apply_state(dict(DEFAULTS))
         self.retranslate()
+
+    def _build_views(self) -> None:
+        """The grid, 3 × 2: every head of a layer, the head view beside it and the overview
+        of all layers and heads on top; one head step by step, the forward pass step by step
+        and the training curves below. The heads take the widest column (four square maps,
+        2 × 2 or in a row, whichever is larger); the head view (two columns of tokens) and
+        the overview (drawn transposed when that is larger) share the rest."""
+        self.heads_view, self.head_lines_view = HeadsView(self), HeadLinesView(self)
+        self.overview_view, self.head_steps_view = OverviewView(self), HeadStepsView(self)
+        self.forward_view, self.training_view = ForwardView(self), TrainingView(self)
+        self.tab_views = (self.heads_view, self.head_steps_view, self.overview_view,
+                          self.forward_view, self.training_view, self.head_lines_view)
+        for view, (row, col) in zip(self.tab_views, ((0, 0), (1, 0), (0, 2), (1, 1), (1, 2),
+                                                     (0, 1)), strict=True):
+            self.add_view(view, row, col)
+            view.status.connect(self.ctx.status)
+            # the grid shares its room by the stretch factors below, not by size hints (a
+            # long title breaks over lines in its panel: ViewPanel's FitLabel)
+            view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.grid.setRowStretch(0, 5)
+        self.grid.setRowStretch(1, 4)
+        self.grid.setColumnStretch(0, 4)
+        self.grid.setColumnStretch(1, 3)
+        self.grid.setColumnStretch(2, 3)
+        self.overview_view.head_chosen.connect(self._head_chosen)
+        self.heads_view.head_chosen.connect(self.head.setValue)
 
     # -- the model -------------------------------------------------------------------------
     def current_task(self) -> str:
@@ -102,30 +141,30 @@ class TransformerTab(TrainingTab):
                 "generated": self.generated.value(), "step": self._step_key,
                 "course": self.course.isChecked()}
 
+    def request(self) -> TransformerRequest:
+        """The controls as the models' request."""
+        return TransformerRequest.from_values(self.params())
+
     def apply_state(self, state: dict, strict: bool = False) -> None:
         from models.errors import InvalidParameterError
 
         known = set(DEFAULTS) | {"train"}
-        if strict and set(state) - known:
-            raise InvalidParameterError(
-                f"Unknown parameter {', '.join(sorted(set(state) - known))}; known: "
-                f"{', '.join(sorted(known))}.")
+        if strict:
+            if set(state) - known:
+                raise InvalidParameterError(
+                    f"Unknown parameter {', '.join(sorted(set(state) - known))}; known: "
+                    f"{', '.join(sorted(known))}.")
+            # every value checked as the request checks it, before anything changes
+            TransformerRequest.from_values({**self.params(), **state})
         for key, combo, values in (("architecture", self.architecture, ARCHITECTURES),
-                                   ("tokenizer", self.tokenizer, ALPHABETS)):
+                                   ("tokenizer", self.tokenizer, ALPHABETS),
+                                   ("task", self.task, TASKS)):
             if state.get(key) in values:
                 combo.setCurrentIndex(values.index(state[key]))
-            elif strict and key in state:
-                raise InvalidParameterError(f"{key} must be one of {', '.join(values)}.")
-        if state.get("task") in TASKS:
-            self.task.setCurrentIndex(TASKS.index(state["task"]))
-        elif strict and "task" in state:
-            raise InvalidParameterError(f"task must be one of {', '.join(TASKS)}.")
         if "sequence" in state:
             self.sequence.setText(str(state["sequence"]))
         if state.get("kind") in KINDS:
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
-        elif strict and "kind" in state:
-            raise InvalidParameterError(f"kind must be one of {', '.join(KINDS)}.")
         if self.torch_ready:
             self._sync_ranges()     # the new model's layers, before a layer is chosen
         for key, box in (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
@@ -139,7 +178,7 @@ class TransformerTab(TrainingTab):
         if "step" in state:
             self._step_key = str(state["step"])
             if self.trace is not None:
-                drawing.draw_forward(self, self.trace)
+                self._draw_forward(self.trace)
         if state.get("train") and not self.running():
             self.toggle_job("train")
         self.schedule_update()
@@ -148,12 +187,12 @@ class TransformerTab(TrainingTab):
         from models.transformer import parse_sequence, session_trace
 
         session = self._sync_ranges()
-        p = self.params()
+        ask = self.request()
         cfg = session.task          # a reopened model may have other lengths / symbols
         try:
-            symbols = parse_sequence(p["sequence"], cfg)
+            symbols = parse_sequence(ask.sequence, cfg)
             self.input_note.setText("")
-            self._shown_sequence = p["sequence"]
+            self._shown_sequence = ask.sequence
         except Exception as exc:  # noqa: BLE001 - a typed InvalidParameterError
             self.input_note.setText(str(exc))
             symbols = self._shown_symbols(cfg)     # the last input that could be read
@@ -161,7 +200,7 @@ class TransformerTab(TrainingTab):
         self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
-        return partial(session_trace, session, p, symbols)
+        return partial(session_trace, session, ask, symbols)
 
     def _shown_symbols(self, cfg):
         from models.transformer import parse_sequence
@@ -186,7 +225,7 @@ class TransformerTab(TrainingTab):
             self.kind.blockSignals(True)
             self.kind.setCurrentIndex(KINDS.index(kinds[0]))
             self.kind.blockSignals(False)
-            self._job_params = self.params()
+            self._job_request = self.request()
         one_shot = session.model_config.architecture == "encoder-only"
         self.generated.setEnabled(not one_shot)       # it labels every position at once
         self.next_token_button.setEnabled(not one_shot)
@@ -213,101 +252,66 @@ class TransformerTab(TrainingTab):
         super().request_update()
 
     def schedule_update(self) -> None:
-        # the training job reads a snapshot of the controls (a dict swapped atomically)
-        self._job_params = self.params()
+        # the training job reads the controls as a request (swapped atomically)
+        self._job_request = self.request()
         super().schedule_update()
 
-    # -- drawing (in ``drawing``) -----------------------------------------------------------
+    # -- drawing (each view draws itself) ----------------------------------------------------
     def show_trace(self, t: TransformerTrace | None) -> None:
-        if t is not None:
-            drawing.show_trace(self, t)
-
-    def overview_columns(self, t: TransformerTrace):
-        """Thumbnails of every layer and head (see ``drawing.overview_columns``)."""
-        return drawing.overview_columns(t)
-
-    def _redraw_training(self) -> None:
-        drawing.redraw_training(self)
-
-    def _overview_clicked(self, index: int) -> None:
-        layer, col = divmod(index, self._overview_cols)
-        if col < self._overview_heads:     # a head, not an average / rollout tile
-            self.layer.setValue(layer)
-            self.head.setValue(col)
-
-    def _hover_overview(self, index: int, row: int, col: int, value: float) -> None:
-        t = self.trace
-        if index < 0 or t is None:
-            self.view("overview").panel.set_readout("")
-            return
-        self.view("overview").panel.set_readout(
-            f"{self._overview_titles[index]}: “{t.q_tokens[row]}” → “{t.k_tokens[col]}”: "
-            f"{value:.3f}")
-
-    def _heads_title(self) -> str:
-        t = self.trace
-        kind = self.kind.currentText()
-        layer = t.layer if t else self.layer.value()
-        return self.tr("{0}, layer {1}: every head (rows = queries, columns = keys)").format(
-            kind, layer)
-
-    def _steps_title(self) -> str:
-        return self.tr("Head {0} step by step").format(self.trace.head if self.trace
-                                                       else self.head.value())
-
-    def _hover_heads(self, head: int, row: int, col: int, value: float) -> None:
-        t = self.trace
-        if head < 0 or t is None:
-            self.view("heads").panel.set_readout(drawing.course_readout(self, t))
-            return
-        self.view("heads").panel.set_readout(
-            self.tr("head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
-                head, row, t.q_tokens[row], col, t.k_tokens[col], value))
-
-    def _head_view_title(self) -> str:
-        t = self.trace
-        layer = t.layer if t else self.layer.value()
-        return self.tr("Head view, layer {0}: line opacity = weight").format(layer)
-
-    def _hover_head_view(self, side: int, index: int) -> None:
-        """The hovered token in full, and where each shown head puts most weight."""
-        t = self.trace
-        panel = self.view("head_view").panel
+        """Every view from one trace: the heads of its layer, the head view, the overview,
+        the chosen head's panels, the step-through, the output line and the training
+        curves."""
         if t is None:
             return
-        if side < 0:
-            panel.set_readout(self.tr("Hover a token to keep only its lines; click a head "
-                                      "above to hide it."))
-            return
-        w = t.weights[t.layer]
-        shown = self.head_lines.shown_heads()
-        tokens, others = (t.q_tokens, t.k_tokens) if side == 0 else (t.k_tokens, t.q_tokens)
-        parts = []
-        for h in np.flatnonzero(shown):
-            row = w[h, index] if side == 0 else w[h, :, index]
-            j = int(np.argmax(row))
-            parts.append(f"h{h} → “{others[j]}” {row[j]:.2f}")
-        what = self.tr("query {0} “{1}”") if side == 0 else self.tr("key {0} “{1}”")
-        panel.set_readout(what.format(index, tokens[index]) + ": " + " · ".join(parts))
+        self.trace = t
+        ask = self.request()
+        for view in (self.heads_view, self.head_lines_view, self.overview_view,
+                     self.head_steps_view):
+            view.show(t, ask)
+        self._draw_forward(t)
+        ok = "✓" if t.correct else "✗"
+        colour = "#2a7" if t.correct else "#c33"
+        self.output_label.setText(self.tr("model output: {0}").format(
+            f"<span style='font-family:monospace'>{' '.join(t.predicted)}</span> "
+            f"<b style='color:{colour}'>{ok}</b>"))
+        p = t.panels
+        n_full = int(p.fully_masked.sum())
+        if t.course is not None and n_full:
+            note = self.tr(
+                "{0} rows of this head have every key blocked: the course's "
+                "masked_fill(mask == 0, -1e9) gives them 1/{1} per key (ours: 0).").format(
+                    n_full, p.mask.shape[1])
+        else:
+            note = self.tr(
+                "{0} rows of this head have every key blocked (their "
+                "weights are set to 0).").format(n_full) if n_full else ""
+        sdpa = course_sdpa_readout(t)       # also here: always in sight, beside the switch
+        note = " ".join(x for x in (note, sdpa) if x)
+        self.mask_note.setText(note)
+        self.mask_note.setVisible(bool(note))
+        self._redraw_training()
 
-    def _hover_steps(self, panel: int, row: int, col: int, value: float) -> None:
-        t = self.trace
-        if panel < 0 or t is None:
-            self.view("head_steps").panel.set_readout(drawing.course_sdpa_readout(t))
-            return
-        what = ((self.tr("keep") if value >= 0.5 else self.tr("blocked")) if panel == 0
-                else f"{value:.3f}")
-        self.view("head_steps").panel.set_readout(
-            f"“{t.q_tokens[row]}” → “{t.k_tokens[col]}”: {what}")
+    def overview_columns(self, t: TransformerTrace):
+        """Thumbnails of every layer and head (see ``views.overview_columns``)."""
+        return overview_columns(t)
+
+    def _redraw_training(self) -> None:
+        """The shown model's curves, and the status line."""
+        self.training_view.show(TrainingShown.of(self.current_session()), self.request())
+        self.status.setText(self.status_text())
+
+    def _head_chosen(self, layer: int, head: int) -> None:
+        self.layer.setValue(layer)
+        self.head.setValue(head)
 
     # -- the step-through ---------------------------------------------------------------------
     def _step_chosen(self, index: int) -> None:
         key = self.step_combo.itemData(index)
         if key:
             self._step_key = key
-            self._job_params = self.params()
+            self._job_request = self.request()
             if self.trace is not None:
-                drawing.draw_forward(self, self.trace)
+                self._draw_forward(self.trace)
 
     def move_step(self, delta: int) -> None:
         index = self.step_combo.currentIndex() + delta
@@ -315,27 +319,33 @@ class TransformerTab(TrainingTab):
             self.step_combo.setCurrentIndex(index)
             self._step_chosen(index)
 
-    def _forward_title(self) -> str:
-        t = self.trace
-        if t is None or t.steps is None:
-            return self.tr("One forward pass, step by step")
-        stack = (self.tr("encoder") if t.steps.stack == "encoder"
-                 else self.tr("decoder"))
-        title = self.tr("One forward pass, step by step: {0} layer {1}, head {2}").format(
-                stack, t.steps.layer, t.steps.head)
-        keys = t.steps.keys()
-        if self._step_key in keys:      # the step shown, as the step list names it
-            title += f" · {keys.index(self._step_key) + 1}. " + step_title(self._step_key,
-                                                                         t.steps.stack)
-        return title
-
-    def _hover_forward(self, row: int, col: int, value: float) -> None:
-        step = self.step_view.step
-        if row < 0 or step is None:
-            self.view("forward").panel.set_readout("")
+    def _draw_forward(self, t: TransformerTrace) -> None:
+        """The step-through at the chosen step (the same sub-step when the stack
+        changes): the step list, its buttons and note, and the view."""
+        steps = t.steps
+        if steps is None:
+            self.forward_view.show(t, self.request())
             return
-        where = step.col_labels[col] if step.col_labels else str(col)
-        self.view("forward").panel.set_readout(f"[{step.row_labels[row]}, {where}]: {value:.4g}")
+        keys = steps.keys()
+        self._step_key = resolve_step(steps, self._step_key)
+        index = keys.index(self._step_key)
+        combo = self.step_combo
+        combo.blockSignals(True)
+        if [combo.itemData(i) for i in range(combo.count())] != list(keys):
+            combo.clear()
+            for i, key in enumerate(keys):
+                combo.addItem(f"{i + 1}. {step_title(key, steps.stack)}", key)
+        else:
+            for i, key in enumerate(keys):
+                combo.setItemText(i, f"{i + 1}. {step_title(key, steps.stack)}")
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)
+        self.prev_step.setEnabled(index > 0)
+        self.next_step.setEnabled(index < len(keys) - 1)
+        self.step_note.setText(self.tr(
+            "Rows are the tokens of batch item 0; per-head steps show head "
+            "{0}. Hover a cell for its value.").format(steps.head))
+        self.forward_view.show(t, self.request())
 
     # -- training (the TrainingTab base runs the job) ----------------------------------------
     def make_job(self, name: str):
@@ -343,7 +353,7 @@ class TransformerTab(TrainingTab):
         snapshot of the controls."""
         from models.transformer import train_with_traces
 
-        return partial(train_with_traces, self.session(), lambda: self._job_params)
+        return partial(train_with_traces, self.session(), lambda: self._job_request)
 
     def job_text(self, name: str, progress: Progress) -> str:
         acc = progress.metrics.get("sequence_accuracy", float("nan"))
@@ -504,14 +514,16 @@ class TransformerTab(TrainingTab):
             "tgt_padding_mask.transpose(-2, -1), look_ahead_mask) and, for decoder "
             "self-attention, its F.scaled_dot_product_attention example. The read-out of "
             "the heads compares it with ours."))
-        self.train_plot.set_axis_labels(self.tr("step"), self.tr("loss / error (log scale)"))
-        for v in self.views:
-            v.panel.set_title(v.title())
+        for view in self.tab_views:
+            view.label()
         super().retranslate()      # the tour, the job bar, Train/Stop and the status line
         if self.trace is not None:
             self.show_trace(self.trace)
-            self._hover_head_view(-1, -1)     # the head view's hint, in the new language
+            self.head_lines_view.hover(-1, -1)     # the head view's hint, in the new language
         else:
+            ask = self.request()
+            for view in self.tab_views:            # nothing drawn yet: the titles
+                view.show(None, ask)
             self._redraw_training()
 
     def next_token(self) -> None:
