@@ -300,3 +300,44 @@ def test_a_tokenizer_json_past_its_limit_and_a_deep_config_are_refused_by_name(
     with pytest.raises(PretrainedModelError, match="config.json is not valid JSON: it is "
                                                    "nested too deeply"):
         load_pretrained(folder)
+
+
+# -- F10: a full disk is an error naming the file, in every format ------------------------
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_a_figure_to_a_full_disk_raises_instead_of_leaving_a_cut_file(qapp, fmt):
+    """Old: QPdfWriter wrote to the path itself and dropped the write error, so a full
+    disk left a cut PDF and the export said it was done."""
+    import pyqtgraph as pg
+
+    from viz.figure import render
+
+    plot = pg.PlotWidget()
+    plot.resize(300, 200)
+    plot.plot([0, 1, 2], [1, 0, 1])
+    with pytest.raises(OSError) as info:
+        render(plot, "/dev/full", fmt)
+    assert info.value.errno == 28            # ENOSPC
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value, words", [("layer=5", "layer must be between 0 and 1 for "
+                                                     "this model, not 5"),
+                                          ("head=999", "head must be between 0 and"),
+                                          ("padding=maybe", "padding must be true or false")])
+def test_a_set_value_past_the_models_own_limits_is_refused_not_clamped(tmp_path, value,
+                                                                        words):
+    """Old: ``export transformer.heads --set layer=-1 --set head=999 --set padding=maybe``
+    exited 0 with layer 0 and head 3 drawn; --set promises strict checking."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / "x.csv"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", OMP_NUM_THREADS="1",
+               ARCHSCOPE_SETTINGS_DIR=str(tmp_path / "settings"))
+    proc = subprocess.run([sys.executable, "-m", "app", "export", "transformer.heads", "--set",
+                           value, "--out", str(out)], cwd=Path(__file__).resolve().parent.parent,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and words in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()

@@ -238,7 +238,11 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(svg_text(fig, title))
         return logical
-    writer = QPdfWriter(path)
+    # into memory, then written by Python: QPdfWriter on a path drops write errors, and a
+    # full disk left a cut PDF behind a success
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setTitle(title)
     writer.setCreator("ArchScope")
     writer.setResolution(fig.dpi)
@@ -246,6 +250,9 @@ def render(widget: QWidget, path: str, fmt: str, width: int | None = None,
     writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize.Unit.Point, "figure"),
                                      QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
     _paint_on(writer, lambda p: fig.paint(p, vector_cells=True, upsample=True))
+    del writer          # the PDF is finished when its writer goes
+    with open(path, "wb") as fh:
+        fh.write(bytes(buffer.data()))
     return logical
 
 

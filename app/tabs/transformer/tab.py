@@ -149,6 +149,7 @@ class TransformerTab(TrainingTab):
         from models.errors import InvalidParameterError
 
         known = set(DEFAULTS) | {"train"}
+        before = self.params()
         if strict:
             if set(state) - known:
                 raise InvalidParameterError(
@@ -167,8 +168,16 @@ class TransformerTab(TrainingTab):
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
         if self.torch_ready:
             self._sync_ranges()     # the new model's layers, before a layer is chosen
-        for key, box in (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
-                         ("generated", self.generated)):
+        boxes = (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
+                 ("generated", self.generated))
+        if strict:      # the model's own limits: a value past them is refused, not clamped
+            for key, box in boxes:
+                if key in state and not box.minimum() <= int(state[key]) <= box.maximum():
+                    self.apply_state(before)
+                    raise InvalidParameterError(
+                        f"{key} must be between {box.minimum()} and {box.maximum()} for this "
+                        f"model, not {state[key]}.")
+        for key, box in boxes:
             if key in state:
                 box.setValue(int(state[key]))
         for key, check in (("padding", self.padding), ("look_ahead", self.look_ahead),
