@@ -341,3 +341,50 @@ def test_a_set_value_past_the_models_own_limits_is_refused_not_clamped(tmp_path,
                           env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and words in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and not out.exists()
+
+
+# -- F11: session info prints what it reads, never a traceback or a terminal escape ------
+def _manifest_file(path, manifest: dict):
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("manifest.json", json.dumps(manifest))
+    return path
+
+
+@pytest.mark.parametrize("edit", [
+    lambda m: m["tabs"]["flows"]["data"].update(sessions=["main", 3]),
+    lambda m: m["tabs"]["flows"]["data"].update(sessions={"main": ["kind", "step"]}),
+    lambda m: m["tabs"]["flows"].update(weights=["tabs/flows/weights.safetensors"]),
+    lambda m: m["tabs"]["flows"]["params"].update(layers=[[1, 2], {"a": None}]),
+    lambda m: m.update(app_version=["0.1"], saved_at={"when": 1}, current=["flows"]),
+], ids=["sessions-list", "session-list", "weights-list", "nested-params", "header-lists"])
+def test_session_info_reads_lists_where_tables_belong_without_a_traceback(tmp_path, capsys,
+                                                                           edit):
+    """Old: ``archscope session info`` raised AttributeError/TypeError (rc 1, a
+    traceback) on a manifest with lists where objects are expected."""
+    from app.main import session_main
+
+    manifest = {"format": "archscope-session", "format_version": 1,
+                "tabs": {"flows": {"params": {"layers": 4}, "data": {}, "arrays": {}}}}
+    edit(manifest)
+    path = _manifest_file(tmp_path / "odd.archscope", manifest)
+    assert session_main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("odd.archscope: ArchScope session") and "[flows]" in out
+
+
+def test_session_info_shows_terminal_escapes_as_text(tmp_path, capsys):
+    """Old: app_version "\\x1b[2J\\x1b[31m" cleared and recoloured the terminal."""
+    from app.main import session_main
+
+    evil = "\x1b[2J\x1b[31mPWNED\r\nfake line\u202e"
+    manifest = {"format": "archscope-session", "format_version": 1, "app_version": evil,
+                "saved_on": evil, "tabs": {"flows": {"params": {"sentence": evil},
+                                                     "data": {"sessions": {evil: {}}}}}}
+    path = _manifest_file(tmp_path / "evil.archscope", manifest)
+    assert session_main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\r" not in out and "\u202e" not in out
+    assert "\\x1b[2J" in out and "\\u202e" in out
+    assert len(out.splitlines()) == 5        # header x2, [flows], settings, session
+    assert session_main(["info", str(path), "--json"]) == 0
+    assert "\x1b" not in capsys.readouterr().out
