@@ -409,6 +409,7 @@ class TrainingSession:
                         [len(g["params"]) for g in own_groups]:
                     raise SessionFileError(f"{where}the saved optimizer state does not fit "
                                            "this model's parameters.")
+            self._check_saved_numbers(tensors, meta, optimizers, where)
             # checked: now change the session
             for i, ((module, optimizer), saved) in enumerate(zip(pairs, states, strict=True)):
                 module.load_state_dict(saved)
@@ -439,6 +440,38 @@ class TrainingSession:
             self.good_state, self.good_step = self._snapshot(), self.step
             self.loads += 1
         self._after_load()
+
+    @staticmethod
+    def _check_saved_numbers(tensors: dict[str, torch.Tensor], meta: dict, optimizers: list,
+                             where: str) -> None:
+        """What training would take from the file, checked as training would have left
+        it: the learning rate a number > 0 (the optimizer's groups too: a file with lr
+        −5 there trained with −5 while the box showed 0.001), every weight, optimizer
+        moment and recorded curve finite (a session never keeps a non-finite step: it
+        rolls back first). ``SessionFileError`` naming the first culprit."""
+        try:
+            check_lr(meta.get("lr", 1e-3), "the learning rate")
+            for optimizer in optimizers:
+                for group in optimizer.get("param_groups", []):
+                    check_lr(group.get("lr"), "the optimizer's learning rate")
+                    for key in ("eps", "weight_decay", "betas", "momentum"):
+                        values = group.get(key, 0.0)
+                        values = values if isinstance(values, (list, tuple)) else [values]
+                        if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                   and math.isfinite(v) and v >= 0 for v in values):
+                            raise InvalidParameterError(
+                                f"the optimizer's {key} is {group.get(key)!r}")
+        except InvalidParameterError as exc:
+            raise SessionFileError(f"{where}refused: {exc}") from None
+        for key, value in tensors.items():
+            if key.startswith("rng.") or not torch.is_tensor(value) or \
+                    not value.is_floating_point():
+                continue
+            if not bool(torch.isfinite(value).all()):
+                what = ("the recorded curve" if key.startswith("record") else
+                        "the optimizer state" if key.startswith("optim") else "the weights")
+                raise SessionFileError(f"{where}refused: {what} {key} holds NaN or infinite "
+                                       "values; training never keeps such a step.")
 
     def _extra_state(self) -> tuple[dict[str, torch.Tensor], dict]:
         """Hook: a subclass's own state beyond weights, optimizers, records and random

@@ -388,3 +388,77 @@ def test_session_info_shows_terminal_escapes_as_text(tmp_path, capsys):
     assert len(out.splitlines()) == 5        # header x2, [flows], settings, session
     assert session_main(["info", str(path), "--json"]) == 0
     assert "\x1b" not in capsys.readouterr().out
+
+
+# -- F12: a session's numbers are checked as training would have left them -------------
+def _flow_session_file(tmp_path, edit):
+    from models.flows import FlowSession
+
+    def make():
+        return FlowSession("realnvp", "two_moons", num_flows=2, hidden_dim=8, batch_size=32)
+
+    session = make()
+    for _ in session.train(3, eval_every=1):
+        pass
+    tensors, meta = session.save_state()
+    tensors, meta = edit(dict(tensors), json.loads(json.dumps(meta)))
+    fresh = make()
+    return fresh, tensors, meta
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t, m: (t, {**m, "lr": -5}), "the learning rate must be a number > 0"),
+    (lambda t, m: (t, {**m, "optimizers": [{**m["optimizers"][0], "param_groups": [
+        {**g, "lr": -5} for g in m["optimizers"][0]["param_groups"]]}]}),
+     "the optimizer's learning rate must be a number > 0"),
+    (lambda t, m: ({k: (v * float("nan") if k.startswith("model0.") and v.is_floating_point()
+                        else v) for k, v in t.items()}, m), "the weights model0."),
+    (lambda t, m: ({k: (v * float("nan") if k.startswith("record") else v)
+                    for k, v in t.items()}, m), "the recorded curve record"),
+], ids=["lr", "group-lr", "nan-weights", "nan-curve"])
+def test_a_session_with_negative_lr_or_nan_weights_is_refused_before_it_changes(
+        tmp_path, edit, words):
+    """Old: lr -5 opened (the box showed 0.001, training used -5); all-NaN weights and
+    curves opened without a word."""
+    import torch
+
+    fresh, tensors, meta = _flow_session_file(tmp_path, edit)
+    module = fresh._pairs()[0][0]
+    before = {k: v.clone() for k, v in module.state_dict().items()}
+    with pytest.raises(SessionFileError, match=f"f.archscope: refused: {words}"):
+        fresh.load_state(tensors, meta, "f.archscope")
+    for k, v in module.state_dict().items():
+        assert torch.equal(v, before[k]), k
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda d: d.update(losses=torch_nan(3)), "its loss curve is not a list of at most"),
+    (lambda d: d["state_dict"].update({k: v * float("nan") for k, v in
+                                       list(d["state_dict"].items())[:1]}),
+     "refused: the weights model0."),
+    (lambda d: [g.update(lr=-5) for g in d["optimizer"]["param_groups"]],
+     "refused: the optimizer's learning rate must be a number > 0"),
+], ids=["nan-losses", "nan-weights", "negative-lr"])
+def test_a_model_file_with_nan_losses_or_weights_is_refused(tmp_path, edit, words):
+    """Old: losses_nan.pt (a Transformer model file whose losses are NaN) was accepted."""
+    import torch
+
+    from models.errors import ModelFileError
+    from models.transformer.session import Seq2SeqSession
+
+    session = Seq2SeqSession()
+    for _ in session.train(3):
+        pass
+    path = tmp_path / "m.pt"
+    session.save(path)
+    doc = torch.load(path, weights_only=True)
+    edit(doc)
+    torch.save(doc, path)
+    with pytest.raises(ModelFileError, match=f"m.pt: {words}"):
+        Seq2SeqSession.load(path)
+
+
+def torch_nan(n: int):
+    import torch
+
+    return torch.full((n,), float("nan"))

@@ -179,6 +179,7 @@ class Seq2SeqSession(TrainingSession):
             raise ModelFileError(f"{path.name} is not an ArchScope sequence-to-sequence model.")
         try:
             task, model, sched, step = _checked_fields(doc)
+            _check_file_numbers(doc, step, path.name)
             session = cls(TaskConfig(**task), ModelConfig(**model), device, **sched)
         except InvalidParameterError as exc:
             raise ModelFileError(f"{path.name}: {exc}") from exc
@@ -232,6 +233,34 @@ def session_from_state(tensors: dict[str, torch.Tensor], meta: dict, name: str,
         raise SessionFileError(f"{name}: the saved Transformer cannot be used: {exc}") from exc
     session.load_state(tensors, meta, name)
     return session
+
+
+def _check_file_numbers(doc: dict, step: int, name: str) -> None:
+    """A model file's curves, weights and optimizer as a training run leaves them (a file
+    with NaN losses, NaN weights or a negative learning rate was opened as it was)."""
+    from models.errors import SessionFileError
+    from models.session import TrainingSession
+
+    records = {"record0": doc.get("losses"), "record1": doc.get("token_accuracy"),
+               "extra.accuracy_history": doc.get("accuracy_history")}
+    for key, value in records.items():
+        if value is not None and not torch.is_tensor(value):
+            raise InvalidParameterError(f"its {key.split('.')[-1]} is not a tensor.")
+    _check_records({k: v for k, v in records.items() if v is not None}, step)
+    state = doc.get("state_dict")
+    optimizer = doc.get("optimizer")
+    if not isinstance(state, dict) or (optimizer is not None and not (
+            isinstance(optimizer, dict) and isinstance(optimizer.get("state", {}), dict))):
+        raise InvalidParameterError("its weights or optimizer state are malformed.")
+    tensors = {f"model0.{k}": v for k, v in state.items()}
+    for pid, entry in (optimizer or {}).get("state", {}).items():
+        if isinstance(entry, dict):
+            tensors.update({f"optim0.{pid}.{k}": v for k, v in entry.items()})
+    try:
+        TrainingSession._check_saved_numbers(
+            tensors, {}, [optimizer] if optimizer is not None else [], "")
+    except SessionFileError as exc:
+        raise InvalidParameterError(str(exc)) from None
 
 
 def _check_records(tensors: dict[str, torch.Tensor], step: int) -> None:

@@ -170,8 +170,8 @@ class TransformerTab(TrainingTab):
             self._sync_ranges()     # the new model's layers, before a layer is chosen
         boxes = (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
                  ("generated", self.generated))
-        if strict:      # the model's own limits: a value past them is refused, not clamped
-            for key, box in boxes:
+        if strict:      # the model's layers and heads: past them is refused, not clamped
+            for key, box in boxes[1:3]:
                 if key in state and not box.minimum() <= int(state[key]) <= box.maximum():
                     self.apply_state(before)
                     raise InvalidParameterError(
