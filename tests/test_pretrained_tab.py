@@ -415,3 +415,72 @@ def test_the_overview_keeps_its_orientation_and_names_every_row_and_column(qtbot
             qtbot.wait(30)
             assert mosaic.transposed == expected, (transpose, shape)
     assert not window.errors
+
+
+def test_exports_name_what_is_drawn_and_a_query_redraws_the_neuron_view_alone(qtbot, win):
+    """Every view's export names the layer, head and query drawn (a ``Picked``), not the
+    controls meanwhile: a layer typed but not yet computed leaves the exports as drawn; a
+    new query redraws the neuron view and hands every view the new record."""
+    window, tab = win
+    _run_sentence(qtbot, tab, "Dogs chase cats.")
+    drawn = {v.key: v.data().meta["layer"] for v in tab.views}
+    tab.layer.blockSignals(True)              # the control moved, nothing computed yet
+    tab.layer.setValue(4)
+    tab.layer.blockSignals(False)
+    assert {v.key: v.data().meta["layer"] for v in tab.views} == drawn
+    heads = tab.heads_view.weights().copy()
+    tab.tab_views["heads"].draw = lambda *a: pytest.fail("the heads were drawn again")
+    tab.query.setCurrentIndex(2)
+    assert {v.data().meta["query"] for v in tab.views} == {"chase"}
+    assert "“chase”" in tab.view("neuron").panel.title.full_text()
+    np.testing.assert_array_equal(tab.heads_view.weights(), heads)
+    assert not window.errors
+
+
+def test_views_draw_and_export_a_picked_result_without_the_tab(qapp):
+    """A view sees only a ``Picked`` (a result, the layer, head and query) or a
+    ``Generated``: made, drawn and exported with no tab."""
+    from app.tabs.pretrained.compute import compute, model_reader
+    from app.tabs.pretrained.views import (
+        Generated,
+        GenerationView,
+        HeadLinesView,
+        HeadsView,
+        NeuronView,
+        NextTokenView,
+        OverviewView,
+        Picked,
+        SimilarityView,
+        StatsView,
+    )
+    from models.pretrained.options import PretrainedRequest, bundled_model_path
+
+    if bundled_model_path() is None:
+        pytest.skip("the bundled all-MiniLM-L6-v2 is not installed")
+    model = model_reader(None, 400_000_000)(None, None)
+    ask = PretrainedRequest("Dogs chase cats.", layer=2, head=5,
+                            sentences=("One cat.", "Two dogs."))
+    shown = compute(model, 1, ask, None)
+    picked = Picked.of(shown, 2, 5, 9)              # the query within the 6 tokens
+    assert (picked.layer, picked.head, picked.query) == (2, 5, 5)
+    views = [HeadsView(), HeadLinesView(), OverviewView(), NeuronView(), StatsView(),
+             SimilarityView(), NextTokenView()]
+    for view in views:
+        view.show(picked)
+    heads, lines, overview, neuron, stats, similarity, nexts = views
+    assert heads.title().startswith("Layer 2") and "[SEP]" in neuron.title()
+    np.testing.assert_array_equal(heads.data().arrays["all_layers"],
+                                  shown.attention.weights)
+    assert lines.data().meta["heads_shown"] == list(range(12))
+    assert overview.data().arrays["tiles"].shape == (6 * 14 * 6, 6)
+    np.testing.assert_allclose(neuron.data().arrays["softmax"][:, 0],
+                               shown.attention.weights[2, 5, 5], atol=1e-5)
+    assert stats.data().meta["query"] == "[SEP]"
+    assert similarity.data().meta["sentences"] == ["One cat.", "Two dogs."]
+    assert nexts.data() is None
+    stats.keep(Picked.of(shown, 2, 5, 1))             # another query: the export names it
+    assert stats.data().meta["query"] == "dogs" and heads.data().meta["query"] == "[SEP]"
+    generation = GenerationView()
+    generation.show(Generated((), False, picked))
+    assert generation.data() is None and generation.caption() == ""
+    assert "decoder" in generation.panel.readout.text()

@@ -6,7 +6,6 @@ set by ``PretrainedTab.retranslate``.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
@@ -25,17 +24,19 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.tabs.base import View
-from app.tabs.pretrained import data
 from app.tabs.pretrained.params import MAX_TEXT, RANGES
-from viz.head_view import HeadView
+from app.tabs.pretrained.views import (
+    GenerationView,
+    HeadLinesView,
+    HeadsView,
+    NeuronView,
+    NextTokenView,
+    OverviewView,
+    SimilarityView,
+    StatsView,
+)
 from viz.mask_toggles import HeadMaskGrid, TokenToggles
-from viz.mosaic import TileMosaic
-from viz.neuron_view import NeuronPlot
-from viz.panel import ViewPanel
-from viz.pooled_grid import PooledHeadGrid
 from viz.theme import error_style, muted_style
-from viz.token_bars import TokenBars
 
 if TYPE_CHECKING:
     from app.tabs.pretrained.tab import PretrainedTab
@@ -246,50 +247,33 @@ def build_views(tab: PretrainedTab) -> None:
     """Every view, made once; ``arrange_views`` puts those of the model's kind on the
     grid (an encoder's sentence similarities and Clark et al. statistics; a decoder's
     next-token bars and generation), and only those are the tab's ``views`` (exported,
-    listed in Export figure…)."""
-    tab.heads_view = PooledHeadGrid()
-    tab.head_lines = HeadView()
-    # layers across, H0 … H11, avg and rollout down the left axis, whatever the panel's
-    # size: 14 headers across overlapped in a wide panel ("H10H11平均", rollout left
-    # out), and a resize flipped the grid between the two orientations
-    tab.overview_view = TileMosaic(transpose=True)
-    tab.neuron_view = NeuronPlot()
-    tab.stats_view = PooledHeadGrid()
-    tab.similarity_view = PooledHeadGrid()
-    tab.next_view = TokenBars()
-    tab.generation_view = PooledHeadGrid()
-    made = (("heads", tab._heads_title, tab.heads_view, data.heads),
-            ("head_view", tab._head_view_title, tab.head_lines, data.head_view),
-            ("overview", tab._overview_title, tab.overview_view, data.overview),
-            ("neuron", tab._neuron_title, tab.neuron_view, data.neuron),
-            ("stats", tab._stats_title, tab.stats_view, data.stats),
-            ("similarity", tab._similarity_title, tab.similarity_view, data.similarity),
-            ("next", tab._next_title, tab.next_view, data.next_tokens),
-            ("generation", tab._generation_title, tab.generation_view, data.generation))
+    listed in Export figure…). ``tab_views`` holds the view classes by key; their plots
+    keep the tab's names (``heads_view``, ``head_lines``, …) that the tests poke."""
+    made = (HeadsView(tab), HeadLinesView(tab), OverviewView(tab), NeuronView(tab),
+            StatsView(tab), SimilarityView(tab), NextTokenView(tab), GenerationView(tab))
+    tab.tab_views = {view.key: view for view in made}
     tab.all_views = {}
-    for key, title, widget, fn in made:
-        view = View(key, title, ViewPanel(widget), partial(fn, tab))
-        view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-        view.panel.graphics.viewport().installEventFilter(tab)
-        view.panel.graphics.viewport().setProperty("archscope_view", key)
-        view.panel.setVisible(False)
-        tab.all_views[key] = view
+    for view in made:
+        view.status.connect(tab.ctx.status)
+        panel = view.panel
+        panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        panel.graphics.viewport().installEventFilter(tab)
+        panel.graphics.viewport().setProperty("archscope_view", view.key)
+        panel.setVisible(False)
+        tab.all_views[view.key] = view.as_view()
+    v = tab.tab_views
+    tab.heads_view, tab.head_lines = v["heads"].plot, v["head_view"].plot
+    tab.overview_view, tab.neuron_view = v["overview"].plot, v["neuron"].plot
+    tab.stats_view, tab.similarity_view = v["stats"].plot, v["similarity"].plot
+    tab.next_view, tab.generation_view = v["next"].plot, v["generation"].plot
     tab.grid.setRowStretch(0, 1)
     tab.grid.setRowStretch(1, 1)
     tab.grid.setColumnStretch(0, 1)
     tab.grid.setColumnStretch(1, 1)
     tab.grid.setColumnStretch(2, 1)
     arrange_views(tab, "encoder")
-    tab.overview_view.headClicked.connect(tab._overview_clicked)
-    tab.overview_view.hovered.connect(tab._hover_overview)
-    tab.heads_view.hovered.connect(tab._hover_heads)
-    tab.heads_view.headClicked.connect(tab.head.setValue)
-    tab.head_lines.hovered.connect(tab._hover_head_view)
-    tab.neuron_view.hovered.connect(tab._hover_neuron)
-    tab.stats_view.hovered.connect(tab._hover_stats)
-    tab.similarity_view.hovered.connect(tab._hover_similarity)
-    tab.next_view.hovered.connect(tab._hover_next)
-    tab.generation_view.hovered.connect(tab._hover_generation)
+    v["overview"].headChosen.connect(tab.pick_head)
+    v["heads"].headChosen.connect(tab.head.setValue)
 
 
 def arrange_views(tab: PretrainedTab, kind: str) -> None:

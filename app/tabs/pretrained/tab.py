@@ -5,7 +5,8 @@ GPT-2 decoder, the next-token choice and token-by-token generation.
 
 The controller: the model (loaded once in the background, with progress and Cancel),
 the controls' state, the requests it computes in the background, translations. Widgets
-are built in ``controls``, drawn in ``drawing``, exported in ``data``; what runs the model
+are built in ``controls``; the views (``views``) draw what the tab hands them, a
+``Picked`` (the result with the layer, head and query shown), and export it; what runs the model
 is ``models.pretrained.probe`` (called from ``compute``, off the GUI thread).
 """
 
@@ -19,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.base import BaseTab, TabContext
-from app.tabs.pretrained import drawing, state, texts
+from app.tabs.pretrained import state, texts
 from app.tabs.pretrained.compute import (
     Refused,
     Shown,
@@ -30,6 +31,7 @@ from app.tabs.pretrained.compute import (
 )
 from app.tabs.pretrained.controls import arrange_views, build_controls, build_views
 from app.tabs.pretrained.params import DEFAULTS
+from app.tabs.pretrained.views import Generated, Picked
 from models.pretrained.options import (
     BUNDLED_NAME,
     DEFAULT_MAX_PARAMETERS,
@@ -63,7 +65,8 @@ class PretrainedTab(BaseTab):
         self._missing = False          # the bundled model's package is not installed
         build_controls(self)
         build_views(self)
-        # drawing a result one view per event-loop turn (``drawing.steps``)
+        # drawing a result one view per event-loop turn (``show_trace``)
+        self.picked = Picked(None)     # what the views draw: the result, layer, head, query
         self._draws: list = []
         self._draw_now = False        # compute_now: draw at once
         self._draw_timer = QTimer(self)
@@ -241,7 +244,7 @@ class PretrainedTab(BaseTab):
         texts.describe_model(self)
         texts.enable_for_model(self)
         arrange_views(self, model.kind)
-        drawing.draw_generation(self)
+        self._draw_generation()
         self.ctx.status(self.tr("Loaded {0}: {1} layers × {2} heads, {3} parameters.").format(
             model.name, cfg.layers, cfg.heads, texts.count(model.num_parameters)))
         self.request_update()
@@ -309,11 +312,32 @@ class PretrainedTab(BaseTab):
             self.token_toggles.set_tokens(a.tokens, a.keep)
         self._keep_for = (r.sentence, r.pair)
         texts.fill_queries(self, a.tokens)
-        self._draws = drawing.steps(self, result)
+        self.picked = self.pick()
+        # one view per event-loop turn (a real model's views together held the window
+        # still for a few hundred ms); each draws the record as it is when its turn comes
+        self._draws = [partial(self._show_view, key) for key in
+                       ("heads", "head_view", "overview", "neuron", "stats", "similarity",
+                        "next")] + [self._draw_generation]
         if self._draw_now:
             self._draw_all()
         else:
             self._draw_timer.start()
+
+    def pick(self) -> Picked:
+        """The result shown with the controls' layer, head and query, within its sizes."""
+        return Picked.of(self.trace, self.layer.value(), self.head.value(),
+                         self.query.currentIndex())
+
+    def _show_view(self, key: str) -> None:
+        self.tab_views[key].show(self.picked)
+
+    def _draw_generation(self) -> None:
+        """The generation so far (the controls' layer and head), and its text under the
+        Generate button."""
+        view = self.tab_views["generation"]
+        decoder = self.model is not None and self.model.kind == "decoder"
+        view.show(Generated(self.generated, decoder, self.pick()))
+        self.generated_label.setText(view.caption())
 
     def _draw_next(self) -> None:
         if self._draws:
@@ -331,9 +355,20 @@ class PretrainedTab(BaseTab):
         return bool(self._draws)
 
     def _query_chosen(self, _index: int) -> None:
+        """Another query: the neuron view is drawn again; every other view keeps its
+        picture and is handed the new record, which its export names."""
         if self.trace is not None:
-            drawing.draw_neuron(self, self.trace)
-            self.view("neuron").panel.set_title(self._neuron_title())
+            self.picked = self.pick()
+            for key, view in self.tab_views.items():
+                if key == "neuron":
+                    view.show(self.picked)
+                else:
+                    view.keep(self.picked)
+
+    def pick_head(self, layer: int, head: int) -> None:
+        """A head clicked in the overview: its layer and head shown."""
+        self.layer.setValue(layer)
+        self.head.setValue(head)
 
     # -- generation (a decoder) --------------------------------------------------------------
     def toggle_generation(self) -> None:
@@ -343,7 +378,7 @@ class PretrainedTab(BaseTab):
         if self.model is None or self.model.kind != "decoder":
             return
         self.generated = ()
-        drawing.draw_generation(self)
+        self._draw_generation()
         ask = self.request()
         self._generation_total = ask.steps
         self.jobs.start(partial(generation, self.model, ask, self.ctx.device()))
@@ -355,7 +390,7 @@ class PretrainedTab(BaseTab):
 
     def _on_generated(self, steps) -> None:
         self.generated = tuple(steps)
-        drawing.draw_generation(self)
+        self._draw_generation()
         total = getattr(self, "_generation_total", len(steps)) or 1
         self.job_bar.show_progress(len(steps) / total, self.tr(
             "Generating: token {0} of {1}").format(len(steps), total))
@@ -463,63 +498,6 @@ class PretrainedTab(BaseTab):
             if v not in self.views:
                 release_anchors(v.panel.graphics.scene())
 
-    # -- titles and hover read-outs (in ``texts``) -----------------------------------------------
-    def _heads_title(self) -> str:
-        return texts.heads_title(self)
-
-    def _head_view_title(self) -> str:
-        return texts.head_view_title(self)
-
-    def _overview_title(self) -> str:
-        return self.tr("All layers × heads, head average, rollout")
-
-    def _neuron_title(self) -> str:
-        return texts.neuron_title(self)
-
-    def _stats_title(self) -> str:
-        return self.tr("Per head (Clark et al. 2019): rows = layers, columns = heads")
-
-    def _similarity_title(self) -> str:
-        return self.tr("Sentence similarity: with the heads masked, and all heads on")
-
-    def _next_title(self) -> str:
-        return self.tr("Next token: probabilities, and what top-k / top-p keep")
-
-    def _generation_title(self) -> str:
-        return self.tr("Generation: each new token's attention over the text so far")
-
-    def _overview_clicked(self, index: int) -> None:
-        cols = getattr(self, "_overview_cols", 0)
-        if cols and self.trace is not None:
-            layer, col = divmod(index, cols)
-            if col < cols - 2:           # a head, not the average or the rollout
-                self.layer.setValue(layer)
-                self.head.setValue(col)
-
-    def _hover_overview(self, index, row, col, value) -> None:
-        texts.hover_overview(self, index, row, col, value)
-
-    def _hover_heads(self, head, row, col, value) -> None:
-        texts.hover_heads(self, head, row, col, value)
-
-    def _hover_head_view(self, side, index) -> None:
-        texts.hover_head_view(self, side, index)
-
-    def _hover_neuron(self, panel, row, col, value) -> None:
-        texts.hover_neuron(self, panel, row, col, value)
-
-    def _hover_stats(self, panel, row, col, value) -> None:
-        texts.hover_stats(self, panel, row, col, value)
-
-    def _hover_similarity(self, panel, row, col, value) -> None:
-        texts.hover_similarity(self, panel, row, col, value)
-
-    def _hover_next(self, row, series, value) -> None:
-        texts.hover_next(self, row, series, value)
-
-    def _hover_generation(self, panel, row, col, value) -> None:
-        texts.hover_generation(self, row, col, value)
-
     # -- translations ------------------------------------------------------------------------------
     def retranslate(self) -> None:
         texts.retranslate(self)
@@ -535,4 +513,9 @@ class PretrainedTab(BaseTab):
             finally:
                 self._draw_now = False
         else:
-            drawing.draw_generation(self)
+            # the titles before a result name the controls' layer
+            self.picked = self.pick()
+            for key in self.tab_views:
+                if key != "generation":
+                    self._show_view(key)
+            self._draw_generation()

@@ -1,14 +1,13 @@
-"""The pretrained-model tab's words: control labels, view titles, the model's
-description, hover read-outs. Translated in the tab's context ("PretrainedTab")."""
+"""The pretrained-model tab's words: control labels, the model's description and the
+query list (the views' titles and hover read-outs are the views'). Translated in the
+tab's context ("PretrainedTab")."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from app.tabs.pretrained.drawing import chosen, readable, sentence_labels
 from models.pretrained.options import BUNDLED_NAME, INSTALL_COMMAND
 
 if TYPE_CHECKING:
@@ -92,124 +91,6 @@ def fill_queries(tab: PretrainedTab, tokens) -> None:
     combo.addItems(items)
     combo.setCurrentIndex(min(max(index, 0), len(items) - 1))
     combo.blockSignals(False)
-
-
-# -- titles --------------------------------------------------------------------------------------
-def heads_title(tab: PretrainedTab) -> str:
-    layer = chosen(tab, tab.trace)[0] if tab.trace is not None else tab.layer.value()
-    return QCoreApplication.translate("PretrainedTab", "Layer {0}: every head (rows = queries, columns = keys)").format(layer)
-
-
-def head_view_title(tab: PretrainedTab) -> str:
-    layer = chosen(tab, tab.trace)[0] if tab.trace is not None else tab.layer.value()
-    return QCoreApplication.translate("PretrainedTab", "Head view, layer {0}: line opacity = weight").format(layer)
-
-
-def neuron_title(tab: PretrainedTab) -> str:
-    s = tab.trace
-    if s is None:
-        return QCoreApplication.translate("PretrainedTab", "Neuron view: one head for one query")
-    nv = s.neuron
-    query = min(max(tab.query.currentIndex(), 0), len(nv.tokens) - 1)
-    return QCoreApplication.translate("PretrainedTab", "Neuron view: layer {0}, head {1}, query “{2}”").format(nv.layer, nv.head,
-                                                                     nv.tokens[query])
-
-
-# -- hover read-outs ---------------------------------------------------------------------------
-def hover_overview(tab: PretrainedTab, index, row, col, value) -> None:
-    s, panel = tab.trace, tab.view("overview").panel
-    if index < 0 or s is None:
-        panel.set_readout("")
-        return
-    t = s.attention.tokens
-    panel.set_readout(f"{tab._overview_titles[index]}: “{t[row]}” → “{t[col]}”: {value:.3f}")
-
-
-def hover_heads(tab: PretrainedTab, head, row, col, value) -> None:
-    s, panel = tab.trace, tab.view("heads").panel
-    if head < 0 or s is None:
-        panel.set_readout("")
-        return
-    t = s.attention.tokens
-    panel.set_readout(QCoreApplication.translate("PretrainedTab", "head {0}: query {1} “{2}” → key {3} “{4}”: {5:.3f}").format(
-        head, row, t[row], col, t[col], value))
-
-
-def hover_head_view(tab: PretrainedTab, side, index) -> None:
-    s, panel = tab.trace, tab.view("head_view").panel
-    if s is None:
-        return
-    if side < 0:
-        panel.set_readout(QCoreApplication.translate("PretrainedTab", "Hover a token to keep only its lines; click a head above to "
-                             "hide it."))
-        return
-    a = s.attention
-    w = a.weights[chosen(tab, s)[0]]
-    parts = []
-    for h in np.flatnonzero(tab.head_lines.shown_heads()):
-        line = w[h, index] if side == 0 else w[h, :, index]
-        j = int(np.argmax(line))
-        parts.append(f"h{h} → “{a.tokens[j]}” {line[j]:.2f}")
-    what = QCoreApplication.translate("PretrainedTab", "query {0} “{1}”") if side == 0 else QCoreApplication.translate("PretrainedTab", "key {0} “{1}”")
-    panel.set_readout(what.format(index, a.tokens[index]) + ": " + " · ".join(parts))
-
-
-def hover_neuron(tab: PretrainedTab, panel_index, row, col, value) -> None:
-    s, panel = tab.trace, tab.view("neuron").panel
-    if panel_index < 0 or s is None:
-        panel.set_readout("")
-        return
-    names = ("q", "k", "q ⊙ k", "q·k/√d", "softmax")
-    token = s.neuron.tokens[row] if panel_index else tab.query.currentText()
-    where = f"[{col}]" if panel_index <= 2 else ""
-    shown = "−∞" if not np.isfinite(value) else f"{value:.3f}"
-    panel.set_readout(f"{names[panel_index]}{where} “{token}”: {shown}")
-
-
-def hover_stats(tab: PretrainedTab, panel_index, row, col, value) -> None:
-    s, panel = tab.trace, tab.view("stats").panel
-    if panel_index < 0 or s is None:
-        panel.set_readout("")
-        return
-    a = s.attention
-    names = ("to_cls", "to_sep", "to_punct", "to_self", "entropy")
-    raw = float(getattr(a, names[panel_index])[row, col])
-    unit = QCoreApplication.translate("PretrainedTab", " nats") if panel_index == 4 else ""
-    off = "" if a.head_mask[row, col] > 0.5 else " " + QCoreApplication.translate("PretrainedTab", "(off)")
-    panel.set_readout(QCoreApplication.translate("PretrainedTab", "layer {0}, head {1}{2}: {3}").format(row, col, off,
-                                                               f"{raw:.3f}{unit}"))
-
-
-def hover_similarity(tab: PretrainedTab, panel_index, row, col, value) -> None:
-    s, panel = tab.trace, tab.view("similarity").panel
-    if panel_index < 0 or s is None or s.similarity is None:
-        return
-    sim = s.similarity
-    labels = sentence_labels(len(sim.sentences))
-    panel.set_readout(f"{labels[row]} “{sim.sentences[row]}” · {labels[col]} "
-                      f"“{sim.sentences[col]}”: {sim.similarity[row, col]:.3f} "
-                      + QCoreApplication.translate("PretrainedTab", "(all heads on: {0:.3f})").format(sim.reference[row, col]))
-
-
-def hover_next(tab: PretrainedTab, row, series, value) -> None:
-    s, panel = tab.trace, tab.view("next").panel
-    if row < 0 or s is None or s.next is None:
-        panel.set_readout("")
-        return
-    nt = s.next
-    kept = QCoreApplication.translate("PretrainedTab", "kept") if nt.kept[row] else QCoreApplication.translate("PretrainedTab", "dropped by top-k / top-p")
-    panel.set_readout(QCoreApplication.translate("PretrainedTab", "“{0}”: probability {1:.3f}, {2}, sampled with {3:.3f}").format(
-        readable(nt.candidates[row]), nt.probs[row], kept, nt.filtered[row]))
-
-
-def hover_generation(tab: PretrainedTab, row, col, value) -> None:
-    steps, panel = tab.generated, tab.view("generation").panel
-    if row < 0 or not steps or not np.isfinite(value):
-        return
-    last = steps[-1]
-    context = list(last.context)
-    panel.set_readout(QCoreApplication.translate("PretrainedTab", "new token {0} “{1}” → “{2}”: {3:.3f}").format(
-        row + 1, steps[row].token, context[col], value))
 
 
 # -- the controls' words ------------------------------------------------------------------------
