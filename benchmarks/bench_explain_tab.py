@@ -32,7 +32,6 @@ def main() -> int:
     from bench_window import bench_window
     from heartbeat import Heartbeat
 
-    from app.tabs.graph import explaining
 
     with bench_window() as (app, window, run_until):
         tab = window.tab("graph")
@@ -62,13 +61,13 @@ def main() -> int:
                 tab.canvas.nodeClicked.emit(node)
                 run_until(lambda node=node: tab.result.message is not None and
                           tab.result.message.node == node, 60)
-                tab.explain_form.set_values({"explain_method": method,
+                tab.explaining.form.set_values({"explain_method": method,
                                              "explain_epochs": args.epochs})
-                phase(f"{dataset} {model} {method}", tab.explain_button.click,
+                phase(f"{dataset} {model} {method}", tab.explaining.button.click,
                       lambda: not tab.running())
-                phase(f"{dataset} {model} {method} again", tab.explain_button.click,
+                phase(f"{dataset} {model} {method} again", tab.explaining.button.click,
                       lambda: not tab.running())
-                x = explaining.current(tab)
+                x = tab.explaining.current()
                 print(f"    fid+ {x.fidelity_plus:.0f} fid- {x.fidelity_minus:.0f} · "
                       f"p {x.prob_full:.2f} / {x.prob_explanation:.2f} / "
                       f"{x.prob_complement:.2f}", flush=True)

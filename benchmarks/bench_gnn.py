@@ -109,7 +109,7 @@ def tab_default_accuracy(seeds) -> tuple[dict, dict[str, np.ndarray]]:
     """The graph tab's default settings (its forms' defaults) and the test accuracy of
     GCN, GraphSAGE, GAT and the baseline with them on the tab's default graph, per seed
     (each seed = a split and an init, as the tab's Seed control)."""
-    from app.tabs.graph.controls import GRAPH_PARAMS, MODEL_PARAMS
+    from app.tabs.graph.params import GRAPH_PARAMS, MODEL_PARAMS
     from models import graphs as gnn
     from models.graphs.options import session_kwargs
 

@@ -40,12 +40,11 @@ def find(qtbot, tab, timeout=60_000, **state) -> object:
 
 def click_find(qtbot, tab, timeout=60_000) -> object:
     """Click "Find communities"; the result once the job has ended."""
-    from app.tabs.graph import communities
 
-    before = communities.current(tab)
-    qtbot.mouseClick(tab.community_button, Qt.MouseButton.LeftButton)
+    before = tab.communities.current()
+    qtbot.mouseClick(tab.communities.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=timeout)
-    result = communities.current(tab)
+    result = tab.communities.current()
     assert result is not None and result is not before
     return result
 
@@ -79,7 +78,7 @@ def test_each_method_colours_the_nodes_by_community_with_its_numbers(qtbot, tab,
     assert result.method == method and result.labels.shape == (34,)
     assert tab.params()["colour"] == "community"
     assert_canvas_shows(tab, result.labels)
-    text = tab.community_readout.text()
+    text = tab.communities.readout.text()
     assert f"{result.k} communities" in text and f"{result.modularity:.3f}" in text
     assert "“club”" in text and f"{result.nmi:.3f}" in text
     assert 0.3 < result.modularity < 0.5            # karate's partitions: Q ≈ 0.37-0.44
@@ -91,12 +90,11 @@ def test_each_method_colours_the_nodes_by_community_with_its_numbers(qtbot, tab,
 def test_nmi_follows_the_attribute_chosen_without_running_again(qtbot, tab):
     result = find(qtbot, tab, community_method="louvain", nmi_attribute="club")
     tab.apply_state({"nmi_attribute": "community"})
-    from app.tabs.graph import communities
 
-    again = communities.current(tab)
+    again = tab.communities.current()
     np.testing.assert_array_equal(again.labels, result.labels)
     assert again.nmi_attribute == "community" and again.nmi != result.nmi
-    assert "“community”" in tab.community_readout.text()
+    assert "“community”" in tab.communities.readout.text()
 
 
 def test_dmon_trains_live_shows_its_loss_and_soft_assignment_as_opacity(qtbot, tab):
@@ -117,9 +115,9 @@ def test_dmon_trains_live_shows_its_loss_and_soft_assignment_as_opacity(qtbot, t
         step = min(3, int(np.floor((1.0 - confidence[i]) * 4)))
         assert tab.canvas.node_alpha(i) == OPACITY_ALPHAS[step]
     # the loss and modularity curves are drawn, and exported
-    xs, ys = tab.community_plot.curves()
+    xs, ys = tab.communities.view.plot.curves()
     assert len(ys) == 2 and len(ys[0]) == 150
-    assert "opacity" in tab.community_readout.text()
+    assert "opacity" in tab.communities.readout.text()
     # another colouring: every node opaque again
     tab.apply_state({"colour": "degree"})
     qtbot.waitUntil(lambda: tab.canvas.node_alpha(int(np.argmin(confidence))) == 255,
@@ -127,27 +125,26 @@ def test_dmon_trains_live_shows_its_loss_and_soft_assignment_as_opacity(qtbot, t
 
 
 def test_stop_halfway_through_dmon_keeps_the_window_alive_and_no_partition(qtbot, tab):
-    from app.tabs.graph import communities
 
     tab.apply_state({"community_method": "dmon", "communities": 4,
                      "community_epochs": 5000})
     settle(qtbot, tab)
     with Heartbeat() as beat:
-        qtbot.mouseClick(tab.community_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: tab.community_live is not None and
-                        tab.community_live[1] is not None and
-                        len(tab.community_live[1].history) > 20, timeout=60_000)
-        assert tab.community_button.text() == "Stop"
+        qtbot.mouseClick(tab.communities.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: tab.communities.live is not None and
+                        tab.communities.live[1] is not None and
+                        len(tab.communities.live[1].history) > 20, timeout=60_000)
+        assert tab.communities.button.text() == "Stop"
         # the loss curve is drawn while it trains
-        qtbot.waitUntil(lambda: len(tab.community_plot.curves()[1]) == 1, timeout=10_000)
-        qtbot.mouseClick(tab.community_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(tab.communities.view.plot.curves()[1]) == 1, timeout=10_000)
+        qtbot.mouseClick(tab.communities.button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=10_000)
     assert beat.longest_own_ms < beat.limit_ms, beat.report()
-    assert communities.current(tab) is None
-    epochs = len(tab.community_live[1].history)
+    assert tab.communities.current() is None
+    epochs = len(tab.communities.live[1].history)
     assert 20 < epochs < 5000
     assert f"Stopped at epoch {epochs}" in tab.view("communities").panel.readout.text()
-    assert tab.community_button.text() == "Find communities"
+    assert tab.communities.button.text() == "Find communities"
 
 
 def test_saving_the_graph_writes_the_communities_for_gephi(qtbot, tab, tmp_path):
@@ -167,44 +164,43 @@ def test_football_file_nmi_against_its_partition(qtbot, tab):
     tab.open_file(str(GEPHI / "football.graphml"))
     qtbot.waitUntil(lambda: tab.result is not None and tab.result.doc.num_nodes == 115,
                     timeout=30_000)
-    assert tab.nmi_combo.findData("partition") >= 0
+    assert tab.communities.nmi_combo.findData("partition") >= 0
     result = find(qtbot, tab, community_method="louvain", nmi_attribute="partition")
     assert result.nmi > 0.85 and 0.58 < result.modularity < 0.62
     assert_canvas_shows(tab, result.labels)
 
 
 def test_the_tour_finds_communities_on_football_then_trains_dmon_and_goes_back(qtbot, tab):
-    from app.tabs.graph import communities
 
     steps = tab.tour_steps()
     first = next(i for i, s in enumerate(steps) if s.id == "communities")
     tab.tour.go_to(first)
-    qtbot.waitUntil(lambda: communities.current(tab) is not None and
+    qtbot.waitUntil(lambda: tab.communities.current() is not None and
                     not tab.jobs.is_running(), timeout=90_000)
-    louvain = communities.current(tab)
+    louvain = tab.communities.current()
     assert tab.base_document().num_nodes == 115 and louvain.method == "louvain"
     assert louvain.nmi_attribute == "partition" and louvain.nmi > 0.85
     assert tab.params()["colour"] == "community"
-    assert "modularity" in tab.community_readout.text()
+    assert "modularity" in tab.communities.readout.text()
     tab.tour.go_to(first + 1)                                    # DMoN, k by the eigengap
-    qtbot.waitUntil(lambda: communities.current(tab).method == "dmon" and
+    qtbot.waitUntil(lambda: tab.communities.current().method == "dmon" and
                     not tab.jobs.is_running(), timeout=120_000)
-    dmon = communities.current(tab)
+    dmon = tab.communities.current()
     assert dmon.k_rule == "eigengap" and dmon.nmi > 0.85 and len(dmon.loss) == 300
     assert tab.view("communities").panel.is_highlighted()
     tab.tour.go_to(first)                                        # back: Louvain again
-    qtbot.waitUntil(lambda: communities.current(tab).method == "louvain" and
+    qtbot.waitUntil(lambda: tab.communities.current().method == "louvain" and
                     not tab.jobs.is_running(), timeout=90_000)
     assert tab.params()["community_method"] == "louvain"
 
 
 def test_before_any_run_the_view_shows_the_laplacians_spectrum(qtbot, tab):
-    qtbot.waitUntil(lambda: tab.spectra.get(tab._doc_key()) is not None, timeout=30_000)
-    spectrum = tab.spectra.get(tab._doc_key())
+    qtbot.waitUntil(lambda: tab.communities.spectra.get(tab._doc_key()) is not None, timeout=30_000)
+    spectrum = tab.communities.spectra.get(tab._doc_key())
     eigenvalues = np.linalg.eigvalsh(
         np.eye(34) - normalised_adjacency(tab.base_document()))
     np.testing.assert_allclose(spectrum.eigenvalues, eigenvalues, atol=1e-6)
-    xs, ys = tab.community_plot.curves()
+    xs, ys = tab.communities.view.plot.curves()
     assert len(ys) == 2 and len(ys[0]) == 34
     assert "Laplacian" in tab.view("communities").panel.title.text()
 

@@ -35,18 +35,18 @@ def _click(qtbot, tab, node):
 
 
 def _explain(qtbot, tab, **form):
-    tab.explain_form.set_values(form)
-    tab.explain_button.click()
+    tab.explaining.form.set_values(form)
+    tab.explaining.button.click()
     qtbot.waitUntil(lambda: not tab.running(), timeout=120_000)
 
 
 def test_untrained_classifier_and_no_node_are_refused_in_words(qtbot, tab):
-    tab.explain_button.click()
-    assert not tab.running() and explaining.current(tab) is None
+    tab.explaining.button.click()
+    assert not tab.running() and tab.explaining.current() is None
     assert "Train the node classifier first" in tab.error_note.text()
     _train(qtbot, tab, epochs=10)
     tab.show_form.set_values({"node": -1})
-    tab.explain_button.click()
+    tab.explaining.button.click()
     assert not tab.running()
     assert "Select a node first" in tab.error_note.text()
 
@@ -57,7 +57,7 @@ def test_gnnexplainer_draws_the_edge_mask_and_reads_out_fidelity(qtbot, tab, tmp
     with Heartbeat() as beat:
         _explain(qtbot, tab, explain_method="gnnexplainer", explain_epochs=100)
     assert beat.longest_own_ms < beat.limit_ms, beat.report()
-    x = explaining.current(tab)
+    x = tab.explaining.current()
     assert x is not None and x.node == 33 and x.method == "gnnexplainer"
     assert x.loss.shape == (100,)
     # the canvas's edge values are the mask, on the directed edges of edge_index
@@ -72,7 +72,7 @@ def test_gnnexplainer_draws_the_edge_mask_and_reads_out_fidelity(qtbot, tab, tmp
     assert bins[top].min() >= bins[~top].max() - 1
     assert bins[np.argmax(x.edge_mask)] == tab.canvas._edge_opts["n_bins"] - 1
     # the readout: the prediction, both fidelities, the three probabilities, features
-    text = tab.explain_readout.text()
+    text = tab.explaining.readout.text()
     assert f"Fidelity+ {x.fidelity_plus:.0f}" in text
     assert f"Fidelity− {x.fidelity_minus:.0f}" in text
     assert f"whole graph {x.prob_full:.2f}" in text
@@ -94,45 +94,45 @@ def test_gnnexplainer_draws_the_edge_mask_and_reads_out_fidelity(qtbot, tab, tmp
     assert checked == 78
     # another node: the explanation is no longer shown, the edges are plain again
     _click(qtbot, tab, 0)
-    assert explaining.current(tab) is None
+    assert tab.explaining.current() is None
     assert "edge_values" not in tab.canvas.export_arrays()
     assert tab.canvas.overlay_edge_count() == 0
-    assert "No explanation yet" in tab.explain_readout.text()
+    assert "No explanation yet" in tab.explaining.readout.text()
 
 
 def test_stop_mid_gnnexplainer_keeps_no_explanation(qtbot, tab):
     _train(qtbot, tab, epochs=20)
     _click(qtbot, tab, 5)
-    tab.explain_form.set_values({"explain_method": "gnnexplainer", "explain_epochs": 5000})
-    tab.explain_button.click()
+    tab.explaining.form.set_values({"explain_method": "gnnexplainer", "explain_epochs": 5000})
+    tab.explaining.button.click()
     assert tab.running() == explaining.JOB
-    assert tab.explain_button.text() == "Stop"
+    assert tab.explaining.button.text() == "Stop"
     qtbot.waitUntil(lambda: "GNNExplainer: epoch" in tab.job_bar.label.text(), timeout=60_000)
-    tab.explain_button.click()
+    tab.explaining.button.click()
     assert not tab.running()
-    assert explaining.current(tab) is None
+    assert tab.explaining.current() is None
     # the session's lock is given back: training resumes at once
     _train(qtbot, tab, epochs=30)
 
 
 def test_gat_attention_explanation(qtbot, tab):
-    tab.explain_form.set_values({"explain_method": "attention"})
+    tab.explaining.form.set_values({"explain_method": "attention"})
     _train(qtbot, tab, model="gcn", epochs=10)
     _click(qtbot, tab, 33)
-    tab.explain_button.click()
+    tab.explaining.button.click()
     assert "needs a GAT" in tab.error_note.text()
     _train(qtbot, tab, model="gat", epochs=30)
     _click(qtbot, tab, 33)
     tab.apply_state({"explain_method": "attention", "explain": True})   # as a tour step does
     qtbot.waitUntil(lambda: not tab.running(), timeout=120_000)
-    x = explaining.current(tab)
+    x = tab.explaining.current()
     assert x is not None and x.method == "attention" and x.feature_mask.size == 0
     np.testing.assert_allclose(tab.canvas.export_arrays()["edge_values"], x.edge_mask)
-    text = tab.explain_readout.text()
+    text = tab.explaining.readout.text()
     assert "GAT attention for node" in text and "No feature mask" in text
     # more training: the model changed, the explanation is dropped from the canvas
     _train(qtbot, tab, model="gat", epochs=10)
-    assert explaining.current(tab) is None
+    assert tab.explaining.current() is None
 
 
 def test_the_tour_step_trains_then_explains_the_best_correctly_predicted_test_node(
@@ -151,8 +151,8 @@ def test_the_tour_step_trains_then_explains_the_best_correctly_predicted_test_no
     assert "node" not in step.state and step.state.get("explain_best")
     assert tab.trained_steps() == 0
     tab.apply_state(step.state)
-    qtbot.waitUntil(lambda: explaining.current(tab) is not None, timeout=300_000)
-    x, pick = explaining.current(tab), explaining.current_pick(tab)
+    qtbot.waitUntil(lambda: tab.explaining.current() is not None, timeout=300_000)
+    x, pick = tab.explaining.current(), tab.explaining.current_pick()
     trace = tab.current_session().evaluate()
     correct = np.flatnonzero(trace.test_mask.astype(bool) &
                              (trace.predictions == trace.labels))
@@ -167,7 +167,7 @@ def test_the_tour_step_trains_then_explains_the_best_correctly_predicted_test_no
     assert drops[at] == pytest.approx(x.prob_full - x.prob_complement)
     k = int(x.explanation_edges.sum())
     np.testing.assert_array_equal(x.explanation_edges, x.edge_mask > 0.5)
-    text = html.unescape(tab.explain_readout.text())
+    text = html.unescape(tab.explaining.readout.text())
     assert f"among the {len(correct)} correctly predicted test nodes" in text
     assert f"reached by {pick.best_count}" in text
     assert f"The explanation: {k} edges (mask > 0.5)" in text
@@ -179,9 +179,9 @@ def test_the_tour_step_trains_then_explains_the_best_correctly_predicted_test_no
     assert gaps.min() <= 0
     _click(qtbot, tab, weak)
     _explain(qtbot, tab, explain_method="gnnexplainer", explain_epochs=200)
-    y = explaining.current(tab)
-    assert y.node == weak and y.fidelity_plus == 0 and explaining.current_pick(tab) is None
-    text = html.unescape(tab.explain_readout.text())
+    y = tab.explaining.current()
+    assert y.node == weak and y.fidelity_plus == 0 and tab.explaining.current_pick() is None
+    text = html.unescape(tab.explaining.readout.text())
     assert "Fidelity+ 0 means these edges were not needed" in text
     assert "chosen by rule" not in text
 
@@ -192,5 +192,5 @@ def test_stopping_the_training_drops_the_explanation_it_was_for(qtbot, tab):
     tab.toggle_job("node")                              # Stop, before the end
     qtbot.waitUntil(lambda: not tab.running(), timeout=30_000)
     qtbot.wait(200)
-    assert not tab.running() and explaining.current(tab) is None
-    assert not tab.explain_after_training
+    assert not tab.running() and tab.explaining.current() is None
+    assert not tab.explaining.after_training

@@ -12,7 +12,7 @@ from figure_checks import english_words
 from figure_checks import view_marks as drawn_marks
 
 from app.tabs.graph import GraphTab
-from app.tabs.graph.data import node_name
+from app.tabs.graph.views.graph import node_name
 from tests.windows import open_tab
 from viz.legend import drawn_geometry
 
@@ -52,13 +52,13 @@ def test_clicking_a_node_shows_its_messages_from_the_real_layer(qtbot, tab):
     assert "33" in tab.view("messages").panel.title.text()
     # every label names the row drawn beside it; margin rows above and below keep the
     # first and last labels inside the view
-    matrix = tab.message_plot.matrix()
-    ticks = dict(tab.message_plot.plotItem.getAxis("left")._tickLevels[0])
+    matrix = tab.messages_view.plot.matrix()
+    ticks = dict(tab.messages_view.plot.plotItem.getAxis("left")._tickLevels[0])
     assert np.isnan(matrix[0]).all() and np.isnan(matrix[-1]).all()
     for row, text in ticks.items():
         if "c=" in text:
             i = int(row) - int(np.isnan(matrix).all(axis=1).argmin())   # below the margin
-            assert text.split()[0] == str(node_name(tab, int(m.neighbors[i])))
+            assert text.split()[0] == str(node_name(tab.result, int(m.neighbors[i])))
             np.testing.assert_allclose(matrix[int(row)], m.messages[i], atol=1e-6)
         elif text.startswith("aggregate"):
             np.testing.assert_allclose(matrix[int(row), :len(m.aggregate)], m.aggregate,
@@ -78,11 +78,11 @@ def _message_labels_spaced(tab) -> bool:
     """The messages heatmap's row names a line apart, and half a line inside its view."""
     from PySide6.QtGui import QFontMetricsF
 
-    matrix = tab.message_plot.matrix()
-    ticks = dict(tab.message_plot.plotItem.getAxis("left")._tickLevels[0])
-    axis = tab.message_plot.plotItem.getAxis("left")
+    matrix = tab.messages_view.plot.matrix()
+    ticks = dict(tab.messages_view.plot.plotItem.getAxis("left")._tickLevels[0])
+    axis = tab.messages_view.plot.plotItem.getAxis("left")
     line = QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
-    pitch = tab.message_plot.plotItem.vb.height() / matrix.shape[0]
+    pitch = tab.messages_view.plot.plotItem.vb.height() / matrix.shape[0]
     rows = sorted(int(r) for r in ticks)
     return bool((np.diff(rows) * pitch >= line - 0.5).all()
                 and (rows[0] + 0.5) * pitch >= line / 2 - 0.5
@@ -99,14 +99,14 @@ def test_the_messages_rows_are_spaced_again_when_the_view_changes_size(qtbot, wi
         tab.canvas.nodeClicked.emit(33)                  # 18 neighbours' rows
         _settle(qtbot, tab, lambda r: r.message is not None and r.message.node == 33)
         qtbot.waitUntil(lambda: _message_labels_spaced(tab), timeout=5_000)
-        tall = tab.message_plot.plotItem.vb.height()
-        first = tab.message_plot.matrix().shape[0]
+        tall = tab.messages_view.plot.plotItem.vb.height()
+        first = tab.messages_view.plot.matrix().shape[0]
         for size in ((1280, 800), (1500, 1500)):
             window.resize(*size)
             qtbot.wait(100)
-            assert _message_labels_spaced(tab), (size, tab.message_plot.plotItem.vb.height(),
+            assert _message_labels_spaced(tab), (size, tab.messages_view.plot.plotItem.vb.height(),
                                                  tall)
-        assert tab.message_plot.matrix().shape[0] == first   # back where it started
+        assert tab.messages_view.plot.matrix().shape[0] == first   # back where it started
     finally:
         window.resize(1500, 940)
 
@@ -296,9 +296,9 @@ def test_compare_button_trains_the_three_models_and_the_baseline(qtbot, tab):
     trained = [c.as_dict()[k] for k in ("gcn", "sage", "gat", "baseline")]
     assert accuracy.shape == (4, 2)
     np.testing.assert_allclose(accuracy[:, 1], trained)
-    qtbot.waitUntil(lambda: len(tab.compare_plot._bars) == 2 and np.isfinite(    # redrawn
-        tab.compare_plot._bars[1].opts["height"]).all(), timeout=10_000)  # when it ends
-    bars = tab.compare_plot._bars
+    qtbot.waitUntil(lambda: len(tab.compare_view.plot._bars) == 2 and np.isfinite(    # redrawn
+        tab.compare_view.plot._bars[1].opts["height"]).all(), timeout=10_000)  # when it ends
+    bars = tab.compare_view.plot._bars
     np.testing.assert_allclose(bars[1].opts["height"], trained)
     assert all(r.height() > 0 for r in drawn_geometry([bars[1]], None)[1])
 
@@ -345,13 +345,13 @@ def test_the_comparison_shows_the_model_trained_with_train(qtbot, tab):
     _settle(qtbot, tab, lambda r: r.node.epoch == 60)
     acc = tab.result.node.test_acc                    # the trained model's own evaluation
     assert tab.histories[tab._session_key()][-1]["test_acc"] == pytest.approx(acc)
-    qtbot.waitUntil(lambda: len(tab.compare_plot._bars) == 2, timeout=10_000)
-    heights = np.asarray(tab.compare_plot._bars[1].opts["height"], np.float64)
+    qtbot.waitUntil(lambda: len(tab.compare_view.plot._bars) == 2, timeout=10_000)
+    heights = np.asarray(tab.compare_view.plot._bars[1].opts["height"], np.float64)
     assert heights[0] == pytest.approx(acc) and np.isnan(heights[1:]).all()
     untrained = tab.result.untrained.as_dict()
-    np.testing.assert_allclose(tab.compare_plot._bars[0].opts["height"],
+    np.testing.assert_allclose(tab.compare_view.plot._bars[0].opts["height"],
                                [untrained[k] for k in ("gcn", "sage", "gat", "baseline")])
-    names = [label.text for _item, label in tab.compare_plot.legend.items]
+    names = [label.text for _item, label in tab.compare_view.plot.legend.items]
     assert names == ["untrained", "GCN trained, epoch 60"]
     assert f"GCN after 60 epochs: test accuracy {acc:.2f}" in \
         tab.view("compare").panel.readout.text()
@@ -368,19 +368,19 @@ def test_every_view_has_content_on_first_open(qtbot, tab):
         assert drawn_marks(view) > 0, view.key
     assert r.untrained is not None and set(r.untrained.kinds) == {"gcn", "sage", "gat",
                                                                   "baseline"}
-    bars = tab.compare_plot._bars                      # the untrained accuracies as bars
+    bars = tab.compare_view.plot._bars                      # the untrained accuracies as bars
     assert len(bars) == 1 and len(bars[0].opts["height"]) == 4
     np.testing.assert_allclose(bars[0].opts["height"], [r.untrained.as_dict()[k] for k in (
         "gcn", "sage", "gat", "baseline")])
     assert r.graphs is not None and r.graphs.epoch == 0           # graph classification
-    assert tab.pooled_view.node_count() == len(r.graphs.embedding)
-    assert tab.pooled_view.plotItem.getAxis("bottom").labelText != ""
+    assert tab.pooled_view.plot.node_count() == len(r.graphs.embedding)
+    assert tab.pooled_view.plot.plotItem.getAxis("bottom").labelText != ""
     assert r.link is not None and r.link.epoch == 0                # link prediction
-    assert len(tab.roc_plot.curves()[0]) == 1 and len(tab.roc_plot.curves()[0][0]) > 2
+    assert len(tab.links_view.plot.curves()[0]) == 1 and len(tab.links_view.plot.curves()[0][0]) > 2
     assert tab.canvas.overlay_edge_count() == 0        # an untrained guess is not drawn
-    x, y = tab.curves_plot.curves()                    # the training curves' epoch 0
+    x, y = tab.training_view.plot.curves()                    # the training curves' epoch 0
     assert len(x) == 4 and all(len(xi) == 1 and xi[0] == 0 for xi in x)
-    assert "PC 1" in tab.embedding_view.plotItem.getAxis("bottom").labelText
+    assert "PC 1" in tab.embedding_view.plot.plotItem.getAxis("bottom").labelText
 
 
 def test_a_tab_computed_while_hidden_says_its_comparison_is_coming_not_that_labels_lack(
@@ -396,7 +396,7 @@ def test_a_tab_computed_while_hidden_says_its_comparison_is_coming_not_that_labe
     window.tabs_widget.setCurrentWidget(tab)
     _settle(qtbot, tab, lambda r: r.untrained is not None)
     assert "Compare" in tab.view("compare").panel.readout.full_text()
-    assert len(tab.compare_plot._bars) == 1 and tab.compare_plot.legend.isVisible()
+    assert len(tab.compare_view.plot._bars) == 1 and tab.compare_view.plot.legend.isVisible()
 
 
 def test_a_comparison_that_cannot_be_made_says_why_instead_of_waiting(qtbot, window,
@@ -467,7 +467,7 @@ def test_the_tabs_defaults_beat_the_nearest_labelled_baseline_on_karate_over_see
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_gnn import sign_test, tab_default_accuracy
 
-    from app.tabs.graph.controls import MODEL_PARAMS
+    from app.tabs.graph.params import MODEL_PARAMS
     from models import graphs as gnn
     from models.graphs.options import session_kwargs
 
@@ -528,3 +528,49 @@ def test_the_karate_example_opens_with_every_view_trained(qtbot):
         texts += [w.text() for w in view.panel.findChildren(QLabel)]
         assert not any(u in t.lower() for t in texts for u in untrained_words), \
             (view.key, texts)
+
+
+def test_views_draw_and_export_a_trace_without_the_tab(qapp):
+    """A view sees only a trace and a request: made, drawn and exported with no tab."""
+    from app.tabs.graph.views import (
+        BatchView,
+        CommunitiesShown,
+        CommunitiesView,
+        CompareView,
+        GraphShown,
+        GraphView,
+        MessagesView,
+        TrainingShown,
+        TrainingView,
+    )
+    from models import graphs as gnn
+    from models.graphs.options import GraphRequest
+    from models.graphs.probe import graph_result
+
+    ask = GraphRequest(node=0, edges="gcn")
+    doc = gnn.builtin_graph("karate", seed=0)
+    session = gnn.NodeClassificationSession(doc.data, ask.model, seed=ask.seed,
+                                            train_per_class=ask.train_per_class,
+                                            **ask.session_kwargs())
+    r = graph_result(doc, ask, session, None, (("karate", 0), "spring", 0),
+                     gnn.motif_graphs(seed=0), None, None, None, name="karate")
+    graph = GraphView()
+    graph.show(GraphShown(r), ask)
+    assert graph.plot.node_count() == 34 and "34" in graph.title()
+    assert graph.data().arrays["nodes"].shape == (34, 5)
+    messages = MessagesView()
+    messages.show(r, ask)
+    assert messages.data().row_labels == [str(doc.node_ids[j]) for j in r.message.neighbors]
+    assert messages.plot.matrix().shape[0] > len(r.message.neighbors)
+    training, compare = TrainingView(), CompareView()
+    shown = TrainingShown(r)
+    training.show(shown, ask)
+    compare.show(shown, ask)
+    assert training.data().row_labels == [r.node.epoch] and compare.data() is None
+    assert "Train" in training.panel.readout.text()
+    batch = BatchView()
+    batch.show(r, ask)
+    assert batch.data().meta == {"graphs": ask.batch_graphs}
+    communities = CommunitiesView()
+    communities.show(CommunitiesShown())
+    assert communities.data() is None and "eigenvalues" in communities.title()

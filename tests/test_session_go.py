@@ -419,16 +419,14 @@ def test_the_communities_found_come_back_with_their_colours_soft_assignment_and_
         run_job(tab, "communities")
 
     a, b, _ = round_trip(qtbot, "graph", tmp_path, prepare)
-    from app.tabs.graph import communities
-
-    ra, rb = communities.current(a), communities.current(b)
+    ra, rb = a.communities.current(), b.communities.current()
     assert rb is not None and rb.method == "dmon" and rb.k == ra.k
     np.testing.assert_array_equal(rb.labels, ra.labels)
     np.testing.assert_array_equal(rb.soft, ra.soft)
     np.testing.assert_array_equal(rb.loss, ra.loss)
     assert (rb.modularity, rb.nmi, rb.nmi_attribute) == (ra.modularity, ra.nmi, "club")
-    assert b.params()["colour"] == "community" and b.nmi_combo.currentData() == "club"
-    assert b.community_readout.text() == a.community_readout.text()
+    assert b.params()["colour"] == "community" and b.communities.nmi_combo.currentData() == "club"
+    assert b.communities.readout.text() == a.communities.readout.text()
     assert_same_views(view_arrays(a), view_arrays(b))
     assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
     assert b.canvas.node_alpha(int(np.argmin(rb.soft.max(axis=1)))) < 255
@@ -436,28 +434,26 @@ def test_the_communities_found_come_back_with_their_colours_soft_assignment_and_
 
 @pytest.mark.slow
 def test_the_explanation_shown_comes_back_with_its_masks_and_fidelities(qtbot, tmp_path):
-    from app.tabs.graph import explaining
-
     def prepare(tab):
         tab.apply_state({"model": "gcn", "epochs": 30, "train_per_class": 2}, strict=True)
         run_job(tab, "node")
         tab.apply_state({"node": 33})
-        tab.explain_form.set_values({"explain_method": "gnnexplainer", "explain_epochs": 30})
+        tab.explaining.form.set_values({"explain_method": "gnnexplainer", "explain_epochs": 30})
         run_job(tab, "explain")
-        assert explaining.current(tab) is not None
+        assert tab.explaining.current() is not None
 
     a, b, path = round_trip(qtbot, "graph", tmp_path, prepare)
-    xa, xb = explaining.current(a), explaining.current(b)
+    xa, xb = a.explaining.current(), b.explaining.current()
     assert xb is not None and xb.node == 33 and xb.method == "gnnexplainer"
     for field in ("edge_index", "edge_mask", "explanation_edges", "feature_mask", "loss"):
         np.testing.assert_array_equal(getattr(xb, field), getattr(xa, field), err_msg=field)
     assert (xb.fidelity_plus, xb.fidelity_minus, xb.prob_full) == \
         (xa.fidelity_plus, xa.fidelity_minus, xa.prob_full)
-    assert b.explain_readout.text() == a.explain_readout.text()
+    assert b.explaining.readout.text() == a.explaining.readout.text()
     assert_same_views(canvas_of(qtbot, a), canvas_of(qtbot, b))
     # training on makes it stale, as in the window that explained it
     run_job(b, "node")
-    assert explaining.current(b) is None
+    assert b.explaining.current() is None
     # opened into a window that shows another, smaller graph: drawn with karate, once
     # karate's result is in (the florentine result still shown must not be used)
     win_c = make_window(qtbot)
@@ -469,8 +465,8 @@ def test_the_explanation_shown_comes_back_with_its_masks_and_fidelities(qtbot, t
     win_c.report_error = lambda error, details: errors.append(error)
     assert win_c.open_session(path), errors
     settle(qtbot, c)
-    assert explaining.current(c) is not None and c.result.doc.num_nodes == 34
-    assert c.explain_readout.text() == a.explain_readout.text()
+    assert c.explaining.current() is not None and c.result.doc.num_nodes == 34
+    assert c.explaining.readout.text() == a.explaining.readout.text()
 
 
 def test_an_explanation_without_its_classifier_or_out_of_range_is_refused():
@@ -512,7 +508,7 @@ def test_an_explanation_without_its_classifier_or_out_of_range_is_refused():
 
     from app.tabs.graph.state import _restore_explanation
 
-    tab = SimpleNamespace(explanation=("old", None))
+    panel = SimpleNamespace(explanation=("old", None))
     with pytest.raises(SessionFileError, match="holds none"):
-        _restore_explanation(tab, (meta, arrays), None, "x.archscope")
-    assert tab.explanation is None
+        _restore_explanation(panel, (meta, arrays), None, "x.archscope")
+    assert panel.explanation is None

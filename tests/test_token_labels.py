@@ -284,7 +284,7 @@ def test_the_messages_into_a_node_give_each_feature_a_column_to_read(qtbot, wind
                     timeout=60_000)
     qtbot.wait(300)
     m = tab.result.message
-    plot = tab.message_plot
+    plot = tab.messages_view.plot
     features = m.messages.shape[1]
     assert features == 32                   # the default model's hidden units
     px = plot.plotItem.vb.width() / features
@@ -294,12 +294,12 @@ def test_the_messages_into_a_node_give_each_feature_a_column_to_read(qtbot, wind
     ticks = [t for _, t in plot.plotItem.getAxis("left")._tickLevels[0]]
     assert sum("c=" in t for t in ticks) == len(m.neighbors) == len(ticks)
     # the sums' names: over the matrix, each ending at the top of its row
-    gaps, edge, _ = tab.message_layout
+    gaps, edge, _ = tab.messages_view.message_layout
     n, vb = len(m.neighbors), plot.plotItem.vb
     box = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
     words = (QCoreApplication.translate("GraphTab", "aggregate ({0})").split("{0}")[0],
              QCoreApplication.translate("GraphTab", "update hᵢ′"))
-    for item, row, word in zip(tab.message_names, (edge + n + gaps, edge + n + 2 * gaps + 1),
+    for item, row, word in zip(tab.messages_view.message_names, (edge + n + gaps, edge + n + 2 * gaps + 1),
                                words, strict=True):
         assert item.isVisible() and item.toPlainText().startswith(word)
         rect = item.sceneBoundingRect()

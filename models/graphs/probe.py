@@ -17,7 +17,7 @@ from models.graphs.baseline import compare_models, nearest_train_baseline
 from models.graphs.document import GraphDocument
 from models.graphs.export import save_graph
 from models.graphs.layouts import layout
-from models.graphs.options import MODEL_KINDS, session_kwargs
+from models.graphs.options import MODEL_KINDS, GraphRequest, session_kwargs
 from models.graphs.sessions import (
     GraphClassificationSession,
     LinkPredictionSession,
@@ -28,15 +28,15 @@ from models.traces import BatchTrace, GraphResult, ModelComparison, Progress
 __all__ = ["graph_result", "model_comparison", "save_with_results", "untrained_comparison"]
 
 
-def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession,
+def graph_result(doc: GraphDocument, ask: GraphRequest, session: NodeClassificationSession,
                  pos: np.ndarray | None, layout_key: tuple, motif: list,
                  batch: BatchTrace | None,
                  graph_session: GraphClassificationSession | None,
                  link_session: LinkPredictionSession | None, name: str = "",
                  untrained: ModelComparison | None = None,
                  device: str | None = None) -> GraphResult:
-    """Everything the tab draws, computed off the GUI thread: the layout (unless ``pos``
-    is given), the node classifier's state, the messages into the selected node, GAT
+    """Everything the tab draws for the request ``ask``, computed off the GUI thread: the
+    layout (unless ``pos`` is given), the node classifier's state, the messages into the selected node, GAT
     attention, GCN coefficients and the GraphSAGE sample when shown, a batch of the motif
     graphs (``batch`` reused when given), the two other tasks' states and the compared
     models before training (``untrained`` reused when given, else computed on ``device``
@@ -44,33 +44,33 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
     layout_error = ""
     if pos is None:
         try:
-            pos = layout(doc, p["layout"], seed=p["seed"])
+            pos = layout(doc, ask.layout, seed=ask.seed)
         except ArchScopeError as exc:         # e.g. "data" on a graph without positions
             layout_error = str(exc)
-            pos = layout(doc, "spring", seed=p["seed"])
+            pos = layout(doc, "spring", seed=ask.seed)
     data = doc.data
-    if not p.get("edge_weights", True) and getattr(data, "edge_weight", None) is not None:
+    if not ask.edge_weights and getattr(data, "edge_weight", None) is not None:
         # the graph the classifier trains on (``options.session_kwargs``): without the weights
         data = Data(x=data.x, edge_index=data.edge_index, y=data.y)
     n = data.num_nodes
-    node = p["node"] if 0 <= p["node"] < n else -1
+    node = ask.node if 0 <= ask.node < n else -1
     parts: dict = {"node": session.evaluate()}      # takes the session's lock itself
     with session.lock:
         model = session.model
         layers = len(model.convs)
-        layer = min(p["layer"], layers) - 1
-        if p["model"] == "gat":
+        layer = min(ask.layer, layers) - 1
+        if ask.model == "gat":
             parts["gat"] = inspection.gat_attention(model, data, layer)
         if node >= 0:
             parts["message"] = inspection.message_passing(model, data, node, layer,
-                                                          p["aggregation"])
-    if p["edges"] == "gcn":                     # the weights play no part: no lock
+                                                          ask.aggregation)
+    if ask.edges == "gcn":                     # the weights play no part: no lock
         parts["gcn"] = inspection.gcn_coefficients(data.edge_index, n,
                                                    getattr(data, "edge_weight", None))
-    if p["edges"] == "sage" and node >= 0:
+    if ask.edges == "sage" and node >= 0:
         parts["sample"] = inspection.sage_sample(data.edge_index, n, node,
-                                                 [p["sample"]] * layers, seed=p["sample_seed"])
-    parts["batch"] = batch or inspection.batch_trace(motif, list(range(p["batch_graphs"])))
+                                                 [ask.sample] * layers, seed=ask.sample_seed)
+    parts["batch"] = batch or inspection.batch_trace(motif, list(range(ask.batch_graphs)))
     if graph_session is not None:
         parts["graphs"] = graph_session.evaluate()
     if link_session is not None:
@@ -78,8 +78,8 @@ def graph_result(doc: GraphDocument, p: dict, session: NodeClassificationSession
     untrained_error = ""
     if untrained is None and device is not None and (doc.labels >= 0).any():
         try:
-            untrained = untrained_comparison(data, p["seed"], p["train_per_class"], device,
-                                             **session_kwargs(p))
+            untrained = untrained_comparison(data, ask.seed, ask.train_per_class, device,
+                                             **session_kwargs(ask))
         except ArchScopeError as exc:     # e.g. too few labelled nodes for a split
             untrained, untrained_error = None, str(exc)
     return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,

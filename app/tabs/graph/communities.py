@@ -1,18 +1,23 @@
-"""The graph tab's community detection: the "Communities" control group (method, seed,
-number of communities, DMoN's epochs, the attribute NMI is measured against, Run/Stop),
-the "communities" job run in the tab's ``JobRunner``, the readout, the loss view and the
-node colouring the canvas takes from the result.
+"""The graph tab's community detection as a panel: the "Communities" control group
+(method, seed, number of communities, DMoN's epochs, the attribute NMI is measured
+against, Run/Stop, the readout), the "communities" job's parts (made, reported, stopped)
+and the communities view (the Laplacian's spectrum, DMoN's loss).
 
-Results are kept per graph (``tab.community_results``, keyed by the graph's key): a result
-belongs to the graph it was found on and comes back when that graph is shown again. The
-job is ``models.community.community_job``; while DMoN trains, each report's loss history
-is drawn live (``tab.community_live``).
+Results are kept per graph (``results``, keyed by the graph's key): a result belongs to
+the graph it was found on and comes back when that graph is shown again. The job is
+``models.community.community_job``; while DMoN trains, each report's loss history is
+drawn live (``live``).
 
 DMoN's soft assignment is drawn as node opacity (``GraphCanvas.set_node_opacity``): the
 fill keeps the community's colour, so the hard partition reads as with the other methods,
 and a node DMoN is unsure of (its largest soft assignment low) fades. Rings or pies would
 need a pen or glyph per node, which pyqtgraph draws one item at a time; opacity steps stay
 a handful of items however large the graph.
+
+The panel sees the tab through ``CommunitiesHost``; it asks for its job with ``toggled``
+and says with ``found`` that a partition of the graph shown arrived (the tab colours the
+nodes by it) and with ``changed`` that the result shown changed (the canvas redraws the
+nodes if they show communities).
 """
 
 from __future__ import annotations
@@ -20,144 +25,47 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-import numpy as np
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
 from app.jobs import ComputeRunner, Failure
-from app.tabs.base import View, ViewData
+from app.tabs.graph.params import COMMUNITY_PARAMS
+from app.tabs.graph.views import CommunitiesShown, CommunitiesView
+from app.tabs.graph.views.communities import community_readout
+from app.tabs.graph.views.graph import community_method_name as method_name
 from app.tabs.kept import Kept
-from models.community.options import DEFAULT_EPOCHS, K_METHODS, MAX_K, METHODS
-from viz.controls import Param, ParamForm
-from viz.panel import ViewPanel
-from viz.plots import CurvesPlot
+from models.community.options import K_METHODS, METHODS
+from viz.controls import ParamForm
 from viz.theme import muted_style
 
-if TYPE_CHECKING:
-    from app.tabs.graph.tab import GraphTab
+__all__ = ["CommunitiesPanel", "CommunitiesHost", "JOB", "COMMUNITY_ACTIONS"]
 
-COMMUNITY_PARAMS = (
-    Param("community_method", "choice", "louvain", choices=METHODS),
-    Param("community_seed", "int", 0, 0, 99999),
-    Param("communities", "int", 0, 0, MAX_K),            # 0: chosen by the eigengap
-    Param("community_epochs", "int", DEFAULT_EPOCHS, 10, 5000, step=50),
-)
 #: what ``apply_state`` takes for communities besides the form's keys
 COMMUNITY_ACTIONS = ("find_communities", "nmi_attribute")
 JOB = "communities"
 
-
-# -- controls ------------------------------------------------------------------------------
-def build_controls(tab: GraphTab, layout) -> None:
-    """The "Communities" group (form, NMI combo, Run button, readout) in ``layout``."""
-    tab.community_results = Kept(8, pinned=lambda: {tab._doc_key()})
-    # the normalised Laplacian's spectrum of each graph shown, computed in the background
-    tab.spectra = Kept(8, pinned=lambda: {tab._doc_key()})
-    tab.spectrum_runner = ComputeRunner(tab)
-    tab.spectrum_runner.done.connect(lambda got: spectrum_arrived(tab, got))
-    tab.community_live = None                     # (graph key, Progress) while DMoN trains
-    tab.community_form = form = ParamForm(COMMUNITY_PARAMS)
-    form.setObjectName("CommunityForm")
-    tab.nmi_combo = QComboBox()
-    tab.nmi_combo.setObjectName("NmiAttribute")
-    tab.nmi_combo.setProperty("archscope_data", True)   # the file's own attribute names
-    tab.nmi_text = QLabel()
-    form.layout().addRow(tab.nmi_text, tab.nmi_combo)
-    tab.community_button = QPushButton()
-    tab.community_button.setObjectName("CommunityButton")
-    tab.community_button.clicked.connect(lambda: tab.toggle_job(JOB))
-    form.layout().addRow(tab.community_button)
-    tab.community_readout = QLabel()
-    tab.community_readout.setObjectName("CommunityReadout")
-    tab.community_readout.setWordWrap(True)
-    tab.community_readout.setStyleSheet(muted_style())
-    form.layout().addRow(tab.community_readout)
-    form.changed.connect(lambda: method_changed(tab))
-    tab.nmi_combo.currentIndexChanged.connect(lambda _i: nmi_changed(tab))
-    layout.addWidget(form)
-    method_changed(tab)
+translate = QCoreApplication.translate
 
 
-def method_changed(tab: GraphTab) -> None:
-    method = tab.community_form.values()["community_method"]
-    tab.community_form.set_visible_rows(
-        {"community_method", "community_seed"} | ({"communities"} if method in K_METHODS
-                                                   else set())
-        | ({"community_epochs"} if method == "dmon" else set()))
+class CommunitiesHost(Protocol):
+    """What the panel asks of the tab."""
+
+    torch_ready: bool
+
+    def doc_key(self) -> tuple: ...          # the graph the controls name
+    def drawn_key(self) -> tuple | None: ...  # the graph the canvas draws (None: none yet)
+    def base_document(self): ...
+    def device(self) -> str: ...
+    def running(self) -> str: ...
+    def job_button_text(self, job: str, idle: str) -> str: ...
 
 
 def _spectrum(key, doc):
     from models.community.probe import laplacian_spectrum
 
     return key, laplacian_spectrum(doc)
-
-
-def spectrum_arrived(tab: GraphTab, got) -> None:
-    if isinstance(got, Failure):          # a solver that did not converge: no spectrum
-        return
-    key, spectrum = got
-    tab.spectra[key] = spectrum
-    if key == tab._doc_key():
-        draw_view(tab)
-
-
-def fill_nmi_box(tab: GraphTab, doc) -> None:
-    """The attributes of ``doc`` NMI can be measured against, keeping the choice; the
-    graph's Laplacian spectrum is asked for (in the background) if not known yet."""
-    from models.community.partition import categorical_attributes
-
-    if tab._doc_key() not in tab.spectra:
-        tab.spectrum_runner.request(partial(_spectrum, tab._doc_key(), doc))
-
-    current = tab.nmi_combo.currentData()
-    tab.nmi_combo.blockSignals(True)
-    try:
-        tab.nmi_combo.clear()
-        tab.nmi_combo.addItem(QCoreApplication.translate("GraphTab", "(none)"), "")
-        names = categorical_attributes(doc)
-        for name in names:
-            tab.nmi_combo.addItem(name, name)
-        if current not in names:      # a new graph: its label attribute, if categorical
-            current = doc.label_attr if doc.label_attr in names else \
-                (names[0] if names else "")
-        tab.nmi_combo.setCurrentIndex(max(0, tab.nmi_combo.findData(current)))
-    finally:
-        tab.nmi_combo.blockSignals(False)
-
-
-def nmi_changed(tab: GraphTab) -> None:
-    """NMI of the shown result against the newly chosen attribute (numpy, instant)."""
-    from models.community.partition import nmi
-
-    result = current(tab)
-    attribute = tab.nmi_combo.currentData() or ""
-    if result is None or result.nmi_attribute == attribute:
-        return
-    doc = tab.base_document()
-    value = nmi(result.labels, doc.node_attributes[attribute]) if attribute else math.nan
-    tab.community_results[tab._doc_key()] = replace(result, nmi=value,
-                                                    nmi_attribute=attribute)
-    redraw(tab)
-
-
-def apply_state(tab: GraphTab, state: dict) -> list[str]:
-    """The community keys of ``state``: the form, ``nmi_attribute``."""
-    problems = tab.community_form.set_values(state)
-    if "nmi_attribute" in state:
-        index = tab.nmi_combo.findData(state["nmi_attribute"] or "")
-        if index < 0:
-            problems.append(f"nmi_attribute: this graph has no categorical attribute "
-                            f"'{state['nmi_attribute']}'.")
-        tab.nmi_combo.setCurrentIndex(max(0, index))
-    return problems
-
-
-# -- the job -------------------------------------------------------------------------------
-def current(tab: GraphTab):
-    """The community result of the graph shown, or None."""
-    return tab.community_results.get(tab._doc_key())
 
 
 def _job(*args, **options):
@@ -168,211 +76,207 @@ def _job(*args, **options):
     yield from community_job(*args, **options)
 
 
-def drawn(tab: GraphTab):
-    """The community result of the graph the canvas draws now (the controls may already
-    name another graph whose trace is still being computed), or None."""
-    if tab.result is None:
-        return None
-    return tab.community_results.get(tab.result.layout_key[0])
+class CommunitiesPanel(QObject):
+    toggled = Signal(str)      # start or stop the job (``JOB``)
+    found = Signal()           # a partition of the graph shown arrived
+    changed = Signal()         # the result shown changed (another NMI attribute)
 
+    def __init__(self, host: CommunitiesHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.results = Kept(8, pinned=lambda: {host.doc_key()})
+        # the normalised Laplacian's spectrum of each graph shown, computed in the background
+        self.spectra = Kept(8, pinned=lambda: {host.doc_key()})
+        self.spectrum_runner = ComputeRunner(self)
+        self.spectrum_runner.done.connect(self._spectrum_arrived)
+        self.live = None                     # (graph key, Progress) while DMoN trains
+        self.form = form = ParamForm(COMMUNITY_PARAMS)
+        form.setObjectName("CommunityForm")
+        self.nmi_combo = QComboBox()
+        self.nmi_combo.setObjectName("NmiAttribute")
+        self.nmi_combo.setProperty("archscope_data", True)  # the file's own attribute names
+        self.nmi_text = QLabel()
+        form.layout().addRow(self.nmi_text, self.nmi_combo)
+        self.button = QPushButton()
+        self.button.setObjectName("CommunityButton")
+        self.button.clicked.connect(lambda: self.toggled.emit(JOB))
+        form.layout().addRow(self.button)
+        self.readout = QLabel()
+        self.readout.setObjectName("CommunityReadout")
+        self.readout.setWordWrap(True)
+        self.readout.setStyleSheet(muted_style())
+        form.layout().addRow(self.readout)
+        form.changed.connect(self._method_changed)
+        self.nmi_combo.currentIndexChanged.connect(lambda _i: self._nmi_changed())
+        self.view = CommunitiesView(self)
+        self._method_changed()
 
-def make_job(tab: GraphTab):
-    p = tab.community_form.values()
-    method = p["community_method"]
-    options: dict = {}
-    if method in K_METHODS:
-        options["k"] = p["communities"]
-    if method == "dmon":
-        options.update(epochs=p["community_epochs"], device=tab.ctx.device())
-    tab.community_live = (tab._doc_key(), None)
-    return partial(_job, tab.base_document(), method, p["community_seed"],
-                   tab.nmi_combo.currentData() or "", **options)
+    # -- controls --------------------------------------------------------------------------
+    def _method_changed(self) -> None:
+        method = self.form.values()["community_method"]
+        self.form.set_visible_rows(
+            {"community_method", "community_seed"}
+            | ({"communities"} if method in K_METHODS else set())
+            | ({"community_epochs"} if method == "dmon" else set()))
 
+    def _spectrum_arrived(self, got) -> None:
+        if isinstance(got, Failure):          # a solver that did not converge: no spectrum
+            return
+        key, spectrum = got
+        self.spectra[key] = spectrum
+        if key == self.host.doc_key():
+            self.draw_view()
 
-def job_text(progress) -> str:
-    m = progress.metrics
-    if progress.trace is None and progress.step > 0 and progress.history.size:
-        return QCoreApplication.translate("GraphTab", "DMoN: epoch {0}/{1} · loss {2:.3f} · modularity {3:.3f}").format(
-            progress.step, progress.total, progress.loss, m.get("modularity", math.nan))
-    return QCoreApplication.translate("GraphTab", "Finding communities: {0}").format(method_name(progress.message)
-                                                  if progress.message else "…")
+    def fill_nmi_box(self, doc) -> None:
+        """The attributes of ``doc`` NMI can be measured against, keeping the choice; the
+        graph's Laplacian spectrum is asked for (in the background) if not known yet."""
+        from models.community.partition import categorical_attributes
 
+        key = self.host.doc_key()
+        if key not in self.spectra:
+            self.spectrum_runner.request(partial(_spectrum, key, doc))
+        current = self.nmi_combo.currentData()
+        self.nmi_combo.blockSignals(True)
+        try:
+            self.nmi_combo.clear()
+            self.nmi_combo.addItem(translate("GraphTab", "(none)"), "")
+            names = categorical_attributes(doc)
+            for name in names:
+                self.nmi_combo.addItem(name, name)
+            if current not in names:   # a new graph: its label attribute, if categorical
+                current = doc.label_attr if doc.label_attr in names else \
+                    (names[0] if names else "")
+            self.nmi_combo.setCurrentIndex(max(0, self.nmi_combo.findData(current)))
+        finally:
+            self.nmi_combo.blockSignals(False)
 
-def on_progress(tab: GraphTab, progress) -> None:
-    """A report of the running job: the result (kept, the nodes coloured by it), or a
-    DMoN epoch (the loss curve drawn live)."""
-    from models.traces.community import CommunityResult
+    def _nmi_changed(self) -> None:
+        """NMI of the shown result against the newly chosen attribute (numpy, instant)."""
+        from models.community.partition import nmi
 
-    key = tab.community_live[0] if tab.community_live else tab._doc_key()
-    if isinstance(progress.trace, CommunityResult):
-        tab.community_results[key] = progress.trace
-        tab.community_live = None
-        if key == tab._doc_key():
-            # the nodes (and the embedding) coloured by community: only they are redrawn,
-            # no model is run again (the colour plays no part in the tab's trace)
-            tab.show_form.blockSignals(True)
-            tab.show_form.set_values({"colour": "community"})
-            tab.show_form.blockSignals(False)
-            tab.colour_combo.setEnabled(False)       # as ``_show_changed`` would
-        redraw(tab)
-    elif progress.history.size:
-        tab.community_live = (key, progress)
-        draw_view(tab)
+        result = self.current()
+        attribute = self.nmi_combo.currentData() or ""
+        if result is None or result.nmi_attribute == attribute:
+            return
+        doc = self.host.base_document()
+        value = nmi(result.labels, doc.node_attributes[attribute]) if attribute else math.nan
+        self.results[self.host.doc_key()] = replace(result, nmi=value,
+                                                    nmi_attribute=attribute)
+        self.redraw()
+        self.changed.emit()
 
+    def values(self) -> dict:
+        return self.form.values()
 
-def on_stopped(tab: GraphTab, completed: bool) -> None:
-    """Stopped before the end: the curve so far stays, said to be unfinished."""
-    if not completed and tab.community_live and tab.community_live[1] is not None:
-        draw_view(tab)
-    else:
-        tab.community_live = None
+    def apply_state(self, state: dict) -> list[str]:
+        """The community keys of ``state``: the form, ``nmi_attribute``."""
+        problems = self.form.set_values(state)
+        if "nmi_attribute" in state:
+            index = self.nmi_combo.findData(state["nmi_attribute"] or "")
+            if index < 0:
+                problems.append(f"nmi_attribute: this graph has no categorical attribute "
+                                f"'{state['nmi_attribute']}'.")
+            self.nmi_combo.setCurrentIndex(max(0, index))
+        return problems
 
+    def nmi_attribute(self) -> str:
+        return self.nmi_combo.currentData() or ""
 
-# -- drawing -------------------------------------------------------------------------------
-def method_name(method: str) -> str:
-    return {"louvain": QCoreApplication.translate("GraphTab", "Louvain"), "label_propagation": QCoreApplication.translate("GraphTab", "label propagation"),
-            "spectral": QCoreApplication.translate("GraphTab", "spectral clustering"), "dmon": QCoreApplication.translate("GraphTab", "DMoN (GCN)")}.get(
-                method, method)
+    # -- the results -----------------------------------------------------------------------
+    def current(self):
+        """The community result of the graph the controls name, or None."""
+        return self.results.get(self.host.doc_key())
 
+    def drawn(self):
+        """The community result of the graph the canvas draws now (the controls may
+        already name another graph whose trace is still being computed), or None."""
+        key = self.host.drawn_key()
+        return None if key is None else self.results.get(key)
 
-def node_colours(tab: GraphTab) -> dict:
-    """Keyword arguments of ``set_node_colors`` for "Colour nodes by: community"."""
-    result = drawn(tab)
-    if result is None:          # no partition yet: one colour (a -1 per node)
-        return {"values": np.full(tab.result.doc.num_nodes, -1, np.int64),
-                "categorical": True, "title": QCoreApplication.translate("GraphTab", "community (none found yet)")}
-    return {"values": result.labels, "categorical": True,
-            "names": [str(c) for c in range(result.k)],
-            "title": QCoreApplication.translate("GraphTab", "communities: {0}").format(method_name(result.method))}
+    # -- the job ---------------------------------------------------------------------------
+    def make_job(self):
+        p = self.form.values()
+        method = p["community_method"]
+        options: dict = {}
+        if method in K_METHODS:
+            options["k"] = p["communities"]
+        if method == "dmon":
+            options.update(epochs=p["community_epochs"], device=self.host.device())
+        self.live = (self.host.doc_key(), None)
+        return partial(_job, self.host.base_document(), method, p["community_seed"],
+                       self.nmi_attribute(), **options)
 
+    @staticmethod
+    def job_text(progress) -> str:
+        m = progress.metrics
+        if progress.trace is None and progress.step > 0 and progress.history.size:
+            return translate("GraphTab", "DMoN: epoch {0}/{1} · loss {2:.3f} · modularity "
+                                         "{3:.3f}").format(
+                progress.step, progress.total, progress.loss, m.get("modularity", math.nan))
+        return translate("GraphTab", "Finding communities: {0}").format(
+            method_name(progress.message) if progress.message else "…")
 
-def opacity(tab: GraphTab) -> np.ndarray | None:
-    """DMoN's confidence per node when the nodes show its communities, else None."""
-    result = drawn(tab)
-    if result is None or tab.params()["colour"] != "community":
-        return None
-    return result.confidence
+    def on_progress(self, progress) -> None:
+        """A report of the running job: the result (kept, the nodes coloured by it), or a
+        DMoN epoch (the loss curve drawn live)."""
+        from models.traces.community import CommunityResult
 
+        key = self.live[0] if self.live else self.host.doc_key()
+        if isinstance(progress.trace, CommunityResult):
+            self.results[key] = progress.trace
+            self.live = None
+            self.redraw()
+            if key == self.host.doc_key():
+                self.found.emit()
+            else:
+                self.changed.emit()
+        elif progress.history.size:
+            self.live = (key, progress)
+            self.draw_view()
 
-def readout(tab: GraphTab) -> str:
-    result = current(tab)
-    if result is None:
-        return QCoreApplication.translate("GraphTab", "No communities yet: choose a method and press “Find communities”.")
-    text = QCoreApplication.translate("GraphTab", "{0}: {1} communities · modularity {2:.3f}").format(
-        method_name(result.method), result.k, result.modularity)
-    if result.nmi_attribute:
-        text += " · " + QCoreApplication.translate("GraphTab", "NMI against “{0}” {1:.3f}").format(result.nmi_attribute,
-                                                                result.nmi)
-    if result.k_rule == "eigengap":
-        text += " · " + QCoreApplication.translate("GraphTab", "k by the eigengap")
-    if result.confidence is not None:
-        text += " · " + QCoreApplication.translate("GraphTab", "opacity: DMoN's confidence (largest soft assignment)")
-    return text
+    def on_stopped(self, completed: bool) -> None:
+        """Stopped before the end: the curve so far stays, said to be unfinished."""
+        if not completed and self.live and self.live[1] is not None:
+            self.draw_view()
+        else:
+            self.live = None
 
+    # -- drawing ---------------------------------------------------------------------------
+    def shown(self) -> CommunitiesShown:
+        key = self.host.doc_key()
+        live = self.live if self.live and self.live[0] == key else None
+        result = self.current()
+        node_ids = tuple(self.host.base_document().node_ids) if result is not None else ()
+        return CommunitiesShown(
+            live=live[1].history if live is not None and live[1] is not None else None,
+            result=result, spectrum=self.spectra.get(key),
+            running=self.host.running() == JOB, node_ids=node_ids)
 
-def build_view(tab: GraphTab, row: int, col: int) -> None:
-    tab.community_plot = CurvesPlot(legend="top-right")
-    tab.add_view(View("communities", partial(title, tab), ViewPanel(tab.community_plot),
-                      partial(view_data, tab)), row, col, 1, 1)
+    def draw_view(self) -> None:
+        self.view.show(self.shown())
 
+    def redraw(self) -> None:
+        """The group's readout and the view."""
+        self.readout.setText(community_readout(self.current()))
+        self.draw_view()
 
-def _shows_loss(tab: GraphTab) -> bool:
-    live = tab.community_live
-    result = current(tab)
-    return bool(live and live[0] == tab._doc_key() and live[1] is not None) or \
-        (result is not None and result.loss.size > 0)
+    def retranslate(self) -> None:
+        form = self.form
+        form.setTitle(translate("GraphTab", "Communities"))
+        form.set_texts(
+            {"community_method": translate("GraphTab", "Method"),
+             "community_seed": translate("GraphTab", "Seed"),
+             "communities": translate("GraphTab", "Communities (0: eigengap)"),
+             "community_epochs": translate("GraphTab", "DMoN epochs")},
+            {"community_method": [method_name(m) for m in METHODS]})
+        self.nmi_text.setText(translate("GraphTab", "NMI against"))
+        if self.nmi_combo.count():
+            self.nmi_combo.setItemText(0, translate("GraphTab", "(none)"))
+        self.button.setToolTip(translate("GraphTab", "Run the method on the graph shown; "
+                                                     "the nodes are coloured by community"))
+        self.readout.setText(community_readout(self.current()))
 
-
-def title(tab: GraphTab) -> str:
-    if _shows_loss(tab):
-        return QCoreApplication.translate("GraphTab", "Communities: DMoN's loss and modularity while it trains")
-    return QCoreApplication.translate("GraphTab", "Communities: the normalised Laplacian's smallest eigenvalues")
-
-
-def draw_view(tab: GraphTab) -> None:
-    """The loss curve (live while DMoN trains; with the modularity of its hard assignment
-    once done) and the readout."""
-    plot, panel = tab.community_plot, tab.view("communities").panel
-    live = tab.community_live if tab.community_live and tab.community_live[0] == \
-        tab._doc_key() else None
-    result = current(tab)
-    plot.set_axis_labels(QCoreApplication.translate("GraphTab", "epoch"),
-                         QCoreApplication.translate("GraphTab", "loss"),
-                         QCoreApplication.translate("GraphTab", "modularity"))
-    if live is not None and live[1] is not None:
-        loss = live[1].history
-        plot.set_curves([np.arange(1, len(loss) + 1, dtype=np.float32)], [loss],
-                        [QCoreApplication.translate("GraphTab", "loss (spectral + collapse)")])
-        plot.set_hint("")
-        stopped = tab.running() != JOB
-        panel.set_readout((QCoreApplication.translate("GraphTab", "Stopped at epoch {0}: no partition kept.") if stopped else
-                           QCoreApplication.translate("GraphTab", "Training: epoch {0}")).format(len(loss)))
-        panel.set_title(title(tab))
-        return
-    spectrum = tab.spectra.get(tab._doc_key())
-    if result is not None and result.loss.size:
-        x = np.arange(1, len(result.loss) + 1, dtype=np.float32)
-        plot.set_curves([x, x], [result.loss, result.loss_modularity],
-                        [QCoreApplication.translate("GraphTab", "loss (spectral + collapse)"),
-                         QCoreApplication.translate("GraphTab", "modularity of the hard assignment")],
-                        right=[False, True])           # two quantities: two axes
-        plot.set_hint("")
-    elif spectrum is not None:
-        lam = spectrum.eigenvalues
-        x = np.arange(1, len(lam) + 1, dtype=np.float32)
-        k = spectrum.eigengap_k
-        plot.set_curves([x, x[k - 1:k + 1]], [lam, lam[k - 1:k + 1]],
-                        [QCoreApplication.translate("GraphTab", "eigenvalue λᵢ"), QCoreApplication.translate("GraphTab", "largest gap: k = {0}").format(k)],
-                        symbols=["o", "o"])
-        plot.set_axis_labels("i", QCoreApplication.translate("GraphTab", "eigenvalue of the normalised Laplacian"))
-        plot.set_hint("")
-    else:
-        plot.set_curves([], [], [])
-        plot.plotItem.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.02)   # no old axes
-        plot.set_hint(QCoreApplication.translate("GraphTab", "DMoN trains a GCN to maximise modularity: its loss is drawn "
-                          "here while it trains."))
-    panel.set_readout(readout(tab))
-    panel.set_title(title(tab))
-
-
-def redraw(tab: GraphTab, canvas: bool = True) -> None:
-    """The group's readout, the view and (when it shows communities) the canvas."""
-    tab.community_readout.setText(readout(tab))
-    draw_view(tab)
-    if canvas and tab.result is not None and tab.params()["colour"] == "community":
-        tab.redraw_node_colours()
-
-
-def view_data(tab: GraphTab) -> ViewData | None:
-    result = current(tab)
-    if result is None:
-        return None
-    doc = tab.base_document()
-    return ViewData("labels", {"labels": result.labels, "soft": result.soft,
-                               "loss": result.loss,
-                               "loss_modularity": result.loss_modularity},
-                    {"method": result.method, "seed": result.seed, "k": result.k,
-                     "modularity": result.modularity, "nmi": result.nmi,
-                     "nmi_attribute": result.nmi_attribute, "k_rule": result.k_rule},
-                    row_labels=list(doc.node_ids))
-
-
-def retranslate(tab: GraphTab) -> None:
-    form = tab.community_form
-    form.setTitle(QCoreApplication.translate("GraphTab", "Communities"))
-    form.set_texts(
-        {"community_method": QCoreApplication.translate("GraphTab", "Method"), "community_seed": QCoreApplication.translate("GraphTab", "Seed"),
-         "communities": QCoreApplication.translate("GraphTab", "Communities (0: eigengap)"),
-         "community_epochs": QCoreApplication.translate("GraphTab", "DMoN epochs")},
-        {"community_method": [method_name(m) for m in METHODS]})
-    tab.nmi_text.setText(QCoreApplication.translate("GraphTab", "NMI against"))
-    if tab.nmi_combo.count():
-        tab.nmi_combo.setItemText(0, QCoreApplication.translate("GraphTab", "(none)"))
-    tab.community_button.setToolTip(QCoreApplication.translate("GraphTab", "Run the method on the graph shown; the nodes "
-                                        "are coloured by community"))
-    tab.community_readout.setText(readout(tab))
-
-
-def update_button(tab: GraphTab) -> None:
-    tab.community_button.setText(tab.job_button_text(JOB, QCoreApplication.translate("GraphTab", "Find communities")))
-    tab.community_button.setEnabled(tab.torch_ready)
+    def update_button(self) -> None:
+        self.button.setText(self.host.job_button_text(
+            JOB, translate("GraphTab", "Find communities")))
+        self.button.setEnabled(self.host.torch_ready)

@@ -1,6 +1,7 @@
-"""The graph tab's controls: the parameter forms, the keys ``apply_state`` takes besides
-them, the attribute box (which attribute is the label, which are features, which colours
-the nodes) and the controls column with the four job buttons."""
+"""The graph tab's controls: the parameter forms (their specs are ``params``'), the keys
+``apply_state`` takes besides them, the attribute box (which attribute is the label, which
+are features, which colours the nodes) and the controls column with the four job buttons
+and the communities and explanation panels' groups."""
 
 from __future__ import annotations
 
@@ -19,52 +20,21 @@ from PySide6.QtWidgets import (
 )
 
 from app.tabs.graph import communities, explaining
-from models.graphs.options import AGGREGATIONS, DATASETS, LAYOUTS, MODEL_KINDS, POOLINGS
-from viz.controls import Param, ParamForm
+from app.tabs.graph.params import (  # noqa: F401 - the forms' specs, named here as before
+    GRAPH_PARAMS,
+    MODEL_KEY,
+    MODEL_PARAMS,
+    SHOW_PARAMS,
+    TASK_PARAMS,
+)
+from viz.controls import ParamForm
 from viz.theme import error_style, muted_style
 
 if TYPE_CHECKING:
     from app.tabs.graph.tab import GraphTab
 
-GRAPH_PARAMS = (
-    Param("dataset", "choice", "karate", choices=DATASETS),
-    Param("layout", "choice", "spring", choices=LAYOUTS),
-    Param("seed", "int", 0, 0, 99999),
-)
-MODEL_PARAMS = (
-    Param("model", "choice", "gcn", choices=MODEL_KINDS),
-    # 32 hidden units: with 4 labelled nodes, dropout 0.5 on 16 units left GCN level with
-    # the nearest-labelled-node baseline on karate (benchmarks/bench_gnn.py --sections tab)
-    Param("hidden", "int", 32, 2, 256),
-    Param("heads", "int", 4, 1, 8),
-    Param("aggr", "choice", "mean", choices=("mean", "max")),   # of SAGE_AGGREGATORS
-    # GCN with the graph's edge weights (karate's are Zachary's interaction counts, 1-7);
-    # off: every edge 1, as the course's GCNConv(x, edge_index)
-    Param("edge_weights", "bool", False),
-    Param("train_per_class", "int", 1, 1, 100),
-    Param("lr", "float", 0.01, 1e-4, 1.0, step=0.005, decimals=4),
-    Param("epochs", "int", 200, 1, 100000, step=50),
-)
-SHOW_PARAMS = (
-    Param("colour", "choice", "label",
-          choices=("label", "prediction", "correct", "degree", "attribute", "community")),
-    Param("size", "choice", "degree", choices=("uniform", "degree", "attribute")),
-    Param("edges", "choice", "plain", choices=("plain", "weight", "gcn", "gat", "sage")),
-    Param("node", "int", 0, -1, 10_000_000),
-    Param("layer", "int", 1, 1, 2),               # the models have 2 layers
-    Param("head", "choice", "mean", choices=("mean", "max", "1", "2", "3", "4", "5", "6", "7",
-                                             "8")),
-    Param("aggregation", "choice", "model", choices=AGGREGATIONS),
-    Param("sample", "int", 3, 1, 50),
-    Param("sample_seed", "int", 0, 0, 99999),
-)
-TASK_PARAMS = (
-    Param("pooling", "choice", "mean", choices=POOLINGS),
-    Param("batch_graphs", "int", 3, 1, 8),
-    Param("links", "int", 10, 0, 200),
-)
-#: the parameters that make a different node classifier
-MODEL_KEY = ("model", "hidden", "heads", "aggr", "edge_weights", "train_per_class", "seed")
+translate = QCoreApplication.translate
+
 #: what ``apply_state`` takes besides the forms' keys
 ACTIONS = ("train", "train_graphs", "train_links", "compare", "label", "features",
            "colour_attribute", *communities.COMMUNITY_ACTIONS, explaining.JOB,
@@ -119,8 +89,8 @@ def build_controls(tab: GraphTab) -> None:
     tasks.addWidget(tab.graph_button)
     tasks.addWidget(tab.link_button)
     lay.addLayout(tasks)
-    communities.build_controls(tab, lay)
-    explaining.build_controls(tab, lay)
+    lay.addWidget(tab.communities.form)
+    lay.addWidget(tab.explaining.form)
     lay.addWidget(tab.save_button)
     lay.addStretch(1)
 
@@ -157,7 +127,7 @@ def fill_attribute_box(tab: GraphTab, doc) -> None:
         label, features = tab._attr_choice.get(tab._doc_key(), (doc.label_attr,
                                                                 doc.feature_attrs))
         tab.label_combo.clear()
-        tab.label_combo.addItem(QCoreApplication.translate("GraphTab", "(none)"), None)
+        tab.label_combo.addItem(translate("GraphTab", "(none)"), None)
         for name in doc.label_candidates():
             tab.label_combo.addItem(name, name)
         index = tab.label_combo.findData(label)
@@ -174,7 +144,7 @@ def fill_attribute_box(tab: GraphTab, doc) -> None:
         for name in doc.node_attributes:
             tab.colour_combo.addItem(name, name)
         tab.colour_combo.setCurrentIndex(max(0, tab.colour_combo.findData(current)))
-        communities.fill_nmi_box(tab, doc)
+        tab.communities.fill_nmi_box(doc)
     finally:
         tab._filling = False
 
@@ -184,3 +154,64 @@ def checked_features(tab: GraphTab) -> tuple[str, ...]:
     fl = tab.feature_list
     return tuple(fl.item(i).text() for i in range(fl.count())
                  if fl.item(i).checkState() == Qt.CheckState.Checked)
+
+
+def dataset_texts() -> list[str]:
+    """The built-in graphs' names, in ``DATASETS`` order, in the current language."""
+    return [translate("GraphTab", "Zachary's karate club"),
+            translate("GraphTab", "Les Misérables"),
+            translate("GraphTab", "Florentine families"),
+            translate("GraphTab", "Davis southern women"),
+            translate("GraphTab", "stochastic block model"),
+            translate("GraphTab", "Barabási–Albert + house motifs"),
+            translate("GraphTab", "grid"), translate("GraphTab", "random geometric graph"),
+            translate("GraphTab", "college football (Gephi)"),
+            translate("GraphTab", "your file (File → Open…)")]
+
+
+def retranslate_controls(tab: GraphTab) -> None:  # long: every form's texts
+    """The forms' titles, row labels and choices, the attribute box and the save button,
+    in the current language (the panels word their own groups)."""
+    tab.graph_form.setTitle(translate("GraphTab", "Graph"))
+    tab.graph_form.set_texts(
+        {"dataset": translate("GraphTab", "Data"), "layout": translate("GraphTab", "Layout"), "seed": translate("GraphTab", "Seed")},
+        {"dataset": dataset_texts(),
+         "layout": [translate("GraphTab", "spring"), translate("GraphTab", "Kamada–Kawai"), translate("GraphTab", "spectral"),
+                    translate("GraphTab", "circular"), translate("GraphTab", "shell"), translate("GraphTab", "positions in the data")]})
+    tab.attr_box.setTitle(translate("GraphTab", "Attributes"))
+    if tab.label_combo.count():
+        tab.label_combo.setItemText(0, translate("GraphTab", "(none)"))
+    tab.label_text.setText(translate("GraphTab", "Label"))
+    tab.feature_text.setText(translate("GraphTab", "Features"))
+    tab.colour_text.setText(translate("GraphTab", "Colour attribute"))
+    tab.model_form.setTitle(translate("GraphTab", "Model (node classification)"))
+    tab.model_form.set_texts(
+        {"model": translate("GraphTab", "Model"), "hidden": translate("GraphTab", "Hidden units"),
+         "heads": translate("GraphTab", "Attention heads"), "aggr": translate("GraphTab", "Aggregator"),
+         "edge_weights": translate("GraphTab", "Edge weights in GCN"),
+         "train_per_class": translate("GraphTab", "Labelled nodes per class"),
+         "lr": translate("GraphTab", "Learning rate"), "epochs": translate("GraphTab", "Epochs")},
+        {"model": ["GCN", "GraphSAGE", "GAT"], "aggr": [translate("GraphTab", "mean"), translate("GraphTab", "max")]})
+    tab.show_form.setTitle(translate("GraphTab", "Show"))
+    tab.show_form.set_texts(
+        {"colour": translate("GraphTab", "Colour nodes by"), "size": translate("GraphTab", "Node size"),
+         "edges": translate("GraphTab", "Edges show"), "node": translate("GraphTab", "Selected node"),
+         "layer": translate("GraphTab", "Layer"), "head": translate("GraphTab", "Head"),
+         "aggregation": translate("GraphTab", "Aggregation"), "sample": translate("GraphTab", "Sample size per hop"),
+         "sample_seed": translate("GraphTab", "Sampling seed")},
+        {"colour": [translate("GraphTab", "label"), translate("GraphTab", "prediction"), translate("GraphTab", "right or wrong"),
+                    translate("GraphTab", "degree"), translate("GraphTab", "attribute"), translate("GraphTab", "community")],
+         "size": [translate("GraphTab", "uniform"), translate("GraphTab", "degree"), translate("GraphTab", "the colour attribute (numeric)")],
+         "edges": [translate("GraphTab", "plain"), translate("GraphTab", "weight"), translate("GraphTab", "GCN coefficients"),
+                   translate("GraphTab", "GAT attention"), translate("GraphTab", "GraphSAGE sample")],
+         "head": [translate("GraphTab", "mean over heads"), translate("GraphTab", "max over heads"),
+                  *[translate("GraphTab", "head {0}").format(i) for i in range(1, 9)]],
+         "aggregation": [translate("GraphTab", "the layer's own"), translate("GraphTab", "sum"), translate("GraphTab", "mean"), translate("GraphTab", "max")]})
+    tab.task_form.setTitle(translate("GraphTab", "Graph classification and link prediction"))
+    tab.task_form.set_texts(
+        {"pooling": translate("GraphTab", "Global pooling"), "batch_graphs": translate("GraphTab", "Graphs in the batch"),
+         "links": translate("GraphTab", "Predicted links drawn")},
+        {"pooling": [translate("GraphTab", "mean"), translate("GraphTab", "max"), translate("GraphTab", "sum")]})
+    tab.save_button.setText(translate("GraphTab", "Save graph with results…"))
+    tab.save_button.setToolTip(translate("GraphTab", "GraphML or GEXF with predictions, GCN coefficients, "
+                                  "GAT attention and communities as attributes"))

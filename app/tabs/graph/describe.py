@@ -132,9 +132,9 @@ def job_text(name: str, progress) -> str:
 
     m = progress.metrics
     if name == communities.JOB:
-        return communities.job_text(progress)
+        return communities.CommunitiesPanel.job_text(progress)
     if name in (explaining.JOB, explaining.PICK_JOB):
-        return explaining.job_text(progress)
+        return explaining.ExplanationPanel.job_text(progress)
     if name == "compare":
         return QCoreApplication.translate("GraphTab", "Comparing: {0}").format(progress.message)
     if name == "node":

@@ -1,10 +1,11 @@
-"""The graph tab's explanations: the "Explain a prediction" control group (method,
-GNNExplainer's epochs, Explain/Stop), the "explain" job run in the tab's ``JobRunner``,
-the readout (prediction, fidelity, probabilities, the feature mask as bars) and the
-edge mask drawn on the canvas.
+"""The graph tab's explanations as a panel: the "Explain a prediction" control group
+(method, GNNExplainer's epochs, Explain/Stop), the "explain" job's parts (made, reported)
+run in the tab's ``JobRunner`` and the readout (prediction, fidelity, probabilities, the
+feature mask as bars); the edge mask is drawn by the graph view (``views.graph``), which
+the tab hands ``current()``.
 
 An explanation belongs to one node of one trained classifier: it is kept with the
-session key, the node and the epochs trained (``tab.explanation``) and shown only while
+session key, the node and the epochs trained (``explanation``) and shown only while
 all three are still those of the tab; another graph, model, node or more training
 hides it. The edge mask is drawn with the canvas's edge values (width and colour by
 importance, each direction as a half edge, since the mask of j→i and i→j differ) and
@@ -20,6 +21,10 @@ rule instead of taking the selected one: it explains every correctly predicted t
 node and keeps the most faithful explanation (``models.explain.explain_best``: the
 largest fidelity+ − fidelity−, ties by the probability drop), selects that node and
 says in the readout why it was chosen.
+
+The panel sees the tab through ``ExplanationHost``; it asks for a job with ``toggled``,
+selects the node it chose with ``node_chosen`` and says with ``changed`` that the
+explanation shown changed (the tab draws the graph's edges again).
 """
 
 from __future__ import annotations
@@ -28,31 +33,24 @@ import html
 import queue
 import threading
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from app.tabs.graph.params import EXPLAIN_PARAMS
+from app.tabs.graph.views.graph import method_name, threshold_rule
 from models.errors import InvalidParameterError
-from models.explain.options import (
-    DEFAULT_EPOCHS,
-    MAX_EPOCHS,
-    METHODS,
-    THRESHOLDS,
-    ExplanationPick,
-)
+from models.explain.options import METHODS, ExplanationPick
 from models.traces import Progress
-from viz.controls import Param, ParamForm
+from viz.controls import ParamForm
 from viz.theme import muted_style
 
-if TYPE_CHECKING:
-    from app.tabs.graph.tab import GraphTab
+__all__ = ["ExplanationPanel", "ExplanationHost", "JOB", "PICK_JOB"]
 
-EXPLAIN_PARAMS = (
-    Param("explain_method", "choice", "gnnexplainer", choices=tuple(METHODS)),
-    Param("explain_epochs", "int", DEFAULT_EPOCHS, 10, MAX_EPOCHS, step=50),
-)
+translate = QCoreApplication.translate
+
 JOB = "explain"
 #: the job that explains the correctly predicted test nodes and shows the best one
 PICK_JOB = "explain_best"
@@ -64,62 +62,23 @@ BAR_PX = 90
 READOUT_SETTLE_MS = 250
 
 
-# -- controls ------------------------------------------------------------------------------
-def build_controls(tab: GraphTab, layout) -> None:
-    tab.explanation = None              # (key, NodeExplanation) of the last explanation
-    tab.explanation_pick = None         # (key, ExplanationPick) when explain_best chose it
-    tab.explain_after_training = ""     # the job to run once the training running now ends
-    tab.explain_form = form = ParamForm(EXPLAIN_PARAMS)
-    form.setObjectName("ExplainForm")
-    tab.explain_button = QPushButton()
-    tab.explain_button.setObjectName("ExplainButton")
-    tab.explain_button.clicked.connect(lambda: tab.toggle_job(JOB))
-    form.layout().addRow(tab.explain_button)
-    tab.explain_readout = QLabel()
-    tab.explain_readout.setObjectName("ExplainReadout")
-    tab.explain_readout.setWordWrap(True)
-    tab.explain_readout.setTextFormat(Qt.TextFormat.RichText)   # the feature mask's bars
-    tab.explain_readout.setStyleSheet(muted_style())
-    form.layout().addRow(tab.explain_readout)
-    form.changed.connect(lambda: method_changed(tab))
-    layout.addWidget(form)
-    method_changed(tab)
+class ExplanationHost(Protocol):
+    """What the panel asks of the tab."""
+
+    torch_ready: bool
+    result: object                           # the GraphResult drawn, or None
+
+    def request(self): ...                   # the tab's GraphRequest
+    def session_key(self) -> tuple: ...
+    def trained_steps(self) -> int: ...
+    def current_session(self): ...
+    def document(self): ...
+    def running(self) -> str: ...
+    def job_button_text(self, job: str, idle: str) -> str: ...
+    def ensure_visible(self, widget) -> None: ...
 
 
-def method_changed(tab: GraphTab) -> None:
-    method = tab.explain_form.values()["explain_method"]
-    tab.explain_form.set_visible_rows(
-        {"explain_method"} | ({"explain_epochs"} if method == "gnnexplainer" else set()))
-
-
-def method_name(method: str) -> str:
-    return {"gnnexplainer": QCoreApplication.translate("GraphTab", "GNNExplainer"),
-            "attention": QCoreApplication.translate("GraphTab", "GAT attention")
-            }.get(method, method)
-
-
-# -- the job -------------------------------------------------------------------------------
-def explanation_key(tab: GraphTab, node: int) -> tuple:
-    return tab._session_key(), int(node), tab.trained_steps()
-
-
-def current(tab: GraphTab):
-    """The explanation of the selected node by the classifier shown, or None."""
-    if tab.explanation is None:
-        return None
-    key, explanation = tab.explanation
-    return explanation if key == explanation_key(tab, tab.params()["node"]) else None
-
-
-def current_pick(tab: GraphTab) -> ExplanationPick | None:
-    """How ``explain_best`` chose the explanation shown, if it did."""
-    x = current(tab)
-    if x is None or tab.explanation_pick is None:
-        return None
-    key, pick = tab.explanation_pick
-    return pick if pick.explanation is x and key == tab.explanation[0] else None
-
-
+# -- the jobs, each in a thread of its own -------------------------------------------
 class _Stopped(Exception):
     """Raised from GNNExplainer's epoch callback once the job was stopped."""
 
@@ -189,7 +148,7 @@ def _pick_job(session, method: str, epochs: int, seed: int):
         candidates = np.flatnonzero(trace.test_mask.astype(bool) &
                                     (trace.predictions == trace.labels))
         if not len(candidates):         # translate() is thread-safe
-            raise InvalidParameterError(QCoreApplication.translate(
+            raise InvalidParameterError(translate(
                 "GraphTab", "No test node is predicted correctly: there is no prediction "
                 "worth explaining yet. Train more, or click a node and press “Explain”."))
         count, total = len(candidates), max(1, len(candidates)) * epochs
@@ -220,114 +179,18 @@ def _pick_job(session, method: str, epochs: int, seed: int):
     yield from _in_thread(work)
 
 
-def start_jobs(tab: GraphTab, jobs: list[str]) -> list[str]:
-    """The jobs a state asks for (``apply_state``), with an explanation of an untrained
-    classifier (a tour's step, ``--set explain=1`` or ``explain_best=1``) turned into:
-    train it first, then explain (``on_training_stopped``), instead of the refusal the
-    button gives."""
-    for job in (JOB, PICK_JOB):
-        if job in jobs and "node" not in jobs and tab.trained_steps() == 0:
-            tab.explain_after_training = job
-            return [j for j in jobs if j != job] + ["node"]
-    return jobs
-
-
-def on_training_stopped(tab: GraphTab, completed: bool, failed: bool) -> None:
-    """The node classifier's training ended: an explanation asked for before it (see
-    ``start_jobs``) starts now if the training ran to its end."""
-    waiting, tab.explain_after_training = tab.explain_after_training, ""
-    if waiting and completed and not failed and tab.trained_steps() > 0:
-        from PySide6.QtCore import QTimer
-
-        QTimer.singleShot(0, tab, lambda: tab.running() or tab.toggle_job(waiting))
-
-
-def make_job(tab: GraphTab, name: str = JOB):
-    """The job ``name`` (``JOB``: the selected node; ``PICK_JOB``: the node chosen by
-    rule), or a clear refusal (``InvalidParameterError``, shown in the tab's error
-    note)."""
-    p, e = tab.params(), tab.explain_form.values()
-    session = tab.current_session()
-    if session is None or tab.trained_steps() == 0:
-        raise InvalidParameterError(QCoreApplication.translate(
-            "GraphTab", "Train the node classifier first: an untrained model's "
-            "predictions have nothing to explain."))
-    node = int(p["node"])
-    if name == JOB and not 0 <= node < int(session.data.num_nodes):
-        raise InvalidParameterError(QCoreApplication.translate(
-            "GraphTab", "Select a node first: click it on the graph."))
-    if e["explain_method"] == "attention" and p["model"] != "gat":
-        raise InvalidParameterError(QCoreApplication.translate(
-            "GraphTab", "The attention explanation needs a GAT: choose GAT and train it, "
-            "or use GNNExplainer."))
-    if name == PICK_JOB:                # the node is known at the end (``on_progress``)
-        tab.explain_pending = (tab._session_key(), None, tab.trained_steps())
-        return partial(_pick_job, session, e["explain_method"], e["explain_epochs"],
-                       p["seed"])
-    tab.explain_pending = explanation_key(tab, node)
-    return partial(_job, session, node, e["explain_method"], e["explain_epochs"],
-                   p["seed"])
-
-
-def job_text(progress) -> str:
-    m = progress.metrics
-    if progress.trace is None and "count" in m:
-        return QCoreApplication.translate(
-            "GraphTab", "Explaining the {0} correctly predicted test nodes: node {1} "
-            "({2}/{0}) · epoch {3}/{4}").format(m["count"], m["node"], m["index"],
-                                                m["epoch"], m["epochs"])
-    if progress.trace is None:
-        return QCoreApplication.translate(
-            "GraphTab", "GNNExplainer: epoch {0}/{1} · loss {2:.3f}").format(
-            progress.step, progress.total, progress.loss)
-    return QCoreApplication.translate("GraphTab", "Explanation ready")
-
-
-def on_progress(tab: GraphTab, progress) -> None:
-    trace = progress.trace
-    if isinstance(trace, ExplanationPick):
-        session_key, _, steps = tab.explain_pending
-        key = (session_key, trace.node, steps)
-        tab.explanation = (key, trace.explanation)
-        tab.explanation_pick = (key, trace)
-        tab.show_form.set_values({"node": trace.node})      # select the node chosen
-        redraw(tab)
-        show_readout(tab)
-    elif trace is not None:
-        tab.explanation = (tab.explain_pending, trace)
-        redraw(tab)
-        show_readout(tab)
-
-
-def show_readout(tab: GraphTab) -> None:
-    """The fidelities and the feature bars, below the Explain button, scrolled into view
-    (a tour's step starts the explanation with the column at its top). After a short
-    wait: the readout takes the height of its new text over a few layout passes (form,
-    column, scroll area), and scrolled at once only its first line came into view."""
-    from PySide6.QtCore import QTimer
-
-    QTimer.singleShot(READOUT_SETTLE_MS, tab, lambda: tab.controls_scroll.ensureWidgetVisible(
-        tab.explain_readout, 0, 0))
-
-
-# -- drawing -------------------------------------------------------------------------------
-def class_name(tab: GraphTab, c: int) -> str:
-    names = list(tab.result.doc.label_names) if tab.result is not None else []
-    return names[c] if 0 <= c < len(names) else str(c)
-
-
-def feature_names(tab: GraphTab, count: int) -> list[str]:
+# -- the readout's parts ----------------------------------------------------------------
+def feature_names(doc, count: int) -> list[str]:
     """A name per input feature column, as ``models.graphs.features`` builds them: the
     identity (one column per node), one-hot degree, or the chosen attributes (a number
     each, or one column per value of a categorical one)."""
-    doc = tab.document()
     names: list[str] = []
     if not doc.feature_attrs:
         if count == doc.num_nodes:
-            names = [QCoreApplication.translate("GraphTab", "identity of node {0}").format(n)
+            names = [translate("GraphTab", "identity of node {0}").format(n)
                      for n in doc.node_ids]
         else:
-            names = [QCoreApplication.translate("GraphTab", "degree {0}").format(d)
+            names = [translate("GraphTab", "degree {0}").format(d)
                      for d in range(count)]
     else:
         for name in doc.feature_attrs:
@@ -336,17 +199,17 @@ def feature_names(tab: GraphTab, count: int) -> list[str]:
             else:
                 names += [f"{name} = {value}" for value in doc.categorical(name)[1]]
     if len(names) != count:
-        names = [QCoreApplication.translate("GraphTab", "feature {0}").format(i)
+        names = [translate("GraphTab", "feature {0}").format(i)
                  for i in range(count)]
     return names
 
 
-def feature_bars(tab: GraphTab, mask: np.ndarray) -> str:
+def feature_bars(doc, mask: np.ndarray) -> str:
     """The feature mask's largest entries as bars (rich text: a table, one row each)."""
     if mask.size == 0:
-        return html.escape(QCoreApplication.translate(
+        return html.escape(translate(
             "GraphTab", "No feature mask: the attention explanation weighs edges only."))
-    names = feature_names(tab, mask.size)
+    names = feature_names(doc, mask.size)
     top = np.argsort(-mask, kind="stable")[:TOP_FEATURES]
     peak = float(max(mask.max(), 1e-6))
     rows = "".join(
@@ -355,139 +218,245 @@ def feature_bars(tab: GraphTab, mask: np.ndarray) -> str:
         f' height="9"></td></tr></table></td>'
         f'<td>&nbsp;{html.escape(names[i])}</td><td align="right">&nbsp;{mask[i]:.2f}</td>'
         f'</tr>' for i in top)
-    return html.escape(QCoreApplication.translate(
+    return html.escape(translate(
         "GraphTab", "Feature mask (the features the prediction relies on most):")) + \
         f'<table cellspacing="1" cellpadding="0">{rows}</table>'
 
 
-def threshold_rule(x) -> str:
-    """How the explanation's edges were cut from the mask, said as the readout says it:
-    the method's threshold (``options.THRESHOLDS``) when the marked edges are exactly
-    those it gives, else "the top k" (attention; an older session file's top edges)."""
-    kind, value = THRESHOLDS.get(x.method, ("", 0))
-    if kind == "hard" and np.array_equal(x.explanation_edges, x.edge_mask > value):
-        return QCoreApplication.translate("GraphTab", "mask > {0:g}").format(value)
-    return QCoreApplication.translate("GraphTab", "the top {0} by importance").format(
-        int(x.explanation_edges.sum()))
-
-
 def _changes(fidelity: float) -> str:
-    return QCoreApplication.translate("GraphTab", "changes") if fidelity >= 0.5 \
-        else QCoreApplication.translate("GraphTab", "stays the same")
+    return translate("GraphTab", "changes") if fidelity >= 0.5 \
+        else translate("GraphTab", "stays the same")
 
 
 def _meaning(x) -> list[str]:
     """What the fidelities (and a wrong prediction) mean for this explanation."""
     lines = []
     if x.label >= 0 and x.predicted != x.label:
-        lines.append(QCoreApplication.translate(
+        lines.append(translate(
             "GraphTab", "This prediction is wrong: the explanation shows what the model's "
             "error rests on, not the node's community."))
     if x.fidelity_plus < 0.5:
-        lines.append(QCoreApplication.translate(
+        lines.append(translate(
             "GraphTab", "Fidelity+ 0 means these edges were not needed: the model predicts "
             "the same without them, so they do not show why it decided."))
     if x.fidelity_minus >= 0.5:
-        lines.append(QCoreApplication.translate(
+        lines.append(translate(
             "GraphTab", "Fidelity− 1 means these edges alone do not give the prediction."))
     if x.fidelity_plus >= 0.5 and x.fidelity_minus < 0.5:
-        lines.append(QCoreApplication.translate(
+        lines.append(translate(
             "GraphTab", "Fidelity+ 1 and fidelity− 0: the prediction needs these edges, "
             "and they suffice for it."))
     return lines
 
 
-def readout(tab: GraphTab) -> str:
-    x = current(tab)
-    if x is None:
-        return QCoreApplication.translate(
-            "GraphTab", "No explanation yet: train the classifier, click a node, press "
-            "“Explain”.")
-    k = int(x.explanation_edges.sum())
-    node = tab.result.doc.node_ids[x.node] if tab.result is not None else x.node
-    lines = [QCoreApplication.translate(
-        "GraphTab", "{0} for node {1}: predicted class “{2}”").format(
-        method_name(x.method), node, class_name(tab, x.predicted)) + (
-        "" if x.label < 0 else QCoreApplication.translate(
-            "GraphTab", " (its label: “{0}”)").format(class_name(tab, x.label)))]
-    pick = current_pick(tab)
-    if pick is not None:
-        at = pick.candidates.index(pick.node)
-        lines.append(QCoreApplication.translate(
-            "GraphTab", "Node chosen by rule among the {0} correctly predicted test nodes: "
-            "the largest fidelity+ − fidelity− ({1:+.0f}, reached by {2}), ties broken by "
-            "the largest drop of the predicted class's probability without the "
-            "explanation (here {3:.2f}).").format(
-            len(pick.candidates), pick.gaps[at], pick.best_count, pick.drops[at]))
-    lines += [
-        QCoreApplication.translate(
-            "GraphTab", "The explanation: {0} edges ({1}), of the {2} edges (each "
-            "direction counted) with any importance.").format(
-            k, threshold_rule(x), int((x.edge_mask > 0).sum())),
-        QCoreApplication.translate(
-            "GraphTab", "Fidelity+ {0:.0f}: without those {1} edges the prediction "
-            "{2}.").format(x.fidelity_plus, k, _changes(x.fidelity_plus)),
-        QCoreApplication.translate(
-            "GraphTab", "Fidelity− {0:.0f}: with only those edges the prediction "
-            "{1}.").format(x.fidelity_minus, _changes(x.fidelity_minus)),
-        *_meaning(x),
-        QCoreApplication.translate(
-            "GraphTab", "Probability of the predicted class: whole graph {0:.2f}, the "
-            "explanation only {1:.2f}, everything but it {2:.2f}.").format(
-            x.prob_full, x.prob_explanation, x.prob_complement),
-    ]
-    return "<br>".join(html.escape(line) for line in lines) + "<br>" + \
-        feature_bars(tab, x.feature_mask)
+class ExplanationPanel(QObject):
+    toggled = Signal(str)          # start or stop a job (``JOB``, ``PICK_JOB``, "node")
+    node_chosen = Signal(int)      # ``PICK_JOB`` chose this node: select it
+    changed = Signal()             # the explanation shown changed: the edges again
 
+    def __init__(self, host: ExplanationHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.explanation = None         # (key, NodeExplanation) of the last explanation
+        self.pick = None                # (key, ExplanationPick) when explain_best chose it
+        self.pending = None             # the key of the explanation being computed
+        self.after_training = ""        # the job to run once the training running now ends
+        self.form = form = ParamForm(EXPLAIN_PARAMS)
+        form.setObjectName("ExplainForm")
+        self.button = QPushButton()
+        self.button.setObjectName("ExplainButton")
+        self.button.clicked.connect(lambda: self.toggled.emit(JOB))
+        form.layout().addRow(self.button)
+        self.readout = QLabel()
+        self.readout.setObjectName("ExplainReadout")
+        self.readout.setWordWrap(True)
+        self.readout.setTextFormat(Qt.TextFormat.RichText)   # the feature mask's bars
+        self.readout.setStyleSheet(muted_style())
+        form.layout().addRow(self.readout)
+        form.changed.connect(self._method_changed)
+        self._method_changed()
 
-def draw_edges(tab: GraphTab) -> bool:
-    """The explanation's edge mask on the canvas (called inside the canvas's batch by
-    ``drawing.draw_edges``); False when there is none for what is shown."""
-    x = current(tab)
-    if x is None or tab.result is None or x.edge_index.shape[1] != \
-            tab.result.doc.data.edge_index.shape[1]:
-        return False
-    peak = float(max(x.edge_mask.max(initial=0.0), 1e-6))
-    tab.canvas.set_edge_values(x.edge_mask, edges=x.edge_index.T, half=True,
-                               levels=(0.0, peak), cmap="magma", width_range=(0.5, 5.0),
-                               title=QCoreApplication.translate(
-                                   "GraphTab", "importance"))
-    top = x.explanation_edges
-    rule = threshold_rule(x)
-    tab.canvas.set_overlay_edges(x.edge_index.T[top], x.edge_mask[top],
-                                 title=QCoreApplication.translate(
-                                     "GraphTab", "the explanation ({0})").format(rule))
-    tab.view("graph").panel.set_readout(QCoreApplication.translate(   # the count first
-        "GraphTab", "dashed: the explanation, {1} edges ({2}); width and colour of each "
-        "edge: {0}'s importance").format(method_name(x.method), int(top.sum()), rule))
-    return True
+    def _method_changed(self) -> None:
+        method = self.form.values()["explain_method"]
+        self.form.set_visible_rows(
+            {"explain_method"} | ({"explain_epochs"} if method == "gnnexplainer" else set()))
 
+    def values(self) -> dict:
+        return self.form.values()
 
-def redraw(tab: GraphTab) -> None:
-    tab.explain_readout.setText(readout(tab))
-    if tab.result is not None:
-        tab.redraw_edges()
+    def apply_state(self, state: dict) -> list[str]:
+        return self.form.set_values(state)
 
+    # -- what is shown ---------------------------------------------------------------------
+    def key(self, node: int) -> tuple:
+        """What an explanation of ``node`` belongs to: the classifier, the node, its
+        epochs trained."""
+        return self.host.session_key(), int(node), self.host.trained_steps()
 
-def saved(tab: GraphTab):
-    """The explanation to save with the graph (the one shown), or None."""
-    return current(tab)
+    def current(self):
+        """The explanation of the selected node by the classifier shown, or None."""
+        if self.explanation is None:
+            return None
+        key, explanation = self.explanation
+        return explanation if key == self.key(self.host.request().node) else None
 
+    def current_pick(self) -> ExplanationPick | None:
+        """How ``explain_best`` chose the explanation shown, if it did."""
+        x = self.current()
+        if x is None or self.pick is None:
+            return None
+        key, pick = self.pick
+        return pick if pick.explanation is x and key == self.explanation[0] else None
 
-def retranslate(tab: GraphTab) -> None:
-    form = tab.explain_form
-    form.setTitle(QCoreApplication.translate("GraphTab", "Explain a prediction"))
-    form.set_texts({"explain_method": QCoreApplication.translate("GraphTab", "Method"),
-                    "explain_epochs": QCoreApplication.translate("GraphTab",
-                                                                 "GNNExplainer epochs")},
-                   {"explain_method": [method_name(m) for m in METHODS]})
-    tab.explain_button.setToolTip(QCoreApplication.translate(
-        "GraphTab", "Why did the trained classifier predict this class for the selected "
-        "node? The important edges are drawn on the graph"))
-    tab.explain_readout.setText(readout(tab))
+    # -- the jobs --------------------------------------------------------------------------
+    def start_jobs(self, jobs: list[str]) -> list[str]:
+        """The jobs a state asks for (``apply_state``), with an explanation of an
+        untrained classifier (a tour's step, ``--set explain=1`` or ``explain_best=1``)
+        turned into: train it first, then explain (``on_training_stopped``), instead of
+        the refusal the button gives."""
+        for job in (JOB, PICK_JOB):
+            if job in jobs and "node" not in jobs and self.host.trained_steps() == 0:
+                self.after_training = job
+                return [j for j in jobs if j != job] + ["node"]
+        return jobs
 
+    def on_training_stopped(self, completed: bool, failed: bool) -> None:
+        """The node classifier's training ended: an explanation asked for before it (see
+        ``start_jobs``) starts now if the training ran to its end."""
+        waiting, self.after_training = self.after_training, ""
+        if waiting and completed and not failed and self.host.trained_steps() > 0:
+            QTimer.singleShot(0, self, lambda: self.host.running() or
+                              self.toggled.emit(waiting))
 
-def update_button(tab: GraphTab) -> None:
-    tab.explain_button.setText(tab.job_button_text(
-        JOB, QCoreApplication.translate("GraphTab", "Explain")))
-    tab.explain_button.setEnabled(tab.torch_ready)
+    def make_job(self, name: str = JOB):
+        """The job ``name`` (``JOB``: the selected node; ``PICK_JOB``: the node chosen by
+        rule), or a clear refusal (``InvalidParameterError``, shown in the tab's error
+        note)."""
+        ask, e = self.host.request(), self.form.values()
+        session = self.host.current_session()
+        if session is None or self.host.trained_steps() == 0:
+            raise InvalidParameterError(translate(
+                "GraphTab", "Train the node classifier first: an untrained model's "
+                "predictions have nothing to explain."))
+        node = int(ask.node)
+        if name == JOB and not 0 <= node < int(session.data.num_nodes):
+            raise InvalidParameterError(translate(
+                "GraphTab", "Select a node first: click it on the graph."))
+        if e["explain_method"] == "attention" and ask.model != "gat":
+            raise InvalidParameterError(translate(
+                "GraphTab", "The attention explanation needs a GAT: choose GAT and train "
+                "it, or use GNNExplainer."))
+        if name == PICK_JOB:                # the node is known at the end (``on_progress``)
+            self.pending = (self.host.session_key(), None, self.host.trained_steps())
+            return partial(_pick_job, session, e["explain_method"], e["explain_epochs"],
+                           ask.seed)
+        self.pending = self.key(node)
+        return partial(_job, session, node, e["explain_method"], e["explain_epochs"],
+                       ask.seed)
+
+    @staticmethod
+    def job_text(progress) -> str:
+        m = progress.metrics
+        if progress.trace is None and "count" in m:
+            return translate(
+                "GraphTab", "Explaining the {0} correctly predicted test nodes: node {1} "
+                "({2}/{0}) · epoch {3}/{4}").format(m["count"], m["node"], m["index"],
+                                                    m["epoch"], m["epochs"])
+        if progress.trace is None:
+            return translate(
+                "GraphTab", "GNNExplainer: epoch {0}/{1} · loss {2:.3f}").format(
+                progress.step, progress.total, progress.loss)
+        return translate("GraphTab", "Explanation ready")
+
+    def on_progress(self, progress) -> None:
+        trace = progress.trace
+        if isinstance(trace, ExplanationPick):
+            session_key, _, steps = self.pending
+            key = (session_key, trace.node, steps)
+            self.explanation = (key, trace.explanation)
+            self.pick = (key, trace)
+            self.node_chosen.emit(trace.node)       # select the node chosen
+            self.redraw()
+            self.show_readout()
+        elif trace is not None:
+            self.explanation = (self.pending, trace)
+            self.redraw()
+            self.show_readout()
+
+    def show_readout(self) -> None:
+        """The fidelities and the feature bars, below the Explain button, scrolled into
+        view (a tour's step starts the explanation with the column at its top). After a
+        short wait: the readout takes the height of its new text over a few layout passes
+        (form, column, scroll area), and scrolled at once only its first line came into
+        view."""
+        QTimer.singleShot(READOUT_SETTLE_MS, self,
+                          lambda: self.host.ensure_visible(self.readout))
+
+    # -- the readout -----------------------------------------------------------------------
+    def _class_name(self, c: int) -> str:
+        result = self.host.result
+        names = list(result.doc.label_names) if result is not None else []
+        return names[c] if 0 <= c < len(names) else str(c)
+
+    def text(self) -> str:
+        x = self.current()
+        if x is None:
+            return translate(
+                "GraphTab", "No explanation yet: train the classifier, click a node, press "
+                "“Explain”.")
+        k = int(x.explanation_edges.sum())
+        result = self.host.result
+        node = result.doc.node_ids[x.node] if result is not None else x.node
+        lines = [translate(
+            "GraphTab", "{0} for node {1}: predicted class “{2}”").format(
+            method_name(x.method), node, self._class_name(x.predicted)) + (
+            "" if x.label < 0 else translate(
+                "GraphTab", " (its label: “{0}”)").format(self._class_name(x.label)))]
+        pick = self.current_pick()
+        if pick is not None:
+            at = pick.candidates.index(pick.node)
+            lines.append(translate(
+                "GraphTab", "Node chosen by rule among the {0} correctly predicted test "
+                "nodes: the largest fidelity+ − fidelity− ({1:+.0f}, reached by {2}), ties "
+                "broken by the largest drop of the predicted class's probability without "
+                "the explanation (here {3:.2f}).").format(
+                len(pick.candidates), pick.gaps[at], pick.best_count, pick.drops[at]))
+        lines += [
+            translate(
+                "GraphTab", "The explanation: {0} edges ({1}), of the {2} edges (each "
+                "direction counted) with any importance.").format(
+                k, threshold_rule(x), int((x.edge_mask > 0).sum())),
+            translate(
+                "GraphTab", "Fidelity+ {0:.0f}: without those {1} edges the prediction "
+                "{2}.").format(x.fidelity_plus, k, _changes(x.fidelity_plus)),
+            translate(
+                "GraphTab", "Fidelity− {0:.0f}: with only those edges the prediction "
+                "{1}.").format(x.fidelity_minus, _changes(x.fidelity_minus)),
+            *_meaning(x),
+            translate(
+                "GraphTab", "Probability of the predicted class: whole graph {0:.2f}, the "
+                "explanation only {1:.2f}, everything but it {2:.2f}.").format(
+                x.prob_full, x.prob_explanation, x.prob_complement),
+        ]
+        return "<br>".join(html.escape(line) for line in lines) + "<br>" + \
+            feature_bars(self.host.document(), x.feature_mask)
+
+    def redraw(self) -> None:
+        """The readout, and the graph's edges (``changed``)."""
+        self.readout.setText(self.text())
+        self.changed.emit()
+
+    def retranslate(self) -> None:
+        form = self.form
+        form.setTitle(translate("GraphTab", "Explain a prediction"))
+        form.set_texts({"explain_method": translate("GraphTab", "Method"),
+                        "explain_epochs": translate("GraphTab", "GNNExplainer epochs")},
+                       {"explain_method": [method_name(m) for m in METHODS]})
+        self.button.setToolTip(translate(
+            "GraphTab", "Why did the trained classifier predict this class for the selected "
+            "node? The important edges are drawn on the graph"))
+        self.readout.setText(self.text())
+
+    def update_button(self) -> None:
+        self.button.setText(self.host.job_button_text(JOB, translate("GraphTab", "Explain")))
+        self.button.setEnabled(self.host.torch_ready)

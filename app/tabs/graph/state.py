@@ -51,7 +51,7 @@ def session_params(tab: GraphTab) -> dict:
     out = {"label": label, "features": list(features)}
     if tab.colour_combo.currentData() is not None:
         out["colour_attribute"] = tab.colour_combo.currentData()
-    out["nmi_attribute"] = tab.nmi_combo.currentData() or ""
+    out["nmi_attribute"] = tab.communities.nmi_attribute()
     return out
 
 
@@ -81,15 +81,13 @@ def session_inputs(tab: GraphTab) -> tuple[dict, dict]:
             compared[which] = list(c.kinds)
             arrays[f"compared_{which}"] = np.asarray(c.test_acc, np.float32)
     data["compared"] = compared
-    community = tab.community_results.get(tab._doc_key())
+    community = tab.communities.current()
     if community is not None:
         from models.community.saved import result_state
 
         data["community"], community_arrays = result_state(community)
         arrays.update(community_arrays)
-    from app.tabs.graph import explaining
-
-    explanation = explaining.current(tab)
+    explanation = tab.explaining.current()
     if explanation is not None:
         from models.explain.saved import explanation_state
 
@@ -260,22 +258,21 @@ def after_opened(tab: GraphTab) -> None:
         from models.community.saved import result_from_state
 
         meta, community_arrays = extras["community"]
-        tab.community_results[tab._doc_key()] = result_from_state(
+        tab.communities.results[tab._doc_key()] = result_from_state(
             meta, community_arrays, tab.base_document().num_nodes, extras["name"])
     else:
-        tab.community_results.pop(tab._doc_key(), None)
-    _restore_explanation(tab, extras["explanation"], session, extras["name"])
+        tab.communities.results.pop(tab._doc_key(), None)
+    _restore_explanation(tab.explaining, extras["explanation"], session, extras["name"])
     tab.compute.invalidate()              # a result for the state before opening
 
 
-def _restore_explanation(tab: GraphTab, explanation, session, name: str) -> None:
+def _restore_explanation(panel, explanation, session, name: str) -> None:
     """The explanation the file holds, of the node classifier it holds (trained as far
-    as when it was explained), or none."""
-    from app.tabs.graph import explaining
+    as when it was explained), or none (``panel``: the tab's ``ExplanationPanel``)."""
     from models.errors import SessionFileError
     from models.explain.saved import explanation_from_state
 
-    tab.explanation = None
+    panel.explanation = None
     if explanation is None:
         return
     if session is None or not session.step:
@@ -286,4 +283,4 @@ def _restore_explanation(tab: GraphTab, explanation, session, name: str) -> None
                                int(session.data.num_features), name,
                                num_edges=int(session.data.num_edges))
     # drawn with the graph's next result (the one shown now may be another graph's)
-    tab.explanation = (explaining.explanation_key(tab, x.node), x)
+    panel.explanation = (panel.key(x.node), x)

@@ -4,9 +4,11 @@ coefficients and GAT attention on the edges, node classification trained live wi
 hidden embedding, PyG's batching, graph classification with pooling, link prediction.
 
 Four jobs on the ``TrainingTab`` base: "node" (the base's Train button), "compare",
-"graphs" and "links", each with its own button. The controls are built by ``controls``,
-the views drawn by ``drawing``, their data exported by ``data``; the background
-computations are ``models.graphs.probe``'s.
+"graphs" and "links", each with its own button, and the panels' ("communities",
+``communities.CommunitiesPanel``; "explain" and "explain_best",
+``explaining.ExplanationPanel``). The controls are built by ``controls`` from
+``params``, the views are ``views``' classes, arranged by ``arrange``; the background
+computations are ``models.graphs.probe``'s, asked with a ``GraphRequest``.
 """
 
 from __future__ import annotations
@@ -17,32 +19,42 @@ from functools import partial
 from pathlib import Path
 
 from app.tabs.base import TabContext
-from app.tabs.graph import communities, drawing, explaining
+from app.tabs.graph import communities, explaining
 from app.tabs.graph import state as session_file
+from app.tabs.graph.arrange import NARROW, Arranger
 from app.tabs.graph.controls import (
     ACTIONS,
     JOB_KEYS,
-    MODEL_KEY,
     MODEL_PARAMS,
     build_controls,
     checked_features,
+    dataset_texts,
     fill_attribute_box,
+    retranslate_controls,
 )
 from app.tabs.graph.describe import describe_document, job_text
+from app.tabs.graph.documents import GraphDocuments
+from app.tabs.graph.params import AUTO_LINK_NODES, GRAPH_EPOCHS, LINK_EPOCHS
+from app.tabs.graph.views import (
+    BatchView,
+    CompareView,
+    EmbeddingView,
+    GraphShown,
+    GraphView,
+    LinksView,
+    MessagesView,
+    PooledView,
+    TrainingShown,
+    TrainingView,
+)
 from app.tabs.kept import Kept
 from app.tabs.training import TrainingTab
-from models.graphs.options import DATASETS, session_kwargs
+from models.graphs.options import DATASETS, GraphRequest
 from models.traces import Progress
 from models.traces.graphs import GraphResult, ModelComparison
 
-#: epochs of one run of the graph classifier and of the link predictor
-GRAPH_EPOCHS = 100
-LINK_EPOCHS = 200
-#: the link predictor is set up (untrained) on its own up to this many nodes
-AUTO_LINK_NODES = 3000
 
-
-class GraphTab(TrainingTab):
+class GraphTab(GraphDocuments, TrainingTab):
     train_job = "node"          # the Train button trains the node classifier
     key = "graph"
 
@@ -73,14 +85,42 @@ class GraphTab(TrainingTab):
                               precious=lambda c: False)
         self._last_redraw = 0.0
         self._untrained_for: tuple = ()
+        self.communities = communities.CommunitiesPanel(self, self)
+        self.explaining = explaining.ExplanationPanel(self, self)
         build_controls(self)
         self.graph_form.changed.connect(self._graph_changed)
         self.model_form.changed.connect(self._model_changed)
         self.show_form.changed.connect(self._show_changed)
         self.task_form.changed.connect(self.schedule_update)
-        drawing.build_views(self)
+        self._build_views()
+        self._connect_panels()
         self.retranslate()
         self._show_changed()
+
+    def _build_views(self) -> None:
+        self.graph_view, self.messages_view = GraphView(self), MessagesView(self)
+        self.embedding_view, self.training_view = EmbeddingView(self), TrainingView(self)
+        self.compare_view, self.batch_view = CompareView(self), BatchView(self)
+        self.pooled_view, self.links_view = PooledView(self), LinksView(self)
+        self.canvas = self.graph_view.plot               # the graph, as tests and tours see it
+        self.tab_views = (self.graph_view, self.messages_view, self.embedding_view,
+                          self.training_view, self.compare_view, self.batch_view,
+                          self.pooled_view, self.links_view, self.communities.view)
+        for view in self.tab_views:
+            self.add_view(view, *NARROW[view.key])
+            view.status.connect(self.ctx.status)
+        self.graph_view.nodeClicked.connect(self._node_clicked)
+        self.embedding_view.nodeClicked.connect(self._node_clicked)
+        self.arranger = Arranger(self.grid, self.views, self.grid_scroll.viewport(), self)
+
+    def _connect_panels(self) -> None:
+        for panel in (self.communities, self.explaining):
+            panel.toggled.connect(self.toggle_job)
+        self.communities.found.connect(self._colour_by_communities)
+        self.communities.changed.connect(self._communities_changed)
+        self.explaining.node_chosen.connect(lambda node: self.show_form.set_values(
+            {"node": node}))
+        self.explaining.changed.connect(self.redraw_edges)
 
     @property
     def trace(self) -> GraphResult | None:
@@ -90,7 +130,11 @@ class GraphTab(TrainingTab):
     def params(self) -> dict:
         return {**self.graph_form.values(), **self.model_form.values(),
                 **self.show_form.values(), **self.task_form.values(),
-                **self.community_form.values(), **self.explain_form.values()}
+                **self.communities.values(), **self.explaining.values()}
+
+    def request(self) -> GraphRequest:
+        """The controls as the models' request."""
+        return GraphRequest.from_values(self.params())
 
     def apply_state(self, state: dict, strict: bool = False) -> None:  # graph, attributes, rest
         from models.errors import ArchScopeError, InvalidParameterError
@@ -100,6 +144,8 @@ class GraphTab(TrainingTab):
         if strict and unknown:
             raise InvalidParameterError(f"Unknown parameter {', '.join(sorted(unknown))}; "
                                         f"known: {', '.join(sorted(known))}.")
+        if strict:                          # each value checked as the request checks it
+            GraphRequest.from_values({**self.params(), **state})
         # 1. the graph first: the node spin box's range depends on it
         graph_before = (self._doc_key(), self.graph_form.values())
         problems = self.graph_form.set_values(state)
@@ -135,14 +181,14 @@ class GraphTab(TrainingTab):
         model_keys = set(state) & {p.key for p in MODEL_PARAMS}
         problems += self.model_form.set_values(state)
         problems += self.show_form.set_values(state) + self.task_form.set_values(state)
-        problems += communities.apply_state(self, state) + self.explain_form.set_values(state)
+        problems += self.communities.apply_state(state) + self.explaining.apply_state(state)
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
         if model_keys:
             self._model_changed()
         else:
             self._show_changed()
-        for job in explaining.start_jobs(self, [job for key, job in JOB_KEYS if state.get(key)]):
+        for job in self.explaining.start_jobs([job for key, job in JOB_KEYS if state.get(key)]):
             if self.running() != job:
                 self.toggle_job(job)
 
@@ -206,110 +252,37 @@ class GraphTab(TrainingTab):
         self.show_form.set_values({"node": index})
         self._show_changed()
 
+    def _colour_by_communities(self) -> None:
+        """A partition of the graph shown arrived: the nodes (and the embedding) coloured
+        by community; only they are redrawn, no model is run again (the colour plays no
+        part in the tab's trace)."""
+        self.show_form.blockSignals(True)
+        self.show_form.set_values({"colour": "community"})
+        self.show_form.blockSignals(False)
+        self.colour_combo.setEnabled(False)       # as ``_show_changed`` would
+        self._communities_changed()
+
+    def _communities_changed(self) -> None:
+        if self.result is not None and self.params()["colour"] == "community":
+            self.redraw_node_colours()
+
     # -- documents and sessions ------------------------------------------------------------------
-    def _doc_key(self) -> tuple:
-        p = self.graph_form.values()
-        return ("file", self._file_id) if p["dataset"] == "file" else (p["dataset"], p["seed"])
+    def drawn_key(self) -> tuple | None:
+        """The graph the canvas draws (the controls may name another already)."""
+        return None if self.result is None else self.result.layout_key[0]
 
-    def base_document(self):
-        """The graph as built or read, before the user's attribute choice."""
-        from models.graphs import builtin_graph
+    def device(self) -> str:
+        return self.ctx.device()
 
-        key = self._doc_key()
-        if key[0] == "file":
-            return self.file_doc
-        if key not in self.docs:
-            self.docs[key] = builtin_graph(key[0], seed=key[1])
-        return self.docs[key]
-
-    def document(self):
-        """The graph with the chosen label and feature attributes."""
-        doc = self.base_document()
-        choice = self._attr_choice.get(self._doc_key())
-        if choice is None or choice == (doc.label_attr, doc.feature_attrs):
-            return doc
-        cache_key = self._choice_doc_key()
-        if cache_key not in self.docs:
-            self.docs[cache_key] = doc.with_attributes(*choice)
-        return self.docs[cache_key]
-
-    def _choice_doc_key(self) -> tuple:
-        return (*self._doc_key(), self._attr_choice.get(self._doc_key()))
-
-    def _layout_key(self) -> tuple:
-        return (self._doc_key(), self.params()["layout"], self.params()["seed"])
-
-    def _graph_key(self) -> tuple:
-        """The graph and its label / feature choice: what every model of it depends on."""
-        return self._doc_key(), self._attr_choice.get(self._doc_key())
-
-    def _session_key(self) -> tuple:
-        p = self.params()
-        return (*self._graph_key(), *(p[k] for k in MODEL_KEY))
-
-    def _compare_key(self) -> tuple:
-        """What a comparison depends on: the graph, its attributes, the split, epochs and
-        the models' settings (``session_kwargs``)."""
-        p = self.params()
-        return (*self._graph_key(), p["seed"], p["train_per_class"], p["epochs"],
-                *self._model_settings())
-
-    def _model_settings(self) -> tuple:
-        return tuple(sorted(session_kwargs(self.params()).items()))
-
-    def _untrained_key(self) -> tuple:
-        """What the models compared before training depend on: graph, attributes, split,
-        the models' settings."""
-        p = self.params()
-        return (*self._graph_key(), p["seed"], p["train_per_class"], *self._model_settings())
-
-    def session(self):
-        from models.graphs import NodeClassificationSession
-
-        key = self._session_key()
-        if key not in self.sessions:
-            p = self.params()
-            self.sessions[key] = NodeClassificationSession(
-                self.document().data, p["model"], device=self.ctx.device(), seed=p["seed"],
-                train_per_class=p["train_per_class"], **session_kwargs(p))
-        return self.sessions[key]
-
-    def motif_graphs(self) -> list:
-        """The graph-classification data set (made once): batches and the classifier."""
-        from models.graphs import motif_graphs
-
-        if self.motif is None:
-            self.motif = motif_graphs(seed=0)
-        return self.motif
-
-    def graph_session(self):
-        from models.graphs import GraphClassificationSession
-
-        pooling = self.params()["pooling"]
-        if pooling not in self.graph_sessions:
-            self.graph_sessions[pooling] = GraphClassificationSession(
-                self.motif_graphs(), pooling=pooling, device=self.ctx.device(), seed=0)
-        return self.graph_sessions[pooling]
-
-    def link_session(self):
-        from models.graphs import LinkPredictionSession
-
-        key = self._graph_key()
-        if key not in self.link_sessions:
-            self.link_sessions[key] = LinkPredictionSession(
-                self.document().data, device=self.ctx.device(), seed=self.params()["seed"])
-        return self.link_sessions[key]
-
-    def training_sessions(self) -> list:
-        return [s for group in (self.sessions, self.graph_sessions, self.link_sessions)
-                for s in group.values()]
+    def ensure_visible(self, widget) -> None:
+        self.controls_scroll.ensureWidgetVisible(widget, 0, 0)
 
     # -- computing -----------------------------------------------------------------------------
     def compute_fn(self):
         from models.errors import ArchScopeError
         from models.graphs.probe import graph_result
 
-        p = self.params()
+        ask = self.request()
         try:
             doc = self.document()
             session = self.session()
@@ -320,7 +293,7 @@ class GraphTab(TrainingTab):
         layout_key = self._layout_key()
         self._untrained_for = self._untrained_key()      # only the latest result arrives
         # the other two tasks are drawn untrained until trained: sessions made now
-        graph_session, link_session = self.graph_sessions.get(p["pooling"]), None
+        graph_session, link_session = self.graph_sessions.get(ask.pooling), None
         try:
             graph_session = self.graph_session()
             link_session = self.link_sessions.get(self._graph_key())
@@ -330,14 +303,14 @@ class GraphTab(TrainingTab):
             pass
         # the batch of motif graphs changes only with their number: kept, not recollated
         batch = self.result.batch if self.result is not None else None
-        if batch is None or len(batch.ptr) - 1 != p["batch_graphs"]:
+        if batch is None or len(batch.ptr) - 1 != ask.batch_graphs:
             batch = None
         untrained = self.untrained.get(self._untrained_key())
         if untrained is None and not self.isVisible():
             # the untrained models' accuracies only matter once someone looks: computed
             # then (a window closed right after start does not wait for them)
             self.when_shown(self.request_update, key="untrained")
-        return partial(graph_result, doc, p, session, self.layouts.get(layout_key),
+        return partial(graph_result, doc, ask, session, self.layouts.get(layout_key),
                        layout_key, self.motif_graphs(), batch, graph_session, link_session,
                        self._dataset_name(), untrained=untrained,
                        device=self.ctx.device() if self.isVisible() else None)
@@ -352,43 +325,58 @@ class GraphTab(TrainingTab):
         self.layouts[result.layout_key] = result.pos
         if result.untrained is not None:     # computed for the settings of compute_fn
             self.untrained.setdefault(self._untrained_for, result.untrained)
-        previous = self.result
         self.result = result
-        doc, pos = result.doc, result.pos
-        same_graph = previous is not None and previous.doc is doc
-        if not same_graph:
-            self.canvas.set_graph(pos, doc.edges, directed=doc.directed)
-            self.canvas.set_node_labels(list(doc.node_ids))
-        elif previous.layout_key != result.layout_key:
-            self.canvas.set_positions(pos, animate=True)
         g = self.graph_form.values()
-        self.note.setText(describe_document(doc, g["dataset"], g["seed"]))
-        drawing.draw_all(self)
+        self.note.setText(describe_document(result.doc, g["dataset"], g["seed"]))
+        self._draw_all()
+
+    def _graph_shown(self) -> GraphShown:
+        return GraphShown(self.result, self.colour_combo.currentData(),
+                          self.communities.drawn(), self.explaining.current())
+
+    def _draw_all(self) -> None:
+        """Every view from the tab's result, and the titles."""
+        ask, result = self.request(), self.result
+        shown = self._graph_shown()
+        self.graph_view.show(shown, ask)
+        self.embedding_view.show(shown, ask)
+        for view in (self.messages_view, self.batch_view, self.pooled_view,
+                     self.links_view):
+            view.show(result, ask)
+        self._show_training(ask)
+        self.communities.redraw()
+        self.explaining.readout.setText(self.explaining.text())
+
+    def _show_training(self, ask: GraphRequest) -> None:
+        training = TrainingShown(self.result, tuple(self.histories.get(self._session_key(), ())),
+                                 self.comparisons.get(self._compare_key()))
+        self.training_view.show(training, ask)
+        self.compare_view.show(training, ask)
 
     # -- jobs ----------------------------------------------------------------------------------
     def make_job(self, name: str):
         from models.errors import ArchScopeError
 
-        p = self.params()
+        ask = self.request()
         try:
             if name == "node":
                 self._running_key = self._session_key()
-                return partial(self.session().train, p["epochs"], report_every=5)
+                return partial(self.session().train, ask.epochs, report_every=5)
             if name == "compare":
                 from models.graphs.probe import model_comparison
 
                 self._running_key = self._compare_key()
-                return partial(model_comparison, self.document().data, p["epochs"],
-                               p["seed"], p["train_per_class"], self.ctx.device(),
-                               **session_kwargs(p))
+                return partial(model_comparison, self.document().data, ask.epochs,
+                               ask.seed, ask.train_per_class, self.ctx.device(),
+                               **ask.session_kwargs())
             if name == "graphs":
                 return partial(self.graph_session().train, GRAPH_EPOCHS)
             if name == "links":
                 return partial(self.link_session().train, LINK_EPOCHS)
             if name == communities.JOB:
-                return communities.make_job(self)
+                return self.communities.make_job()
             if name in (explaining.JOB, explaining.PICK_JOB):
-                return explaining.make_job(self, name)
+                return self.explaining.make_job(name)
         except ArchScopeError as exc:        # e.g. too few edges to hold some out
             self.ctx.report_error(exc, None)
             raise                            # and in the error note
@@ -403,11 +391,13 @@ class GraphTab(TrainingTab):
     def on_job_progress(self, name: str, progress: Progress) -> None:
         t = progress.trace
         if name == communities.JOB:
-            return communities.on_progress(self, progress)
+            return self.communities.on_progress(progress)
         if name in (explaining.JOB, explaining.PICK_JOB):
-            return explaining.on_progress(self, progress)
+            return self.explaining.on_progress(progress)
         if name == "compare" and isinstance(t, ModelComparison):
             self.comparisons[self._running_key] = t
+            if self.result is not None:     # three reports: each drawn as it comes
+                self._show_training(self.request())
         elif name == "node" and t is not None:
             history = self.histories.setdefault(self._running_key, [])
             while history and history[-1]["epoch"] >= t.epoch:   # rolled back
@@ -433,8 +423,8 @@ class GraphTab(TrainingTab):
         for button in (self.train_button, self.compare_button, self.graph_button,
                        self.link_button):
             button.setEnabled(self.torch_ready)
-        communities.update_button(self)
-        explaining.update_button(self)
+        self.communities.update_button()
+        self.explaining.update_button()
         self.status.setText(self.status_text())
 
     def current_session(self):
@@ -442,10 +432,10 @@ class GraphTab(TrainingTab):
 
     def on_job_stopped(self, name: str, completed: bool, failed: bool) -> None:
         if name in (communities.JOB, explaining.JOB, explaining.PICK_JOB):
-            return None if name != communities.JOB else communities.on_stopped(self, completed)
+            return None if name != communities.JOB else self.communities.on_stopped(completed)
         super().on_job_stopped(name, completed, failed)
         if name == "node":
-            explaining.on_training_stopped(self, completed, failed)
+            self.explaining.on_training_stopped(completed, failed)
 
     def status_text(self) -> str:
         epochs = self.trained_steps()
@@ -513,8 +503,8 @@ class GraphTab(TrainingTab):
         if self.result is None:
             raise ExportError(self.tr("There is nothing to save yet: the graph has not been "
                                       "drawn."))
-        save_with_results(self.result, path, community=communities.drawn(self),
-                          explanation=explaining.saved(self))
+        save_with_results(self.result, path, community=self.communities.drawn(),
+                          explanation=self.explaining.current())
         self.ctx.status(self.tr("Saved {0}.").format(path))
         return path
 
@@ -532,78 +522,27 @@ class GraphTab(TrainingTab):
         except Exception as exc:  # noqa: BLE001 - ExportError / OSError: shown to the user
             self.ctx.report_error(exc, None)
 
-    # -- the canvas, redrawn for the panels (which never import ``drawing``) ---------------------
+    # -- the canvas, redrawn for the panels ------------------------------------------------------
     def redraw_node_colours(self) -> None:
-        with self.canvas.batch():
-            drawing.draw_nodes(self)
-        drawing.draw_embedding(self)
+        shown, ask = self._graph_shown(), self.request()
+        self.graph_view.show_nodes(shown, ask)
+        self.embedding_view.show(shown, ask)
 
     def redraw_edges(self) -> None:
-        with self.canvas.batch():
-            drawing.draw_edges(self)
+        if self.result is not None:
+            self.graph_view.show_edges(self._graph_shown(), self.request())
 
     # -- translations --------------------------------------------------------------------------
     def _dataset_name(self) -> str:
         key = self.graph_form.values()["dataset"]
         if key == "file":
             return self.file_name
-        return self._dataset_texts()[DATASETS.index(key)]
-
-    def _dataset_texts(self) -> list[str]:
-        return [self.tr("Zachary's karate club"), self.tr("Les Misérables"),
-                self.tr("Florentine families"), self.tr("Davis southern women"),
-                self.tr("stochastic block model"), self.tr("Barabási–Albert + house motifs"),
-                self.tr("grid"), self.tr("random geometric graph"),
-                self.tr("college football (Gephi)"), self.tr("your file (File → Open…)")]
+        return dataset_texts()[DATASETS.index(key)]
 
     def retranslate(self) -> None:  # every text of the tab, once per language
-        self.graph_form.setTitle(self.tr("Graph"))
-        self.graph_form.set_texts(
-            {"dataset": self.tr("Data"), "layout": self.tr("Layout"), "seed": self.tr("Seed")},
-            {"dataset": self._dataset_texts(),
-             "layout": [self.tr("spring"), self.tr("Kamada–Kawai"), self.tr("spectral"),
-                        self.tr("circular"), self.tr("shell"), self.tr("positions in the data")]})
-        self.attr_box.setTitle(self.tr("Attributes"))
-        if self.label_combo.count():
-            self.label_combo.setItemText(0, self.tr("(none)"))
-        self.label_text.setText(self.tr("Label"))
-        self.feature_text.setText(self.tr("Features"))
-        self.colour_text.setText(self.tr("Colour attribute"))
-        self.model_form.setTitle(self.tr("Model (node classification)"))
-        self.model_form.set_texts(
-            {"model": self.tr("Model"), "hidden": self.tr("Hidden units"),
-             "heads": self.tr("Attention heads"), "aggr": self.tr("Aggregator"),
-             "edge_weights": self.tr("Edge weights in GCN"),
-             "train_per_class": self.tr("Labelled nodes per class"),
-             "lr": self.tr("Learning rate"), "epochs": self.tr("Epochs")},
-            {"model": ["GCN", "GraphSAGE", "GAT"], "aggr": [self.tr("mean"), self.tr("max")]})
-        self.show_form.setTitle(self.tr("Show"))
-        self.show_form.set_texts(
-            {"colour": self.tr("Colour nodes by"), "size": self.tr("Node size"),
-             "edges": self.tr("Edges show"), "node": self.tr("Selected node"),
-             "layer": self.tr("Layer"), "head": self.tr("Head"),
-             "aggregation": self.tr("Aggregation"), "sample": self.tr("Sample size per hop"),
-             "sample_seed": self.tr("Sampling seed")},
-            {"colour": [self.tr("label"), self.tr("prediction"), self.tr("right or wrong"),
-                        self.tr("degree"), self.tr("attribute"), self.tr("community")],
-             "size": [self.tr("uniform"), self.tr("degree"),
-                      self.tr("the colour attribute (numeric)")],
-             "edges": [self.tr("plain"), self.tr("weight"), self.tr("GCN coefficients"),
-                       self.tr("GAT attention"), self.tr("GraphSAGE sample")],
-             "head": [self.tr("mean over heads"), self.tr("max over heads"),
-                      *[self.tr("head {0}").format(i) for i in range(1, 9)]],
-             "aggregation": [self.tr("the layer's own"), self.tr("sum"), self.tr("mean"),
-                             self.tr("max")]})
-        self.task_form.setTitle(self.tr("Graph classification and link prediction"))
-        self.task_form.set_texts(
-            {"pooling": self.tr("Global pooling"), "batch_graphs": self.tr("Graphs in the batch"),
-             "links": self.tr("Predicted links drawn")},
-            {"pooling": [self.tr("mean"), self.tr("max"), self.tr("sum")]})
-        communities.retranslate(self)
-        explaining.retranslate(self)
-        self.save_button.setText(self.tr("Save graph with results…"))
-        self.save_button.setToolTip(self.tr("GraphML or GEXF with predictions, GCN coefficients, "
-                                            "GAT attention and communities as attributes"))
+        retranslate_controls(self)
+        self.communities.retranslate()
+        self.explaining.retranslate()
         super().retranslate()               # the tour, the job bar and update_buttons
         if self.result is not None:
             if self.result.layout_key[0] == self._doc_key():   # its name, translated
