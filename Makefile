@@ -21,7 +21,7 @@ test: setup sysdeps
 check: setup
 	$(VENV)/bin/ruff check app viz models tests benchmarks
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q -ra -m "not window and not slow" --durations=10
+	$(PY) -m pytest -q -ra -n 2 -m "not window and not slow" --durations=10
 
 setup: $(STAMP) translations
 
