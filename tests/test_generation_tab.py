@@ -258,3 +258,27 @@ def test_views_draw_and_export_a_comparison_without_the_tab(qapp):
     loss.show(LossShown(np.asarray([0.7, 0.5, 0.4], np.float32), 2, 1, view.data.entropy),
               ask)
     assert loss.plot.markers()[0].tolist() == [2] and loss.data().arrays["loss"].shape == (3, 1)
+
+
+def test_a_new_graphrnn_session_is_made_in_the_job_not_on_the_gui_thread(qtbot, tab,
+                                                                         monkeypatch):
+    """Issue 33 F1: the session (every training graph checked and packed) was made in
+    make_job on the GUI thread: 150 s and a MemoryError there for a large folder."""
+    import threading
+
+    from models.generation import view
+
+    made_on = []
+    real = view.make_session
+
+    def spy(*args, **kwargs):
+        made_on.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(view, "make_session", spy)
+    _small(qtbot, tab, steps=2, seed=11)
+    assert tab.current_session() is None
+    tab.toggle_training()
+    qtbot.waitUntil(lambda: not tab.jobs.is_running(), timeout=120_000)
+    assert made_on and made_on[0] is not threading.main_thread()
+    assert tab.current_session() is not None and tab.current_session().step == 2

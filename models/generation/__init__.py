@@ -12,7 +12,7 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "METHODS": "options", "LEARNED_METHODS": "options", "METHOD_LABELS": "options",
     "DATASETS": "options", "DATASET_LABELS": "options", "DEFAULT_STEPS": "options",
     "MAX_FOLDER_GRAPHS": "options", "MAX_GRAPH_NODES": "options",
-    "MAX_FOLDER_FILE_BYTES": "options", "KERNELS": "options",
+    "MAX_FOLDER_FILE_BYTES": "options", "MAX_FOLDER_EDGES": "options", "KERNELS": "options",
     # training graphs
     "make_dataset": "datasets", "split_graphs": "datasets",
     "community_graphs": "datasets", "grid_graphs": "datasets", "ego_graphs": "datasets",

@@ -18,7 +18,12 @@ from pathlib import Path
 import networkx as nx
 
 from models.errors import GraphLoadError, LoadCancelled
-from models.generation.options import MAX_FOLDER_FILE_BYTES, MAX_FOLDER_GRAPHS, MAX_GRAPH_NODES
+from models.generation.options import (
+    MAX_FOLDER_EDGES,
+    MAX_FOLDER_FILE_BYTES,
+    MAX_FOLDER_GRAPHS,
+    MAX_GRAPH_NODES,
+)
 
 __all__ = ["load_graph_folder", "GRAPH_EXTENSIONS"]
 
@@ -28,7 +33,7 @@ GRAPH_EXTENSIONS = (".graphml", ".gexf", ".gml", ".net", ".paj", ".json", ".csv"
 
 
 def load_graph_folder(path: str | os.PathLike, max_graphs: int = MAX_FOLDER_GRAPHS,
-                      max_nodes: int = MAX_GRAPH_NODES,
+                      max_nodes: int = MAX_GRAPH_NODES, max_edges: int = MAX_FOLDER_EDGES,
                       cancelled: Callable[[], bool] | None = None,
                       progress: Callable[[float], None] | None = None) -> list[nx.Graph]:
     """Every graph file of the folder ``path`` (not its subfolders), in file-name order.
@@ -55,6 +60,7 @@ def load_graph_folder(path: str | os.PathLike, max_graphs: int = MAX_FOLDER_GRAP
             f"{folder.name}: {len(entries)} graph files; a generator learns from at most "
             f"{max_graphs}. Move some of them to another folder.")
     graphs = []
+    edges = 0
     for done, file in enumerate(entries):
         if cancelled is not None and cancelled():
             raise LoadCancelled(f"{folder.name}: loading cancelled.")
@@ -77,6 +83,12 @@ def load_graph_folder(path: str | os.PathLike, max_graphs: int = MAX_FOLDER_GRAP
             raise GraphLoadError(
                 f"{file.name}: {n} node{'s' if n != 1 else ''}; a generator learns from "
                 "graphs of 2 nodes or more.")
+        edges += len(doc.edges)
+        if edges > max_edges:
+            raise GraphLoadError(
+                f"{file.name}: the folder's graphs have more than {max_edges:,} edges up to "
+                f"this file; a generator learns from small graphs. Move some files to "
+                "another folder.")
         g = nx.Graph(name=file.name)
         g.add_nodes_from(range(n))
         g.add_edges_from((int(u), int(v)) for u, v in doc.edges if u != v)

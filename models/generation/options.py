@@ -16,6 +16,7 @@ from models.request import Range, check_choice, check_flags, check_range, check_
 
 __all__ = ["METHODS", "LEARNED_METHODS", "METHOD_LABELS", "DATASETS", "DATASET_LABELS",
            "DEFAULT_STEPS", "MAX_FOLDER_GRAPHS", "MAX_GRAPH_NODES", "MAX_FOLDER_FILE_BYTES",
+           "MAX_FOLDER_EDGES",
            "CLUSTERING_BINS", "KERNELS", "FOLDER", "MAX_SHOWN", "SAMPLES",
            "GENERATION_RANGES", "GenerationRequest"]
 
@@ -41,8 +42,12 @@ DATASET_LABELS = {
 MAX_FOLDER_GRAPHS = 500
 #: ... each of at most this many nodes (the learned models see every pair of nodes) ...
 MAX_GRAPH_NODES = 200
-#: ... and at most this many bytes (a small graph's file is a few kB)
+#: ... and at most this many bytes (a small graph's file is a few kB) ...
 MAX_FOLDER_FILE_BYTES = 5 * 1024 * 1024
+#: ... with at most this many edges in all (500 complete graphs of 200 nodes, 10 M edges
+#: inside the limits above, took 150 s to read and 3.7-5.5 GB; the course's families have
+#: a few dozen edges a graph)
+MAX_FOLDER_EDGES = 200_000
 #: bins of the clustering-coefficient histogram over [0, 1] (GraphRNN's 100)
 CLUSTERING_BINS = 100
 #: MMD kernels: GraphRNN's Gaussian over the earth mover's distance, GRAN's Gaussian

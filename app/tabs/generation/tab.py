@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.base import TabContext
@@ -43,9 +44,24 @@ from models.generation.options import DATASETS, GenerationRequest
 from models.traces import Progress
 
 
+def _train(session, steps: int, every: int):
+    return session.train(steps, every=every)
+
+
+def _with_new_session(make, made, run):
+    """A job that makes its session first (any thread), hands it to ``made`` (a queued
+    signal: the tab keeps it on its own thread, before any progress of the job arrives),
+    then runs ``run(session)``."""
+    session = make()
+    made(session)
+    yield from run(session)
+
+
 class GenerationTab(GenerationSessionFile, TrainingTab):
     key = "generation"
     samples = SAMPLES
+    #: a job made the session of a family (its key, the session), in the job's thread
+    session_made = Signal(object, object)
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
@@ -56,6 +72,7 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
                                            lambda: self.running() and self._running_key,
                                            forget=(self.learned,))
         self._running_key: tuple | None = None
+        self.session_made.connect(self._keep_session)
         self._train_start = 0
         self._train_steps = 1
         self._last_curve = 0.0
@@ -258,6 +275,9 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
             self.sessions[d.key] = session
         return session
 
+    def _keep_session(self, key, session) -> None:
+        self.sessions.setdefault(key, session)
+
     def current_session(self):
         key = self._shown_session_key()
         return self.sessions.get(key) if key is not None else None
@@ -287,20 +307,27 @@ class GenerationTab(GenerationSessionFile, TrainingTab):
 
     def make_job(self, name: str):
         from models.errors import InvalidParameterError
-        from models.generation.view import learned_comparison
+        from models.generation.view import learned_comparison, make_session
 
         d = self._data()
         if name == "compare" and "graphrnn" not in self.selected_methods():
             raise InvalidParameterError(self.tr(
                 "Tick GraphRNN among the methods compared: the baselines are scored "
                 "already."))
-        session = self._session_for(d)
+        session = self.sessions.get(d.key)
         self._running_key = d.key
         if name == "train":
             steps = self.request().steps
-            self._train_start, self._train_steps = session.step, steps
-            return partial(session.train, steps, every=max(1, min(25, steps // 10)))
-        return partial(learned_comparison, d, session, samples=SAMPLES, shown=MAX_SHOWN)
+            self._train_start, self._train_steps = (session.step if session else 0), steps
+            run = partial(_train, steps=steps, every=max(1, min(25, steps // 10)))
+        else:
+            run = partial(learned_comparison, d, samples=SAMPLES, shown=MAX_SHOWN)
+        if session is not None:
+            return partial(run, session)
+        # a new session checks and packs every training graph: seconds for a folder of
+        # large graphs, so in the job (the window kept on the tab's thread 150 s once)
+        return partial(_with_new_session, partial(make_session, d, device=self.ctx.device()),
+                       partial(self.session_made.emit, d.key), run)
 
     def job_text(self, name: str, progress: Progress) -> str:
         if name == "train":
