@@ -3850,6 +3850,10 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>已保存会话 {0}</translation>
     </message>
     <message>
+        <source>Saved the session {0} ({1} tabs opened so far)</source>
+        <translation>已保存会话 {0}（至今打开过的 {1} 个标签页）</translation>
+    </message>
+    <message>
         <source>Save session</source>
         <extracomment>the longest sequence text a session may hold (the line edit&apos;s own limit)</extracomment>
         <translation>保存会话</translation>
