@@ -361,7 +361,7 @@ def test_session_info_reads_lists_where_tables_belong_without_a_traceback(tmp_pa
                                                                            edit):
     """Old: ``archscope session info`` raised AttributeError/TypeError (rc 1, a
     traceback) on a manifest with lists where objects are expected."""
-    from app.main import session_main
+    from app.session_cli import session_main
 
     manifest = {"format": "archscope-session", "format_version": 1,
                 "tabs": {"flows": {"params": {"layers": 4}, "data": {}, "arrays": {}}}}
@@ -374,7 +374,7 @@ def test_session_info_reads_lists_where_tables_belong_without_a_traceback(tmp_pa
 
 def test_session_info_shows_terminal_escapes_as_text(tmp_path, capsys):
     """Old: app_version "\\x1b[2J\\x1b[31m" cleared and recoloured the terminal."""
-    from app.main import session_main
+    from app.session_cli import session_main
 
     evil = "\x1b[2J\x1b[31mPWNED\r\nfake line\u202e"
     manifest = {"format": "archscope-session", "format_version": 1, "app_version": evil,
@@ -462,3 +462,24 @@ def torch_nan(n: int):
     import torch
 
     return torch.full((n,), float("nan"))
+
+
+# -- F1: a folder of graphs is bounded by its edges too --------------------------------
+def test_a_folder_of_dense_graphs_is_refused_by_its_edges(tmp_path):
+    """Old: 500 complete graphs of 200 nodes (10 M edges, inside the file, node and file
+    limits) were read for 150 s into 3.7-5.5 GB."""
+    import networkx as nx
+
+    from models.errors import GraphLoadError
+    from models.generation.folder import load_graph_folder
+    from models.generation.options import MAX_FOLDER_EDGES
+
+    assert MAX_FOLDER_EDGES < 500 * 19_900
+    folder = tmp_path / "dense"
+    folder.mkdir()
+    for i in range(3):
+        nx.write_edgelist(nx.complete_graph(8), folder / f"g{i}.edgelist", data=False)
+    with pytest.raises(GraphLoadError, match="g2.edgelist: the folder's graphs have more "
+                                             "than 60 edges"):
+        load_graph_folder(folder, max_edges=60)
+    assert len(load_graph_folder(folder)) == 3
