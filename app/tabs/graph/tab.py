@@ -57,6 +57,8 @@ from models.traces.graphs import GraphResult, ModelComparison
 class GraphTab(GraphDocuments, TrainingTab):
     train_job = "node"          # the Train button trains the node classifier
     key = "graph"
+    #: the node looked at belongs to the graph of the moment (loaded after the restore)
+    not_remembered = ("node",)
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)

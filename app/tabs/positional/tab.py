@@ -51,7 +51,6 @@ class PositionalTab(TrainingTab):
         self.fit_errors: list[tuple[int, float]] = []
         self._build_controls()
         self._build_views()
-        self.restore_state()
         self.retranslate()
 
     # -- construction ----------------------------------------------------------------

@@ -48,6 +48,8 @@ RELEASE_AFTER_MS = 20_000
 
 class PretrainedTab(BaseTab):
     key = "pretrained"
+    #: the head mask and the tokens kept belong to the text and model of the moment
+    not_remembered = ("head_mask", "keep", "sentences")
 
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)

@@ -102,6 +102,20 @@ class TransformerTab(TrainingTab):
             self.sessions[key] = self.new_session(key)
         return self.sessions[key]
 
+    def remembered_problem(self, key: str, request) -> bool:
+        """A remembered input its model's tokenizer cannot read is not brought back."""
+        if key != "sequence":
+            return False
+        from models.errors import InvalidParameterError
+        from models.transformer import TaskConfig, parse_sequence
+
+        try:
+            parse_sequence(request.sequence, TaskConfig.for_alphabet(request.task,
+                                                                     request.tokenizer))
+        except InvalidParameterError:
+            return True
+        return False
+
     def new_session(self, key: tuple[str, str, str]):
         """A fresh model for (architecture, tokenizer, task), on the chosen device."""
         from models.transformer import ModelConfig, Seq2SeqSession, TaskConfig
