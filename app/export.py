@@ -66,6 +66,9 @@ class AtomicFile:
     place by :meth:`commit` only when complete; :meth:`discard` removes it. For a write
     that spans many event-loop turns (a PNG written in the background)."""
 
+    #: the temporary files not yet committed or discarded (``discard_unfinished``)
+    unfinished: set[str] = set()
+
     def __init__(self, path: str | os.PathLike) -> None:
         self.target = Path(path).expanduser()
         folder = self.target.parent
@@ -75,6 +78,7 @@ class AtomicFile:
         except OSError as exc:
             raise ExportError(f"Cannot write to '{folder}': {exc.strerror or exc}.") from exc
         os.close(fd)
+        AtomicFile.unfinished.add(self.tmp)
 
     def commit(self) -> Path:
         """Rename the complete temporary file over the target; on failure it is removed."""
@@ -83,6 +87,7 @@ class AtomicFile:
                 raise ExportError(f"Nothing was written for '{self.target.name}'.")
             os.chmod(self.tmp, 0o666 & ~_umask())   # mkstemp makes 0600; exports are ordinary
             os.replace(self.tmp, self.target)
+            AtomicFile.unfinished.discard(self.tmp)
         except ExportError:
             self.discard()
             raise
@@ -93,6 +98,15 @@ class AtomicFile:
 
     def discard(self) -> None:
         _remove(self.tmp)
+        AtomicFile.unfinished.discard(self.tmp)
+
+
+def discard_unfinished() -> None:
+    """Remove every temporary file an export has not finished (the process is leaving
+    while a worker still writes one): the user's files stay as they were."""
+    for tmp in list(AtomicFile.unfinished):
+        _remove(tmp)
+        AtomicFile.unfinished.discard(tmp)
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:

@@ -197,12 +197,18 @@ def _main_window(args: argparse.Namespace, quit_early: list[bool]) -> int:
 
             QTimer.singleShot(0, window.close)
         rc = app.exec()
-        # a one-shot computation (a trace, a density) cannot be interrupted; let it end
-        # before the interpreter tears down the Qt objects it reports to, which printed
-        # "Signal source has been deleted" tracebacks on a quick quit
+        # a one-shot computation (a layout, a training step) cannot be interrupted, and
+        # tearing down the Qt objects it reports to printed "Signal source has been
+        # deleted" tracebacks. It was waited for up to 10 s (a close with six trainings
+        # took 11.7 s); now, if it is not done in half a second, the window is left as it
+        # is and entry() leaves at once: settings are synced, a session being saved was
+        # written to its end in closeEvent, an export's temporary file is removed
+        from app.export import discard_unfinished
         from app.jobs import wait_for_workers
 
-        wait_for_workers(10.0)
+        if not wait_for_workers(0.5):
+            discard_unfinished()
+            window = None
         return smoke.rc if smoke else rc
     finally:
         # the Ctrl+C handler refers to the window: not once it is being deleted
@@ -211,7 +217,8 @@ def _main_window(args: argparse.Namespace, quit_early: list[bool]) -> int:
         signal.signal(signal.SIGINT, lambda *_: quit_early.append(True))
         if hooks:
             hooks.uninstall()
-        _dispose(window)
+        if window is not None:
+            _dispose(window)
 
 
 # -- headless export -------------------------------------------------------------------------

@@ -593,6 +593,6 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         self.settings.sync()
         if saving is not None and not saving.done.wait(120):
             sys.stderr.write(f"archscope: the session {saving.path} was not saved in 120 s\n")
-        if not wait_for_workers(1.5):
-            sys.stderr.write("archscope: a background job did not stop within 1.5 s\n")
+        if not wait_for_workers(1.0):    # a step that cannot be cut: main() leaves anyway
+            sys.stderr.write("archscope: a background job did not stop within 1 s\n")
         event.accept()
