@@ -14,7 +14,7 @@ from tests.windows import open_tab
 
 #: raw INI values no parameter of any tab takes (the positional tab's own test has more)
 HOSTILE = ["nan", "1e999", "-1e308", "@ByteArray(\\x00\\x01)", "@Variant(\\0\\0\\0\\x7f)",
-           "true false", "", "９９"]
+           "true false", ""]
 
 pytestmark = [pytest.mark.slow]
 
@@ -69,11 +69,10 @@ def test_each_tab_brings_back_its_parameters_and_refuses_hostile_ones(qtbot, tmp
         errors = []
         hostile.report_error = lambda error, details, errors=errors: errors.append(error)
         opened = open_tab(qtbot, hostile, key)
-        now = _remembered(opened)
-        rejected = hostile.settings.take_problems()
-        for name, value in now.items():
-            if f"tabs/{key}/{name}" in rejected:
-                assert value == defaults[name], (raw, name, value)
+        # every number, switch and choice shows its default (a text may hold the words)
+        for name, value in _remembered(opened).items():
+            assert value == defaults[name] or isinstance(defaults[name], str), \
+                (raw, name, value)
         assert not errors, (raw, errors)
         hostile.close()
         qtbot.wait(50)
