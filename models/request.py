@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 
 from models.errors import InvalidParameterError
 
-__all__ = ["Range", "check_choice", "check_whole", "check_range", "check_flags",
+__all__ = ["Request", "Range", "check_choice", "check_whole", "check_range", "check_flags",
            "known_values"]
 
 
@@ -93,3 +93,13 @@ def known_values(cls, values: Mapping) -> dict:
     know are the view's alone and are left out)."""
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in values.items() if k in names}
+
+
+class Request:
+    """What every topic's frozen request shares (a dataclass field-less base)."""
+
+    @classmethod
+    def from_values(cls, values: Mapping):
+        """The request of a form's ``{key: value}`` (keys it does not know are the view's
+        alone, and are left out)."""
+        return cls(**known_values(cls, values))

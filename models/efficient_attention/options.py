@@ -9,17 +9,16 @@ once when it is made, and ``models.efficient_attention.probe`` takes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from models.errors import InvalidParameterError
 from models.request import (
     Range,
+    Request,
     check_choice,
     check_flags,
     check_range,
     check_whole,
-    known_values,
 )
 
 __all__ = [
@@ -107,7 +106,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class EfficientRequest:
+class EfficientRequest(Request):
     """One setting of the efficient-attention tab: the sparse pattern (``pattern`` …
     ``course``), the approximation against exact attention (``method`` … ``seed``) and
     the cost (``max_n`` … ``memory_budget_mb``). Checked when made: a value outside
@@ -168,11 +167,6 @@ class EfficientRequest:
             raise InvalidParameterError(
                 f"global_tokens must be text, not {self.global_tokens!r}.")
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> EfficientRequest:
-        """The request of the forms' ``{key: value}`` (keys it does not know are left
-        out)."""
-        return cls(**known_values(cls, values))
 
     def part(self, name: str) -> dict:
         """The settings the part ``name`` of ``EFFICIENT_PART_FIELDS`` depends on."""

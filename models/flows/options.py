@@ -9,16 +9,15 @@ when it is made, and ``models.flows.probe`` takes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from models.request import (
     Range,
+    Request,
     check_choice,
     check_flags,
     check_range,
     check_whole,
-    known_values,
 )
 
 __all__ = ["FLOW_KINDS", "DENSITIES", "CUSTOM", "DIRECTIONS", "Range", "RANGES", "FlowRequest"]
@@ -51,7 +50,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class FlowRequest:
+class FlowRequest(Request):
     """One setting of the flow tab: the model (``density`` … ``actnorm``), how it trains
     (``lr``, ``batch``, ``clip``) and what is traced through it (``direction`` …
     ``course``). Checked when made: a value outside ``RANGES`` or the choices raises
@@ -79,11 +78,6 @@ class FlowRequest:
         check_range(self, RANGES, "layers", "hidden", "lr", "batch", "clip", "points", "seed")
         check_flags(self, "actnorm", "grid", "course")
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> FlowRequest:
-        """The request of a form's ``{key: value}`` (keys it does not know are the view's
-        alone, as ``speed``, and are left out)."""
-        return cls(**known_values(cls, values))
 
     @property
     def clip_grad(self) -> float | None:

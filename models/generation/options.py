@@ -9,10 +9,16 @@ checked once when it is made, and ``models.generation.view.generation_view`` tak
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from models.request import Range, check_choice, check_flags, check_range, check_whole, known_values
+from models.request import (
+    Range,
+    Request,
+    check_choice,
+    check_flags,
+    check_range,
+    check_whole,
+)
 
 __all__ = ["METHODS", "LEARNED_METHODS", "METHOD_LABELS", "DATASETS", "DATASET_LABELS",
            "DEFAULT_STEPS", "MAX_FOLDER_GRAPHS", "MAX_GRAPH_NODES", "MAX_FOLDER_FILE_BYTES",
@@ -75,7 +81,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class GenerationRequest:
+class GenerationRequest(Request):
     """One setting of the generation tab: the family (``dataset``, ``count``, ``seed``;
     ``dataset == FOLDER`` is the folder the tab opened), GraphRNN's steps per Train, the
     methods compared (``show_<method>``) and the graphs per gallery row. Checked when
@@ -98,9 +104,6 @@ class GenerationRequest:
         check_range(self, GENERATION_RANGES, *GENERATION_RANGES)
         check_flags(self, *(f"show_{m}" for m in METHODS))
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> GenerationRequest:
-        return cls(**known_values(cls, values))
 
     @property
     def methods(self) -> tuple[str, ...]:

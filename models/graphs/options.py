@@ -15,11 +15,11 @@ from models.community import options as community_options
 from models.explain import options as explain_options
 from models.request import (
     Range,
+    Request,
     check_choice,
     check_flags,
     check_range,
     check_whole,
-    known_values,
 )
 
 __all__ = ["BUILTIN_GRAPHS", "DATASETS", "LAYOUTS", "MODEL_KINDS", "SAGE_AGGREGATORS",
@@ -92,7 +92,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class GraphRequest:
+class GraphRequest(Request):
     """One setting of the graph tab: the graph (``dataset``, ``layout``, ``seed``), the
     node classifier, what the views show, the graph-classification and link-prediction
     settings, and the community and explanation panels' settings. Checked when made
@@ -144,9 +144,6 @@ class GraphRequest:
                              ("explain_method", tuple(explain_options.METHODS))):
             check_choice(self, key, choices)
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> GraphRequest:
-        return cls(**known_values(cls, values))
 
     def session_kwargs(self) -> dict:
         return session_kwargs(self)

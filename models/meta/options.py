@@ -8,17 +8,16 @@ No torch here: ``app/`` imports this module at its top, before torch has loaded.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from models.errors import InvalidParameterError
 from models.request import (
     Range,
+    Request,
     check_choice,
     check_flags,
     check_range,
     check_whole,
-    known_values,
 )
 
 __all__ = ["METHODS", "METHOD_LABELS", "AMPLITUDE", "PHASE", "X_RANGE", "FAMILIES",
@@ -65,7 +64,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class MetaRequest:
+class MetaRequest(Request):
     """One setting of the meta-learning tab: the meta-training (``k`` … ``meta_lr``),
     the test task (``amp_max``, ``task_seed``, ``trail``, ``steps_shown``), the methods
     shown and the prototypical network's episode (``family`` … ``input_regions``).
@@ -103,11 +102,6 @@ class MetaRequest:
         check_choice(self, "family", FAMILIES)
         check_choice(self, "input_regions", INPUT_REGIONS)
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> MetaRequest:
-        """The request of the tab's ``{key: value}`` (keys it does not know, as the
-        actions ``train`` or ``support``, are left out)."""
-        return cls(**known_values(cls, values))
 
     @property
     def shown_methods(self) -> list[str]:

@@ -8,17 +8,16 @@ each number's default and limits, which the tab's controls are built from.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from models.flows.options import DENSITIES as _FLOW_DENSITIES
 from models.request import (
     Range,
+    Request,
     check_choice,
     check_flags,
     check_range,
     check_whole,
-    known_values,
 )
 
 __all__ = ["SOLVERS", "ADAPTIVE", "TASKS", "EVALS_PER_STEP", "CLASSIFY_DATA", "DENSITIES",
@@ -66,7 +65,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class ODERequest:
+class ODERequest(Request):
     """One setting of the neural-ODE tab: the task and its model (``task`` …
     ``lr``) and the solver (``method`` … ``max_nfe``). Checked when made
     (``InvalidParameterError`` naming the key)."""
@@ -93,11 +92,6 @@ class ODERequest:
         check_range(self, RANGES, *RANGES)
         check_flags(self, "adjoint")
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> ODERequest:
-        """The request of the tab's ``{key: value}`` (keys it does not know, as the
-        actions ``train`` or ``starts``, are left out)."""
-        return cls(**known_values(cls, values))
 
     @property
     def session_key(self) -> tuple:

