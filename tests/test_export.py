@@ -782,3 +782,27 @@ def test_every_view_s_svg_and_pdf_look_like_its_png_in_both_languages(qtbot, win
         found += f
     assert len(rows) >= 100, [name for name, _ in rows]
     assert not found, "\n".join(found)
+
+
+def test_a_view_drawn_in_this_turn_exports_as_the_window_will_show_it(show, qtbot, tmp_path):
+    """New bars set and exported in the same turn of the event loop, before the window
+    painted them (the graph tab's comparison when the untrained accuracies arrive): the
+    first export showed the old x range, bars stretched (its painting settled the view,
+    so the SVG and the PDF after it differed from the PNG by 0.11, CI). The export
+    settles the view first: every export of that moment is the settled figure."""
+    from viz.plots import GroupedBarsPlot
+
+    plot = show(GroupedBarsPlot())
+    plot.set_bars(["gcn", "sage"], np.array([[0.4, 0.1]], np.float32), ["untrained"])
+    qtbot.wait(300)
+    plot.set_bars(["gcn", "sage", "gat", "baseline"],
+                  np.array([[0.4, 0.1, 0.5, 0.75]], np.float32), ["untrained"])
+    def export(name: str) -> np.ndarray:
+        render(plot, str(tmp_path / name), "png", scale=1.0)
+        return read_rgb(tmp_path / name)
+
+    first, second = export("first.png"), export("second.png")
+    qtbot.wait(300)                                   # what the window then shows
+    settled = export("settled.png")
+    assert np.array_equal(first, second)
+    assert np.array_equal(first, settled)

@@ -19,11 +19,13 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+import weakref
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, Qt, QTimer
+from shiboken6 import isValid
 
 #: inside corners, tried in this order; (item anchor, parent anchor, offset sign)
 CORNERS = {
@@ -198,6 +200,11 @@ def covered(rect: QRectF, points: np.ndarray, rects: Sequence[QRectF]) -> int:
     return n
 
 
+#: every placer made, so that an export can run the placements still waiting for the
+#: event loop before it paints (``place_waiting``)
+_PLACERS: weakref.WeakSet[KeepClear] = weakref.WeakSet()
+
+
 class KeepClear(QObject):
     """Keeps ``legend`` off what ``plot`` draws (see the module docstring).
 
@@ -234,6 +241,7 @@ class KeepClear(QObject):
         # nothing in the view box: listen to the items themselves, and to items coming
         self._watched: set[int] = set()
         vb.childGroup.itemsChangedListeners.append(self)
+        _PLACERS.add(self)
         self.schedule()
 
     def itemsChanged(self) -> None:  # noqa: N802 - pyqtgraph's listener API
@@ -474,6 +482,21 @@ def release_anchors(scene) -> None:
         if isinstance(item, pg.GraphicsWidgetAnchor):
             with contextlib.suppress(RuntimeError):
                 item._GraphicsWidgetAnchor__parent = None   # noqa: SLF001 - pyqtgraph's
+
+
+def place_waiting(scene) -> int:
+    """Place now every legend of ``scene`` whose placement waits for the event loop (its
+    data or its view changed in this turn); returns how many were placed. An export
+    calls it so that the figure shows what the window is about to show."""
+    placed = 0
+    for placer in list(_PLACERS):
+        if not isValid(placer) or not placer._timer.isActive():
+            continue
+        plot = placer.plot
+        if isValid(plot) and plot.scene() is scene:
+            placer.place()
+            placed += 1
+    return placed
 
 
 def keep_clear(plot: pg.PlotItem, legend: pg.LegendItem, **kwargs) -> KeepClear:
