@@ -46,8 +46,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import (
     QBuffer,
-    QCoreApplication,
-    QEvent,
     QIODevice,
     QMarginsF,
     QPoint,
@@ -70,7 +68,6 @@ from PySide6.QtGui import (
     QPainterPath,
     QPdfWriter,
     QPen,
-    QPicture,
     QTextDocument,
     QTransform,
 )
@@ -99,9 +96,9 @@ from viz.figure_state import (  # noqa: F401 - interface_only, figure_style, pai
     interface_only,
     interface_swaps,
     painting_figure,
+    settle,
 )
 from viz.fonts import SVG_CJK_FAMILIES, simplified_chinese_family
-from viz.legend import place_waiting
 from viz.panel import ViewPanel
 from viz.svg_post import fix_svg
 
@@ -112,50 +109,6 @@ TITLE_MARGIN = 4
 
 class FigureError(RuntimeError):
     """The figure could not be rendered (unknown format, Qt refused to write)."""
-
-
-def settle(view: QGraphicsView) -> None:
-    """Do now what the window does before it paints ``view`` next: the layouts asked
-    for, the view boxes' ranges (pyqtgraph's ``prepareForPaint``: an auto range follows
-    new data only then), the legends' placements and the axes' widths (an axis fits its
-    tick labels when it paints). A view drawn in this turn of the event loop (new data,
-    not yet painted) was exported with its old x range and a left axis 11 px too wide,
-    and that painting settled it, so the SVG and the PDF written after the PNG differed
-    from it (the graph tab's comparison, CI: mean |PNG - SVG| 0.11)."""
-    scene = view.scene()
-    prepare = getattr(scene, "prepareForPaint", None)
-    for _ in range(4):    # a placement or an axis may change the layout, the layout a range
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        if prepare is not None:
-            prepare()
-        placed = place_waiting(scene)
-        if not _measure_axes(scene) and not placed:
-            break
-
-
-def _measure_axes(scene) -> bool:
-    """Let each shown axis whose ticks changed since it was painted measure its labels
-    (painting into a throwaway picture, as its ``paint`` does); True if one changed
-    its size."""
-    changed = False
-    for item in scene.items():
-        if not (isinstance(item, pg.AxisItem) and item.picture is None
-                and item.isVisible()):
-            continue
-        limits = _limits(item)
-        picture = QPicture()
-        painter = QPainter(picture)
-        try:
-            item.paint(painter, QStyleOptionGraphicsItem(), None)
-        finally:
-            painter.end()
-        changed |= _limits(item) != limits
-    return changed
-
-
-def _limits(item) -> tuple[float, ...]:
-    low, high = item.minimumSize(), item.maximumSize()
-    return low.width(), low.height(), high.width(), high.height()
 
 
 class _Figure:
