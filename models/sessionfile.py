@@ -436,8 +436,9 @@ def read_session(path: str | os.PathLike, known_tabs: tuple[str, ...] | None = N
                                            f"be read ({exc}).") from exc
             tabs[tab] = state
         current = manifest.get("current")
-        return SessionDocument(
-            tabs=tabs, current=current if current in tabs else None,
+        return SessionDocument(      # (a list as "current" raised TypeError: unhashable)
+            tabs=tabs, current=current if isinstance(current, str) and current in tabs
+            else None,
             app_version=str(manifest.get("app_version", "")),
             saved_on=str(manifest.get("saved_on", "cpu")),
             saved_at=str(manifest.get("saved_at", "")),

@@ -503,3 +503,38 @@ def test_leaving_with_an_export_unfinished_removes_its_temporary_file(tmp_path):
     discard_unfinished()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["figure.png", "other.png"]
     assert target.read_bytes() == b"the old figure" and not AtomicFile.unfinished
+
+
+# -- every hostile session through the window: refused by name, quickly, nothing changed --
+def test_every_hostile_session_is_refused_by_the_window_quickly_and_changes_nothing(
+        qtbot, window, tmp_path):
+    """tests/data/hostile_sessions.py's files opened with File → Open session: each is
+    refused in under 2 s of the GUI thread with a message naming the file (the terminal
+    escapes, only text, may open), and the flows tab keeps its settings. Old: a manifest
+    with a list as "current" raised TypeError: unhashable type: 'list' (a raw error)."""
+    from models.errors import ArchScopeError
+    from tests.data.hostile_sessions import write_sessions
+    from tests.windows import open_tab
+
+    flows = open_tab(qtbot, window, "flows")
+    before = dict(flows.params())
+    errors = []
+    window.report_error = lambda error, details: errors.append(error)
+    slow, unnamed, opened = [], [], []
+    for path in write_sessions(tmp_path / "sessions"):
+        errors.clear()
+        t0 = time.perf_counter()
+        ok = window.open_session(str(path))
+        took = time.perf_counter() - t0
+        if took > 2.0:
+            slow.append(f"{path.name}: {took:.1f} s")
+        if ok:
+            opened.append(path.name)
+            before = dict(flows.params())          # what the opened file set
+            continue
+        assert len(errors) == 1, (path.name, errors)
+        if not (isinstance(errors[0], ArchScopeError) and path.name in str(errors[0])):
+            unnamed.append(f"{path.name}: {type(errors[0]).__name__}: {errors[0]}")
+        assert dict(flows.params()) == before, path.name
+    assert not slow and not unnamed, slow + unnamed
+    assert set(opened) <= {"terminal_escapes.archscope"}, opened
