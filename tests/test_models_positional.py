@@ -14,6 +14,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from dataclasses import FrozenInstanceError
 from pathlib import Path
 
@@ -558,3 +559,25 @@ def test_importing_does_not_load_torch(modules):
                             env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_the_tabs_fit_reports_at_most_25_times_a_second_and_always_its_last_step():
+    """Each report carries a copy of W that the job runner always delivers and the tab
+    draws: a small model reported ~600 times a second and the window stalled 3.4 s
+    (the monkey, seed 20250). The tab's fit keeps them ``REPORT_INTERVAL_S`` apart."""
+    from models.transformer.options import PositionalRequest
+    from models.transformer.positional_probe import REPORT_INTERVAL_S, offset_fit
+
+    ask = PositionalRequest.from_values({"d_model": 2, "max_len": 100, "offset": 4})
+    times, steps = [], []
+    t0 = time.perf_counter()
+    for p in offset_fit(ask, 600):
+        times.append(time.perf_counter() - t0)
+        steps.append(p.step)
+    took = times[-1]
+    assert steps[-1] == 600
+    assert len(steps) <= took / REPORT_INTERVAL_S + 2, (len(steps), took)
+    gaps = np.diff(times[:-1])        # the last one comes whatever the time
+    assert (gaps >= REPORT_INTERVAL_S * 0.9).all(), gaps.min()
+    # unthrottled, the same fit reports every 5 steps
+    assert len(list(fit_offset_map(d_model=2, max_len=100, offset=4, steps=600))) == 120
