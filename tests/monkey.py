@@ -9,6 +9,8 @@ negative, ``nan``, words); sliders to their ends; text typed into line edits; cl
 right clicks, double clicks, drags and wheel turns on the views; Train / Stop; File → Open
 answered from a corpus of good and hostile files (``tests.monkey_corpus``); Export
 figure (any view, any size in the dialog's range, odd extensions) and Export data;
+File → Save session and Save all tabs, and Open session answered with the sessions
+saved in the run or hostile ones (``tests/data/hostile_sessions.py``);
 language and device switches (to devices this machine lacks too); pauses that let the
 background jobs run.
 
@@ -83,6 +85,8 @@ class Summary:
     # garbage collected and free pages handed back (``settled_rss_mb``); the samples
     # above include whatever a running training was using and glibc had not returned yet
     settled_mb: list[tuple[int, float]] = field(default_factory=list)
+    peak_rss_mb: float = 0.0               # the process's largest resident size
+    memory_cap_mb: float = 0.0             # RLIMIT_DATA while it ran (0: none)
     counts: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
@@ -102,6 +106,30 @@ def load_factor() -> float:
         return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     except (OSError, AttributeError):
         return 1.0
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cap_memory(gib: float) -> float:
+    """Limit this process's data (heap and private mappings: RLIMIT_DATA) to ``gib``
+    GiB, so that a file that makes the app allocate without bound ends the run with a
+    MemoryError, counted as a failure, instead of swapping the machine; returns the
+    cap in MB (0 where the limit cannot be set)."""
+    import resource
+
+    limit = int(gib * 2**30)
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ValueError, OSError, AttributeError):
+        return 0.0
+    return limit / 2**20
 
 
 def rss_mb() -> float:
@@ -444,6 +472,7 @@ def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0
                 log.close()
         summary.actions = actions
         summary.seconds = round(time.perf_counter() - t0, 1)
+        summary.peak_rss_mb = round(peak_rss_mb(), 1)
         summary.problems = watch.problems
         summary.longest_stall_ms = round(watch.longest[0], 1)
         summary.longest_stall_action = watch.longest[1]
@@ -466,8 +495,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="put the large text files in the corpus (3M edges, 300k-node "
                              "GraphML, 1M points: 80 MB)")
     parser.add_argument("--stall-ms", type=float, default=STALL_LIMIT_MS)
+    parser.add_argument("--memory-cap-gb", type=float, default=0.0,
+                        help="limit the process's data to this many GiB (RLIMIT_DATA)")
     parser.add_argument("--abort-at", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    cap_mb = cap_memory(args.memory_cap_gb) if args.memory_cap_gb > 0 else 0.0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     faulthandler.enable()
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
@@ -475,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = run(seed, args.actions, args.log, args.rss_every, large=not args.small,
                   stall_limit_ms=args.stall_ms, abort_at=args.abort_at,
                   echo=lambda s: print(s, flush=True), big=args.big)
+    summary.memory_cap_mb = round(cap_mb)
     print(summary.line(), flush=True)
     for p in summary.problems:
         sys.stderr.write(f"\nmonkey seed {seed}, action {p.action}: {p.kind}\n{p.text}\n")

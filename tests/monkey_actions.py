@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 #: how often each kind of action is chosen (relative weights)
 WEIGHTS = {"tab": 7, "button": 18, "train": 6, "combo": 12, "spin_edge": 7, "spin_type": 7,
            "slider": 5, "line_edit": 3, "view_mouse": 10, "open_file": 7, "export_figure": 3,
-           "export_data": 3, "language": 2, "device": 2, "menu": 2, "resize": 1, "wait": 5}
+           "export_data": 3, "language": 2, "device": 2, "menu": 2, "resize": 1, "wait": 5,
+           "save_session": 2, "open_session": 3}
 #: what a clumsy user types into a number field
 TYPED_NUMBERS = ("0", "-1", "-0", "1e308", "1e-320", "99999999999", "nan", "inf", "-inf",
                  "abc", "", " ", "1,5", "0x10", "½", "２５６")
@@ -358,6 +359,19 @@ class Monkey:
                       f"{dialog.path.text()}, {'Save' if accept else 'Cancel'}")
             (dialog.accept if accept else dialog.reject)()
         return "File → Export figure…", do
+
+    def plan_save_session(self) -> Plan:
+        """File → Save session (this tab) or Save all tabs; the dialog answers with a
+        path in the run's folder, so a later Open session may read it back."""
+        w = self.window
+        name, act = self.rng.choice([("File → Save session…", w.act_save_session),
+                                     ("File → Save all tabs…", w.act_save_all)])
+        return name, act.trigger
+
+    def plan_open_session(self) -> Plan:
+        """File → Open session, answered with a session saved in this run or a hostile
+        one (tests/data/hostile_sessions.py), now and then any file."""
+        return "File → Open session…", self.window.act_open_session.trigger
 
     def plan_export_data(self) -> Plan:
         return "File → Export data…", self.window.export_data_dialog

@@ -3,7 +3,8 @@
 ``build_corpus(folder)`` writes the corpus once: the good files (the Gephi graphs in
 tests/data/graphs, a point cloud, a saved Transformer model) and the hostile ones
 (tests/data/make_hostile.py: the committed text files, the ``.pt`` files with hostile
-hyper-parameters, pickles that would run code and, with ``large``, the zip bombs).
+hyper-parameters, pickles that would run code and, with ``large``, the zip bombs; and
+tests/data/hostile_sessions.py's session files, a named pipe among them).
 
 ``FileDialogs`` replaces ``QFileDialog``'s static methods while a monkey runs: an Open
 dialog answers with a corpus file (most of the time one the tab's filter shows, now and
@@ -54,6 +55,7 @@ def build_corpus(folder: Path, large: bool = True, big: bool = False) -> Corpus:
     ``hostile/``; ``large``: the zip bombs, ``big``: 80 MB of large text files) and list
     it. Imports torch (the ``.pt`` files follow its format)."""
     from models.transformer import Seq2SeqSession
+    from tests.data.hostile_sessions import write_sessions
     from tests.data.make_hostile import write_corpus
 
     good = Path(folder) / "good"
@@ -66,6 +68,7 @@ def build_corpus(folder: Path, large: bool = True, big: bool = False) -> Corpus:
     session.save(good / "model.pt")
     files.append(good / "model.pt")
     hostile = write_corpus(Path(folder) / "hostile", large=large, big=big)
+    hostile += write_sessions(Path(folder) / "sessions")
     return Corpus(good=files, hostile=sorted(hostile))
 
 

@@ -1,7 +1,8 @@
-"""The monkey test (issue 19): a few hundred seeded random actions on the whole window, in a
-subprocess so that a crash is caught too; any failure prints the seed, what failed and
-the last actions of the log. ``ARCHSCOPE_MONKEY_SEED`` replays a seed,
-``ARCHSCOPE_MONKEY_ACTIONS`` changes the length (benchmarks/bench_monkey.py runs 2,000+).
+"""The monkey test (issues 19, 33): a thousand seeded random actions on the whole window,
+in a subprocess under a memory cap so that a crash or a runaway allocation is caught
+too; any failure prints the seed, what failed and the last actions of the log.
+``ARCHSCOPE_MONKEY_SEED`` replays a seed, ``ARCHSCOPE_MONKEY_ACTIONS`` changes the
+length (benchmarks/bench_monkey.py runs 2,000+).
 
 The judge itself is tested in-process first: an uncaught exception, an error dialog with
 a raw error or an unclear message, and a stall count; a clear expected message does not.
@@ -26,7 +27,11 @@ from tests.monkey import Watch, crash_report
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = int(os.environ.get("ARCHSCOPE_MONKEY_SEED", "20250"))
-ACTIONS = int(os.environ.get("ARCHSCOPE_MONKEY_ACTIONS", "300"))
+ACTIONS = int(os.environ.get("ARCHSCOPE_MONKEY_ACTIONS", "1000"))
+#: the monkey's data limit (RLIMIT_DATA), GiB: 4-5x what a 1,000-action run peaks at
+MEMORY_CAP_GB = float(os.environ.get("ARCHSCOPE_MONKEY_MEMORY_CAP_GB", "4"))
+#: the window's settled resident size after the run, at most this times the start's
+SETTLED_GROWTH = 1.5
 
 
 def run_monkey(tmp_path: Path, seed: int, actions: int, *extra: str,
@@ -38,7 +43,8 @@ def run_monkey(tmp_path: Path, seed: int, actions: int, *extra: str,
            "ARCHSCOPE_SETTINGS_DIR": str(tmp_path / "settings")}
     try:
         proc = subprocess.run([sys.executable, "-m", "tests.monkey", "--seed", str(seed),
-                               "--actions", str(actions), "--log", str(log), *extra],
+                               "--actions", str(actions), "--log", str(log),
+                               "--memory-cap-gb", str(MEMORY_CAP_GB), *extra],
                               cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=timeout_s)
         rc, out, err = proc.returncode, proc.stdout, proc.stderr
@@ -148,19 +154,28 @@ def test_a_crash_is_reported_with_the_seed_and_the_last_actions(tmp_path):
 # loaded 12 deep; the subprocess has its own limit (run_monkey's timeout_s)
 @pytest.mark.timeout(1600)
 def test_monkey_random_actions_on_the_whole_window(tmp_path):
-    """Hundreds of random actions (every control at and beyond its range, training,
-    files good and hostile, exports, language and device switches): no uncaught
-    exception, no raw or unclear error message, no stall of the GUI thread's own over
-    2 s (times the load per core on a machine shared beyond its cores), no crash, and the
-    window closes."""
+    """A thousand random actions (every control at and beyond its range, training, files
+    good and hostile, sessions saved, saved for all tabs and opened, hostile ones among
+    them, exports, language and device switches) under a memory cap (``MEMORY_CAP_GB``):
+    no uncaught exception, no raw or unclear error message, no stall of the GUI thread's
+    own over 2 s (times the load per core on a machine shared beyond its cores), no
+    crash, the window's settled size at the end within 1.5x its start, and the window
+    closes."""
     rc, lines, log, err = run_monkey(tmp_path, SEED, ACTIONS)
     summary = next((x["summary"] for x in lines if "summary" in x), None)
     assert rc == 0 and summary is not None and not summary["problems"], \
         verdict(SEED, rc, lines, log, err)
     assert summary["actions"] == ACTIONS
+    assert summary["longest_stall_ms"] <= summary["stall_limit_ms"], summary
+    assert summary["memory_cap_mb"] > 0 or sys.platform != "linux", summary
+    (_, start), (_, end) = summary["settled_mb"]
+    assert end <= SETTLED_GROWTH * start, (
+        f"settled at {end:.0f} MB after {ACTIONS} actions, {end / start:.2f}x the "
+        f"{start:.0f} MB of the start (limit {SETTLED_GROWTH}x)")
     kinds = summary["counts"]
-    # the run did what it says: files, exports, trainings, switches all happened
+    # the run did what it says: files, sessions, exports, trainings, switches all happened
     for kind in ("tab", "button", "combo", "spin_type", "view_mouse", "open_file", "train",
-                 "language", "device", "export_figure", "export_data"):
+                 "language", "device", "export_figure", "export_data", "save_session",
+                 "open_session"):
         assert kinds.get(kind, 0) > 0, kinds
     assert summary["messages"] > 0          # hostile files and absent devices were refused
