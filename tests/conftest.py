@@ -34,6 +34,34 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+#: the test process's data limit (RLIMIT_DATA), GiB: a reader that allocates without
+#: bound fails its test with a MemoryError instead of swapping the machine (issue 33;
+#: ``ARCHSCOPE_TEST_MEMORY_CAP_GB``, 0 for none). A whole run stays under 3 GiB here.
+MEMORY_CAP_GB = float(os.environ.get("ARCHSCOPE_TEST_MEMORY_CAP_GB", "12"))
+
+
+def _cap_memory() -> str:
+    try:
+        import resource
+    except ImportError:
+        return "no memory cap (no resource module here)"
+    if MEMORY_CAP_GB <= 0:
+        return "no memory cap (ARCHSCOPE_TEST_MEMORY_CAP_GB=0)"
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = int(MEMORY_CAP_GB * 2**30)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft == resource.RLIM_INFINITY or soft > limit:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    return f"memory cap: {resource.getrlimit(resource.RLIMIT_DATA)[0] / 2**30:.1f} GiB of data"
+
+
+_CAP = _cap_memory()
+
+
+def pytest_report_header(config):
+    return _CAP
+
 
 #: fixtures that open the main window (``window`` here; some modules make their own)
 WINDOW_FIXTURES = {"window", "win", "light_window"}
