@@ -59,6 +59,7 @@ bench: setup
 	$(PY) benchmarks/bench_reverse.py
 	$(PY) benchmarks/bench_attention_cost.py
 	$(PY) benchmarks/bench_patches.py
+	$(PY) benchmarks/bench_hostile.py
 	$(PY) benchmarks/bench_flow_view.py
 	$(PY) benchmarks/bench_sessions.py
 	$(PY) benchmarks/bench_flows.py
