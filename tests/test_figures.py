@@ -658,7 +658,7 @@ def test_fitting_an_axis_label_again_and_again_keeps_no_copies(qtbot):
 
     def documents() -> int:
         gc.collect()
-        return sum(isinstance(o, QTextDocument) for o in gc.get_objects())
+        return sum(type(o) is QTextDocument for o in gc.get_objects())
 
     before, rss = documents(), psutil.Process().memory_info().rss
     for _ in range(2000):
