@@ -36,7 +36,8 @@ if str(ROOT) not in sys.path:
 
 #: the test process's data limit (RLIMIT_DATA), GiB: a reader that allocates without
 #: bound fails its test with a MemoryError instead of swapping the machine (issue 33;
-#: ``ARCHSCOPE_TEST_MEMORY_CAP_GB``, 0 for none). A whole run stays under 3 GiB here.
+#: ``ARCHSCOPE_TEST_MEMORY_CAP_GB``, 0 for none), far above what a test needs (the
+#: 1,000-action monkey peaks near 1 GiB).
 MEMORY_CAP_GB = float(os.environ.get("ARCHSCOPE_TEST_MEMORY_CAP_GB", "12"))
 
 
