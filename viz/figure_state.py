@@ -188,8 +188,23 @@ def settle(view: QGraphicsView) -> None:
         if prepare is not None:
             prepare()
         placed = place_waiting(scene)
-        if not _measure_axes(scene) and not placed:
+        if not _measure_axes(scene) and not _orient_texts(scene) and not placed:
             break
+
+
+def _orient_texts(scene) -> bool:
+    """Give each shown ``pg.TextItem`` the transform its first paint would: one made in
+    this turn (node labels after a language switch) still had none, so it spanned its
+    font size in data units and the figure's trimmed rectangle (``content_rect``) was
+    taken 14 px too wide for the PNG, then right for the SVG painted after it. True if
+    one changed."""
+    changed = False
+    for item in scene.items():
+        if isinstance(item, pg.TextItem) and item.isVisible():
+            before = item.transform()
+            item.updateTransform(force=True)
+            changed |= item.transform() != before
+    return changed
 
 
 def _measure_axes(scene) -> bool:
