@@ -81,6 +81,48 @@ def test_minilm_attention_equals_transformers(minilm, minilm_ref, pair):
         assert enc.type_ids[-1] == 1 and enc.type_ids[0] == 0
 
 
+def _concatenated_layers(model, text, head_mask=None, keep=None) -> np.ndarray:
+    """The maps as ``attention`` made them before issue 36: the network's list of each
+    layer's weights, ``torch.cat`` together, then copied to numpy."""
+    with torch.inference_mode():
+        (_, weights, _), _ = model._run(model.encode(text), head_mask, keep)
+        return torch.cat(weights).to("cpu", torch.float32, copy=True).numpy()
+
+
+@needs_bundled
+@pytest.mark.parametrize("n", [4, 37, 300])
+def test_minilm_maps_written_in_place_equal_the_layers_own(minilm, minilm_ref, n,
+                                                           monkeypatch):
+    # every layer writes its maps into one preallocated tensor that the trace keeps
+    # (issue 36: at 512 tokens a 75 MB torch.cat, copied again to numpy, cost ~80 ms):
+    # bit for bit what the layers return, and transformers' eager attention to 5e-6
+    # (it scales q·kᵀ by a product, the course divides by √d_k: up to 3.4e-6 apart at
+    # 512 tokens)
+    text = " ".join(["word"] * (n - 2))
+    enc = minilm.encode(text)
+    assert len(enc.ids) == n
+    expected, _ = _hf_attention(minilm_ref, enc.ids, enc.type_ids)
+    before = _concatenated_layers(minilm, text)
+    with monkeypatch.context() as patch:
+        patch.setattr(torch, "cat", None)             # no concatenation on the way
+        maps = minilm.attention(text).encoder_self
+    assert maps.shape == (6, 12, n, n) and maps.dtype == np.float32
+    assert maps.flags.c_contiguous and not maps.flags.writeable
+    np.testing.assert_array_equal(maps, before)
+    np.testing.assert_allclose(maps, expected, atol=5e-6, rtol=0)
+    # a head mask and a token mask go through the same slices
+    head_mask = np.ones((6, 12), np.float32)
+    head_mask[1, 3] = head_mask[4, 0] = 0.0
+    keep = np.ones(n, bool)
+    keep[n // 2] = False
+    masked = minilm.attention(text, head_mask=head_mask, keep=keep).encoder_self
+    np.testing.assert_array_equal(masked, _concatenated_layers(minilm, text, head_mask, keep))
+    assert not masked[1, 3].any() and not masked[..., n // 2].any()
+    # a later call writes a new array: the first trace is left as it was
+    minilm.attention("A man is eating food.")
+    np.testing.assert_array_equal(maps, before)
+
+
 @needs_bundled
 def test_minilm_similarities_equal_sentence_transformers_recipe(minilm, minilm_ref):
     ours = minilm.embed(SENTENCES)

@@ -165,13 +165,15 @@ class PretrainedModel:
         return torch.from_numpy(k.copy())[None].to(self.device)
 
     @torch.inference_mode()
-    def _run(self, encoded: Encoded, head_mask=None, keep=None, inputs: list | None = None):
+    def _run(self, encoded: Encoded, head_mask=None, keep=None, inputs: list | None = None,
+             maps: torch.Tensor | None = None):
         dev = self.device
         ids = torch.tensor([encoded.ids], dtype=torch.long, device=dev)
         types = torch.tensor([encoded.type_ids], dtype=torch.long, device=dev)
         real = torch.ones_like(ids, dtype=torch.bool)
         out = self.network(ids, real, types, attend=self.attend_tensor(keep, ids.size(1)),
-                           head_mask=self.head_mask_tensor(head_mask), inputs=inputs)
+                           head_mask=self.head_mask_tensor(head_mask), inputs=inputs,
+                           maps=maps)
         return out, ids
 
     def attention(self, text: str, pair: str | None = None, *, head_mask=None,
@@ -180,9 +182,16 @@ class PretrainedModel:
         float32[layers, heads, N, N] of an encoder, ``decoder_self`` of a decoder.
         ``head_mask`` float[layers, heads] (1 on, 0 off; an off head's weights are 0);
         ``keep`` bool[N], the tokens that may be attended (None: all)."""
-        (_, weights, mask), ids = self._run(self.encode(text, pair), head_mask, keep)
-        n = ids.size(1)
-        maps = _np(torch.cat(weights))                          # (layers, heads, n, n)
+        encoded = self.encode(text, pair)
+        n, cfg = len(encoded.ids), self.config
+        # every layer writes its maps into one tensor as it goes (no torch.cat after);
+        # on the CPU the trace keeps that tensor's memory as it is (no copy to numpy).
+        # A torch allocation, not np.empty: numpy asks for huge pages on arrays this
+        # big, and the kernel's compaction for them cost 0.1-0.5 s of system time a
+        # call at N = 512 on a busy machine.
+        into = torch.empty((cfg.layers, cfg.heads, n, n), device=self.device)
+        (_, _, mask), ids = self._run(encoded, head_mask, keep, maps=into.unsqueeze(1))
+        maps = into.numpy() if into.device.type == "cpu" else _np(into)
         keep = (np.ones((n, n), bool) if mask is None
                 else mask[0, 0].expand(n, n).cpu().numpy().astype(bool))
         ids_np = ids[0].cpu().numpy().astype(np.int64)
