@@ -206,17 +206,9 @@ def make_f4b(folder: Path, args) -> Path:
 
 
 def make_f5a(folder: Path, args) -> Path:
-    import struct
+    from tests.data.hostile_sessions import zip64_count
 
-    path = folder / "zip64_count.archscope"
-    body = b"PK\x03\x04" + bytes(60)
-    zip64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 3_000_002,
-                        3_000_002, 0, len(body))
-    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, len(body), 1)
-    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
-                      0xFFFFFFFF, 0)
-    path.write_bytes(body + zip64 + locator + end)
-    return path
+    return zip64_count(folder / "zip64_count.archscope")
 
 
 def make_f5b(folder: Path, args) -> Path:

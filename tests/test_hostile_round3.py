@@ -8,7 +8,6 @@ import io
 import json
 import os
 import resource
-import struct
 import threading
 import time
 import zipfile
@@ -71,14 +70,9 @@ def test_too_many_members_are_refused_before_the_directory_is_parsed(tmp_path, m
 
 def test_a_zip64_count_of_three_million_is_refused_from_the_end_records(tmp_path):
     """The count of a zip64 archive lives in its zip64 record: read there too."""
-    path = tmp_path / "zip64.archscope"
-    body = b"PK\x03\x04" + bytes(60)
-    zip64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 3_000_002,
-                        3_000_002, 0, len(body))
-    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, len(body), 1)
-    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
-                      0xFFFFFFFF, 0)
-    path.write_bytes(body + zip64 + locator + end)
+    from tests.data.hostile_sessions import zip64_count
+
+    path = zip64_count(tmp_path / "zip64.archscope")
     t0 = time.perf_counter()
     with pytest.raises(SessionFileError, match="3,000,002 members"):
         read_manifest(path)
