@@ -4,7 +4,7 @@
 
 The issue's goals: after a mask toggle, recompute + redraw of all heads of a 6-layer,
 8-head model at sequence length 32 under 30 ms (median); at length 512 one layer's
-8 heads under 150 ms.
+8 heads under 150 ms (the model alone: the tab takes at most 64 positions).
 
 Each toggle flips the padding mask and does what the tab does, synchronously: its
 ``compute_fn`` (the model run with every head's attention, the step-through of the
@@ -104,7 +104,10 @@ def main() -> int:
 
     # 1. a 6 + 6-layer, 8-head model (d_model 256) at length 32: all of its heads
     big = ModelConfig(6, 6, d_model=256, num_heads=8, d_ff=1024)
-    for length, repeats in ((32, args.repeats), (512, max(3, args.repeats // 3))):
+    # (64: the longest input any model the tab makes or opens takes, ``HYPERPARAMETER_
+    # LIMITS["max_len"]``; the tab's request refuses a longer padding, and this loop's
+    # 512 stopped the benchmark at "pad_to must be between 1 and 64, not 511")
+    for length, repeats in ((32, args.repeats), (64, max(3, args.repeats // 2))):
         task = TaskConfig("reverse", 10, length - 1, length - 1)
         session = Seq2SeqSession(task, big)
         symbols = random_sequence(task, 0)
@@ -150,7 +153,8 @@ def main() -> int:
 
     # 3. length 512, one layer's 8 heads: the layer alone (its input does not depend on
     #    the padding mask for encoder layer 0), drawn in the heads view
-    model = session.model.eval()      # the 512-token model of step 1
+    # a 512-token model, made here: longer than any the tab takes
+    model = Seq2SeqSession(TaskConfig("reverse", 10, 511, 511), big).model.eval()
     view = HeadGrid()
     view.resize(1100, 700)
     view.show()
