@@ -300,6 +300,86 @@ def test_node_session_progress_and_trace(karate):
     np.testing.assert_allclose(s.evaluate().embedding, e.embedding, atol=1e-4)
 
 
+
+def _plain_cached_gcn_loop(data, session, epochs: int, seed: int, every: int):
+    """PyG's examples/gcn.py (two ``GCNConv`` with ``cached=True``, dropout 0.5, ReLU,
+    Adam lr 0.01, weight decay 5e-4) on the session's data and split, seeded as the
+    session seeds: the initial weights from ``seed``, each epoch's dropout masks from a
+    generator seeded with ``seed``. Returns the losses of every epoch, and every
+    ``every`` epochs the eval-mode (epoch, logits, hidden layer, accuracies)."""
+    from torch_geometric.nn import GCNConv
+
+    d, mask = session.data, session.train_mask
+    ew = getattr(d, "edge_weight", None)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = GCNConv(d.num_features, 16, cached=True)
+            self.conv2 = GCNConv(16, session.num_classes, cached=True)
+
+        def forward(self, x, edge_index, edge_weight):
+            x = F.dropout(x, p=0.5, training=self.training)
+            h = self.conv1(x, edge_index, edge_weight)
+            x = F.dropout(F.relu(h), p=0.5, training=self.training)
+            return self.conv2(x, edge_index, edge_weight), h
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        net = Net()
+        # the sessions' Adam runs torch's foreach loop: the same update, to the bit
+        opt = torch.optim.Adam(net.parameters(), lr=0.01, weight_decay=5e-4, foreach=True)
+        gen = torch.Generator().manual_seed(seed)
+        losses, evals = [], []
+        for epoch in range(1, epochs + 1):
+            net.train()
+            torch.manual_seed(int(torch.randint(0, 2 ** 31 - 1, (1,), generator=gen)))
+            opt.zero_grad()
+            loss = F.cross_entropy(net(d.x, d.edge_index, ew)[0][mask], d.y[mask])
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+            if epoch % every == 0:
+                net.eval()
+                with torch.no_grad():
+                    logits, h = net(d.x, d.edge_index, ew)
+                pred = logits.softmax(-1).argmax(-1)
+                accs = [float((pred[m] == d.y[m]).sum()) / int(m.sum())
+                        for m in (session.train_mask, session.val_mask, session.test_mask)]
+                evals.append((epoch, logits, F.relu(h), accs))
+    return losses, evals
+
+
+@pytest.mark.parametrize("graph", ["karate", "weighted sbm"])
+def test_gcn_session_curves_are_the_cached_pyg_loop_to_the_bit(graph, karate):
+    """The session as the graph tab runs it (a trace every 5 epochs) trains exactly PyG's
+    cached GCN loop seeded alike: the same loss every epoch, the same probabilities,
+    accuracies and embedding on every trace. Whatever the session does to be cheaper
+    (its own normalisation cache, its RNG handling, its evaluations) must not change a
+    bit of what it learns."""
+    if graph == "karate":
+        data, per_class = karate, 1
+    else:
+        data = gnn.builtin_graph("sbm", seed=0, sizes=(60,) * 3, p_in=0.2, p_out=0.02).data
+        g = torch.Generator().manual_seed(1)
+        data.x = F.one_hot(data.y, 8).float() + 2 * torch.randn(data.num_nodes, 8, generator=g)
+        src, dst = data.edge_index
+        # symmetric positive weights, one per undirected edge
+        data.edge_weight = 0.5 + ((src * 7919 + dst * 7919) % 97).float() / 97
+        per_class = 5
+    epochs, every, seed = 30, 5, 3
+    s = gnn.NodeClassificationSession(data, "gcn", seed=seed, train_per_class=per_class)
+    assert (getattr(s.data, "edge_weight", None) is not None) == (graph != "karate")
+    progs = list(s.train(epochs, report_every=every))
+    losses, evals = _plain_cached_gcn_loop(data, s, epochs, seed, every)
+    assert [p.loss for p in progs] == losses
+    traces = [p.trace for p in progs if p.trace is not None]
+    assert [t.epoch for t in traces] == [e[0] for e in evals]
+    pca = _AlignedPCA()
+    for t, (_, logits, emb, accs) in zip(traces, evals, strict=True):
+        np.testing.assert_array_equal(t.probabilities, logits.softmax(-1).numpy())
+        assert [t.train_acc, t.val_acc, t.test_acc] == accs
+        np.testing.assert_array_equal(t.embedding, pca(emb.numpy())[0])
 def test_aligned_pca_keeps_orientation():
     rng = np.random.default_rng(0)
     h = rng.normal(size=(50, 6)) * np.array([5, 3, 1, 1, 1, 1])
