@@ -134,6 +134,64 @@ def test_gcn_normalises_a_graph_once_while_it_comes_back(karate, monkeypatch):
     assert len(calls) == 2
 
 
+def test_gcn_fast_path_is_gcnconv_to_the_bit(karate):
+    """GCN runs its convolutions without PyG's Python (``layers._gcn_propagate``) when
+    ``GCNConv`` would do nothing else: outputs and every gradient equal PyG's conv to the
+    bit, with and without edge weights; a hook, an explanation or a subclass send the call
+    back through the conv itself."""
+    from torch_geometric.nn import GCNConv
+
+    from models.graphs import layers
+
+    torch.manual_seed(0)
+    model = gnn.GCN(karate.num_features, 8, 3).train()
+    plain = [GCNConv(c.in_channels, c.out_channels) for c in model.convs]
+    for p, c in zip(plain, model.convs, strict=True):
+        p.load_state_dict(c.state_dict())
+    x, ei = karate.x.clone().requires_grad_(), karate.edge_index
+    for ew in (None, torch.rand(ei.shape[1]) + 0.5):
+        h_ours = model.conv_forward(0, x, ei, ew)
+        h_pyg = plain[0](x, ei, ew)
+        assert torch.equal(h_ours, h_pyg)
+        out_ours = model.conv_forward(1, F.relu(h_ours), ei, ew)
+        out_pyg = plain[1](F.relu(h_pyg), ei, ew)
+        assert torch.equal(out_ours, out_pyg)
+        g = torch.randn_like(out_ours)
+        ours = torch.autograd.grad(out_ours, [x, *model.parameters()], g)
+        pyg = torch.autograd.grad(out_pyg, [x, *(q for p in plain for q in p.parameters())], g)
+        assert all(torch.equal(a, b) for a, b in zip(ours, pyg, strict=True))
+
+    calls = []
+    own = GCNConv.forward
+
+    def counted(self, *a, **k):
+        calls.append(1)
+        return own(self, *a, **k)
+
+    GCNConv.forward = counted
+    model.eval()                                       # (no dropout: outputs comparable)
+    try:
+        model(x, ei)                                   # the fast path: no conv call
+        assert calls == []
+        seen = []
+        handle = model.convs[0].register_forward_hook(lambda m, i, o: seen.append(o))
+        out = model(x, ei)                             # a hook: through the conv, seen
+        assert len(calls) == 1 and len(seen) == 1
+        handle.remove()
+        assert torch.equal(out, model(x, ei)) and len(calls) == 1
+        model.convs[1].explain = True                  # an explanation: PyG's propagate
+        model.convs[1]._edge_mask = torch.ones(ei.shape[1] + 34)
+        model.convs[1]._apply_sigmoid = False
+        assert torch.equal(model(x, ei), out) and len(calls) == 2
+        model.convs[1].explain = False                 # over: the fast path again
+        model(x, ei)
+        assert len(calls) == 2
+        assert all(c._cached_edge_index is None for c in model.convs)
+    finally:
+        GCNConv.forward = own
+    assert not layers._plain_gcn_call(type("Sub", (GCNConv,), {})(3, 3), x, ei)
+
+
 # -- message passing made visible ----------------------------------------------------------------
 def test_gcn_coefficients_equal_dense_normalisation():
     pairs = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]
