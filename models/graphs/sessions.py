@@ -65,7 +65,7 @@ class _Epochs:
         return ""
 
     def _seed_step(self) -> int:
-        """Seed the global generator (inside ``fork_rng``) from the session's own, so the
+        """Seed the global generator (inside the step's fork of it) from the session's own, so the
         dropout masks and negatives of each epoch follow ``seed``; returns the seed.
         ``torch.manual_seed`` also seeds every CUDA generator and records a stack for
         CUDA's lazy start (0.15 ms, a tenth of the session's cost over a plain loop on
