@@ -134,6 +134,64 @@ def test_gcn_normalises_a_graph_once_while_it_comes_back(karate, monkeypatch):
     assert len(calls) == 2
 
 
+def test_gcn_fast_path_is_gcnconv_to_the_bit(karate):
+    """GCN runs its convolutions without PyG's Python (``layers._gcn_propagate``) when
+    ``GCNConv`` would do nothing else: outputs and every gradient equal PyG's conv to the
+    bit, with and without edge weights; a hook, an explanation or a subclass send the call
+    back through the conv itself."""
+    from torch_geometric.nn import GCNConv
+
+    from models.graphs import layers
+
+    torch.manual_seed(0)
+    model = gnn.GCN(karate.num_features, 8, 3).train()
+    plain = [GCNConv(c.in_channels, c.out_channels) for c in model.convs]
+    for p, c in zip(plain, model.convs, strict=True):
+        p.load_state_dict(c.state_dict())
+    x, ei = karate.x.clone().requires_grad_(), karate.edge_index
+    for ew in (None, torch.rand(ei.shape[1]) + 0.5):
+        h_ours = model.conv_forward(0, x, ei, ew)
+        h_pyg = plain[0](x, ei, ew)
+        assert torch.equal(h_ours, h_pyg)
+        out_ours = model.conv_forward(1, F.relu(h_ours), ei, ew)
+        out_pyg = plain[1](F.relu(h_pyg), ei, ew)
+        assert torch.equal(out_ours, out_pyg)
+        g = torch.randn_like(out_ours)
+        ours = torch.autograd.grad(out_ours, [x, *model.parameters()], g)
+        pyg = torch.autograd.grad(out_pyg, [x, *(q for p in plain for q in p.parameters())], g)
+        assert all(torch.equal(a, b) for a, b in zip(ours, pyg, strict=True))
+
+    calls = []
+    own = GCNConv.forward
+
+    def counted(self, *a, **k):
+        calls.append(1)
+        return own(self, *a, **k)
+
+    GCNConv.forward = counted
+    model.eval()                                       # (no dropout: outputs comparable)
+    try:
+        model(x, ei)                                   # the fast path: no conv call
+        assert calls == []
+        seen = []
+        handle = model.convs[0].register_forward_hook(lambda m, i, o: seen.append(o))
+        out = model(x, ei)                             # a hook: through the conv, seen
+        assert len(calls) == 1 and len(seen) == 1
+        handle.remove()
+        assert torch.equal(out, model(x, ei)) and len(calls) == 1
+        model.convs[1].explain = True                  # an explanation: PyG's propagate
+        model.convs[1]._edge_mask = torch.ones(ei.shape[1] + 34)
+        model.convs[1]._apply_sigmoid = False
+        assert torch.equal(model(x, ei), out) and len(calls) == 2
+        model.convs[1].explain = False                 # over: the fast path again
+        model(x, ei)
+        assert len(calls) == 2
+        assert all(c._cached_edge_index is None for c in model.convs)
+    finally:
+        GCNConv.forward = own
+    assert not layers._plain_gcn_call(type("Sub", (GCNConv,), {})(3, 3), x, ei)
+
+
 # -- message passing made visible ----------------------------------------------------------------
 def test_gcn_coefficients_equal_dense_normalisation():
     pairs = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]
@@ -300,6 +358,86 @@ def test_node_session_progress_and_trace(karate):
     np.testing.assert_allclose(s.evaluate().embedding, e.embedding, atol=1e-4)
 
 
+
+def _plain_cached_gcn_loop(data, session, epochs: int, seed: int, every: int):
+    """PyG's examples/gcn.py (two ``GCNConv`` with ``cached=True``, dropout 0.5, ReLU,
+    Adam lr 0.01, weight decay 5e-4) on the session's data and split, seeded as the
+    session seeds: the initial weights from ``seed``, each epoch's dropout masks from a
+    generator seeded with ``seed``. Returns the losses of every epoch, and every
+    ``every`` epochs the eval-mode (epoch, logits, hidden layer, accuracies)."""
+    from torch_geometric.nn import GCNConv
+
+    d, mask = session.data, session.train_mask
+    ew = getattr(d, "edge_weight", None)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = GCNConv(d.num_features, 16, cached=True)
+            self.conv2 = GCNConv(16, session.num_classes, cached=True)
+
+        def forward(self, x, edge_index, edge_weight):
+            x = F.dropout(x, p=0.5, training=self.training)
+            h = self.conv1(x, edge_index, edge_weight)
+            x = F.dropout(F.relu(h), p=0.5, training=self.training)
+            return self.conv2(x, edge_index, edge_weight), h
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        net = Net()
+        # the sessions' Adam runs torch's foreach loop: the same update, to the bit
+        opt = torch.optim.Adam(net.parameters(), lr=0.01, weight_decay=5e-4, foreach=True)
+        gen = torch.Generator().manual_seed(seed)
+        losses, evals = [], []
+        for epoch in range(1, epochs + 1):
+            net.train()
+            torch.manual_seed(int(torch.randint(0, 2 ** 31 - 1, (1,), generator=gen)))
+            opt.zero_grad()
+            loss = F.cross_entropy(net(d.x, d.edge_index, ew)[0][mask], d.y[mask])
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+            if epoch % every == 0:
+                net.eval()
+                with torch.no_grad():
+                    logits, h = net(d.x, d.edge_index, ew)
+                pred = logits.softmax(-1).argmax(-1)
+                accs = [float((pred[m] == d.y[m]).sum()) / int(m.sum())
+                        for m in (session.train_mask, session.val_mask, session.test_mask)]
+                evals.append((epoch, logits, F.relu(h), accs))
+    return losses, evals
+
+
+@pytest.mark.parametrize("graph", ["karate", "weighted sbm"])
+def test_gcn_session_curves_are_the_cached_pyg_loop_to_the_bit(graph, karate):
+    """The session as the graph tab runs it (a trace every 5 epochs) trains exactly PyG's
+    cached GCN loop seeded alike: the same loss every epoch, the same probabilities,
+    accuracies and embedding on every trace. Whatever the session does to be cheaper
+    (its own normalisation cache, its RNG handling, its evaluations) must not change a
+    bit of what it learns."""
+    if graph == "karate":
+        data, per_class = karate, 1
+    else:
+        data = gnn.builtin_graph("sbm", seed=0, sizes=(60,) * 3, p_in=0.2, p_out=0.02).data
+        g = torch.Generator().manual_seed(1)
+        data.x = F.one_hot(data.y, 8).float() + 2 * torch.randn(data.num_nodes, 8, generator=g)
+        src, dst = data.edge_index
+        # symmetric positive weights, one per undirected edge
+        data.edge_weight = 0.5 + ((src * 7919 + dst * 7919) % 97).float() / 97
+        per_class = 5
+    epochs, every, seed = 30, 5, 3
+    s = gnn.NodeClassificationSession(data, "gcn", seed=seed, train_per_class=per_class)
+    assert (getattr(s.data, "edge_weight", None) is not None) == (graph != "karate")
+    progs = list(s.train(epochs, report_every=every))
+    losses, evals = _plain_cached_gcn_loop(data, s, epochs, seed, every)
+    assert [p.loss for p in progs] == losses
+    traces = [p.trace for p in progs if p.trace is not None]
+    assert [t.epoch for t in traces] == [e[0] for e in evals]
+    pca = _AlignedPCA()
+    for t, (_, logits, emb, accs) in zip(traces, evals, strict=True):
+        np.testing.assert_array_equal(t.probabilities, logits.softmax(-1).numpy())
+        assert [t.train_acc, t.val_acc, t.test_acc] == accs
+        np.testing.assert_array_equal(t.embedding, pca(emb.numpy())[0])
 def test_aligned_pca_keeps_orientation():
     rng = np.random.default_rng(0)
     h = rng.normal(size=(50, 6)) * np.array([5, 3, 1, 1, 1, 1])

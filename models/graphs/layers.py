@@ -38,7 +38,10 @@ from torch_geometric.nn import (
     global_max_pool,
     global_mean_pool,
 )
+from torch_geometric.nn.aggr import SumAggregation
+from torch_geometric.nn.conv import MessagePassing
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
+from torch_geometric.nn.dense.linear import Linear as PygLinear
 
 from models.errors import InvalidParameterError
 from models.graphs.options import MODEL_KINDS, POOLINGS, SAGE_AGGREGATORS
@@ -131,12 +134,21 @@ class _NormCache:
         self._refs: tuple | None = None
         self._key: tuple | None = None
         self._value: tuple[torch.Tensor, torch.Tensor | None] | None = None
+        self._prepared: tuple | None = None     # ``_prepare(_value)``
 
     def __deepcopy__(self, memo) -> _NormCache:
         return _NormCache()
 
     def __getstate__(self) -> dict:
-        return {"_refs": None, "_key": None, "_value": None}
+        return {"_refs": None, "_key": None, "_value": None, "_prepared": None}
+
+    def prepared(self, value: tuple[torch.Tensor, torch.Tensor | None]) -> tuple:
+        """``_prepare(value)``, kept with the value ``get`` keeps."""
+        if value is not self._value:
+            return _prepare(*value)
+        if self._prepared is None:
+            self._prepared = _prepare(*value)
+        return self._prepared
 
     def get(self, conv: GCNConv, edge_index: torch.Tensor, edge_weight: torch.Tensor | None,
             n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -153,7 +165,7 @@ class _NormCache:
         if (refs is not None and self._key == key and refs[0]() is edge_index and
                 (refs[1] is None if edge_weight is None else refs[1]() is edge_weight)):
             return self._value
-        self._value = norm()
+        self._value, self._prepared = norm(), None
         self._refs = (weakref.ref(edge_index),
                       None if edge_weight is None else weakref.ref(edge_weight))
         self._key = key
@@ -209,14 +221,93 @@ class GCN(_GNN):
         conv = self.convs[layer]
         if conv.cached or not conv.normalize or not isinstance(edge_index, torch.Tensor):
             return conv(h, edge_index, edge_weight)
+        norm = self._norm.get(conv, edge_index, edge_weight, h.size(0), h.dtype)
+        if _plain_gcn_call(conv, h, norm[0]):
+            return _gcn_propagate(conv, h, *self._norm.prepared(norm))
         # GCNConv takes a result in its cache slot as the normalised edges; the slot is
-        # filled for this call only (the inspection views call the conv with it empty)
-        conv._cached_edge_index = self._norm.get(conv, edge_index, edge_weight, h.size(0),
-                                                 h.dtype)
+        # filled for this call only (the inspection views call the conv with it empty).
+        # A plain attribute: object.__setattr__ does what nn.Module.__setattr__ ends in
+        object.__setattr__(conv, "_cached_edge_index", norm)
         try:
             return conv(h, edge_index, edge_weight)
         finally:
-            conv._cached_edge_index = None
+            object.__setattr__(conv, "_cached_edge_index", None)
+
+
+#: the hook tables of ``MessagePassing.propagate`` on the edge-index path
+_PROPAGATE_HOOKS = ("_propagate_forward_pre_hooks", "_propagate_forward_hooks",
+                    "_message_forward_pre_hooks", "_message_forward_hooks",
+                    "_aggregate_forward_pre_hooks", "_aggregate_forward_hooks")
+
+
+def _no_module_hooks(module: nn.Module) -> bool:
+    """``module(...)`` calls ``module.forward`` and nothing else (``_call_impl``'s own
+    test, and no JIT tracing)."""
+    g = torch.nn.modules.module
+    return not (module._backward_hooks or module._backward_pre_hooks or
+                module._forward_hooks or module._forward_pre_hooks or
+                g._global_backward_pre_hooks or g._global_backward_hooks or
+                g._global_forward_hooks or g._global_forward_pre_hooks)
+
+
+def _plain_gcn_call(conv, h, edge_index) -> bool:
+    """``conv(h, ...)`` with the normalised ``edge_index`` in its cache slot would run
+    exactly ``_gcn_propagate``: a ``GCNConv`` itself (no subclass, no method replaced on
+    the instance), summing messages along dim 0 of a 2-D ``h`` from source to target
+    over a plain tensor of edges, with no hook anywhere (modules' or message passing's),
+    not explaining, not decomposed, not traced."""
+    if type(conv) is not GCNConv or type(h) is not torch.Tensor or h.dim() != 2 or \
+            type(edge_index) is not torch.Tensor or edge_index.layout != torch.strided:
+        return False
+    own = conv.__dict__                 # (nn.Module.__getattr__ is slow, and this is hot)
+    lin, aggr = own["_modules"].get("lin"), own["_modules"].get("aggr_module")
+    return (own.get("flow") == "source_to_target" and own.get("node_dim") in (-2, 0) and
+            not own.get("_explain") and own.get("_decomposed_layers") == 1 and
+            type(aggr) is SumAggregation and type(lin) is PygLinear and
+            lin._parameters.get("bias") is None and
+            type(lin._parameters.get("weight")) is nn.Parameter and
+            _OVERRIDDEN.isdisjoint(own) and _pyg_propagate(conv) and
+            not any(own.get(name) for name in _PROPAGATE_HOOKS) and
+            _no_module_hooks(conv) and _no_module_hooks(lin) and _no_module_hooks(aggr) and
+            not torch._C._get_tracing_state())
+
+
+#: methods ``_gcn_propagate`` stands for, which an instance might replace
+_OVERRIDDEN = frozenset(("forward", "message", "aggregate", "update", "collect",
+                         "explain_message"))
+
+
+def _pyg_propagate(conv: GCNConv) -> bool:
+    """``conv.propagate`` is one of PyG's own: the generic ``MessagePassing.propagate`` or
+    the one PyG compiles from its template for the class on the first instance (and
+    binds on an instance again when an explanation ends)."""
+    fn = getattr(conv.propagate, "__func__", None)
+    return fn is not None and (fn is MessagePassing.propagate or
+                               fn is getattr(GCNConv, "_jinja_propagate", None) or
+                               fn is getattr(GCNConv, "_orig_propagate", None))
+
+
+def _prepare(edge_index: torch.Tensor, edge_weight: torch.Tensor | None) -> tuple:
+    """Normalised edges as ``_gcn_propagate`` takes them: the sources, the targets as a
+    column and the weights as a column (views: the same numbers PyG indexes with)."""
+    return (edge_index[0], edge_index[1].view(-1, 1),
+            None if edge_weight is None else edge_weight.view(-1, 1))
+
+
+def _gcn_propagate(conv: GCNConv, h: torch.Tensor, src: torch.Tensor, dst: torch.Tensor,
+                   weight: torch.Tensor | None) -> torch.Tensor:
+    """What ``GCNConv.forward`` computes from normalised edges (its cache slot), op for op
+    the tensors PyG makes (so the values and gradients are the same to the bit), without
+    its Python: ``lin`` (``F.linear``), ``propagate`` (``index_select`` of the sources,
+    ``message`` = weight × x_j, ``SumAggregation`` = ``scatter_add_`` into zeros at the
+    targets) and the bias. A third of a karate epoch was that Python, in training and in
+    every trace's evaluation (``tests/test_gnn.py`` holds it to PyG's conv)."""
+    x = F.linear(h, conv.lin.weight)
+    x_j = x.index_select(0, src)
+    msg = x_j if weight is None else weight * x_j
+    out = msg.new_zeros((x.size(0), msg.size(1))).scatter_add_(0, dst.expand_as(msg), msg)
+    bias = conv._parameters["bias"]
+    return out if bias is None else out + bias
 
 
 class GraphSAGE(_GNN):

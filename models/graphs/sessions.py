@@ -65,7 +65,7 @@ class _Epochs:
         return ""
 
     def _seed_step(self) -> int:
-        """Seed the global generator (inside ``fork_rng``) from the session's own, so the
+        """Seed the global generator (inside the step's fork of it) from the session's own, so the
         dropout masks and negatives of each epoch follow ``seed``; returns the seed.
         ``torch.manual_seed`` also seeds every CUDA generator and records a stack for
         CUDA's lazy start (0.15 ms, a tenth of the session's cost over a plain loop on
@@ -80,6 +80,23 @@ class _Epochs:
 
     def _message(self) -> str:
         return ""
+
+    def _set_training(self, mode: bool) -> None:
+        """``self.model.train(mode)``: the flag of every module set, from a list of them
+        made once, without ``Module.train``'s walk of the tree (a tenth of a karate trace
+        went to ``eval()`` and the next step's ``train()``). A model with a module that
+        has its own ``train`` takes ``Module.train``."""
+        model = self.model
+        kept = self.__dict__.get("_mode_modules")
+        if kept is None or kept[0] is not model:
+            mods = list(model.modules())
+            plain = all(type(m).train is nn.Module.train for m in mods)
+            kept = self._mode_modules = (model, mods if plain else None)
+        if kept[1] is None:
+            model.train(mode)
+            return
+        for m in kept[1]:
+            object.__setattr__(m, "training", mode)   # what nn.Module.__setattr__ ends in
 
     def _divergence_message(self, what: str, step: int) -> str:
         return (f"Training diverged: {what} at {self.unit} {step}. The weights of {self.unit} "
@@ -117,6 +134,12 @@ def split_nodes(y, num_classes: int, train_per_class: int = 1, val_fraction: flo
     test = np.zeros(n, bool)
     test[rest[n_val:]] = True
     return torch.as_tensor(train), torch.as_tensor(val), torch.as_tensor(test)
+
+
+def _masked_accuracy(correct: np.ndarray, mask: np.ndarray) -> float:
+    """``metrics._accuracy`` from ``pred == y`` as numpy: right / nodes in ``mask``."""
+    m = int(np.count_nonzero(mask))
+    return int(np.count_nonzero(correct[mask])) / m if m else math.nan
 
 
 def _masks(split, n: int) -> tuple[torch.Tensor, ...]:
@@ -212,39 +235,64 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
                 "(Attributes → Label) or a graph with labels.")
 
     def _train_step(self, run: Run) -> StepOutcome:
-        train_mode(self.model)
-        with torch.random.fork_rng(devices=[]):
+        self._set_training(True)
+        # torch.random.fork_rng(devices=[]) without its Python: the global CPU generator's
+        # state kept and put back around the step
+        rng = torch.default_generator
+        state = rng.get_state()
+        try:
             self._seed_step()
             # 1. forward on the whole graph, loss on the training nodes only
             logits = self._forward()[0]
-            loss = F.cross_entropy(logits[self.train_mask], self.data.y[self.train_mask])
+            train, y_train = self._train_targets()
+            loss = F.cross_entropy(logits.index_select(0, train), y_train)
             # 2. checked step (restores and raises on divergence)
             value = self.checked_step(loss)
+        finally:
+            rng.set_state(state)
         return self._outcome(value, self._trace(value) if run.report else None)
+
+    def _train_targets(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The training nodes' indices and labels, made once while the mask and the labels
+        are the same tensors, unchanged: ``logits[train_mask]`` is
+        ``logits.index_select(0, indices)`` (the same rows, and the same gradient: one
+        row each, into zeros), without turning the mask into indices twice an epoch."""
+        mask, y = self.train_mask, self.data.y
+        key = (mask, mask._version, y, y._version)
+        kept = self.__dict__.get("_targets")
+        if kept is None or any(a is not b if torch.is_tensor(a) else a != b
+                               for a, b in zip(kept[0], key, strict=True)):
+            index = mask.nonzero().view(-1)
+            kept = self._targets = (key, index, y.index_select(0, index))
+        return kept[1], kept[2]
 
     @torch.no_grad()
     def _trace(self, loss: float) -> NodeTrainTrace:
-        self.model.eval()
+        self._set_training(False)
         logits, hidden = self._forward()
         prob = logits.softmax(-1)
         pred = prob.argmax(-1)
         y = self.data.y
         emb = self.model.act(hidden[-2]) if len(hidden) > 1 else logits
         pos, var = self._pca(_np(emb))
+        # the accuracies counted in numpy, on the arrays the trace holds anyway (torch's
+        # boolean indexing took a sixth of a karate trace): the same counts, the same floats
+        predictions, labels = _np(pred), _np(y)
+        masks = [_np(m) for m in (self.train_mask, self.val_mask, self.test_mask)]
+        correct = predictions == labels
+        train_acc, val_acc, test_acc = (_masked_accuracy(correct, m) for m in masks)
         return NodeTrainTrace(
             epoch=self.epoch, loss=float(loss), kind=self.kind,
-            train_acc=_accuracy(pred, y, self.train_mask),
-            val_acc=_accuracy(pred, y, self.val_mask),
-            test_acc=_accuracy(pred, y, self.test_mask),
-            predictions=_np(pred), probabilities=_np(prob), embedding=pos,
-            explained_variance=var, labels=_np(y), train_mask=_np(self.train_mask),
-            val_mask=_np(self.val_mask), test_mask=_np(self.test_mask))
+            train_acc=train_acc, val_acc=val_acc, test_acc=test_acc,
+            predictions=predictions, probabilities=_np(prob), embedding=pos,
+            explained_variance=var, labels=labels, train_mask=masks[0],
+            val_mask=masks[1], test_mask=masks[2])
 
     def evaluate(self) -> NodeTrainTrace:
         """The current state (eval mode, no training); ``loss`` is the training loss."""
         with self.lock:
             with torch.no_grad():
-                self.model.eval()
+                self._set_training(False)
                 logits = self._forward()[0]
                 loss = F.cross_entropy(logits[self.train_mask], self.data.y[self.train_mask])
             return self._trace(float(loss))
