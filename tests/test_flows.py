@@ -55,15 +55,19 @@ def test_coupling_keeps_masked_coordinate():
     assert (layer.masked_index, layer.transformed_index) == (1, 0)
 
 
-def test_coupling_is_the_textbook_formula_to_the_bit():
-    """The coupling's arithmetic, shaped for speed (tanh of the net's whole output, the
-    hidden ReLUs in place), is bit for bit the plain RealNVP formula: y = x·exp(s) + t
-    with s = scale·tanh(raw_s)·(1 − mask), t = raw_t·(1 − mask), and its inverse; the
-    gradients too."""
+@pytest.mark.parametrize("bound", [flows.LOG_SCALE_BOUND, 0.0])
+def test_coupling_is_the_textbook_formula_to_the_bit(bound):
+    """The coupling's arithmetic, shaped for speed (the bound of the net's whole output,
+    the hidden ReLUs in place), is bit for bit the plain RealNVP formula: y = x·exp(s) + t
+    with s = scale·B·raw_s/(B + |raw_s|)·(1 − mask) (= scale·raw_s/(1 + |raw_s|/B) on the
+    changed coordinates), t = raw_t·(1 − mask), and its inverse; the gradients too. Bound 0 (a session saved before the soft clip) is the old
+    s = scale·tanh(raw_s)·(1 − mask), to the bit as well."""
     torch.manual_seed(3)
     layer = flows.CouplingLayer(2, 16, [1, 0])
     for p in layer.parameters():
         torch.nn.init.normal_(p, std=0.7)
+    layer.load_state_dict({**layer.state_dict(), "log_scale_bound": torch.tensor(bound)})
+    bound = layer._bound            # B as float32 holds it
     x = torch.randn(300, 2, requires_grad=True)
     net = layer.net
 
@@ -72,9 +76,13 @@ def test_coupling_is_the_textbook_formula_to_the_bit():
         h = torch.relu(net[2](h))
         raw_s, raw_t = net[4](h).chunk(2, dim=-1)
         free = 1 - layer.mask
-        return layer.scale * torch.tanh(raw_s) * free, raw_t * free
+        if not bound:
+            return layer.scale * torch.tanh(raw_s) * free, raw_t * free
+        return layer.scale * (bound * free) * (raw_s / (torch.abs(raw_s) + bound)), raw_t * free
 
     s, t = plain_st(x)
+    if bound:
+        assert s.abs().max() > 2.0      # the weights reach beyond the old ±1 bound
     want = x * torch.exp(s) + t
     got = layer(x)
     assert torch.equal(got, want)
@@ -84,6 +92,42 @@ def test_coupling_is_the_textbook_formula_to_the_bit():
     y = got.detach()
     s, t = plain_st(y)
     assert torch.equal(layer.inverse(y), (y - t) * torch.exp(-s))
+
+
+def test_soft_clip_log_det_matches_autograd_for_large_log_scales():
+    """Raw log-scales of 150 and more, where the soft clip is near its bound and tanh's
+    derivative would be 0: the layer stays exactly invertible, its log-det is autograd's,
+    |s| stays below B (3), and the gradient reaching the net is not 0."""
+    layer = flows.CouplingLayer(2, 8, [0, 1]).double()
+    with torch.no_grad():
+        layer.net[4].weight.normal_(0, 30, generator=torch.Generator().manual_seed(4))
+        layer.net[4].bias.fill_(200.0)
+    x = torch.randn(40, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    raw_s = layer.net(x * layer.mask).chunk(2, dim=-1)[0][:, 0]
+    assert raw_s.abs().min() > 150
+    y = layer(x)
+    ladj = layer.log_abs_det_jacobian(x, y)
+    bound = layer._bound             # B as float32 holds it
+    assert bound == pytest.approx(flows.LOG_SCALE_BOUND, rel=1e-7)
+    assert ladj.abs().max() < bound and ladj.abs().max() > 0.9 * bound
+    assert torch.allclose(ladj, raw_s / (1 + raw_s.abs() / bound), rtol=1e-12, atol=0)
+    for i in range(len(x)):
+        jac = torch.autograd.functional.jacobian(lambda v: layer._call(v[None])[0], x[i])
+        assert ladj[i].item() == pytest.approx(torch.linalg.slogdet(jac)[1].item(), abs=1e-12)
+    assert torch.allclose(layer.inverse(y), x, rtol=0, atol=1e-12)
+    assert torch.allclose(layer.inv.log_abs_det_jacobian(y, layer.inverse(y)), -ladj)
+    ladj.sum().backward()
+    assert layer.net[4].bias.grad.abs().max() > 1e-4     # tanh'(150) is 0
+
+
+def test_soft_clip_is_zukos_form():
+    """The clip is zuko's ``MonotonicAffineTransform`` log-scale (there with a minimum slope
+    of 1e-3, a bound of log 1000), to 1e-6."""
+    zuko = pytest.importorskip("zuko")
+    raw = torch.linspace(-1000, 1000, 20001, dtype=torch.float64)
+    theirs = zuko.transforms.MonotonicAffineTransform(torch.zeros_like(raw), raw).log_scale
+    assert torch.allclose(flows.soft_clip(raw, math.log(1e3)), theirs, rtol=0, atol=1e-6)
+    assert flows.soft_clip(raw).abs().max() < flows.LOG_SCALE_BOUND == 3.0
 
 
 @pytest.mark.parametrize("kind", flows.FLOW_KINDS)
@@ -364,3 +408,79 @@ def test_a_flow_request_is_checked_once_against_the_ranges_the_controls_show():
         with pytest.raises(InvalidParameterError, match=named):
             FlowRequest(**bad)
     assert FlowRequest.from_values({"layers": 4, "speed": 2.0}).layers == 4   # view keys left
+
+
+def _old_layout(session) -> tuple[dict, dict]:
+    """The session saved as before issue 36: coupling layers with s = scale·tanh(raw_s)
+    (bound 0, the formula to the bit) and no ``log_scale_bound`` in the file."""
+    tensors, meta = session.save_state()
+    return {k: v for k, v in tensors.items() if not k.endswith(".log_scale_bound")}, meta
+
+
+def test_a_session_saved_before_the_soft_clip_opens_as_it_was_trained():
+    """A file without ``log_scale_bound`` (saved before issue 36, same parameters) keeps
+    the tanh its weights were trained with: the same log p to the bit, and training goes
+    on exactly as the old session's would."""
+    old = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64, seed=1)
+    for layer in old.flow.layers:
+        layer.load_state_dict({**layer.state_dict(), "log_scale_bound": torch.tensor(0.0)})
+    list(old.train(30))
+    tensors, meta = _old_layout(old)
+    assert not any("log_scale_bound" in k for k in tensors)
+    new = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64, seed=1)
+    new.load_state(tensors, meta, "old.archscope")
+    assert all(layer._bound == 0 for layer in new.flow.layers)
+    x = torch.randn(100, 2, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        assert torch.equal(new.flow.log_prob(x), old.flow.log_prob(x))
+    list(old.train(5))
+    list(new.train(5))
+    assert new.losses == old.losses
+    # saved again, the file names its bound 0: it still opens with the tanh
+    again = flows.FlowSession("realnvp", num_flows=4, hidden_dim=16, batch_size=64, seed=1)
+    again.load_state(*new.save_state())
+    assert all(layer._bound == 0 for layer in again.flow.layers)
+
+
+def test_a_new_session_keeps_its_soft_clip_and_a_bad_bound_is_refused():
+    from models.errors import SessionFileError
+
+    session = flows.FlowSession("realnvp", num_flows=2, hidden_dim=8, batch_size=32)
+    list(session.train(3))
+    tensors, meta = session.save_state()
+    assert float(tensors["model0.layers.0.log_scale_bound"]) == pytest.approx(
+        flows.LOG_SCALE_BOUND)
+    other = flows.FlowSession("realnvp", num_flows=2, hidden_dim=8, batch_size=32, seed=4)
+    before = _state(other)
+    for bad, words in ((-1.0, r"log_scale_bound is -1; the bound .* is ≥ 0"),
+                       (math.nan, "log_scale_bound holds NaN"),
+                       (math.inf, "log_scale_bound holds NaN or infinite")):
+        with pytest.raises(SessionFileError, match=words):
+            other.load_state({**tensors, "model0.layers.1.log_scale_bound": torch.tensor(bad)},
+                             meta, "bad.archscope")
+        assert all(torch.equal(v, before[k]) for k, v in _state(other).items())
+    other.load_state(tensors, meta)
+    assert all(layer._bound == pytest.approx(flows.LOG_SCALE_BOUND, rel=1e-7)
+               for layer in other.flow.layers)
+    torch.testing.assert_close(other.flow.log_prob(torch.ones(3, 2)),
+                               session.flow.log_prob(torch.ones(3, 2)), rtol=0, atol=0)
+    with pytest.raises(Exception, match="log-scale bound must be ≥ 0"):
+        other.flow.layers[0].load_state_dict({**other.flow.layers[0].state_dict(),
+                                              "log_scale_bound": torch.tensor(-2.0)})
+
+
+@pytest.mark.slow
+def test_realnvp_reaches_a_lower_nll_than_with_the_tanh_bound():
+    """The tab's defaults, 2,000 steps, seed 0 (``benchmarks/bench_flow_nll.py``): the
+    soft clip's held-out NLL 0.342 nats, the old scale·tanh bound's 0.452 (floor 0.290).
+    Fails if the layer's arithmetic silently goes back to the old bound."""
+    from models.flows.densities import sample
+
+    session = flows.FlowSession("realnvp", "two_moons", seed=0)
+    for _ in session.train(2000):
+        pass
+    held = torch.as_tensor(sample("two_moons", 20_000, seed=123))
+    with torch.no_grad():
+        session.flow.eval()
+        nll = -session.flow.log_prob(held).mean().item()
+    assert session.entropy < nll < 0.40

@@ -14,6 +14,8 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "IAFLayer": "layers",
     "ActNorm": "layers",
     "Permute": "layers",
+    "LOG_SCALE_BOUND": "layers",
+    "soft_clip": "layers",
     "Flow": "flow",
     "build_realnvp": "flow",
     "build_nice": "flow",

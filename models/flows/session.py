@@ -8,9 +8,10 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
-from models.errors import DegenerateDataError, TrainingDivergedError
+from models.errors import DegenerateDataError, SessionFileError, TrainingDivergedError
 from models.flows import densities
 from models.flows.flow import HIDDEN, NUM_FLOWS, build_flow
+from models.flows.layers import CouplingLayer
 from models.flows.options import RANGES
 from models.flows.points import UNIT_SCALE, check_points, data_scale, point_statistics
 from models.session import Run, StepOutcome, TrainingSession, adam, check_lr, train_mode
@@ -121,6 +122,26 @@ class FlowSession(TrainingSession):
                            "mean, divide by the standard deviation of each coordinate).")
         return head + (f"Try a smaller learning rate (now {self.lr:g}), gradient clipping, "
                        "or more tightly bounded scales.")
+
+    def load_state(self, tensors: dict[str, torch.Tensor], meta: dict, name: str = "") -> None:
+        """``TrainingSession.load_state``, and sessions saved before issue 36: their
+        coupling layers have no ``log_scale_bound`` (their log-scale was scale · tanh);
+        they are given 0, which keeps that tanh, so they open as they were trained. A bound
+        below 0 is refused before anything changes (NaN and ±inf as any weight is)."""
+        where = f"{name}: " if name else ""
+        tensors = dict(tensors)
+        for i, layer in enumerate(self.flow.layers):
+            if not isinstance(layer, CouplingLayer):
+                continue
+            key, old = f"model0.layers.{i}.log_scale_bound", f"model0.layers.{i}.scale"
+            if key not in tensors and old in tensors:
+                tensors[key] = torch.tensor(0.0)          # saved before the soft clip
+            bound = tensors.get(key)        # NaN, ±inf: refused as any weight is
+            if bound is not None and torch.is_tensor(bound) and bound.numel() == 1 and \
+                    bool((bound < 0).all()):
+                raise SessionFileError(f"{where}refused: {key} is {float(bound):g}; the "
+                                       "bound of a coupling layer's log-scale is ≥ 0.")
+        super().load_state(tensors, meta, name)
 
     def _train_step(self, run: Run) -> StepOutcome:
         # in the step's lock: a display computed meanwhile switches to eval mode under the
