@@ -63,6 +63,7 @@ bench: setup
 	$(PY) benchmarks/bench_flow_view.py
 	$(PY) benchmarks/bench_sessions.py
 	$(PY) benchmarks/bench_flows.py
+	$(PY) benchmarks/bench_flow_nll.py
 	$(PY) benchmarks/bench_graph_view.py
 	$(PY) benchmarks/bench_gnn.py
 	$(PY) benchmarks/bench_ode.py
