@@ -79,13 +79,15 @@ class DataExportJob(QObject):
             finally:
                 self.done.set()
 
+        self.bar.setVisible(True)
+        self._progress(0.0)
+        self.runner.start_call(work)
+        # connected after the start: the ``stopped`` of whatever the runner ran before
+        # is not this job's (what this job's worker sends arrives in a later turn)
         self.runner.progressed.connect(self._progress)
         self.runner.returned.connect(self._returned)
         self.runner.failed.connect(self._failed)
         self.runner.stopped.connect(self._stopped)
-        self.bar.setVisible(True)
-        self._progress(0.0)
-        self.runner.start_call(work)
 
     def cancel(self) -> None:
         if self.work is None:

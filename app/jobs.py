@@ -229,16 +229,29 @@ class JobRunner(QObject):
             return
         if isinstance(item, Failure):
             self._failed = True
-            self.failed.emit(item)
+            self._last(job, self.failed, item)
             return
         if isinstance(item, _Returned):
-            self.returned.emit(item.value)
+            self._last(job, self.returned, item.value)
             return
         self.progressed.emit(item)
+
+    def _last(self, job: int, signal, value) -> None:
+        """Deliver the job's last item (its return value or its failure): the job has
+        ended now, not when its thread's own ``returned`` arrives a turn later. A job
+        started in between (from this very signal, or a turn later) stopped the old one
+        and told its own listeners ``stopped(False)``: an SVG export begun just after
+        another was reported cancelled at once while its worker replaced the file."""
+        completed = not self._failed and not self._stop.is_set()
+        self._worker = None
+        signal.emit(value)
+        if job == self._job:         # no other job was started from ``signal``
+            self.stopped.emit(completed)
 
     def _on_returned(self, job) -> None:
         if self._worker is not None and job == self._job:
             self._deliver_kept()       # the job ended while paused: its last report counts
+        if self._worker is not None and job == self._job:   # a generator: no last item
             self._detach(completed=not self._failed and not self._stop.is_set())
 
 

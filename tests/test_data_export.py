@@ -143,3 +143,47 @@ def test_closing_the_window_cancels_an_svg_export_at_once(qtbot, window, tmp_pat
     assert time.perf_counter() - t0 < 10
     qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=30_000)
     assert not path.exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_a_job_started_as_the_last_one_ends_is_not_told_the_old_one_stopped(qtbot):
+    """A ``JobRunner`` job has ended once its return value is delivered. Its thread's own
+    ``returned`` comes a turn later; a job started in between (here from the very
+    ``returned`` signal) used to stop the finished one and hear ``stopped(False)``: the
+    export bar said "cancelled" while the new job's worker went on and wrote the file."""
+    from app.jobs import JobRunner
+
+    runner = JobRunner()
+    heard: list = []
+    runner.stopped.connect(lambda completed: heard.append(("stopped", completed)))
+    runner.returned.connect(lambda value: heard.append(("returned", value)))
+
+    def second(value):
+        if value == 1:
+            runner.start_call(lambda report, cancelled: 2)
+
+    runner.returned.connect(second)
+    runner.start_call(lambda report, cancelled: 1)
+    qtbot.waitUntil(lambda: ("returned", 2) in heard, timeout=10_000)
+    qtbot.waitUntil(lambda: not runner.is_running(), timeout=10_000)
+    qtbot.wait(100)             # the first thread's own ``returned`` has arrived and gone
+    assert heard == [("returned", 1), ("returned", 2), ("stopped", True)], heard
+
+
+def test_an_svg_export_started_as_the_last_one_is_saved_is_not_cancelled(
+        qtbot, window, tmp_path, monkeypatch):
+    """An SVG export begun the moment another is saved (its ``finished``, before the old
+    worker's thread has said it returned) runs to its end and says "Saved": a clean
+    clone's run showed "Export cancelled: … was not changed." over a replaced file."""
+    tab = open_tab(qtbot, window, "positional")
+    qtbot.waitUntil(lambda: not tab.compute.is_busy(), timeout=30_000)
+    errors, started = [], []
+    monkeypatch.setattr(window, "report_error", lambda e, d: errors.append(e))
+    first, second = tmp_path / "first.svg", tmp_path / "second.svg"
+    job = data_export.start_svg(window, tab, "pe", str(first))
+    job.finished.connect(        # after the window's own slots: data_job is None here
+        lambda _path: started.append(data_export.start_svg(window, tab, "", str(second))))
+    qtbot.waitUntil(lambda: bool(started) and window.data_job is None, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=60_000)
+    assert not errors and "Saved" in window.statusBar().currentMessage(), \
+        window.statusBar().currentMessage()
+    assert first.exists() and second.exists() and second.read_bytes() != first.read_bytes()
