@@ -125,6 +125,10 @@ class _Figure:
             widget = widget.graphics
         self.widget = widget
         self.scene_view = widget if isinstance(widget, QGraphicsView) else None
+        # the layouts first, then the size: a tab laid out in this turn resized the
+        # graphics (370x484 -> 365x508 as the graph tab opened) and the PNG had the old
+        # size, the SVG after it the new (mean |PNG - SVG| 0.042)
+        settle(self.scene_view)
         size = widget.size()
         self.width, self.body_height = size.width(), size.height()
         if self.width < 2 or self.body_height < 2:
@@ -132,7 +136,6 @@ class _Figure:
         self.source = QRectF()          # the part of the scene shown
         if self.scene_view is not None:
             view = self.scene_view
-            settle(view)
             self.source = view.mapToScene(view.viewport().rect()).boundingRect()
             content = content_rect(view.scene(), self.source) if trim else self.source
             if content != self.source:
