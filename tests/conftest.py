@@ -135,7 +135,14 @@ def window(qtbot, monkeypatch):
         return tabs
 
     monkeypatch.setattr(MainWindow, "tabs", property(tabs_with_traces))
-    gc.collect()
+    with qtbot.capture_exceptions() as caught:
+        gc.collect()
+    for _type, error, _tb in caught:
+        # earlier tests' pyqtgraph items: the collector may clear a legend label's
+        # attributes before Qt, deleting its parent, asks the label its size (pyqtgraph
+        # issue 472); not this test's doing, and nothing else is let through
+        if not (isinstance(error, AttributeError) and "_sizeHint" in str(error)):
+            raise error
     translations = Translations()
     win = MainWindow(Settings(), translations)
     qtbot.addWidget(win)
