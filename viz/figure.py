@@ -161,13 +161,16 @@ class _Figure:
                    | Qt.TextFlag.TextWordWrap)
 
     def paint(self, painter: QPainter, vector_cells: bool, upsample: bool,
-              scale: float = 1.0, cache: dict | None = None) -> None:
+              scale: float = 1.0, cache: dict | None = None,
+              vector_symbols: bool = True) -> None:
         """Paint the whole figure in logical pixels (0, 0, width, height), enlarged by
         ``scale``. The painter's transformation on entry (a PNG strip's shift) stays
         outermost. The scene is left as it was (no item added, moved or hidden).
         ``cache`` keeps what strips of one figure share (heatmap cells, axis ticks);
-        the caller clears it when the scene changes."""
-        for _ in self.paint_steps(painter, vector_cells, upsample, scale, cache=cache):
+        the caller clears it when the scene changes. ``vector_symbols``: see
+        ``render_png_steps``."""
+        for _ in self.paint_steps(painter, vector_cells, upsample, scale,
+                                  vector_symbols=vector_symbols, cache=cache):
             pass
 
     def paint_steps(self, painter: QPainter, vector_cells: bool, upsample: bool,
