@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QImage, QPainter
 
-from viz.legend import CORNERS, keep_clear
+from viz.legend import CORNERS, keep_clear, one_layout
 from viz.theme import LEGEND_BORDER, MUTED, SERIES_COLOURS, series_pen
 
 
@@ -368,6 +368,11 @@ class CurvesPlot(LabelledPlot):
         drawn against the right-hand axis (its own scale and label, ``set_axis_labels``'s
         ``right``) rather than the left one: a loss and an accuracy are two quantities,
         two axes, never one axis named "loss · accuracy"."""
+        with one_layout(self.legend):       # laid out once, not once per new curve
+            self._set_curves(x, ys, names, symbols, colours, right)
+
+    def _set_curves(self, x, ys, names: Sequence[str], symbols: Sequence[str | None],
+                    colours: Sequence[int], right: Sequence[bool]) -> None:
         if isinstance(ys, np.ndarray):
             ys = np.atleast_2d(np.asarray(ys, dtype=np.float32))
             ys = [] if ys.size == 0 else list(ys)
@@ -421,8 +426,9 @@ class CurvesPlot(LabelledPlot):
                         series_pen(c).color():
                     item.setPen(series_pen(c))
                 item.setData(xi, y, **style)
-                if self.legend.getLabel(item) is not None:
-                    self.legend.getLabel(item).setText(name)
+                label = self.legend.getLabel(item)
+                if label is not None and label.text != name:   # setText measures it anew
+                    label.setText(name)
             else:
                 item = self.plotItem.plot(xi, y, pen=series_pen(c), name=name, **style)
                 self._items.append(item)
