@@ -143,3 +143,32 @@ def test_a_comparison_saved_before_orbit_counts_opens_with_that_column_empty():
     meta["statistics"] = ["clustering", "degree"]            # not a prefix: refused
     with pytest.raises(SessionFileError, match="statistics"):
         trace_from(meta, arrays, "view", "bad.archscope", ("er", "sbm", "ba"), tr.statistics)
+
+
+def test_a_family_made_in_code_is_made_once_and_a_folder_every_time(monkeypatch):
+    """Opening a session, a training and the baselines' job each ask for the family: the
+    same request gives the same frozen data without remaking its graphs; another seed,
+    count or split is made anew; a folder's graphs are never taken from the cache; a
+    count that is not a whole number is still refused (150.0 is not the cached 150)."""
+    from models.errors import InvalidParameterError
+    from models.generation import view
+
+    made = []
+    real = view.make_dataset
+    monkeypatch.setattr(view, "make_dataset",
+                        lambda *a, **k: made.append(a) or real(*a, **k))
+    view._made_family.cache_clear()
+    first = view.generation_data("grid", seed=3, count=20)
+    again = view.generation_data("grid", seed=3, count=20)
+    assert again is first and len(made) == 1
+    assert not first.graphs.edges.flags.writeable and not first.train_index.flags.writeable
+    other = view.generation_data("grid", seed=4, count=20)
+    assert other is not first and len(made) == 2
+    assert view.generation_data("grid", seed=3, count=20, held_out=0.5) is not first
+    with pytest.raises(InvalidParameterError, match="whole number"):
+        view.generation_data("grid", seed=3, count=20.0)
+    folder = view.pack(real("grid", 6, 0))
+    a = view.generation_data(view.FOLDER, graphs=folder, name="f")
+    b = view.generation_data(view.FOLDER, graphs=folder, name="f")
+    assert a is not b and a.fingerprint == b.fingerprint
+    view._made_family.cache_clear()
