@@ -143,7 +143,8 @@ class _FirstPaint(QObject):
 
 
 class MainWindow(QMainWindow, SessionActions, TabPages):
-    """Signals: torchReady() once torch, PyG and the devices are known.
+    """Signals: torchReady() once torch, PyG and the devices are known;
+    sessionOpened(path, ok) when a File → Open session has ended (``app/sessions.py``).
 
     ``specs`` are the tabs, in order; by default ``app.tabs.catalog.tab_specs()``
     (pass ``tab_specs([extra])`` to add a tab without editing the list or the window).
@@ -154,6 +155,8 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
 
     torchReady = Signal()
     languageChanged = Signal(str)
+    #: (path, opened): how a ``start_open_session`` ended
+    sessionOpened = Signal(str, bool)
 
     def __init__(self, settings: Settings, translations: Translations,
                  start_loader: bool = True, specs: list[TabSpec] | None = None) -> None:
@@ -426,7 +429,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         if not path:
             return
         if path.lower().endswith(".archscope"):     # a session chosen here opens as one
-            self.open_session(path)
+            self.start_open_session(path)
             return
         # read in the background with progress and Cancel; the tab keeps what it shows
         # until the file is accepted, and a refusal reaches report_error
@@ -581,6 +584,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         from app.jobs import wait_for_workers
 
         self._closing = True               # a tab whose packages arrive now is not built
+        self._abandon_opening()            # a session on its way is not applied
         # an export is cancelled (no half file; the old one stays); a session being saved
         # is written to the end: the user asked for it, then closed
         saving = self.data_job if self.data_job is not None and self.data_job.saving else None

@@ -504,8 +504,9 @@ def test_the_karate_example_opens_with_every_view_trained(qtbot):
     errors = []
     win.report_error = lambda error, details: errors.append(error)
     path = next(p for p in examples() if p.stem == "gcn-karate")
-    next(a for a in win.example_actions if a.data() == str(path)).trigger()
-    assert not errors, errors
+    with qtbot.waitSignal(win.sessionOpened, timeout=120_000) as opened:
+        next(a for a in win.example_actions if a.data() == str(path)).trigger()
+    assert opened.args == [str(path), True] and not errors, errors
     tab = tab_of(win, "graph")
     assert win.current_tab() is tab
     settle(qtbot, tab)

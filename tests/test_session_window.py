@@ -57,7 +57,10 @@ def test_a_whole_window_session_brings_every_tab_back(qtbot, tmp_path):
     win_b = make_window(qtbot)
     errors = []
     win_b.report_error = lambda error, details: errors.append(error)
-    assert win_b.open_session(path), errors
+    # as File → Open session does it: the tabs built one per turn, then the session
+    with qtbot.waitSignal(win_b.sessionOpened, timeout=300_000) as opened:
+        win_b.start_open_session(path)
+    assert opened.args == [path, True], errors
     assert win_b.current_tab() is tab_of(win_b, "ode")
     for key, steps in TRAINED.items():
         session = tab_of(win_b, key).current_session()

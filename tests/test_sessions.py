@@ -209,8 +209,9 @@ def test_the_shipped_examples_are_small_and_open_trained(qtbot):
         errors = []
         win.report_error = lambda error, details, errors=errors: errors.append(error)
         action = next(a for a in win.example_actions if a.data() == str(path))
-        action.trigger()
-        assert not errors, errors
+        with qtbot.waitSignal(win.sessionOpened, timeout=120_000) as opened:
+            action.trigger()
+        assert opened.args == [str(path), True] and not errors, errors
         tab = tab_of(win, key)
         assert win.current_tab() is tab
         session = tab.current_session()
