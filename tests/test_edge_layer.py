@@ -371,3 +371,42 @@ def test_a_view_whose_part_hid_too_much_draws_every_change_whole(qtbot):
     recolour(3)
     assert layer.settled() and layer.renders == renders + 1     # whole, at once
     assert _same(_grab(view), _items_drawing(view)) == 0.0
+
+
+def _png(view, path, scale: float = 1.0) -> np.ndarray:
+    figure.render(view, str(path), "png", scale=scale)
+    png = QImage(str(path)).convertToFormat(QImage.Format.Format_RGB32)
+    data = np.frombuffer(png.constBits(), np.uint8).reshape(png.height(), png.bytesPerLine())
+    return data[:, : png.width() * 4].copy()
+
+
+def test_a_screen_size_png_takes_the_sharp_image_and_draws_lines_only_when_it_must(
+        hairball, tmp_path, monkeypatch):
+    """At the size on screen the PNG's edges are the window's sharp image, not drawn
+    again (a 50,000-edge hairball's PNG took 2.4x Qt's grab, every line painted twice);
+    an image drawn in part, or edges changed since, are drawn line by line in the PNG;
+    enlarged, the items paint their own lines. Each is the window's picture."""
+    from viz import edge_layer
+
+    drawn = []
+    real = edge_layer._draw_lines
+    monkeypatch.setattr(edge_layer, "_draw_lines",
+                        lambda p, parts: drawn.append(len(parts)) or real(p, parts))
+    layer = hairball.edge_layer
+    for item in hairball.node_items:          # symbols are painted as paths in exports
+        item.setVisible(False)
+    window = _grab(hairball)
+    assert layer.settled() and not drawn
+    sharp = _png(hairball, tmp_path / "sharp.png")
+    assert not drawn and _same(sharp, window) < 0.015
+    hairball.set_edge_values(np.random.default_rng(7).random(30000), levels=(0.0, 1.0),
+                             title="α")
+    part = _grab(hairball)
+    assert not layer.settled() and len(drawn) == 1      # the top bins, on screen
+    exported = _png(hairball, tmp_path / "part.png")
+    assert len(drawn) == 2 and drawn[-1] == len(layer._parts())   # every bin, in the PNG
+    exact = _items_drawing(hairball)
+    assert _same(exported, exact) < 0.015 and _same(part, exact) > 0.0
+    enlarged = _png(hairball, tmp_path / "big.png", scale=2.0)
+    assert len(drawn) == 2 and enlarged.shape[0] == 2 * exported.shape[0]
+    assert layer.isVisible()

@@ -106,14 +106,18 @@ def render_edges(parts: Sequence[tuple[QPen, np.ndarray]], transform: QTransform
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
     painter.setWorldTransform(transform)
+    _draw_lines(painter, parts)
+    painter.end()
+    return image
+
+
+def _draw_lines(painter: QPainter, parts: Sequence[tuple[QPen, np.ndarray]]) -> None:
     lines = PrimitiveArray(QLineF, 4)
     for pen, points in parts:
         painter.setPen(pen)
         lines.resize(len(points))
         lines.ndarray()[:] = points.reshape(-1, 4)
         painter.drawLines(*lines.drawargs())
-    painter.end()
-    return image
 
 
 def visible_lengths(points: np.ndarray, transform: QTransform, width: float,
@@ -212,6 +216,8 @@ class EdgeLayer(pg.GraphicsObject):
         self._part_of: tuple | None = None           # ... for (version, view key)
         self._lossy: set[tuple] = set()              # views whose parts hid too much
         self._shown_for: tuple | None = None         # _key of the view last painted
+        self._exporting = False                      # paints a screen-size PNG's edges
+        self._drawn_items: tuple = ()                # _items_shown() when last drawn
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self.update)
         self.renders = 0                             # images drawn (for tests, benchmarks)
@@ -258,9 +264,40 @@ class EdgeLayer(pg.GraphicsObject):
         return self._image
 
     def setExportMode(self, export, opts=None):   # noqa: N802 - pyqtgraph's API
-        """Hidden in exports: the edge items paint their vector lines there."""
-        self.setVisible(not export)
+        """Hidden in exports, where the edge items paint their vector lines; but in a
+        PNG at the size on screen (``opts["screen_pixels"]``) the layer paints every
+        edge itself: its sharp image where the export's pixels are the screen's moved
+        by whole pixels (the items' own pixels, drawn already: a 50,000-edge hairball's
+        PNG took 2.4x Qt's grab of the view, drawing every line again), else the lines."""
+        self._exporting = bool(export and self._active and isinstance(opts, dict)
+                               and opts.get("screen_pixels"))
+        for item in self._items():
+            item.in_layer_export = self._exporting
+        self.setVisible(not export or self._exporting)
         return super().setExportMode(export, opts)
+
+    def _paint_export(self, p: QPainter) -> None:
+        now = p.worldTransform()
+        then = self._transform
+        dx, dy = now.dx() - then.dx(), now.dy() - then.dy()
+        device = p.device()
+        if (self._image is not None and self._full and self._image_version == self._version
+                and self._drawn_items == self._items_shown()
+                and self._image.devicePixelRatio() == 1.0 and device is not None
+                and device.devicePixelRatioF() == 1.0
+                and all(abs(a - b) < 1e-9 for a, b in (
+                    (now.m11(), then.m11()), (now.m12(), then.m12()),
+                    (now.m21(), then.m21()), (now.m22(), then.m22())))
+                and abs(dx - round(dx)) < 1e-6 and abs(dy - round(dy)) < 1e-6):
+            p.save()
+            p.resetTransform()
+            p.drawImage(QPointF(round(dx), round(dy)), self._image)
+            p.restore()
+            return
+        p.save()                            # not the screen's pixels: every line, now
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        _draw_lines(p, self._parts())
+        p.restore()
 
     # -- QGraphicsItem ---------------------------------------------------------------------
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
@@ -272,6 +309,9 @@ class EdgeLayer(pg.GraphicsObject):
         self.prepareGeometryChange()
 
     def paint(self, p: QPainter, *args) -> None:
+        if self._exporting:
+            self._paint_export(p)
+            return
         if not self._active or not on_screen(p):
             return
         device = p.device()
@@ -281,6 +321,8 @@ class EdgeLayer(pg.GraphicsObject):
         ratio = device.devicePixelRatioF()
         now = QTransform(p.worldTransform())
         key = self._shown_for = _key(now, w, h, ratio)
+        if self._items_shown() != self._drawn_items:   # an item hidden or shown
+            self._version += 1
         changed = self._image is None or self._image_version != self._version
         if changed or (not self._settle.isActive()
                        and (self._drawn_with != key or not self._full)):
@@ -294,6 +336,7 @@ class EdgeLayer(pg.GraphicsObject):
                                        self._size(w, h, ratio), ratio)
             self._drawn_with, self._transform = key, now
             self._image_version, self._full = self._version, count == len(parts)
+            self._drawn_items = self._items_shown()
             self.renders += 1
             self._judge_part(key)
         if self._drawn_with == key:
@@ -326,6 +369,11 @@ class EdgeLayer(pg.GraphicsObject):
                 self._lossy.add(key)
 
     # -- rendering --------------------------------------------------------------------------
+    def _items_shown(self) -> tuple:
+        """Which edge items there are and which are visible (hiding one changes the
+        edges drawn without a new version)."""
+        return tuple((id(item), item.isVisible()) for item in self._items())
+
     @staticmethod
     def _size(w: int, h: int, ratio: float) -> tuple[int, int]:
         return max(1, int(np.ceil(w * ratio))), max(1, int(np.ceil(h * ratio)))

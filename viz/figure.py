@@ -203,7 +203,9 @@ class _Figure:
         source = self.source
         # resolutionScale: scatter symbols (sized in screen pixels) grow with the figure
         opts = {"antialias": True, "background": QColor("white"), "painter": painter,
-                "resolutionScale": scale}
+                "resolutionScale": scale,
+                # the pixels the window shows may be taken as they are (viz.edge_layer)
+                "screen_pixels": not vector_symbols and abs(scale - 1.0) < 1e-9}
         with ExitStack() as stack:
             stack.enter_context(_export_mode(scene, opts, vector_symbols))
             swaps = cache.get("swaps") if cache is not None else None

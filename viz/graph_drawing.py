@@ -92,6 +92,8 @@ class EdgeCurve(pg.PlotCurveItem):
 
     #: the canvas's ``EdgeLayer`` draws this item (as part of one image) instead
     in_layer = False
+    #: ... in an export too (a PNG at the size on screen: ``EdgeLayer.setExportMode``)
+    in_layer_export = False
     _exporting = False
 
     def viewTransformChanged(self):   # noqa: N802 - pyqtgraph's API
@@ -107,8 +109,8 @@ class EdgeCurve(pg.PlotCurveItem):
         return super().setExportMode(export, opts)
 
     def paint(self, p, *args):
-        if self.in_layer and not self._exporting and on_screen(p):
-            return          # in the layer's image (exports get the vector lines)
+        if self.in_layer and (self.in_layer_export if self._exporting else on_screen(p)):
+            return          # in the layer's image (other exports get the vector lines)
         super().paint(p, *args)
 
 class GraphDrawing:
