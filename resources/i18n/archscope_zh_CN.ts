@@ -590,20 +590,20 @@ on this device.</source>
         <translation>运行和 l</translation>
     </message>
     <message>
-        <source>running max m</source>
-        <translation>运行最大值 m</translation>
+        <source>max m so far</source>
+        <translation>目前的最大值 m</translation>
     </message>
     <message>
-        <source>the chunk&apos;s own max</source>
+        <source>chunk&apos;s own max</source>
         <translation>本块自身的最大值</translation>
     </message>
     <message>
-        <source>rescale α = e^(m − m_new)</source>
-        <translation>重缩放 α = e^(m − m_new)</translation>
+        <source>α = e^(m − m_new)</source>
+        <translation>α = e^(m − m_new)</translation>
     </message>
     <message>
-        <source>running sum l (right)</source>
-        <translation>运行和 l（右轴）</translation>
+        <source>sum l (right)</source>
+        <translation>和 l（右轴）</translation>
     </message>
     <message>
         <source>After the last chunk: m = {0:.4f}, l = {1:.4f}; from the whole row: max = {2:.4f}, Σ e^(s − max) = {3:.4f}</source>

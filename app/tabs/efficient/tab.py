@@ -107,10 +107,17 @@ class EfficientTab(TrainingTab):
         for i, view in enumerate(self.tab_views):
             self.add_view(view, i // 3, i % 3)
             view.status.connect(self.ctx.status)
-        for r in range(4):
+        for r in range(4):           # chunked attention: the fourth row (scrolled to)
             self.grid.setRowStretch(r, 1)
         for c in range(3):
             self.grid.setColumnStretch(c, 1)
+
+    def highlight(self, key: str | None) -> None:
+        """The view a tour step names is scrolled into sight (the fourth row, chunked
+        attention, is below the fold on most screens)."""
+        super().highlight(key)
+        if key:
+            self.grid_scroll.ensureWidgetVisible(self.view(key).panel, 0, 0)
 
     @property
     def trace(self) -> EfficientTrace | None:

@@ -84,10 +84,10 @@ class OnlineView(TabView):
         own = np.where(np.isfinite(c.step_chunk_max), c.step_chunk_max, np.nan)
         self.plot.set_curves(
             [x] * 4, [c.step_m, own, c.step_alpha, c.step_l],
-            [translate("EfficientTab", "running max m"),
-             translate("EfficientTab", "the chunk's own max"),
-             translate("EfficientTab", "rescale α = e^(m − m_new)"),
-             translate("EfficientTab", "running sum l (right)")],
+            [translate("EfficientTab", "max m so far"),
+             translate("EfficientTab", "chunk's own max"),
+             translate("EfficientTab", "α = e^(m − m_new)"),
+             translate("EfficientTab", "sum l (right)")],
             symbols=["o", "x", "t", "s"], right=[False, False, False, True])
         self.set_readout(translate(
             "EfficientTab", "After the last chunk: m = {0:.4f}, l = {1:.4f}; from the whole "
