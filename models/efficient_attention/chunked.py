@@ -7,7 +7,9 @@ a time and keeps, per query row, three running quantities, the largest score see
 m, the sum of the exponentials l (relative to m) and the unnormalised output o. When a
 chunk brings a larger score, the old l and o are rescaled by e^{m − m_new}; at the end
 o / l is exactly softmax(S)V. Compute stays O(N²·d) (every score is still computed
-once), memory for the intermediates drops from O(N²) to O(N·c).
+once), memory for the intermediates drops from O(N²) to O(N·c) (besides the N×d
+running output, the size of the output itself: O(N·(c + d)) in all). The queries are
+taken all at once here; FlashAttention also tiles them, for the GPU's on-chip memory.
 """
 
 from __future__ import annotations
