@@ -145,7 +145,7 @@ def test_measuring_fills_the_time_and_memory_plots(qtbot, tab, tmp_path, window)
 
 def test_every_tour_step_applies(qtbot, tab):
     steps = tab.tour_steps()
-    assert 8 <= len(steps) <= 10
+    assert 8 <= len(steps) <= 11
     for i, step in enumerate(steps):
         tab.tour.go_to(i)
         assert [v.key for v in tab.views if v.panel.is_highlighted()] == [
@@ -232,3 +232,29 @@ def test_views_draw_and_export_a_trace_without_the_tab(qapp):
     time = TimeView()
     time.show(Measured(None), None)               # nothing measured: a hint, no data
     assert time.data() is None and time.plot.hint.isVisible()
+
+
+def test_chunked_attention_views_follow_the_chunk_controls(qtbot, tab):
+    """Issue 35: pick N, the chunk and a row; the output equals exact attention, the
+    online softmax of that row ends at its exact max and sum, memory is measured."""
+    before = tab.result.chunk_memory
+    tab.apply_state({"chunk_n": 100, "chunk": 12, "chunk_row": 99, "chunk_mask": "causal"})
+    wait_result(qtbot, tab, lambda r: r.chunked is not None and r.chunked.n == 100
+                and r.chunk_memory is not None and r.chunk_memory.chunk == 12)
+    c = tab.result.chunked
+    assert (c.chunk, c.row, c.mask_kind) == (12, 99, "causal")
+    equal = tab.view("chunk_equal").data()
+    assert equal.arrays["max_abs_diff"].max() < 1e-6
+    assert "c = 12" in tab.view("chunk_equal").panel.title.text()
+    xs, ys = tab.online_view.plot.curves()
+    assert len(ys) == 4 and len(xs[0]) == 9                       # ceil(100 / 12) chunks
+    assert abs(ys[0][-1] - c.row_max) < 1e-5 and abs(ys[3][-1] - c.row_sum) < 1e-4
+    assert "Σ e^(s − max)" in tab.view("online").panel.readout.text()
+    m = tab.result.chunk_memory
+    assert m is not before and (m.chunked_bytes[-1] < m.exact_bytes[-1] / 4)
+    assert "MiB" in tab.view("chunk_memory").panel.readout.text()
+    # another row: the memory measurement (which depends on the chunk only) stays
+    tab.apply_state({"chunk_row": 10})
+    wait_result(qtbot, tab, lambda r: r.chunked.row == 10)
+    assert tab.result.chunk_memory is m
+    assert not tab.chunk_form.widgets["chunk_row"].isHidden()

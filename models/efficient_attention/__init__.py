@@ -16,6 +16,10 @@ the exact result:
   k ≪ n rows, softmax(Q (E K)ᵀ/√d)(F V). ``linear_attention`` (elu + 1 kernel) drops
   the softmax altogether.
 
+* **Chunked keys, online softmax** (xformers, FlashAttention): exact, not an
+  approximation. ``chunked_attention`` walks over the keys c at a time keeping a
+  running max and sum per query, so no score block larger than N×c is ever held.
+
 ``implied_attention`` returns the n×n matrix each method effectively uses (for display
 only), and ``mask_trace``/``approximation_trace``/``convention_trace`` fill the frozen
 dataclasses of ``models.traces`` for the views.
@@ -70,6 +74,11 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "measure_costs": "cost",
     "measured_crossover": "cost",
     "xformers_status": "cost",
+    "chunked_attention": "chunked",
+    "online_softmax_steps": "chunked",
+    "chunked_trace": "chunked",
+    "chunk_memory_trace": "chunked",
+    "measure_peak": "chunked",
     "EFFICIENT_PARTS": "probe",
     "efficient_trace": "probe",
 })

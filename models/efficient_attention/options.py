@@ -24,7 +24,7 @@ from models.request import (
 __all__ = [
     "MASK_KINDS", "APPROX_METHODS", "SWEEP_CURVES", "SCALES", "FEATURE_KINDS",
     "PROJECTIONS", "MASK_ARGS", "COST_METHODS", "QUADRATIC", "SOURCES", "MAX_NS",
-    "EFFICIENT_RANGES", "EFFICIENT_PART_FIELDS", "EfficientRequest",
+    "EFFICIENT_RANGES", "EFFICIENT_PART_FIELDS", "EfficientRequest", "CHUNK_MASKS",
 ]
 
 MASK_KINDS = ("local", "dilated", "strided", "global", "random", "bigbird", "longformer")
@@ -47,6 +47,9 @@ MASK_ARGS = {
 COST_METHODS = ("naive", "sdpa", "banded", "performer", "linformer", "xformers")
 #: the O(N²) ones among them
 QUADRATIC = ("naive", "sdpa", "xformers")
+
+#: the masks of chunked attention (``models.efficient_attention.chunked.mask_for``)
+CHUNK_MASKS = ("none", "causal", "padding")
 
 #: where the approximation's q/k/v come from: random, or a head of the Transformer tab
 SOURCES = ("random", "transformer")
@@ -83,6 +86,10 @@ EFFICIENT_RANGES: dict[str, Range] = {
     "cost_k": Range(256, 1, 4096),
     "time_budget": Range(1.0, 0.05, 60.0),
     "memory_budget_mb": Range(2048, 16, 65536),
+    # chunked attention with an online softmax
+    "chunk_n": Range(64, 8, 1024),
+    "chunk": Range(8, 1, 1024),
+    "chunk_row": Range(40, 0, 1023),
 }
 _WHOLE = tuple(k for k in EFFICIENT_RANGES if k not in ("scale", "time_budget"))
 _FLAGS = ("causal", "blocked_row", "course", "orthogonal", "approx_causal")
@@ -98,6 +105,8 @@ EFFICIENT_PART_FIELDS = {
                "seed"),
     "theory": ("max_n", "cost_d", "cost_w", "cost_m", "cost_k", "time_budget",
                "memory_budget_mb"),
+    "chunked": ("chunk_n", "chunk", "chunk_row", "chunk_mask", "seed"),
+    "chunk_memory": ("chunk",),
 }
 
 
@@ -109,7 +118,8 @@ def _default(key: str):
 class EfficientRequest(Request):
     """One setting of the efficient-attention tab: the sparse pattern (``pattern`` …
     ``course``), the approximation against exact attention (``method`` … ``seed``) and
-    the cost (``max_n`` … ``memory_budget_mb``). Checked when made: a value outside
+    the cost (``max_n`` … ``memory_budget_mb``) and chunked attention (``chunk_n`` …
+    ``chunk_mask``; the query row is clamped to N − 1). Checked when made: a value outside
     ``EFFICIENT_RANGES`` or the choices raises ``InvalidParameterError`` naming it.
     What only the computation can tell (global tokens that are not positions, a length
     BigBird's blocks do not divide) is refused by the part that computes it."""
@@ -150,6 +160,10 @@ class EfficientRequest(Request):
     cost_k: int = _default("cost_k")
     time_budget: float = _default("time_budget")
     memory_budget_mb: int = _default("memory_budget_mb")
+    chunk_n: int = _default("chunk_n")
+    chunk: int = _default("chunk")
+    chunk_row: int = _default("chunk_row")
+    chunk_mask: str = "none"
 
     def __post_init__(self) -> None:
         check_choice(self, "pattern", MASK_KINDS)
@@ -157,6 +171,7 @@ class EfficientRequest(Request):
         check_choice(self, "source", SOURCES)
         check_choice(self, "feature_kind", FEATURE_KINDS)
         check_choice(self, "projection", PROJECTIONS)
+        check_choice(self, "chunk_mask", CHUNK_MASKS)
         if not isinstance(self.max_n, str):        # 4096 as typed on a command line
             object.__setattr__(self, "max_n", str(self.max_n))
         check_choice(self, "max_n", MAX_NS)

@@ -1,8 +1,9 @@
 """What the efficient-attention tab computes in the background, as one frozen trace.
 
-The tab's settings (an ``EfficientRequest``) fall into three parts (``EFFICIENT_PARTS``): the sparse pattern with
-the same mask through three APIs, one approximation against exact attention, and the
-cost in theory. ``efficient_trace`` recomputes only the parts whose settings changed
+The tab's settings (an ``EfficientRequest``) fall into parts (``EFFICIENT_PARTS``): the
+sparse pattern with the same mask through three APIs, one approximation against exact
+attention, the cost in theory, chunked attention with an online softmax against exact
+attention, and the peak memory of both measured against N. ``efficient_trace`` recomputes only the parts whose settings changed
 since the trace it is given, on any thread, and returns an ``EfficientTrace``.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from models.efficient_attention.chunked import chunk_memory_trace, chunked_trace
 from models.efficient_attention.cost import METHODS as COST_METHODS
 from models.efficient_attention.cost import cost_theory
 from models.efficient_attention.options import MASK_ARGS, EfficientRequest
@@ -31,7 +33,7 @@ from models.traces.efficient import (
 
 __all__ = ["EFFICIENT_PARTS", "efficient_trace"]
 
-EFFICIENT_PARTS = ("mask", "approx", "theory")
+EFFICIENT_PARTS = ("mask", "approx", "theory", "chunked", "chunk_memory")
 
 
 def _mask_part(ask: EfficientRequest) -> tuple[MaskTrace, ConventionTrace]:
@@ -93,10 +95,14 @@ def efficient_trace(ask: EfficientRequest, source, wanted: dict[str, dict],
     """
     keys = dict(previous.keys) if previous is not None else {}
     parts = ({"mask": (previous.mask, previous.conventions), "approx": previous.approx,
-              "theory": previous.theory} if previous is not None else {})
+              "theory": previous.theory, "chunked": previous.chunked,
+              "chunk_memory": previous.chunk_memory} if previous is not None else {})
     errors = {}
     makers = {"mask": _mask_part, "approx": lambda ask: _approx_part(ask, source),
-              "theory": _theory_part}
+              "theory": _theory_part,
+              "chunked": lambda ask: chunked_trace(ask.chunk_n, ask.chunk, ask.chunk_row,
+                                                   ask.chunk_mask, seed=ask.seed),
+              "chunk_memory": lambda ask: chunk_memory_trace(ask.chunk)}
     # each part on its own: a setting one part refuses leaves the others drawn, and the
     # refused part keeps showing its last good result next to the message
     for part in EFFICIENT_PARTS:
@@ -108,4 +114,5 @@ def efficient_trace(ask: EfficientRequest, source, wanted: dict[str, dict],
                 errors[part] = str(exc)
     mask, conventions = parts.get("mask") or (None, None)
     return EfficientTrace(mask=mask, conventions=conventions, approx=parts.get("approx"),
-                          theory=parts.get("theory"), keys=keys, errors=errors)
+                          theory=parts.get("theory"), chunked=parts.get("chunked"),
+                          chunk_memory=parts.get("chunk_memory"), keys=keys, errors=errors)

@@ -14,7 +14,7 @@ import numpy as np
 from models.traces.base import trace
 
 __all__ = ["MaskTrace", "ApproxTrace", "ConventionTrace", "CostTrace", "CostTheory",
-           "EfficientTrace"]
+           "ChunkedTrace", "ChunkMemoryTrace", "EfficientTrace"]
 
 
 @trace
@@ -157,22 +157,83 @@ class CostTheory:
 
 
 @trace
+class ChunkedTrace:
+    """Chunked attention with an online softmax against exact attention, one head of
+    seeded random q, k, v (``models.efficient_attention.chunked.chunked_trace``).
+
+    ``diff_exact`` / ``diff_sdpa``: max |chunked − reference| over the output, against
+    the app's exact attention and ``F.scaled_dot_product_attention``; ``sweep_diff`` the
+    same two (rows) for each chunk size of ``sweep_chunks``. ``step_*`` follow query
+    ``row`` chunk by chunk: keys seen, running max m, running sum l, the chunk's own
+    largest score (−inf if all its keys are masked) and the rescale factor
+    α = e^{m_old − m_new} (1 for the first chunk); ``row_max`` and ``row_sum`` =
+    Σ e^{s − row_max} are the row's exact values the last m and l must equal.
+
+    Shapes:
+        sweep_chunks: int64[s]; sweep_diff: float32[2, s]
+        step_end, step_m, step_l, step_chunk_max, step_alpha: float32[ceil(n / chunk)]
+    """
+
+    n: int
+    d: int
+    chunk: int
+    row: int
+    mask_kind: str
+    seed: int
+    diff_exact: float
+    diff_sdpa: float
+    sweep_chunks: np.ndarray
+    sweep_diff: np.ndarray
+    step_end: np.ndarray
+    step_m: np.ndarray
+    step_l: np.ndarray
+    step_chunk_max: np.ndarray
+    step_alpha: np.ndarray
+    row_max: float
+    row_sum: float
+
+
+@trace
+class ChunkMemoryTrace:
+    """Measured peak bytes of one call of exact and of chunked attention against N
+    (``how`` says how it was measured), with the bytes of each one's largest
+    intermediate, the N×N and the N×chunk score block (float32), beside them.
+    ``chunked_bytes`` is NaN where a point was not measured (too many chunks).
+
+    Shapes: n: int64[t]; exact_bytes, chunked_bytes, exact_scores_bytes,
+    chunk_scores_bytes: float32[t]
+    """
+
+    chunk: int
+    d: int
+    n: np.ndarray
+    exact_bytes: np.ndarray
+    chunked_bytes: np.ndarray
+    exact_scores_bytes: np.ndarray
+    chunk_scores_bytes: np.ndarray
+    how: str
+
+
+@trace
 class EfficientTrace:
     """Everything the efficient-attention tab draws, from one background computation.
 
-    Three parts, each computed on its own: ``mask`` with ``conventions`` (the same mask
-    through three APIs), ``approx`` and ``theory``; a part is None until it was first
+    Parts, each computed on its own: ``mask`` with ``conventions`` (the same mask
+    through three APIs), ``approx``, ``theory``, ``chunked`` and ``chunk_memory``; a part is None until it was first
     computed. ``keys[part]`` holds the settings the shown part was computed with, so the
     next computation redoes only the parts whose settings changed (and hands the others
     on unchanged, the same objects). ``errors[part]`` is the message of a setting the part
     refused; the part then keeps its last good result.
 
-    Shapes: those of ``MaskTrace``, ``ConventionTrace``, ``ApproxTrace`` and ``CostTheory``.
+    Shapes: those of ``MaskTrace``, ``ConventionTrace``, ``ApproxTrace``, ``CostTheory``,
+    ``ChunkedTrace`` and ``ChunkMemoryTrace``.
     """
 
     mask: MaskTrace | None = None
     conventions: ConventionTrace | None = None
     approx: ApproxTrace | None = None
     theory: CostTheory | None = None
+    chunked: ChunkedTrace | None = None
+    chunk_memory: ChunkMemoryTrace | None = None
     keys: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)

@@ -497,6 +497,150 @@ on this device.</source>
         <source>Measured on {0}, as saved in the session ({1}). “Measure time and memory” measures on this machine.</source>
         <translation>在 {0} 上实测，取自会话文件（{1}）。点击“测量时间和内存”可在本机重新测量。</translation>
     </message>
+    <message>
+        <source>Chunked attention (online softmax)</source>
+        <translation>分块注意力（在线 softmax）</translation>
+    </message>
+    <message>
+        <source>Chunk size c</source>
+        <translation>块大小 c</translation>
+    </message>
+    <message>
+        <source>Query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>padding (last quarter)</source>
+        <translation>填充（最后四分之一）</translation>
+    </message>
+    <message>
+        <source>no mask</source>
+        <translation>无掩码</translation>
+    </message>
+    <message>
+        <source>padding</source>
+        <translation>填充</translation>
+    </message>
+    <message>
+        <source>Chunked = exact attention</source>
+        <translation>分块 = 精确注意力</translation>
+    </message>
+    <message>
+        <source>Chunked (c = {0}) = exact attention, N = {1}, {2}: max |Δ| {3:.1e}</source>
+        <translation>分块（c = {0}）= 精确注意力，N = {1}，{2}：max |Δ| {3:.1e}</translation>
+    </message>
+    <message>
+        <source>chunk size c</source>
+        <translation>块大小 c</translation>
+    </message>
+    <message>
+        <source>max |chunked − exact|</source>
+        <translation>max |分块 − 精确|</translation>
+    </message>
+    <message>
+        <source>against the app&apos;s exact attention</source>
+        <translation>对照本应用的精确注意力</translation>
+    </message>
+    <message>
+        <source>against F.scaled_dot_product_attention</source>
+        <translation>对照 F.scaled_dot_product_attention</translation>
+    </message>
+    <message>
+        <source>tolerance 1e-6</source>
+        <translation>容差 1e-6</translation>
+    </message>
+    <message>
+        <source>exactly 0</source>
+        <translation>恰好为 0</translation>
+    </message>
+    <message>
+        <source>c = {0}: max |Δ| = {1:.1e} (app&apos;s exact), {2:.1e} (SDPA); float32 rounding, for every c tried, dividing N or not</source>
+        <translation>c = {0}：max |Δ| = {1:.1e}（本应用的精确注意力），{2:.1e}（SDPA）；都是 float32 舍入误差，所试的每个 c 都如此，无论能否整除 N</translation>
+    </message>
+    <message>
+        <source>Online softmax, chunk by chunk</source>
+        <translation>在线 softmax，逐块</translation>
+    </message>
+    <message>
+        <source>Online softmax of query {0}, chunk by chunk (c = {1})</source>
+        <translation>查询 {0} 的在线 softmax，逐块（c = {1}）</translation>
+    </message>
+    <message>
+        <source>keys seen</source>
+        <translation>已见的键数</translation>
+    </message>
+    <message>
+        <source>score · max m · factor α</source>
+        <translation>分数 · 最大值 m · 因子 α</translation>
+    </message>
+    <message>
+        <source>running sum l</source>
+        <translation>运行和 l</translation>
+    </message>
+    <message>
+        <source>max m so far</source>
+        <translation>目前的最大值 m</translation>
+    </message>
+    <message>
+        <source>chunk&apos;s own max</source>
+        <translation>本块自身的最大值</translation>
+    </message>
+    <message>
+        <source>α = e^(m − m_new)</source>
+        <translation>α = e^(m − m_new)</translation>
+    </message>
+    <message>
+        <source>sum l (right)</source>
+        <translation>和 l（右轴）</translation>
+    </message>
+    <message>
+        <source>After the last chunk: m = {0:.4f}, l = {1:.4f}; from the whole row: max = {2:.4f}, Σ e^(s − max) = {3:.4f}</source>
+        <translation>最后一块之后：m = {0:.4f}，l = {1:.4f}；由整行计算：max = {2:.4f}，Σ e^(s − max) = {3:.4f}</translation>
+    </message>
+    <message>
+        <source>Peak memory: exact against chunked</source>
+        <translation>峰值内存：精确与分块</translation>
+    </message>
+    <message>
+        <source>Peak memory measured: exact against chunked (c = {0}, d = {1})</source>
+        <translation>实测峰值内存：精确与分块（c = {0}，d = {1}）</translation>
+    </message>
+    <message>
+        <source>exact, measured</source>
+        <translation>精确，实测</translation>
+    </message>
+    <message>
+        <source>chunked, measured</source>
+        <translation>分块，实测</translation>
+    </message>
+    <message>
+        <source>N×N scores (4·N² bytes)</source>
+        <translation>N×N 分数（4·N² 字节）</translation>
+    </message>
+    <message>
+        <source>N×c scores (4·N·c bytes)</source>
+        <translation>N×c 分数（4·N·c 字节）</translation>
+    </message>
+    <message>
+        <source>Measured with torch&apos;s profiler (allocations − frees). N = {0}: exact {1:.1f} MiB, chunked {2:.2f} MiB</source>
+        <translation>用 torch 的性能分析器测量（分配 − 释放）。N = {0}：精确 {1:.1f} MiB，分块 {2:.2f} MiB</translation>
+    </message>
+    <message>
+        <source>Too many chunks to measure: pick a larger chunk.</source>
+        <translation>块太多，无法测量：请选更大的块。</translation>
+    </message>
 </context>
 <context>
     <name>Errors</name>

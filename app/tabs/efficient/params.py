@@ -1,6 +1,6 @@
 """The efficient-attention tab's declared parameters: the controls' defaults (those of the
 models' ``EfficientRequest``, whose ``EFFICIENT_RANGES`` the forms are built from), the
-three forms' rows, which rows each pattern and method uses, and the quick first
+four forms' rows, which rows each pattern and method uses, and the quick first
 measurement."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from dataclasses import asdict
 
 from models.efficient_attention.options import (
     APPROX_METHODS,
+    CHUNK_MASKS,
     EFFICIENT_PART_FIELDS,
     EFFICIENT_RANGES,
     FEATURE_KINDS,
@@ -20,7 +21,8 @@ from models.efficient_attention.options import (
 )
 from viz.controls import Param
 
-__all__ = ["DEFAULTS", "RANGES", "PATTERN_PARAMS", "APPROX_PARAMS", "COST_PARAMS", "PARTS",
+__all__ = ["DEFAULTS", "RANGES", "PATTERN_PARAMS", "APPROX_PARAMS", "COST_PARAMS",
+           "CHUNK_PARAMS", "PARTS",
            "PATTERN_USES", "METHOD_USES", "API_SHORT", "CONVERSIONS", "QUICK_NS",
            "QUICK_BUDGET_S"]
 
@@ -82,6 +84,12 @@ COST_PARAMS = (
     _number("cost_k", "int"),
     _number("time_budget", "float", step=0.5),
     _number("memory_budget_mb", "int", step=256),
+)
+CHUNK_PARAMS = (
+    _number("chunk_n", "int"),
+    _number("chunk", "int"),
+    _number("chunk_row", "int"),
+    _choice("chunk_mask", CHUNK_MASKS),
 )
 #: the settings of each part of the computation (only changed parts are redone)
 PARTS = EFFICIENT_PART_FIELDS

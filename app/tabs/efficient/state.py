@@ -99,7 +99,7 @@ def open_state(tab: EfficientTab, state, name: str) -> None:
 def _check_params(tab: EfficientTab, params: dict, refuse) -> None:
     """Each control's value as given: known, the right type, in range (nothing clamped)."""
     specs = {}
-    for form in (tab.pattern_form, tab.approx_form, tab.cost_form):
+    for form in tab._forms():
         specs.update(form.params)
     unknown = sorted(set(params) - set(specs))
     if unknown:

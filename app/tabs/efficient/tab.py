@@ -12,6 +12,7 @@ from app.tabs.base import TabContext
 from app.tabs.efficient import state as session_state
 from app.tabs.efficient.params import (
     APPROX_PARAMS,
+    CHUNK_PARAMS,
     COST_PARAMS,
     DEFAULTS,
     METHOD_USES,
@@ -22,12 +23,15 @@ from app.tabs.efficient.params import (
     QUICK_NS,
 )
 from app.tabs.efficient.views import (
+    ChunkEqualView,
+    ChunkMemoryView,
     ConventionsView,
     ErrorView,
     FieldView,
     MatricesView,
     Measured,
     MemoryView,
+    OnlineView,
     PatternView,
     ScaleView,
     TheoryView,
@@ -57,11 +61,13 @@ class EfficientTab(TrainingTab):
         self.pattern_form = ParamForm(PATTERN_PARAMS)
         self.approx_form = ParamForm(APPROX_PARAMS)
         self.cost_form = ParamForm(COST_PARAMS)
+        self.chunk_form = ParamForm(CHUNK_PARAMS)
         self.source_note = QLabel()
         self.source_note.setWordWrap(True)
         self.source_note.setStyleSheet(muted_style())
         self.pattern_error, self.approx_error = QLabel(), QLabel()
-        for label in (self.pattern_error, self.approx_error):
+        self.chunk_error = QLabel()
+        for label in (self.pattern_error, self.approx_error, self.chunk_error):
             label.setWordWrap(True)
             label.setStyleSheet(error_style())
         self.measure_button = QPushButton()
@@ -72,14 +78,18 @@ class EfficientTab(TrainingTab):
         lay = self.controls_layout
         for widget in (self.pattern_form, self.pattern_error, self.approx_form,
                        self.source_note, self.approx_error, self.cost_form,
-                       self.measure_button, self.cost_note, self.error_note):
+                       self.measure_button, self.cost_note, self.chunk_form,
+                       self.chunk_error, self.error_note):
             lay.addWidget(widget)
         lay.addStretch(1)
-        for form in (self.pattern_form, self.approx_form, self.cost_form):
+        for form in self._forms():
             form.changed.connect(self._on_change)
         self._build_views()
         self._on_change()
         self.retranslate()
+
+    def _forms(self) -> tuple[ParamForm, ...]:
+        return (self.pattern_form, self.approx_form, self.cost_form, self.chunk_form)
 
     # -- views -----------------------------------------------------------------------
     def _build_views(self) -> None:
@@ -88,15 +98,26 @@ class EfficientTab(TrainingTab):
         self.error_view, self.scale_view = ErrorView(self), ScaleView(self)
         self.theory_view, self.time_view = TheoryView(self), TimeView(self)
         self.memory_view = MemoryView(self)
+        self.chunk_equal_view, self.online_view = ChunkEqualView(self), OnlineView(self)
+        self.chunk_memory_view = ChunkMemoryView(self)
         self.tab_views = (self.pattern_view, self.field_view, self.conventions_view,
                           self.matrices_view, self.error_view, self.scale_view,
-                          self.theory_view, self.time_view, self.memory_view)
+                          self.theory_view, self.time_view, self.memory_view,
+                          self.chunk_equal_view, self.online_view, self.chunk_memory_view)
         for i, view in enumerate(self.tab_views):
             self.add_view(view, i // 3, i % 3)
             view.status.connect(self.ctx.status)
-        for r in range(3):
+        for r in range(4):           # chunked attention: the fourth row (scrolled to)
             self.grid.setRowStretch(r, 1)
-            self.grid.setColumnStretch(r, 1)
+        for c in range(3):
+            self.grid.setColumnStretch(c, 1)
+
+    def highlight(self, key: str | None) -> None:
+        """The view a tour step names is scrolled into sight (the fourth row, chunked
+        attention, is below the fold on most screens)."""
+        super().highlight(key)
+        if key:
+            self.grid_scroll.ensureWidgetVisible(self.view(key).panel, 0, 0)
 
     @property
     def trace(self) -> EfficientTrace | None:
@@ -105,8 +126,7 @@ class EfficientTab(TrainingTab):
 
     # -- parameters ---------------------------------------------------------------------
     def params(self) -> dict:
-        return {**self.pattern_form.values(), **self.approx_form.values(),
-                **self.cost_form.values()}
+        return {k: v for form in self._forms() for k, v in form.values().items()}
 
     def request(self) -> EfficientRequest:
         """The controls as the models' request."""
@@ -123,7 +143,7 @@ class EfficientTab(TrainingTab):
         if strict:            # the values as the request takes them, or why not
             EfficientRequest.from_values({**self.params(), **state})
         problems = []
-        for form in (self.pattern_form, self.approx_form, self.cost_form):
+        for form in self._forms():
             problems += form.set_values(state)
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
@@ -217,6 +237,8 @@ class EfficientTab(TrainingTab):
         self.result = result
         self.pattern_error.setText(result.errors.get("mask", ""))
         self.approx_error.setText(result.errors.get("approx", ""))
+        self.chunk_error.setText(" ".join(result.errors.get(p, "")
+                                          for p in ("chunked", "chunk_memory")).strip())
         ask = self.request()
         if result.mask is not None:
             self.pattern_view.show(result.mask, ask)
@@ -227,6 +249,11 @@ class EfficientTab(TrainingTab):
                 view.show(result.approx, ask)
         if result.theory is not None:
             self._draw_cost()
+        if result.chunked is not None:
+            self.chunk_equal_view.show(result.chunked, ask)
+            self.online_view.show(result.chunked, ask)
+        if result.chunk_memory is not None:
+            self.chunk_memory_view.show(result.chunk_memory, ask)
         for v in self.views:
             v.panel.set_title(v.title())
 
@@ -340,6 +367,11 @@ class EfficientTab(TrainingTab):
              "cost_m": self.tr("Features m"), "cost_k": self.tr("Projected length k"),
              "time_budget": self.tr("Time budget per call (s)"),
              "memory_budget_mb": self.tr("Memory budget (MiB)")}, {})
+        self.chunk_form.setTitle(self.tr("Chunked attention (online softmax)"))
+        self.chunk_form.set_texts(
+            {"chunk_n": self.tr("Length N"), "chunk": self.tr("Chunk size c"),
+             "chunk_row": self.tr("Query row"), "chunk_mask": self.tr("Mask")},
+            {"chunk_mask": [self.tr("none"), self.tr("causal"), self.tr("padding (last quarter)")]})
         for view in self.tab_views:
             view.label()
         super().retranslate()
