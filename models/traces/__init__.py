@@ -9,6 +9,8 @@ from models.traces.base import Progress, freeze_arrays, trace
 from models.traces.community import CommunityResult
 from models.traces.efficient import (
     ApproxTrace,
+    ChunkedTrace,
+    ChunkMemoryTrace,
     ConventionTrace,
     CostTheory,
     CostTrace,
@@ -69,7 +71,7 @@ __all__ = [
     "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AttentionMaps",
     "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep", "ForwardSteps",
     "MaskTrace",
-    "ApproxTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",
+    "ApproxTrace", "ChunkedTrace", "ChunkMemoryTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",
     "FlowResult", "EdgeValues",
     "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace", "GraphClassTrace",
     "LinkTrace", "ModelComparison", "GraphResult", "VectorField", "SolverSteps",
