@@ -12,7 +12,8 @@ from pathlib import Path
 
 
 def main(out: Path) -> int:
-    """``ARCHSCOPE_SHOOT_TABS=positional,graph`` shoots only those tabs."""
+    """``ARCHSCOPE_SHOOT_TABS=positional,graph`` shoots only those tabs;
+    ``ARCHSCOPE_SHOOT_TOUR_STEP=3`` (or ``last``) shoots each at that step of its tour."""
     import os
     import tempfile
 
@@ -34,6 +35,7 @@ def main(out: Path) -> int:
     print(f"cjk_families: {len(cjk)}", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     only = {k for k in os.environ.get("ARCHSCOPE_SHOOT_TABS", "").split(",") if k}
+    step = os.environ.get("ARCHSCOPE_SHOOT_TOUR_STEP", "")
     with tempfile.TemporaryDirectory() as tmp:
         translations = Translations()
         window = MainWindow(Settings(tmp), translations)
@@ -60,6 +62,9 @@ def main(out: Path) -> int:
                     if only and spec.key not in only:
                         continue
                     window.tabs_widget.setCurrentIndex(i)
+                    if step:             # ARCHSCOPE_SHOOT_TOUR_STEP: 1-based, or "last"
+                        tour = window.tabs_widget.currentWidget().tour
+                        tour.go_to(tour.count() - 1 if step == "last" else int(step) - 1)
                     # what a user sees once the tab is done: its first trace, the
                     # computations it starts and the legends' placement all landed
                     tab_settled(lambda ms: pump(ms / 1000), window.tabs_widget.currentWidget())
