@@ -57,6 +57,7 @@ from models.traces.pretrained import (
     SentenceSimilarity,
 )
 from models.traces.transformer import (
+    AblationTrace,
     AttentionMaps,
     AttentionPanels,
     CourseAttention,
@@ -66,7 +67,7 @@ from models.traces.transformer import (
 )
 
 __all__ = [
-    "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AttentionMaps",
+    "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AblationTrace", "AttentionMaps",
     "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep", "ForwardSteps",
     "MaskTrace",
     "ApproxTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",

@@ -22,6 +22,7 @@ from app.tabs.transformer.controls import build_controls
 from app.tabs.transformer.params import DEFAULTS
 from app.tabs.transformer.steps import step_title
 from app.tabs.transformer.views import (
+    AblationView,
     ForwardView,
     HeadLinesView,
     HeadStepsView,
@@ -34,7 +35,14 @@ from app.tabs.transformer.views import (
     resolve_step,
 )
 from models.traces import Progress, TransformerTrace
-from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS, TransformerRequest
+from models.transformer.options import (
+    ABLATIONS,
+    ALPHABETS,
+    ARCHITECTURES,
+    KINDS,
+    TASKS,
+    TransformerRequest,
+)
 
 
 class TransformerTab(TrainingTab):
@@ -59,17 +67,21 @@ class TransformerTab(TrainingTab):
     def _build_views(self) -> None:
         """The grid, 3 × 2: every head of a layer, the head view beside it and the overview
         of all layers and heads on top; one head step by step, the forward pass step by step
-        and the training curves below. The heads take the widest column (four square maps,
-        2 × 2 or in a row, whichever is larger); the head view (two columns of tokens) and
-        the overview (drawn transposed when that is larger) share the rest."""
+        and the training curves below; the ablations, two plots one above the other, in a
+        fourth column as tall as both rows. The heads take the widest column (four square
+        maps, 2 × 2 or in a row, whichever is larger); the head view (two columns of
+        tokens) and the overview (drawn transposed when that is larger) share the rest."""
         self.heads_view, self.head_lines_view = HeadsView(self), HeadLinesView(self)
         self.overview_view, self.head_steps_view = OverviewView(self), HeadStepsView(self)
         self.forward_view, self.training_view = ForwardView(self), TrainingView(self)
+        self.ablation_view = AblationView(self)
         self.tab_views = (self.heads_view, self.head_steps_view, self.overview_view,
-                          self.forward_view, self.training_view, self.head_lines_view)
-        for view, (row, col) in zip(self.tab_views, ((0, 0), (1, 0), (0, 2), (1, 1), (1, 2),
-                                                     (0, 1)), strict=True):
-            self.add_view(view, row, col)
+                          self.forward_view, self.training_view, self.head_lines_view,
+                          self.ablation_view)
+        for view, (row, col, rows) in zip(self.tab_views, (
+                (0, 0, 1), (1, 0, 1), (0, 2, 1), (1, 1, 1), (1, 2, 1), (0, 1, 1), (0, 3, 2)),
+                strict=True):
+            self.add_view(view, row, col, rows)
             view.status.connect(self.ctx.status)
             # the grid shares its room by the stretch factors below, not by size hints (a
             # long title breaks over lines in its panel: ViewPanel's FitLabel)
@@ -79,7 +91,9 @@ class TransformerTab(TrainingTab):
         self.grid.setColumnStretch(0, 4)
         self.grid.setColumnStretch(1, 3)
         self.grid.setColumnStretch(2, 3)
+        self.grid.setColumnStretch(3, 3)
         self.overview_view.head_chosen.connect(self._head_chosen)
+        self.ablation_view.choice.currentIndexChanged.connect(self.schedule_update)
         self.heads_view.head_chosen.connect(self.head.setValue)
 
     # -- the model -------------------------------------------------------------------------
@@ -153,7 +167,7 @@ class TransformerTab(TrainingTab):
                 "layer": self.layer.value(), "head": self.head.value(),
                 "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
                 "generated": self.generated.value(), "step": self._step_key,
-                "course": self.course.isChecked()}
+                "course": self.course.isChecked(), "ablation": self.ablation_view.current()}
 
     def request(self) -> TransformerRequest:
         """The controls as the models' request."""
@@ -180,6 +194,8 @@ class TransformerTab(TrainingTab):
             self.sequence.setText(str(state["sequence"]))
         if state.get("kind") in KINDS:
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
+        if state.get("ablation") in ABLATIONS:
+            self.ablation_view.choice.setCurrentIndex(ABLATIONS.index(state["ablation"]))
         if self.torch_ready:
             self._sync_ranges()     # the new model's layers, before a layer is chosen
         boxes = (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
@@ -292,6 +308,8 @@ class TransformerTab(TrainingTab):
                      self.head_steps_view):
             view.show(t, ask)
         self._draw_forward(t)
+        if t.ablation is not None:
+            self.ablation_view.show(t.ablation, ask)
         ok = "✓" if t.correct else "✗"
         colour = "#2a7" if t.correct else "#c33"
         self.output_label.setText(self.tr("model output: {0}").format(
