@@ -1,4 +1,4 @@
-"""Two plots stacked in one picture, each with a baseline's and an ablated model's curves
+"""Two plots side by side in one picture, each with a baseline's and an ablated model's curves
 overlaid (the Transformer tab's Ablations view). Items are created once and updated."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Curve:
 
 
 class PairedPlots(pg.GraphicsLayoutWidget):
-    """``plots[0]`` above ``plots[1]``; ``set_plot(i, x, curves, log_y, x_label, y_label)``
+    """``plots[0]`` beside ``plots[1]``; ``set_plot(i, x, curves, log_y, x_label, y_label)``
     draws one of them. On a log axis a value of 0 is drawn at ``LOG_FLOOR``."""
 
     def __init__(self, parent=None) -> None:
@@ -42,7 +42,7 @@ class PairedPlots(pg.GraphicsLayoutWidget):
         self._items: list[list[pg.PlotDataItem]] = [[], []]
         self._data: list[tuple[np.ndarray, list[Curve]]] = [(np.zeros(0), []), (np.zeros(0), [])]
         for row in range(2):
-            plot = self.addPlot(row=row, col=0, axisItems={
+            plot = self.addPlot(row=0, col=row, axisItems={
                 "left": _TickLevelsAxis("left"), "bottom": _TickLevelsAxis("bottom")})
             # powers of ten, and 2·10ⁿ … 9·10ⁿ only where they do not crowd
             plot.getAxis("left").setStyle(textFillLimits=[(0, 0.35)])
@@ -90,12 +90,15 @@ class PairedPlots(pg.GraphicsLayoutWidget):
                              symbolBrush=colour, symbolPen=colour)
                 legend.removeItem(item)
                 legend.addItem(item, curve.name)
+        # a few whole numbers (layers, positions): one tick each, no 0.5 between them
+        whole = len(x) <= 16 and np.array_equal(x, np.round(x))
+        plot.getAxis("bottom").setTicks([[(v, f"{v:g}") for v in x]] if whole else None)
         self._data[index] = (x, list(curves))
         plot.enableAutoRange()
         plot.autoRange()
 
     def set_hint(self, text: str) -> None:
-        """A note in the upper plot while nothing is drawn."""
+        """A note in the left plot while nothing is drawn."""
         set_hint_text(self.hints[0], text)
 
     def curves(self, index: int) -> tuple[np.ndarray, list[Curve]]:

@@ -4077,6 +4077,14 @@ or open a Hugging Face model folder with File → Open…</source>
 <context>
     <name>TransformerTab</name>
     <message>
+        <source>Steps and training</source>
+        <translation>逐步与训练</translation>
+    </message>
+    <message>
+        <source>Ablations</source>
+        <translation>消融实验</translation>
+    </message>
+    <message>
         <source>positional encoding off</source>
         <translation>关闭位置编码</translation>
     </message>

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QSizePolicy
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
 from app.tabs.transformer import state as session_state
-from app.tabs.transformer.controls import build_controls
+from app.tabs.transformer.controls import build_controls, page_bottom_row
 from app.tabs.transformer.params import DEFAULTS
 from app.tabs.transformer.steps import step_title
 from app.tabs.transformer.views import (
@@ -67,8 +67,8 @@ class TransformerTab(TrainingTab):
     def _build_views(self) -> None:
         """The grid, 3 × 2: every head of a layer, the head view beside it and the overview
         of all layers and heads on top; one head step by step, the forward pass step by step
-        and the training curves below; the ablations, two plots one above the other, in a
-        fourth column as tall as both rows. The heads take the widest column (four square
+        and the training curves below, on a page that turns to the ablations
+        (``controls.page_bottom_row``). The heads take the widest column (four square
         maps, 2 × 2 or in a row, whichever is larger); the head view (two columns of
         tokens) and the overview (drawn transposed when that is larger) share the rest."""
         self.heads_view, self.head_lines_view = HeadsView(self), HeadLinesView(self)
@@ -78,23 +78,30 @@ class TransformerTab(TrainingTab):
         self.tab_views = (self.heads_view, self.head_steps_view, self.overview_view,
                           self.forward_view, self.training_view, self.head_lines_view,
                           self.ablation_view)
-        for view, (row, col, rows) in zip(self.tab_views, (
-                (0, 0, 1), (1, 0, 1), (0, 2, 1), (1, 1, 1), (1, 2, 1), (0, 1, 1), (0, 3, 2)),
-                strict=True):
-            self.add_view(view, row, col, rows)
+        for view, (row, col) in zip(self.tab_views, ((0, 0), (1, 0), (0, 2), (1, 1), (1, 2),
+                                                     (0, 1), (1, 0)), strict=True):
+            self.add_view(view, row, col)
             view.status.connect(self.ctx.status)
             # the grid shares its room by the stretch factors below, not by size hints (a
             # long title breaks over lines in its panel: ViewPanel's FitLabel)
             view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        page_bottom_row(self)
         self.grid.setRowStretch(0, 5)
         self.grid.setRowStretch(1, 4)
         self.grid.setColumnStretch(0, 4)
         self.grid.setColumnStretch(1, 3)
         self.grid.setColumnStretch(2, 3)
-        self.grid.setColumnStretch(3, 3)
         self.overview_view.head_chosen.connect(self._head_chosen)
         self.ablation_view.choice.currentIndexChanged.connect(self.schedule_update)
         self.heads_view.head_chosen.connect(self.head.setValue)
+
+    def highlight(self, key: str | None) -> None:
+        """Highlight a view, and bring the lower row's page that holds it to the front."""
+        super().highlight(key)
+        if key == self.ablation_view.key:
+            self.bottom_tabs.setCurrentIndex(1)
+        elif key in (self.head_steps_view.key, self.forward_view.key, self.training_view.key):
+            self.bottom_tabs.setCurrentIndex(0)
 
     # -- the model -------------------------------------------------------------------------
     def current_task(self) -> str:
@@ -555,6 +562,8 @@ class TransformerTab(TrainingTab):
             "tgt_padding_mask.transpose(-2, -1), look_ahead_mask) and, for decoder "
             "self-attention, its F.scaled_dot_product_attention example. The read-out of "
             "the heads compares it with ours."))
+        self.bottom_tabs.setTabText(0, self.tr("Steps and training"))
+        self.bottom_tabs.setTabText(1, self.tr("Ablations"))
         for view in self.tab_views:
             view.label()
         super().retranslate()      # the tour, the job bar, Train/Stop and the status line
