@@ -109,6 +109,9 @@ def test_the_ablated_model_has_the_baselines_weights():
         assert shared and all(torch.equal(b[k], a[k]) for k in shared), ablation
         if ablation != "batchnorm":
             assert b.keys() == a.keys()
+    before = torch.random.get_rng_state()
+    ablation_pair(cfg, TASK, "no_pe")
+    assert torch.equal(before, torch.random.get_rng_state())     # the global RNG untouched
     with pytest.raises(InvalidParameterError, match="ablation must be one of"):
         ablation_pair(cfg, TASK, "no_attention")
 

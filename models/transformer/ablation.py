@@ -66,13 +66,22 @@ def ablation_pair(model_config: ModelConfig, task: TaskConfig, ablation: str,
     layers = model_config.num_encoder_layers + model_config.num_decoder_layers
 
     def build(**switch) -> EncoderOnly:
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            return EncoderOnly(layers, model_config.d_model, model_config.num_heads,
-                               model_config.d_ff, task.vocab_size, task.vocab_size,
-                               2 * task.src_len, 0.0, PAD, **switch)
+        return EncoderOnly(layers, model_config.d_model, model_config.num_heads,
+                           model_config.d_ff, task.vocab_size, task.vocab_size,
+                           2 * task.src_len, 0.0, PAD, **switch)
 
-    return build(), build(**SWITCHES[ablation])
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        baseline = build()
+        ablated = build(**SWITCHES[ablation])
+    # the same weights by copy, not by drawing them twice from the global generator
+    # (another thread may draw from it meanwhile); BatchNorm takes LayerNorm's affine
+    # weights, both 1 and 0 when made
+    state = {k.replace("layer_norm", "batch_norm") if ablation == "batchnorm" else k: v
+             for k, v in baseline.state_dict().items()}
+    missing, unexpected = ablated.load_state_dict(state, strict=False)
+    assert not unexpected and all("running_" in k or "num_batches" in k for k in missing)
+    return baseline, ablated
 
 
 def softmax_input_grad(weights: torch.Tensor, grad_weights: torch.Tensor) -> torch.Tensor:

@@ -4185,8 +4185,8 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>层</translation>
     </message>
     <message>
-        <source>gradient norm (S: softmax input)</source>
-        <translation>梯度范数（S：softmax 的输入）</translation>
+        <source>gradient norm (S: scores)</source>
+        <translation>梯度范数（S：分数）</translation>
     </message>
     <message>
         <source>d_k = {0}: mean largest weight {1:.2f} → {2:.2f}; rows above 0.9: {3:.0%} → {4:.0%}; mean ‖∂L/∂S‖ {5:.3g} → {6:.3g}; mean ‖∂L/∂W_q‖ {7:.3g} → {8:.3g} (scaled → not scaled).</source>

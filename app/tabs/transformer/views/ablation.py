@@ -122,7 +122,7 @@ class AblationView(TabView):
                   + self._two(a, translate("TransformerTab", "‖∂L/∂W_q‖ ÷√d_k"),
                               translate("TransformerTab", "‖∂L/∂W_q‖ not scaled"), 1, 1, "t"))
         self._plot(1, a.x2, curves, True, translate("TransformerTab", "layer"),
-                   translate("TransformerTab", "gradient norm (S: softmax input)"))
+                   translate("TransformerTab", "gradient norm (S: scores)"))
         self.set_readout(translate(
             "TransformerTab",
             "d_k = {0}: mean largest weight {1:.2f} → {2:.2f}; rows above 0.9: {3:.0%} → "
