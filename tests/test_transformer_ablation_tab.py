@@ -91,21 +91,3 @@ def test_headless_export_of_an_ablation_and_a_bad_value(tmp_path):
     assert proc.returncode != 0 and not bad.exists()
     assert "ablation must be one of no_pe, no_scale, no_residual, batchnorm" in proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-def test_the_ablations_are_measured_when_their_page_is_in_front(qtbot, tab):
-    """A new input does not wait for the ablations while their page is behind; turning
-    to the page measures them for that input (and the tour's step turns it)."""
-    wait_ablation(qtbot, tab, "no_pe")
-    assert tab.bottom_tabs.currentIndex() == 0
-    tab.apply_state({"sequence": "1 2 3 4 5 6 7 8 9"})
-    qtbot.waitUntil(lambda: tab.trace is not None and tab.trace.src_tokens[8] == "9",
-                    timeout=20_000)
-    assert tab.trace.ablation is None and tab.ablation_view.trace.tokens[8] == "■"
-    tab.bottom_tabs.setCurrentIndex(1)
-    qtbot.waitUntil(lambda: tab.trace.ablation is not None
-                    and tab.trace.ablation.tokens[8] == "9", timeout=20_000)
-    assert tab.ablation_view.trace is tab.trace.ablation
-    assert tab.ablation_view.panel.isVisible()
-    tab.highlight("forward")
-    assert tab.bottom_tabs.currentIndex() == 0

@@ -208,12 +208,10 @@ def session_key(session) -> tuple[str, str, str]:
     return session.model_config.architecture, session.task.alphabet, session.task.task
 
 
-def session_trace(session, ask: TransformerRequest, symbols: list[int],
-                  ablation: bool = True) -> TransformerTrace:
+def session_trace(session, ask: TransformerRequest, symbols: list[int]) -> TransformerTrace:
     """The trace of ``symbols`` as the request ``ask`` says (layer / head / padding clamped
     to the session's model and task), under the session's lock, with the ``AblationTrace``
-of ``ask.ablation`` (``models.transformer.ablation``) unless ``ablation`` is False. Any
-thread."""
+of ``ask.ablation`` (``models.transformer.ablation``). Any thread."""
     n_layers, heads = layers_and_heads(session.model, ask.kind)
     pad_to = min(max(ask.pad_to, len(symbols)), session.task.max_len)
     with session.lock:
@@ -222,8 +220,6 @@ thread."""
             min(ask.layer, n_layers - 1), min(ask.head, heads - 1),
             ask.padding, ask.look_ahead, ask.generated or None,
             output_cache=session.output_cache, course=ask.course)
-    if not ablation:
-        return trace
     # the Ablations view's measurement: fresh seeded models of this one's sizes (cached)
     return replace(trace, ablation=ablation_trace(session.model_config, session.task,
                                                   symbols, pad_to, ask.ablation))

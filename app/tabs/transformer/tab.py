@@ -93,7 +93,6 @@ class TransformerTab(TrainingTab):
         self.grid.setColumnStretch(2, 3)
         self.overview_view.head_chosen.connect(self._head_chosen)
         self.ablation_view.choice.currentIndexChanged.connect(self.schedule_update)
-        self.bottom_tabs.currentChanged.connect(self.schedule_update)
         self.heads_view.head_chosen.connect(self.head.setValue)
 
     def highlight(self, key: str | None) -> None:
@@ -247,12 +246,7 @@ class TransformerTab(TrainingTab):
         self.pad_to.setMinimum(max(1, len(symbols) if symbols else 1))
         if symbols is None:
             return lambda: self.trace     # keep what is shown; the note says why
-        # the ablations (50-450 ms for a new input) only when their page is in front or
-        # what they show is not the switch asked for; turning to the page measures again
-        shown = self.ablation_view.trace
-        ablation = (self.bottom_tabs.currentIndex() == 1 or shown is None
-                    or shown.ablation != ask.ablation)
-        return partial(session_trace, session, ask, symbols, ablation=ablation)
+        return partial(session_trace, session, ask, symbols)
 
     def _shown_symbols(self, cfg):
         from models.transformer import parse_sequence
