@@ -91,3 +91,13 @@ def test_headless_export_of_an_ablation_and_a_bad_value(tmp_path):
     assert proc.returncode != 0 and not bad.exists()
     assert "ablation must be one of no_pe, no_scale, no_residual, batchnorm" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_tour_step_on_the_ablations_turns_to_their_page(qtbot, tab):
+    steps = tab.tour_steps()
+    index = next(i for i, s in enumerate(steps) if s.state["ablation"] == "no_residual")
+    tab.tour.go_to(index)
+    wait_ablation(qtbot, tab, "no_residual")
+    assert tab.bottom_tabs.currentIndex() == 1 and tab.ablation_view.panel.is_highlighted()
+    tab.tour.go_to(0)
+    assert tab.bottom_tabs.currentIndex() == 0      # the first step shows the heads again

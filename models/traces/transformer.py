@@ -106,9 +106,9 @@ class AblationTrace:
       the scores fed to the softmax) and ‖∂L/∂W_q‖ per layer.
     * no_residual: ``x`` = layer, ``baseline``/``ablated`` = ‖∂L/∂(layer input)‖;
       ``x2`` = layer, row 0 = the norm of the layer's parameter gradient.
-    * batchnorm: ``x`` = the padded length, ``baseline``/``ablated`` = max |change of
-      the output at the real tokens| against the shortest padding (LayerNorm baseline,
-      BatchNorm ablated); ``x2`` = position of the input at the padding shown, rows =
+    * batchnorm: ``x`` = padding columns added to the batch (a few amounts),
+      ``baseline``/``ablated`` = max |change of the output at the real tokens| against
+      no added padding (LayerNorm baseline, BatchNorm ablated); ``x2`` = position of the input at the padding shown, rows =
       mean and standard deviation over features of the first norm's output there.
 
     ``summary`` holds the headline numbers, baseline then ablated in each pair: no_pe

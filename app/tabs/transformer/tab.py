@@ -96,12 +96,12 @@ class TransformerTab(TrainingTab):
         self.heads_view.head_chosen.connect(self.head.setValue)
 
     def highlight(self, key: str | None) -> None:
-        """Highlight a view, and bring the lower row's page that holds it to the front."""
+        """Highlight a view and turn the lower row to the page it needs: the ablations for
+        themselves, the step views and training curves for any other view (the tour's
+        other steps talk of the training curve and the step views)."""
         super().highlight(key)
-        if key == self.ablation_view.key:
-            self.bottom_tabs.setCurrentIndex(1)
-        elif key in (self.head_steps_view.key, self.forward_view.key, self.training_view.key):
-            self.bottom_tabs.setCurrentIndex(0)
+        if key is not None:
+            self.bottom_tabs.setCurrentIndex(1 if key == self.ablation_view.key else 0)
 
     # -- the model -------------------------------------------------------------------------
     def current_task(self) -> str:
