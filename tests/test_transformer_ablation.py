@@ -234,7 +234,7 @@ def test_batchnorm_lets_padding_change_the_real_tokens_and_layernorm_does_not():
     assert t.ablated[0] == 0 and t.ablated[1:].min() > 1e-2
     # LayerNorm: every position mean 0, std ≈ 1 over its features
     np.testing.assert_allclose(t.baseline2[0], 0, atol=1e-5)
-    np.testing.assert_allclose(t.baseline2[1], 1, atol=0.02)
+    np.testing.assert_allclose(t.baseline2[1], 1, atol=1e-3)   # (biased std, as LayerNorm)
 
 
 def test_the_request_refuses_an_unknown_ablation_by_name():

@@ -225,7 +225,8 @@ def _batchnorm(pair, task, symbols, seed):
             x = model.embed(src)
             attn = layer.self_attn(x, x, x, model.mask(src))
             normed = layer.add_norm1(x, attn)[0].double()
-            stats.append(np.stack([normed.mean(-1).numpy(), normed.std(-1).numpy()]))
+            stats.append(np.stack([normed.mean(-1).numpy(),
+                                   normed.std(-1, unbiased=False).numpy()]))
     return (extra, changes[0], changes[1], np.arange(n0), stats[0], stats[1],
             [changes[0].max(), changes[1].max()], src[0])
 
