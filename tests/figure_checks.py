@@ -332,7 +332,7 @@ ALLOWED = {
     "pajek", "roc", "auc", "pca", "nll", "mse", "nfe", "ode", "odes", "rk", "dopri", "euler",
     "rtol", "atol", "jvp", "cnf", "ffjord", "bos", "eos", "pad", "unk", "sbm", "karate", "cora",
     "qkv", "mha", "attn", "mask", "api", "apis", "nn", "fn", "sinusoidal", "argmax", "logits",
-    "layernorm", "xavier", "seed", "transformer", "bert", "minilm", "gpt", "id", "ids", "url",
+    "layernorm", "batchnorm", "xavier", "seed", "transformer", "bert", "minilm", "gpt", "id", "ids", "url",
     "avg", "max", "min", "std", "log", "det", "exp", "sin", "cos", "dmon", "pos", "rope",
     "dim", "w_q", "w_k", "w_v", "w_o", "d_k", "d_model", "k_len", "q_len", "num_heads",
     "batch", "heads", "tsv", "xml", "zip", "ms", "ok", "mb", "gb", "kb", "flops", "ngram",

@@ -19,7 +19,7 @@ def test_transformer_request_defaults_are_its_ranges_defaults_and_the_tabs():
         "architecture": "encoder-decoder", "tokenizer": "digits", "task": "reverse",
         "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross", "layer": 1, "head": 0,
         "padding": True, "look_ahead": True, "generated": 0, "step": "self.softmax",
-        "course": False}
+        "course": False, "ablation": "no_pe"}
 
 
 @pytest.mark.parametrize("values, words", [

@@ -59,6 +59,7 @@ from models.traces.pretrained import (
     SentenceSimilarity,
 )
 from models.traces.transformer import (
+    AblationTrace,
     AttentionMaps,
     AttentionPanels,
     CourseAttention,
@@ -68,7 +69,7 @@ from models.traces.transformer import (
 )
 
 __all__ = [
-    "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AttentionMaps",
+    "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AblationTrace", "AttentionMaps",
     "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep", "ForwardSteps",
     "MaskTrace",
     "ApproxTrace", "ChunkedTrace", "ChunkMemoryTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",

@@ -10,7 +10,7 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["AttentionMaps", "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep",
+__all__ = ["AblationTrace", "AttentionMaps", "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep",
            "ForwardSteps"]
 
 
@@ -91,6 +91,54 @@ class CourseAttention:
 
 
 @trace
+class AblationTrace:
+    """One ablation measured beside the baseline: the same seeded encoder stack, the same
+    input, one idea switched off (``ablation``, one of ``options.ABLATIONS``).
+
+    Two plots, each with the baseline's and the ablated model's values at the same x:
+
+    * no_pe: ``x`` = depth (0 = embeddings, n = after layer n), ``baseline``/``ablated``
+      = max |f(Px) − P f(x)| over positions and features; ``x2`` = position, row 0 of
+      ``baseline2``/``ablated2`` = that error per position at the last layer.
+    * no_scale: ``x`` = the centres of the bins of the softmax's largest weight per query
+      row (all heads and layers, real tokens only), ``baseline``/``ablated`` = fraction
+      of rows; ``x2`` = layer (1-based), rows of ``baseline2``/``ablated2`` = ‖∂L/∂S‖ (S:
+      the scores fed to the softmax) and ‖∂L/∂W_q‖ per layer.
+    * no_residual: ``x`` = layer, ``baseline``/``ablated`` = ‖∂L/∂(layer input)‖;
+      ``x2`` = layer, row 0 = the norm of the layer's parameter gradient.
+    * batchnorm: ``x`` = padding columns added to the batch (a few amounts),
+      ``baseline``/``ablated`` = max |change of the output at the real tokens| against
+      no added padding (LayerNorm baseline, BatchNorm ablated); ``x2`` = position of the input at the padding shown, rows =
+      mean and standard deviation over features of the first norm's output there.
+
+    ``summary`` holds the headline numbers, baseline then ablated in each pair: no_pe
+    (max error, max error); no_scale (mean largest weight ×2, fraction of rows above 0.9
+    ×2, mean ‖∂L/∂S‖ ×2, mean ‖∂L/∂W_q‖ ×2); no_residual (parameter-gradient norm of the
+    first layer / the last ×2, ‖∂L/∂(first layer input)‖ ×2); batchnorm (max change ×2);
+    ``tokens`` the input's tokens as shown; ``layers``, ``d_model``, ``d_k`` the sizes.
+
+    Shapes:
+        x: float32[n]; baseline, ablated: float32[n]
+        x2: float32[m]; baseline2, ablated2: float32[c, m]
+        summary: float32[k]
+    """
+
+    ablation: str
+    x: np.ndarray
+    baseline: np.ndarray
+    ablated: np.ndarray
+    x2: np.ndarray
+    baseline2: np.ndarray
+    ablated2: np.ndarray
+    summary: np.ndarray
+    tokens: tuple[str, ...]
+    layers: int
+    d_model: int
+    d_k: int
+    seed: int
+
+
+@trace
 class TransformerTrace:
     """What the Transformer tab draws for one input: every head's attention, one
     head's panels, the tokens and the model's greedy output.
@@ -115,6 +163,7 @@ class TransformerTrace:
     device: str
     steps: ForwardSteps | None = None
     course: CourseAttention | None = None
+    ablation: AblationTrace | None = None
 
     @property
     def weights(self) -> np.ndarray:

@@ -14,9 +14,13 @@ from models.errors import InvalidParameterError
 
 
 def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                                 mask: torch.Tensor | None = None
+                                 mask: torch.Tensor | None = None, scale: float | None = None
                                  ) -> tuple[torch.Tensor, torch.Tensor]:
     r"""Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.
+
+    ``scale`` replaces the 1/√d_k (as in ``torch.nn.functional.scaled_dot_product_attention``);
+    ``scale=1.0`` is the ablation without it: the scores then grow like √d_k and the
+    softmax saturates.
 
     ``mask`` is a *keep*-mask, as in the course: 1/True = may attend, 0/False =
     blocked, broadcastable to (..., q_len, k_len). Blocked scores become -inf before
@@ -29,7 +33,10 @@ def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     """
     d_k = q.size(-1)
     # 1. similarity of every query with every key, scaled so the softmax stays soft
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if scale is None:
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    else:
+        scores = (q @ k.transpose(-2, -1)) * scale
     if mask is not None:
         keep = mask.to(torch.bool)
         # 2. blocked pairs get -inf: exp(-inf) = 0 after the softmax (in place: the
@@ -52,7 +59,8 @@ class MultiHeadAttention(nn.Module):
     head_i = Attention(Q W_q^i, K W_k^i, V W_v^i).
 
     The h heads share one ``nn.Linear`` per projection (``W_q, W_k, W_v``: d_model →
-    d_model) whose output is split into h slices of d_k = d_model / h.
+    d_model) whose output is split into h slices of d_k = d_model / h. ``scaled=False``
+    (an ablation) leaves out the 1/√d_k.
 
     Shapes:
         - q: (batch, q_len, d_model), k and v: (batch, k_len, d_model)
@@ -60,8 +68,9 @@ class MultiHeadAttention(nn.Module):
         - output: (batch, q_len, d_model); weights (batch, heads, q_len, k_len)
     """
 
-    def __init__(self, d_model: int, num_heads: int) -> None:
+    def __init__(self, d_model: int, num_heads: int, scaled: bool = True) -> None:
         super().__init__()
+        self.scaled = scaled
         if d_model % num_heads:
             raise InvalidParameterError(
                 f"d_model ({d_model}) must be divisible by num_heads ({num_heads}).")
@@ -91,7 +100,8 @@ class MultiHeadAttention(nn.Module):
         k = self.split_heads(self.W_k(k))
         v = self.split_heads(self.W_v(v))
         # 2. attention in every head at once
-        out, weights = scaled_dot_product_attention(q, k, v, mask)
+        out, weights = scaled_dot_product_attention(q, k, v, mask,
+                                                    None if self.scaled else 1.0)
         if head_mask is not None:
             scale = head_mask.to(out.dtype).view(1, -1, 1, 1)
             out, weights = out * scale, weights * scale
@@ -100,7 +110,8 @@ class MultiHeadAttention(nn.Module):
         return (out, weights) if return_attention else out
 
     def extra_repr(self) -> str:
-        return f"d_model={self.d_model}, num_heads={self.num_heads}, d_k={self.d_k}"
+        return (f"d_model={self.d_model}, num_heads={self.num_heads}, d_k={self.d_k}"
+                + ("" if self.scaled else ", scaled=False"))
 
 
 def create_padding_mask(seq: torch.Tensor, pad_token_idx: int = 0) -> torch.Tensor:

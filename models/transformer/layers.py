@@ -9,6 +9,9 @@ from torch import nn
 from models.errors import InvalidParameterError
 from models.transformer.attention import MultiHeadAttention
 
+#: the normalisations of ``AddNorm``: the paper's LayerNorm, and BatchNorm (an ablation)
+NORMS = ("layer", "batch")
+
 
 class AddNorm(nn.Module):
     """Residual connection then layer normalisation (post-norm, as in the paper):
@@ -17,15 +20,46 @@ class AddNorm(nn.Module):
     ``eps`` is the layer norm's (PyTorch's 1e-5 by default; BERT uses 1e-12). A pre-norm
     block (GPT-2, ``EncoderLayer(norm_first=True)``) uses the same two parts the other
     way round: ``x + Dropout(sublayer(LayerNorm(x)))``.
+
+    Two switches break one idea each (ablations; the defaults are the paper's):
+    ``residual=False`` drops the ``x +`` (the block is then ``Norm(Dropout(sublayer))``),
+    and ``norm="batch"`` puts a ``BatchNorm1d`` where the ``LayerNorm`` was: each feature
+    is normalised over the batch *and every position*, padding included, instead of each
+    position over its own features.
+
+    Shapes: x and sublayer_output (batch, n, d_model) → (batch, n, d_model).
     """
 
-    def __init__(self, normalized_shape: int, dropout: float = 0.1, eps: float = 1e-5) -> None:
+    def __init__(self, normalized_shape: int, dropout: float = 0.1, eps: float = 1e-5,
+                 *, residual: bool = True, norm: str = "layer") -> None:
         super().__init__()
-        self.layer_norm = nn.LayerNorm(normalized_shape, eps=eps)
+        if norm not in NORMS:
+            raise InvalidParameterError(f"unknown norm {norm!r}; one of {', '.join(NORMS)}.")
+        self.residual, self.norm = residual, norm
+        if norm == "layer":
+            self.layer_norm = nn.LayerNorm(normalized_shape, eps=eps)
+        else:
+            self.batch_norm = nn.BatchNorm1d(normalized_shape, eps=eps)
         self.dropout = nn.Dropout(dropout)
 
+    def normalize(self, x: torch.Tensor) -> torch.Tensor:
+        """The block's normalisation of (batch, n, d_model)."""
+        if self.norm == "layer":
+            return self.layer_norm(x)
+        # BatchNorm1d reads (batch, channels, length): statistics per feature over the
+        # batch and all n positions
+        return self.batch_norm(x.transpose(1, 2)).transpose(1, 2)
+
+    def add(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """The residual connection ``x + y`` (just ``y`` with ``residual=False``)."""
+        return x + y if self.residual else y
+
     def forward(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
-        return self.layer_norm(x + self.dropout(sublayer_output))
+        return self.normalize(self.add(x, self.dropout(sublayer_output)))
+
+    def extra_repr(self) -> str:
+        return ", ".join(([] if self.residual else ["residual=False"])
+                         + ([] if self.norm == "layer" else [f"norm={self.norm!r}"]))
 
 
 #: the feed-forward activations by the names Hugging Face configs give them: the paper's
@@ -73,30 +107,36 @@ class EncoderLayer(nn.Module):
     normalised input and its output is added to the un-normalised one,
     ``x + Dropout(sublayer(LayerNorm(x)))``, as PyTorch's ``norm_first`` does.
 
+    The ablations (defaults: the paper's): ``scaled=False`` leaves the 1/√d_k out of
+    the attention, ``residual=False`` the residual connections, ``norm="batch"`` puts
+    BatchNorm where LayerNorm was (see ``AddNorm``).
+
     Shapes: x (batch, n, d_model); mask: keep-mask broadcastable to
     (batch, heads, n, n), e.g. ``create_padding_mask`` (batch, 1, 1, n).
     """
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
                  *, activation: str = "relu", eps: float = 1e-5,
-                 norm_first: bool = False) -> None:
+                 norm_first: bool = False, scaled: bool = True, residual: bool = True,
+                 norm: str = "layer") -> None:
         super().__init__()
         self.norm_first = norm_first
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.add_norm1 = AddNorm(d_model, dropout, eps)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, scaled)
+        self.add_norm1 = AddNorm(d_model, dropout, eps, residual=residual, norm=norm)
         self.ffn = PositionWiseFeedForward(d_model, d_ff, dropout, activation)
-        self.add_norm2 = AddNorm(d_model, dropout, eps)
+        self.add_norm2 = AddNorm(d_model, dropout, eps, residual=residual, norm=norm)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 return_attention: bool = False, head_mask: torch.Tensor | None = None):
         if self.norm_first:
             # 1. (pre-norm) attention over the normalised input, added to the input
-            h = self.add_norm1.layer_norm(x)
+            h = self.add_norm1.normalize(x)
             attn, weights = self.self_attn(h, h, h, mask, return_attention=True,
                                            head_mask=head_mask)
-            x = x + self.add_norm1.dropout(attn)
+            x = self.add_norm1.add(x, self.add_norm1.dropout(attn))
             # 2. (pre-norm) the position-wise MLP likewise
-            x = x + self.add_norm2.dropout(self.ffn(self.add_norm2.layer_norm(x)))
+            x = self.add_norm2.add(x, self.add_norm2.dropout(
+                self.ffn(self.add_norm2.normalize(x))))
             return (x, weights) if return_attention else x
         # 1. every position attends to every (unmasked) position
         attn, weights = self.self_attn(x, x, x, mask, return_attention=True,

@@ -182,17 +182,26 @@ class _SelfAttentionStack(nn.Module):
 
     The two one-stack variants differ only in their mask and in which field of the
     ``AttentionMaps`` trace their weights go to.
+
+    The ablations (``ablation`` keyword arguments; the defaults are the paper's):
+    ``positional=False`` adds no positional encoding (the stack is then exactly
+    permutation-equivariant), and ``scaled``, ``residual``, ``norm`` are passed to every
+    ``EncoderLayer``. None of them adds or removes a weight drawn at random, so a model
+    built with an ablation from the same seed has the same weights as the baseline.
     """
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  vocab_size: int, output_size: int, max_seq_len: int, dropout: float,
-                 pad_token_idx: int) -> None:
+                 pad_token_idx: int, *, positional: bool = True, scaled: bool = True,
+                 residual: bool = True, norm: str = "layer") -> None:
         super().__init__()
         self.d_model, self.pad_token_idx = d_model, pad_token_idx
+        self.positional = positional
         self.embedding = token_embedding(vocab_size, d_model)
         self.positional_encoding = PositionalEncoding(d_model, dropout, max_seq_len)
         self.layers = nn.ModuleList(
-            [EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)])
+            [EncoderLayer(d_model, num_heads, d_ff, dropout, scaled=scaled,
+                          residual=residual, norm=norm) for _ in range(num_layers)])
         self.final_linear = nn.Linear(d_model, output_size)
 
     def mask(self, tokens: torch.Tensor, use_padding_mask: bool = True,
@@ -200,17 +209,32 @@ class _SelfAttentionStack(nn.Module):
         """The keep-mask; switching a mask off (to see what it does) leaves it out."""
         raise NotImplementedError
 
-    def run(self, tokens: torch.Tensor, use_padding_mask: bool = True,
-            use_look_ahead_mask: bool = True, states: list | None = None):
-        """(logits, keep-mask, per-layer weights); ``states`` receives layer inputs."""
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Token ids → embedding · √d_model + PE (without PE if ``positional`` is off),
+        then the encoding's dropout."""
+        x = self.embedding(tokens) * math.sqrt(self.d_model)
+        if self.positional:
+            return self.positional_encoding(x)
+        return self.positional_encoding.dropout(x)
+
+    def hidden(self, tokens: torch.Tensor, use_padding_mask: bool = True,
+               use_look_ahead_mask: bool = True, states: list | None = None):
+        """(last layer's output, keep-mask, per-layer weights); ``states`` receives
+        layer inputs."""
         mask = self.mask(tokens, use_padding_mask, use_look_ahead_mask)
-        x = self.positional_encoding(self.embedding(tokens) * math.sqrt(self.d_model))
+        x = self.embed(tokens)
         weights = []
         for layer in self.layers:
             if states is not None:
                 states.append(x)
             x, w = layer(x, mask, return_attention=True)
             weights.append(w)
+        return x, mask, weights
+
+    def run(self, tokens: torch.Tensor, use_padding_mask: bool = True,
+            use_look_ahead_mask: bool = True, states: list | None = None):
+        """(logits, keep-mask, per-layer weights); ``states`` receives layer inputs."""
+        x, mask, weights = self.hidden(tokens, use_padding_mask, use_look_ahead_mask, states)
         return self.final_linear(x), mask, weights
 
 
@@ -227,9 +251,9 @@ class EncoderOnly(_SelfAttentionStack):
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  vocab_size: int, output_size: int, max_seq_len: int, dropout: float = 0.1,
-                 pad_token_idx: int = 0) -> None:
+                 pad_token_idx: int = 0, **ablation) -> None:
         super().__init__(num_layers, d_model, num_heads, d_ff, vocab_size, output_size,
-                         max_seq_len, dropout, pad_token_idx)
+                         max_seq_len, dropout, pad_token_idx, **ablation)
 
     @property
     def encoder_layers(self) -> nn.ModuleList:

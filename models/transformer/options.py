@@ -20,7 +20,7 @@ from models.request import (
     check_whole,
 )
 
-__all__ = ["PositionalRequest", "TransformerRequest", "TRANSFORMER_RANGES", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
+__all__ = ["ABLATIONS", "PositionalRequest", "TransformerRequest", "TRANSFORMER_RANGES", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
            "ALPHABETS", "SAMPLES", "KINDS", "EMBEDDING_INITS"]
 
 PAD, BOS, EOS = 0, 1, 2
@@ -44,6 +44,10 @@ SAMPLES = {"characters": ("hello world", "attention!", "transformer", "the cat s
            "words": ("the cat sees a bird", "my dog runs", "the old man sleeps now",
                      "a small red car", "this child likes the moon", "the sun was very big",
                      "one fish and one bird", "the woman sings today")}
+
+#: the switches that break one idea each (the Transformer tab's Ablations view): no
+#: positional encoding, no 1/√d_k, no residual connections, BatchNorm for LayerNorm
+ABLATIONS = ("no_pe", "no_scale", "no_residual", "batchnorm")
 
 #: the attention kinds of the Transformer tab: encoder self-, decoder self-, cross-attention
 KINDS = ("encoder", "decoder", "cross")
@@ -165,9 +169,10 @@ class TransformerRequest(Request):
     """One setting of the Transformer tab: which model (``architecture``, ``tokenizer``,
     ``task``), the input (``sequence`` padded to ``pad_to``), which attention (``kind``,
     ``layer``, ``head``) with which masks, the decoding step shown (``generated``, 0 = the
-    whole output), the forward-pass step (``step``) and whether the attention is computed
-    as the course writes it. Checked when made (``InvalidParameterError`` naming the key)
-    against the widest limits; ``session_trace`` clamps layer, head and padding to the
+    whole output), the forward-pass step (``step``), whether the attention is computed
+    as the course writes it, and the switch the Ablations view measures (``ablation``).
+    Checked when made (``InvalidParameterError`` naming the key) against the widest
+    limits; ``session_trace`` clamps layer, head and padding to the
     model it runs."""
 
     architecture: str = "encoder-decoder"
@@ -183,9 +188,11 @@ class TransformerRequest(Request):
     generated: int = _transformer_default("generated")
     step: str = "self.softmax"
     course: bool = False
+    ablation: str = "no_pe"
 
     def __post_init__(self) -> None:
         check_choice(self, "architecture", ARCHITECTURES)
+        check_choice(self, "ablation", ABLATIONS)
         check_choice(self, "tokenizer", ALPHABETS)
         check_choice(self, "task", TASKS)
         check_choice(self, "kind", KINDS)

@@ -19,6 +19,7 @@ from torch import nn
 
 from models.errors import InvalidParameterError
 from models.traces import Progress, TransformerTrace
+from models.transformer.ablation import ablation_trace
 from models.transformer.attention import MultiHeadAttention
 from models.transformer.course import course_comparison
 from models.transformer.forward_steps import stack_steps
@@ -209,15 +210,19 @@ def session_key(session) -> tuple[str, str, str]:
 
 def session_trace(session, ask: TransformerRequest, symbols: list[int]) -> TransformerTrace:
     """The trace of ``symbols`` as the request ``ask`` says (layer / head / padding clamped
-    to the session's model and task), under the session's lock. Any thread."""
+    to the session's model and task), under the session's lock, with the ``AblationTrace``
+of ``ask.ablation`` (``models.transformer.ablation``). Any thread."""
     n_layers, heads = layers_and_heads(session.model, ask.kind)
+    pad_to = min(max(ask.pad_to, len(symbols)), session.task.max_len)
     with session.lock:
-        return compute_transformer_trace(
-            session.model, session.task, symbols,
-            min(max(ask.pad_to, len(symbols)), session.task.max_len), ask.kind,
+        trace = compute_transformer_trace(
+            session.model, session.task, symbols, pad_to, ask.kind,
             min(ask.layer, n_layers - 1), min(ask.head, heads - 1),
             ask.padding, ask.look_ahead, ask.generated or None,
             output_cache=session.output_cache, course=ask.course)
+    # the Ablations view's measurement: fresh seeded models of this one's sizes (cached)
+    return replace(trace, ablation=ablation_trace(session.model_config, session.task,
+                                                  symbols, pad_to, ask.ablation))
 
 
 def train_with_traces(session, request: Callable[[], TransformerRequest | None],

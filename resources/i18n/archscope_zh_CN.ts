@@ -4221,6 +4221,186 @@ or open a Hugging Face model folder with File → Open…</source>
 <context>
     <name>TransformerTab</name>
     <message>
+        <source>Steps and training</source>
+        <translation>逐步与训练</translation>
+    </message>
+    <message>
+        <source>Ablations</source>
+        <translation>消融实验</translation>
+    </message>
+    <message>
+        <source>positional encoding off</source>
+        <translation>关闭位置编码</translation>
+    </message>
+    <message>
+        <source>no 1/√d_k scaling</source>
+        <translation>不除以 √d_k</translation>
+    </message>
+    <message>
+        <source>no residual connections</source>
+        <translation>去掉残差连接</translation>
+    </message>
+    <message>
+        <source>BatchNorm instead of LayerNorm</source>
+        <translation>用 BatchNorm 代替 LayerNorm</translation>
+    </message>
+    <message>
+        <source>Switch off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Two encoder stacks with the shown model&apos;s sizes and the same seeded weights read the same input; the second has this idea switched off. Solid: baseline; dashed: ablated.</source>
+        <translation>两个与当前模型尺寸相同、由同一随机种子初始化（权重相同）的编码器堆栈读入同一个输入；第二个关闭了这个设计。实线：基线；虚线：消融后的模型。</translation>
+    </message>
+    <message>
+        <source>Ablations: one idea switched off, beside the baseline</source>
+        <translation>消融实验：关闭一个设计，与基线对比</translation>
+    </message>
+    <message>
+        <source>Ablations: {0} (dashed) beside the baseline (solid), {1} layers, d_model {2}, d_k {3}</source>
+        <translation>消融实验：{0}（虚线）与基线（实线）对比，{1} 层，d_model {2}，d_k {3}</translation>
+    </message>
+    <message>
+        <source>0 drawn at 10⁻⁹</source>
+        <translation>0 画在 10⁻⁹ 处</translation>
+    </message>
+    <message>
+        <source>with PE</source>
+        <translation>有位置编码</translation>
+    </message>
+    <message>
+        <source>without PE</source>
+        <translation>无位置编码</translation>
+    </message>
+    <message>
+        <source>depth (0 = embeddings, n = after layer n)</source>
+        <translation>深度（0 = 嵌入，n = 第 n 层之后）</translation>
+    </message>
+    <message>
+        <source>max |f(Px) − P f(x)|</source>
+        <translation>max |f(Px) − P f(x)|</translation>
+    </message>
+    <message>
+        <source>position (output of the last layer)</source>
+        <translation>位置（最后一层的输出）</translation>
+    </message>
+    <message>
+        <source>|f(Px) − P f(x)| per position</source>
+        <translation>每个位置的 |f(Px) − P f(x)|</translation>
+    </message>
+    <message>
+        <source>Input permuted: max |f(Px) − P f(x)| = {0:.3g} with PE, {1:.2g} without (float32 rounding): without PE the encoder is permutation-equivariant.</source>
+        <translation>打乱输入：有位置编码时 max |f(Px) − P f(x)| = {0:.3g}，无位置编码时为 {1:.2g}（float32 舍入误差）：没有位置编码，编码器是置换等变的。</translation>
+    </message>
+    <message>
+        <source>÷√d_k</source>
+        <translation>÷√d_k</translation>
+    </message>
+    <message>
+        <source>not scaled</source>
+        <translation>不缩放</translation>
+    </message>
+    <message>
+        <source>largest softmax weight of a query row</source>
+        <translation>查询行中最大的 softmax 权重</translation>
+    </message>
+    <message>
+        <source>fraction of rows</source>
+        <translation>行所占比例</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂S‖ ÷√d_k</source>
+        <translation>‖∂L/∂S‖ ÷√d_k</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂S‖ not scaled</source>
+        <translation>‖∂L/∂S‖ 不缩放</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂W_q‖ ÷√d_k</source>
+        <translation>‖∂L/∂W_q‖ ÷√d_k</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂W_q‖ not scaled</source>
+        <translation>‖∂L/∂W_q‖ 不缩放</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>gradient norm (S: scores)</source>
+        <translation>梯度范数（S：分数）</translation>
+    </message>
+    <message>
+        <source>d_k = {0}: mean largest weight {1:.2f} → {2:.2f}; rows above 0.9: {3:.0%} → {4:.0%}; mean ‖∂L/∂S‖ {5:.3g} → {6:.3g}; mean ‖∂L/∂W_q‖ {7:.3g} → {8:.3g} (scaled → not scaled).</source>
+        <translation>d_k = {0}：最大权重的均值 {1:.2f} → {2:.2f}；超过 0.9 的行 {3:.0%} → {4:.0%}；‖∂L/∂S‖ 均值 {5:.3g} → {6:.3g}；‖∂L/∂W_q‖ 均值 {7:.3g} → {8:.3g}（缩放 → 不缩放）。</translation>
+    </message>
+    <message>
+        <source>with residuals</source>
+        <translation>有残差连接</translation>
+    </message>
+    <message>
+        <source>without residuals</source>
+        <translation>无残差连接</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂(layer input)‖</source>
+        <translation>‖∂L/∂(层的输入)‖</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂(layer&apos;s parameters)‖</source>
+        <translation>‖∂L/∂(层的参数)‖</translation>
+    </message>
+    <message>
+        <source>Parameter-gradient norm of layer 1 / layer {0}: {1:.2f} with residuals, {2:.2f} without; ‖∂L/∂(input of layer 1)‖: {3:.3g} → {4:.3g}.</source>
+        <translation>第 1 层与第 {0} 层参数梯度范数之比：有残差连接时 {1:.2f}，无残差连接时 {2:.2f}；‖∂L/∂(第 1 层的输入)‖：{3:.3g} → {4:.3g}。</translation>
+    </message>
+    <message>
+        <source>LayerNorm</source>
+        <translation>LayerNorm</translation>
+    </message>
+    <message>
+        <source>BatchNorm</source>
+        <translation>BatchNorm</translation>
+    </message>
+    <message>
+        <source>padding columns added to the batch</source>
+        <translation>给批次添加的填充列数</translation>
+    </message>
+    <message>
+        <source>max |change| of the real tokens&apos; outputs</source>
+        <translation>真实词元输出的最大 |变化|</translation>
+    </message>
+    <message>
+        <source>mean, LayerNorm</source>
+        <translation>均值，LayerNorm</translation>
+    </message>
+    <message>
+        <source>mean, BatchNorm</source>
+        <translation>均值，BatchNorm</translation>
+    </message>
+    <message>
+        <source>std, LayerNorm</source>
+        <translation>标准差，LayerNorm</translation>
+    </message>
+    <message>
+        <source>std, BatchNorm</source>
+        <translation>标准差，BatchNorm</translation>
+    </message>
+    <message>
+        <source>position in the typed sequence, padded</source>
+        <translation>输入序列（含填充）中的位置</translation>
+    </message>
+    <message>
+        <source>first Add &amp; Norm: over features</source>
+        <translation>第一个 Add &amp; Norm：在特征上统计</translation>
+    </message>
+    <message>
+        <source>With more padding in the batch the real tokens&apos; outputs change by at most {0:.2g} with LayerNorm (rounding), {1:.3g} with BatchNorm (batch statistics include the padding).</source>
+        <translation>批次中的填充增多时，真实词元的输出最多改变：LayerNorm {0:.2g}（舍入误差），BatchNorm {1:.3g}（批统计量包含了填充）。</translation>
+    </message>
+    <message>
         <source>All layers × heads, head average, rollout</source>
         <translation>所有层 × 头、头平均与注意力展开（rollout）</translation>
     </message>

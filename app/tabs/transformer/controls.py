@@ -15,13 +15,18 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
+    QStackedLayout,
+    QTabBar,
     QVBoxLayout,
+    QWidget,
 )
 
 from app.tabs.transformer.params import RANGES
@@ -198,3 +203,44 @@ def _spin(key: str) -> QSpinBox:
     box = QSpinBox()
     box.setRange(int(RANGES[key].minimum), int(RANGES[key].maximum))
     return box
+
+
+
+def page_bottom_row(tab: TransformerTab) -> None:
+    """The grid's lower row holds two pages: the step-by-step views and the training
+    curves (page 0, as before), and the ablations (page 1, the row's whole width). The
+    tab bar that turns them (``tab.bottom_tabs``) sits in the job bar's row, where it
+    takes no height from the views. Both pages are laid out (``StackAll``: the page in
+    front is raised over the other, opaque), so every view keeps its size for an export
+    while another page is shown; a tour step that highlights a view brings its page to
+    the front (``TransformerTab.highlight``)."""
+    host = QWidget()
+    tab.bottom_pages = QStackedLayout(host)
+    tab.bottom_pages.setStackingMode(QStackedLayout.StackingMode.StackAll)
+    steps = QWidget()
+    row = QGridLayout(steps)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(tab.grid.spacing())
+    for col, (view, stretch) in enumerate(((tab.head_steps_view, 4), (tab.forward_view, 3),
+                                           (tab.training_view, 3))):
+        tab.grid.removeWidget(view.panel)
+        row.addWidget(view.panel, 0, col)
+        row.setColumnStretch(col, stretch)       # as the row above: the columns align
+    ablations = QWidget()
+    col = QVBoxLayout(ablations)
+    col.setContentsMargins(0, 0, 0, 0)
+    tab.grid.removeWidget(tab.ablation_view.panel)
+    col.addWidget(tab.ablation_view.panel)
+    for page in (steps, ablations):
+        page.setAutoFillBackground(True)         # the page behind does not show through
+        tab.bottom_pages.addWidget(page)
+    host.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+    tab.grid.addWidget(host, 1, 0, 1, 3)
+    tab.bottom_tabs = QTabBar()
+    tab.bottom_tabs.setObjectName("BottomPages")
+    tab.bottom_tabs.setDrawBase(False)
+    tab.bottom_tabs.setExpanding(False)
+    for _ in range(2):
+        tab.bottom_tabs.addTab("")
+    tab.bottom_tabs.currentChanged.connect(tab.bottom_pages.setCurrentIndex)
+    tab.layout().itemAt(1).layout().insertWidget(0, tab.bottom_tabs)

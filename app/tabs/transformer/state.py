@@ -8,7 +8,7 @@ What the tab's part of a session holds:
   its weights, optimizer moments, batch generator, loss and token-accuracy curves,
   held-out evaluations, and the task, model and schedule that build it again;
 * the controls (``params()``): the sequence typed, padding, attention kind, layer,
-  head, masks, decoding step, the forward-pass step shown;
+  head, masks, decoding step, the forward-pass step shown, the ablation measured;
 * ``data``: the seed of "Generate", the heads the head view hides, and, when the
   sequence typed cannot be read, the last one that could (what the views show).
 
@@ -26,7 +26,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFileDialog
 
 from app.tabs.transformer.params import DEFAULTS
-from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS
+from models.transformer.options import ABLATIONS, ALPHABETS, ARCHITECTURES, KINDS, TASKS
 
 if TYPE_CHECKING:
     from app.tabs.transformer.tab import TransformerTab
@@ -115,7 +115,7 @@ def _check_choices(params: dict, refuse) -> tuple[str, str, str]:
     if unknown:
         raise refuse(f"unknown setting {', '.join(map(str, unknown))}.")
     for field, values in (("architecture", ARCHITECTURES), ("tokenizer", ALPHABETS),
-                          ("task", TASKS), ("kind", KINDS)):
+                          ("task", TASKS), ("kind", KINDS), ("ablation", ABLATIONS)):
         params.setdefault(field, DEFAULTS[field])
         if params[field] not in values:
             raise refuse(f"{field} = {params[field]!r} is not one of {', '.join(values)}.")

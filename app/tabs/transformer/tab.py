@@ -18,10 +18,11 @@ from PySide6.QtWidgets import QSizePolicy
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
 from app.tabs.transformer import state as session_state
-from app.tabs.transformer.controls import build_controls
+from app.tabs.transformer.controls import build_controls, page_bottom_row
 from app.tabs.transformer.params import DEFAULTS
 from app.tabs.transformer.steps import step_title
 from app.tabs.transformer.views import (
+    AblationView,
     ForwardView,
     HeadLinesView,
     HeadStepsView,
@@ -34,7 +35,14 @@ from app.tabs.transformer.views import (
     resolve_step,
 )
 from models.traces import Progress, TransformerTrace
-from models.transformer.options import ALPHABETS, ARCHITECTURES, KINDS, TASKS, TransformerRequest
+from models.transformer.options import (
+    ABLATIONS,
+    ALPHABETS,
+    ARCHITECTURES,
+    KINDS,
+    TASKS,
+    TransformerRequest,
+)
 
 
 class TransformerTab(TrainingTab):
@@ -59,28 +67,41 @@ class TransformerTab(TrainingTab):
     def _build_views(self) -> None:
         """The grid, 3 × 2: every head of a layer, the head view beside it and the overview
         of all layers and heads on top; one head step by step, the forward pass step by step
-        and the training curves below. The heads take the widest column (four square maps,
-        2 × 2 or in a row, whichever is larger); the head view (two columns of tokens) and
-        the overview (drawn transposed when that is larger) share the rest."""
+        and the training curves below, on a page that turns to the ablations
+        (``controls.page_bottom_row``). The heads take the widest column (four square
+        maps, 2 × 2 or in a row, whichever is larger); the head view (two columns of
+        tokens) and the overview (drawn transposed when that is larger) share the rest."""
         self.heads_view, self.head_lines_view = HeadsView(self), HeadLinesView(self)
         self.overview_view, self.head_steps_view = OverviewView(self), HeadStepsView(self)
         self.forward_view, self.training_view = ForwardView(self), TrainingView(self)
+        self.ablation_view = AblationView(self)
         self.tab_views = (self.heads_view, self.head_steps_view, self.overview_view,
-                          self.forward_view, self.training_view, self.head_lines_view)
+                          self.forward_view, self.training_view, self.head_lines_view,
+                          self.ablation_view)
         for view, (row, col) in zip(self.tab_views, ((0, 0), (1, 0), (0, 2), (1, 1), (1, 2),
-                                                     (0, 1)), strict=True):
+                                                     (0, 1), (1, 0)), strict=True):
             self.add_view(view, row, col)
             view.status.connect(self.ctx.status)
             # the grid shares its room by the stretch factors below, not by size hints (a
             # long title breaks over lines in its panel: ViewPanel's FitLabel)
             view.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        page_bottom_row(self)
         self.grid.setRowStretch(0, 5)
         self.grid.setRowStretch(1, 4)
         self.grid.setColumnStretch(0, 4)
         self.grid.setColumnStretch(1, 3)
         self.grid.setColumnStretch(2, 3)
         self.overview_view.head_chosen.connect(self._head_chosen)
+        self.ablation_view.choice.currentIndexChanged.connect(self.schedule_update)
         self.heads_view.head_chosen.connect(self.head.setValue)
+
+    def highlight(self, key: str | None) -> None:
+        """Highlight a view and turn the lower row to the page it needs: the ablations for
+        themselves, the step views and training curves for any other view (the tour's
+        other steps talk of the training curve and the step views)."""
+        super().highlight(key)
+        if key is not None:
+            self.bottom_tabs.setCurrentIndex(1 if key == self.ablation_view.key else 0)
 
     # -- the model -------------------------------------------------------------------------
     def current_task(self) -> str:
@@ -153,7 +174,7 @@ class TransformerTab(TrainingTab):
                 "layer": self.layer.value(), "head": self.head.value(),
                 "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
                 "generated": self.generated.value(), "step": self._step_key,
-                "course": self.course.isChecked()}
+                "course": self.course.isChecked(), "ablation": self.ablation_view.current()}
 
     def request(self) -> TransformerRequest:
         """The controls as the models' request."""
@@ -180,6 +201,8 @@ class TransformerTab(TrainingTab):
             self.sequence.setText(str(state["sequence"]))
         if state.get("kind") in KINDS:
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
+        if state.get("ablation") in ABLATIONS:
+            self.ablation_view.choice.setCurrentIndex(ABLATIONS.index(state["ablation"]))
         if self.torch_ready:
             self._sync_ranges()     # the new model's layers, before a layer is chosen
         boxes = (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
@@ -292,6 +315,8 @@ class TransformerTab(TrainingTab):
                      self.head_steps_view):
             view.show(t, ask)
         self._draw_forward(t)
+        if t.ablation is not None:
+            self.ablation_view.show(t.ablation, ask)
         ok = "✓" if t.correct else "✗"
         colour = "#2a7" if t.correct else "#c33"
         self.output_label.setText(self.tr("model output: {0}").format(
@@ -537,6 +562,8 @@ class TransformerTab(TrainingTab):
             "tgt_padding_mask.transpose(-2, -1), look_ahead_mask) and, for decoder "
             "self-attention, its F.scaled_dot_product_attention example. The read-out of "
             "the heads compares it with ours."))
+        self.bottom_tabs.setTabText(0, self.tr("Steps and training"))
+        self.bottom_tabs.setTabText(1, self.tr("Ablations"))
         for view in self.tab_views:
             view.label()
         super().retranslate()      # the tour, the job bar, Train/Stop and the status line
