@@ -35,7 +35,7 @@ def test_layers_and_normalisation_redraw_the_curves_beside_the_baseline(qtbot, t
     tab.depth.form.widgets["depth"].setValue(4)
     qtbot.waitUntil(lambda: _study(tab) is not None and _study(tab).depth == 4, timeout=30_000)
     # the curves drawn are the study's: five layers of the run, three of the baseline
-    (xs, ys) = tab.depth.smoothing_view.plot.curves()
+    (xs, ys) = tab.depth.view.plot.curves()
     assert [len(x) for x in xs] == [5, 3, 5, 3]
     s = _study(tab)
     np.testing.assert_allclose(ys[0], s.energy)
@@ -54,15 +54,18 @@ def test_layers_and_normalisation_redraw_the_curves_beside_the_baseline(qtbot, t
     ref = untrained_depth_study(tab.document().data, "gcn", 4, False, p["seed"],
                                 p["train_per_class"], "cpu", **session_kwargs(p))
     np.testing.assert_allclose(s.energy, ref.energy, rtol=1e-5)
-    labels = [label.text for _sample, label in tab.depth.accuracy_view.plot.legend.items]
-    assert any("GCN, 4 layers, not normalised" in text for text in labels), labels
+    tab.apply_state({"depth_show": "accuracy"})
+    qtbot.waitUntil(lambda: tab.view("depth").panel.title.text() ==
+                    "Test accuracy against depth", timeout=30_000)
+    labels = [label.text for _sample, label in tab.depth.view.plot.legend.items]
+    assert any("GCN, 4 layers, not normalised (as initialised)" in t for t in labels), labels
     # the switch is GCN's: hidden for GAT
     tab.apply_state({"model": "gat"})
     assert tab.depth.form.widgets["gcn_norm"].isHidden()
 
 
 def test_depth_study_button_trains_every_depth(qtbot, tab):
-    tab.apply_state({"epochs": 20, "depth": 3})
+    tab.apply_state({"epochs": 20, "depth": 3, "depth_show": "accuracy"})
     qtbot.waitUntil(lambda: _study(tab) is not None and _study(tab).depth == 3,
                     timeout=30_000)
     assert tab.depth.button.text() == "Depth study"
@@ -76,7 +79,9 @@ def test_depth_study_button_trains_every_depth(qtbot, tab):
     assert data.row_labels == list(range(1, 9))
     np.testing.assert_allclose(data.arrays["accuracy"][:, 0], s.depth_test_acc)
     assert "8 of 8 depths trained" in tab.view("depth").panel.readout.text()
-    per_layer = tab.view("smoothing").data()
+    tab.apply_state({"depth_show": "layers"})
+    qtbot.waitUntil(lambda: tab.view("depth").data().primary == "per_layer", timeout=30_000)
+    per_layer = tab.view("depth").data()
     np.testing.assert_allclose(per_layer.arrays["per_layer"][:, 0], s.energy)
     assert tab.depth.button.text() == "Depth study"
 
@@ -90,7 +95,7 @@ def _cli(args, tmp_path):
 
 def test_headless_export_takes_depth_8_and_refuses_9(tmp_path):
     out = tmp_path / "smoothing.csv"
-    done = _cli(["graph.smoothing", "--set", "depth=8", "--set", "gcn_norm=false",
+    done = _cli(["graph.depth", "--set", "depth=8", "--set", "gcn_norm=false",
                  "--out", str(out)], tmp_path)
     assert done.returncode == 0, done.stderr
     rows = out.read_text().splitlines()

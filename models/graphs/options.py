@@ -25,7 +25,7 @@ from models.request import (
 __all__ = ["BUILTIN_GRAPHS", "DATASETS", "LAYOUTS", "MODEL_KINDS", "SAGE_AGGREGATORS",
            "POOLINGS", "AGGREGATIONS", "LINK_FEATURES", "session_kwargs", "GraphRequest",
            "GRAPH_RANGES", "TAB_AGGREGATORS", "COLOURS", "SIZES", "EDGE_VIEWS", "HEADS",
-           "MAX_DEPTH", "BASELINE_DEPTH"]
+           "MAX_DEPTH", "BASELINE_DEPTH", "DEPTH_SHOWS"]
 
 #: the graphs made in code (nothing downloaded), each with a label attribute
 BUILTIN_GRAPHS: dict[str, str] = {
@@ -65,6 +65,8 @@ HEADS = ("mean", "max", "1", "2", "3", "4", "5", "6", "7", "8")
 #: the depth study's deepest model, and the depth of its baseline (normalised GCN's usual 2)
 MAX_DEPTH = 8
 BASELINE_DEPTH = 2
+#: what the depth study's view shows: energy and distance per layer, or accuracy per depth
+DEPTH_SHOWS = ("layers", "accuracy")
 
 #: the graph tab's numbers: defaults and limits (its controls are built from these)
 GRAPH_RANGES: dict[str, Range] = {
@@ -138,6 +140,7 @@ class GraphRequest(Request):
     # the depth study: the run's layers, and GCN's D^-1/2 (A+I) D^-1/2 (off: plain sum)
     depth: int = _default("depth")
     gcn_norm: bool = True
+    depth_show: str = "layers"
 
     def __post_init__(self) -> None:
         check_whole(self, *_WHOLE)
@@ -148,7 +151,7 @@ class GraphRequest(Request):
                              ("model", MODEL_KINDS), ("aggr", TAB_AGGREGATORS),
                              ("colour", COLOURS), ("size", SIZES), ("edges", EDGE_VIEWS),
                              ("head", HEADS), ("aggregation", AGGREGATIONS),
-                             ("pooling", POOLINGS),
+                             ("pooling", POOLINGS), ("depth_show", DEPTH_SHOWS),
                              ("community_method", community_options.METHODS),
                              ("explain_method", tuple(explain_options.METHODS))):
             check_choice(self, key, choices)

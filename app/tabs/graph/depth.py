@@ -1,6 +1,6 @@
 """The graph tab's depth study as a panel: the "Depth and over-smoothing" group (the run's
-layers 1–8, GCN normalisation on or off, the "Depth study" button), the "depth" job's
-parts and the two views (``views.depth``).
+layers 1–8, GCN normalisation on or off, what the view shows, the "Depth study" button),
+the "depth" job's parts and its view (``views.depth``).
 
 The study of the current settings as initialised comes with the tab's trace
 (``GraphResult.depth``, kept in ``untrained`` per setting); "Depth study" trains the run
@@ -18,14 +18,14 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QPushButton
 
 from app.tabs.graph.params import DEPTH_PARAMS
-from app.tabs.graph.views.depth import DepthAccuracyView, DepthShown, SmoothingView
+from app.tabs.graph.views.depth import DepthShown, DepthView
 from app.tabs.kept import Kept
 from viz.controls import ParamForm
 
 __all__ = ["DepthPanel", "JOB", "DEPTH_ACTIONS", "study_key"]
 
 JOB = "depth"
-#: what ``apply_state`` takes for the study besides the form's keys: start it
+# what ``apply_state`` takes for the study besides the form's keys: start it
 DEPTH_ACTIONS = ("depth_study",)
 
 translate = QCoreApplication.translate
@@ -69,8 +69,8 @@ class DepthPanel(QObject):
         self.button.setObjectName("DepthButton")
         self.button.clicked.connect(lambda: self.toggled.emit(JOB))
         form.layout().addRow(self.button)
-        self.smoothing_view, self.accuracy_view = SmoothingView(self), DepthAccuracyView(self)
-        self.views = (self.smoothing_view, self.accuracy_view)
+        self.view = DepthView(self)
+        self.views = (self.view,)
         self._result = None
         self._ask = None
 
@@ -85,7 +85,8 @@ class DepthPanel(QObject):
 
     def set_model(self, kind: str) -> None:
         """The normalisation switch is GCN's: shown for a GCN only."""
-        self.form.set_visible_rows({"depth"} | ({"gcn_norm"} if kind == "gcn" else set()))
+        self.form.set_visible_rows({"depth", "depth_show"}
+                                   | ({"gcn_norm"} if kind == "gcn" else set()))
 
     # -- the job ---------------------------------------------------------------------------
     def make_job(self, data, device: str):
@@ -137,7 +138,11 @@ class DepthPanel(QObject):
     def retranslate(self) -> None:
         self.form.setTitle(translate("GraphTab", "Depth and over-smoothing"))
         self.form.set_texts({"depth": translate("GraphTab", "Layers"),
-                             "gcn_norm": translate("GraphTab", "GCN normalisation")}, {})
+                             "gcn_norm": translate("GraphTab", "GCN normalisation"),
+                             "depth_show": translate("GraphTab", "Show")},
+                            {"depth_show": [
+                                translate("GraphTab", "energy and distance per layer"),
+                                translate("GraphTab", "test accuracy against depth")]})
         self.form.widgets["gcn_norm"].setToolTip(translate(
             "GraphTab", "On: D̂^-1/2 (A+I) D̂^-1/2, GCNConv(normalize=True). Off: the plain "
                         "sum over A+I, GCNConv(normalize=False)"))

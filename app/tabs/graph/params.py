@@ -11,6 +11,7 @@ from models.graphs.options import (
     AGGREGATIONS,
     COLOURS,
     DATASETS,
+    DEPTH_SHOWS,
     EDGE_VIEWS,
     GRAPH_RANGES,
     HEADS,
@@ -77,6 +78,7 @@ TASK_PARAMS = (
 DEPTH_PARAMS = (
     _number("depth"),
     Param("gcn_norm", "bool", DEFAULTS["gcn_norm"]),
+    _choice("depth_show", DEPTH_SHOWS),
 )
 
 

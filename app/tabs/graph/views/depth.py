@@ -1,7 +1,7 @@
-"""The depth study's views: over-smoothing layer by layer (Dirichlet energy and mean
-pairwise distance of the run and of the baseline, overlaid) and test accuracy against
-depth. Both see a ``DepthShown``: the study drawn (trained once "Depth study" ran, else as
-initialised) and why there is none."""
+"""The depth study's view, one grid cell showing either over-smoothing layer by layer
+(Dirichlet energy and mean pairwise distance of the run and of the baseline, overlaid) or
+test accuracy against depth (``GraphRequest.depth_show``). It sees a ``DepthShown``: the
+study drawn (trained once "Depth study" ran, else as initialised) and why there is none."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from viz.plots import CurvesPlot
 
 translate = QCoreApplication.translate
 
-__all__ = ["DepthShown", "SmoothingView", "DepthAccuracyView", "kind_name"]
+__all__ = ["DepthShown", "DepthView", "kind_name"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def baseline_name(study: DepthStudy) -> str:
 
 
 def state_text(study: DepthStudy) -> str:
-    return (translate("GraphTab", "untrained") if study.epoch == 0 else
+    return (translate("GraphTab", "as initialised") if study.epoch == 0 else
             translate("GraphTab", "after {0} epochs").format(study.epoch))
 
 
@@ -54,34 +54,60 @@ def _log10(a: np.ndarray) -> np.ndarray:
         return np.where(a > 0, np.log10(np.where(a > 0, a, 1.0)), np.nan).astype(np.float32)
 
 
-class SmoothingView(TabView):
+def _set_log_y(plot: CurvesPlot, on: bool) -> None:
+    """The plot's y axes (left and right) logarithmic or not."""
+    if plot._log[1] != on:
+        plot.set_curves([], [], [])          # no curve drawn in the other mode meanwhile
+        plot.plotItem.setLogMode(x=False, y=on)
+        plot._log = (False, on)
+        plot.plotItem.getAxis("right").enableAutoSIPrefix(not on)
+
+
+class DepthView(TabView):
     """Per layer ℓ (0 = the input features): the Dirichlet energy (left) and the mean
     pairwise distance (right) of the run and of the baseline, both on log scales (the
     right box holds log₁₀ of the distance; its axis, in the plot's log mode, reads it as
-    the distance itself)."""
+    the distance itself). Or: test accuracy of a model of each depth 1…8 trained alike
+    (the run's kind and normalisation), with the run and the baseline marked."""
 
-    key = "smoothing"
+    key = "depth"
 
     def build(self) -> CurvesPlot:
         plot = CurvesPlot(log_y=True, legend="bottom-left")
         plot.legend.setColumnCount(2)
+        # the right axis in the plot's log mode: its 2·10ⁿ … 9·10ⁿ labels only where they
+        # do not crowd, as the left axis
+        plot._right_box()
+        plot.plotItem.getAxis("right").enableAutoSIPrefix(False)
+        plot.plotItem.getAxis("right").setStyle(textFillLimits=[(0, 0.35)])
         return plot
 
     def title(self) -> str:
+        if self.request is not None and self.request.depth_show == "accuracy":
+            return translate("GraphTab", "Test accuracy against depth")
         return translate("GraphTab", "Over-smoothing: energy and distance per layer")
 
     def draw(self, shown: DepthShown, ask: GraphRequest) -> None:
         plot, s = self.plot, shown.study
-        plot.set_zero_label(translate("GraphTab", "energy 0"))
-        plot.set_axis_labels(translate("GraphTab", "layer (0 = input features)"),
-                             translate("GraphTab", "Dirichlet energy"),
-                             translate("GraphTab", "mean pairwise distance"))
+        layers = ask.depth_show == "layers"
+        _set_log_y(plot, layers)
         if s is None:
             plot.set_curves([], [], [])
             plot.set_hint(shown.error)
             self.set_readout(shown.error)
             return
         plot.set_hint("")
+        if layers:
+            self._draw_layers(s)
+        else:
+            self._draw_accuracy(s, ask)
+
+    def _draw_layers(self, s: DepthStudy) -> None:
+        plot = self.plot
+        plot.set_zero_label(translate("GraphTab", "energy 0"))
+        plot.set_axis_labels(translate("GraphTab", "layer (0 = input features)"),
+                             translate("GraphTab", "Dirichlet energy"),
+                             translate("GraphTab", "mean pairwise distance"))
         run, base = np.arange(s.depth + 1), np.arange(s.baseline_depth + 1)
         energy = translate("GraphTab", "energy, {0} layers")
         distance = translate("GraphTab", "distance, {0} layers")
@@ -94,50 +120,17 @@ class SmoothingView(TabView):
             right=[False, False, True, True])
         plot.plotItem.setXRange(0, max(s.depth, s.baseline_depth), padding=0.05)
         self.set_readout(translate(
-            "GraphTab", "{0} ({1}) beside the {2}: last layer's energy {3:.3g} (baseline "
-                        "{4:.3g}), mean distance {5:.3g} (baseline {6:.3g}) · E = ½ Σ over "
-                        "edges of ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²").format(
-            run_name(s), state_text(s), baseline_name(s), s.energy[-1],
-            s.baseline_energy[-1], s.distance[-1], s.baseline_distance[-1]))
+            "GraphTab", "{0} · last layer: energy {1:.3g} (baseline {2:.3g}), distance "
+                        "{3:.3g} (baseline {4:.3g}) · E = ½ Σ_(i,j)∈E "
+                        "‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²").format(
+            state_text(s), s.energy[-1], s.baseline_energy[-1], s.distance[-1],
+            s.baseline_distance[-1]))
 
-    def data(self) -> ViewData | None:
-        s = self.trace.study if self.trace is not None else None
-        if s is None:
-            return None
-        rows = max(s.depth, s.baseline_depth) + 1
-        table = np.full((rows, 4), np.nan, np.float32)
-        for c, values in enumerate((s.energy, s.distance, s.baseline_energy,
-                                    s.baseline_distance)):
-            table[:len(values), c] = values
-        return ViewData("per_layer", {"per_layer": table}, {
-            "model": s.kind, "depth": s.depth, "gcn_norm": s.normalize,
-            "baseline_depth": s.baseline_depth, "epochs": s.epoch,
-            "test_acc": s.test_acc, "baseline_test_acc": s.baseline_test_acc},
-            row_labels=list(range(rows)),
-            col_labels=["energy", "distance", "baseline_energy", "baseline_distance"])
-
-
-class DepthAccuracyView(TabView):
-    """Test accuracy of a model of each depth 1…8 trained alike (the run's kind and
-    normalisation), with the run and the baseline marked."""
-
-    key = "depth"
-
-    def build(self) -> CurvesPlot:
-        return CurvesPlot(legend="bottom-left")
-
-    def title(self) -> str:
-        return translate("GraphTab", "Test accuracy against depth")
-
-    def draw(self, shown: DepthShown, ask: GraphRequest) -> None:
-        plot, s = self.plot, shown.study
+    def _draw_accuracy(self, s: DepthStudy, ask: GraphRequest) -> None:
+        plot = self.plot
+        plot.set_zero_label("")
         plot.set_axis_labels(translate("GraphTab", "layers"),
                              translate("GraphTab", "test accuracy"))
-        if s is None:
-            plot.set_curves([], [], [])
-            plot.set_hint(shown.error)
-            self.set_readout(shown.error)
-            return
         xs, ys, names, colours = [], [], [], []
         if len(s.depths):
             xs.append(s.depths.astype(np.float32))
@@ -153,7 +146,6 @@ class DepthAccuracyView(TabView):
         plot.set_curves(xs, ys, names, symbols=["o"] * len(xs), colours=colours)
         plot.plotItem.setXRange(1, MAX_DEPTH, padding=0.05)
         plot.plotItem.setYRange(0, 1, padding=0.02)
-        plot.set_hint("")
         if not len(s.depths):
             self.set_readout(translate(
                 "GraphTab", "Press “Depth study” to train a model of every depth 1–{0} "
@@ -169,9 +161,20 @@ class DepthAccuracyView(TabView):
         s = self.trace.study if self.trace is not None else None
         if s is None:
             return None
-        table = s.depth_test_acc.reshape(-1, 1)
-        return ViewData("accuracy", {"accuracy": table, "depths": s.depths}, {
-            "model": s.kind, "gcn_norm": s.normalize, "epochs": s.epoch,
-            "run_depth": s.depth, "run_test_acc": s.test_acc,
-            "baseline_depth": s.baseline_depth, "baseline_test_acc": s.baseline_test_acc},
-            row_labels=[int(d) for d in s.depths], col_labels=["test_accuracy"])
+        meta = {"model": s.kind, "depth": s.depth, "gcn_norm": s.normalize,
+                "baseline_depth": s.baseline_depth, "epochs": s.epoch,
+                "test_acc": s.test_acc, "baseline_test_acc": s.baseline_test_acc}
+        if self.request.depth_show == "accuracy":
+            return ViewData("accuracy", {"accuracy": s.depth_test_acc.reshape(-1, 1),
+                                         "depths": s.depths}, meta,
+                            row_labels=[int(d) for d in s.depths],
+                            col_labels=["test_accuracy"])
+        rows = max(s.depth, s.baseline_depth) + 1
+        table = np.full((rows, 4), np.nan, np.float32)
+        for c, values in enumerate((s.energy, s.distance, s.baseline_energy,
+                                    s.baseline_distance)):
+            table[:len(values), c] = values
+        return ViewData("per_layer", {"per_layer": table}, meta,
+                        row_labels=list(range(rows)),
+                        col_labels=["energy", "distance", "baseline_energy",
+                                    "baseline_distance"])
