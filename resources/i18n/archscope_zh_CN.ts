@@ -1547,36 +1547,36 @@ the state keys that start a job, and the job each starts</extracomment>
         <translation>能量为 0</translation>
     </message>
     <message>
-        <source>layer (0 = input features)</source>
-        <translation>层（0 = 输入特征）</translation>
-    </message>
-    <message>
-        <source>Dirichlet energy</source>
-        <translation>狄利克雷能量</translation>
-    </message>
-    <message>
-        <source>mean pairwise distance</source>
-        <translation>平均两两距离</translation>
-    </message>
-    <message>
-        <source>energy, {0} layers</source>
-        <translation>能量，{0} 层</translation>
-    </message>
-    <message>
-        <source>distance, {0} layers</source>
-        <translation>距离，{0} 层</translation>
-    </message>
-    <message>
-        <source>{0} · last layer: energy {1:.3g} (baseline {2:.3g}), distance {3:.3g} (baseline {4:.3g}) · E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²</source>
-        <translation>{0} · 最后一层：能量 {1:.3g}（基线 {2:.3g}），距离 {3:.3g}（基线 {4:.3g}）· E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²</translation>
-    </message>
-    <message>
         <source>Test accuracy against depth</source>
         <translation>测试准确率随深度的变化</translation>
     </message>
     <message>
         <source>as initialised</source>
         <translation>初始化时</translation>
+    </message>
+    <message>
+        <source>layer (0 = input)</source>
+        <translation>层（0 = 输入）</translation>
+    </message>
+    <message>
+        <source>Dirichlet energy E</source>
+        <translation>狄利克雷能量 E</translation>
+    </message>
+    <message>
+        <source>mean distance d</source>
+        <translation>平均距离 d</translation>
+    </message>
+    <message>
+        <source>E, L = {0}</source>
+        <translation>E，L = {0}</translation>
+    </message>
+    <message>
+        <source>d, L = {0}</source>
+        <translation>d，L = {0}</translation>
+    </message>
+    <message>
+        <source>{0} · last layer: E {1:.3g} (baseline {2:.3g}), d {3:.3g} (baseline {4:.3g}) · E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖², d = mean ‖xᵢ − xⱼ‖</source>
+        <translation>{0} · 最后一层：E {1:.3g}（基线 {2:.3g}），d {3:.3g}（基线 {4:.3g}）· E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²，d = ‖xᵢ − xⱼ‖ 的平均值</translation>
     </message>
     <message>
         <source>layers</source>

@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication
 from app.tabs.view import TabView, ViewData
 from models.graphs.options import MAX_DEPTH, GraphRequest
 from models.traces.graphs import DepthStudy
-from viz.plots import CurvesPlot
+from viz.plots import CurvesPlot, _TickLevelsAxis
 
 translate = QCoreApplication.translate
 
@@ -75,11 +75,14 @@ class DepthView(TabView):
     def build(self) -> CurvesPlot:
         plot = CurvesPlot(log_y=True, legend="bottom-left")
         plot.legend.setColumnCount(2)
-        # the right axis in the plot's log mode: its 2·10ⁿ … 9·10ⁿ labels only where they
-        # do not crowd, as the left axis
+        # the right axis in the plot's log mode ticked as the left one: powers of ten, the
+        # 2·10ⁿ … 9·10ⁿ labelled only where they do not crowd
+        plot.plotItem.setAxisItems({"right": _TickLevelsAxis("right")})
         plot._right_box()
-        plot.plotItem.getAxis("right").enableAutoSIPrefix(False)
-        plot.plotItem.getAxis("right").setStyle(textFillLimits=[(0, 0.35)])
+        right = plot.plotItem.getAxis("right")
+        right.setLogMode(False, True)
+        right.enableAutoSIPrefix(False)
+        right.setStyle(textFillLimits=[(0, 0.35)])
         return plot
 
     def title(self) -> str:
@@ -105,12 +108,13 @@ class DepthView(TabView):
     def _draw_layers(self, s: DepthStudy) -> None:
         plot = self.plot
         plot.set_zero_label(translate("GraphTab", "energy 0"))
-        plot.set_axis_labels(translate("GraphTab", "layer (0 = input features)"),
-                             translate("GraphTab", "Dirichlet energy"),
-                             translate("GraphTab", "mean pairwise distance"))
+        plot.set_axis_labels(translate("GraphTab", "layer (0 = input)"),
+                             translate("GraphTab", "Dirichlet energy E"),
+                             translate("GraphTab", "mean distance d"))
         run, base = np.arange(s.depth + 1), np.arange(s.baseline_depth + 1)
-        energy = translate("GraphTab", "energy, {0} layers")
-        distance = translate("GraphTab", "distance, {0} layers")
+        # short: the legend shares a grid cell with the plot (L: the model's layers)
+        energy = translate("GraphTab", "E, L = {0}")
+        distance = translate("GraphTab", "d, L = {0}")
         plot.set_curves(
             [run, base, run, base],
             [s.energy, s.baseline_energy, _log10(s.distance), _log10(s.baseline_distance)],
@@ -120,9 +124,9 @@ class DepthView(TabView):
             right=[False, False, True, True])
         plot.plotItem.setXRange(0, max(s.depth, s.baseline_depth), padding=0.05)
         self.set_readout(translate(
-            "GraphTab", "{0} · last layer: energy {1:.3g} (baseline {2:.3g}), distance "
-                        "{3:.3g} (baseline {4:.3g}) · E = ½ Σ_(i,j)∈E "
-                        "‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²").format(
+            "GraphTab", "{0} · last layer: E {1:.3g} (baseline {2:.3g}), d {3:.3g} "
+                        "(baseline {4:.3g}) · E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖², "
+                        "d = mean ‖xᵢ − xⱼ‖").format(
             state_text(s), s.energy[-1], s.baseline_energy[-1], s.distance[-1],
             s.baseline_distance[-1]))
 
