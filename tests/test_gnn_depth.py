@@ -176,3 +176,16 @@ def test_the_tours_claim_deep_gcns_end_below_the_two_layer_one_on_karate():
     acc = dict(zip(last.depths.tolist(), last.depth_test_acc.tolist(), strict=True))
     assert all(acc[d] < acc[2] - 0.2 for d in (6, 7, 8)), acc
     assert (np.diff(last.energy[1:]) > 0).all(), last.energy
+
+
+def test_the_study_refuses_a_graph_without_labels_before_training():
+    from torch_geometric.data import Data
+
+    data = Data(x=torch.eye(4), edge_index=torch.tensor([[0, 1, 1, 2, 2, 3],
+                                                         [1, 0, 2, 1, 3, 2]]),
+                y=torch.full((4,), -1))
+    kw = session_kwargs(GraphRequest())
+    s = untrained_depth_study(data, "gcn", 3, True, 0, 1, "cpu", **kw)   # measured anyway
+    assert s.energy.shape == (4,) and np.isnan(s.test_acc)
+    with pytest.raises(InvalidParameterError, match="no labelled node"):
+        next(depth_study(data, "gcn", 3, True, 0, 1, 20, "cpu", **kw))

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch_geometric.utils import degree, remove_self_loops
 
-from models.errors import ArchScopeError
+from models.errors import ArchScopeError, InvalidParameterError
 from models.graphs.options import BASELINE_DEPTH, MAX_DEPTH
 from models.graphs.sessions import NodeClassificationSession
 from models.traces import Progress
@@ -142,21 +142,26 @@ def depth_study(data, kind: str, depth: int, normalize: bool, seed: int,
     ``DepthStudy`` so far every ``REPORT_EVERY`` epochs), then a model of every depth
     1…``MAX_DEPTH`` (the run's normalisation; the run counts as its own depth, and the
     baseline as depth 2 when normalised) for test accuracy against depth, a report each.
-    A run that diverges keeps its last good weights; its note says so."""
+    A run that diverges keeps its last good weights; its note says so (once per model).
+    A graph without a labelled node is refused before anything trains."""
+    if not bool((data.y >= 0).any()):
+        raise InvalidParameterError(
+            "This graph has no labelled node to train on: choose a label attribute "
+            "(Attributes → Label) or a graph with labels.")
     make = lambda d, norm: _session(data, kind, d, norm, seed, train_per_class,  # noqa: E731
                                     device, **session_kw)
     run_s, base_s = make(depth, normalize), make(BASELINE_DEPTH, True)
     sweep = [d for d in range(1, MAX_DEPTH + 1)
              if d != depth and not (normalize and d == BASELINE_DEPTH)]
     total = 2 * epochs + len(sweep) * epochs
-    notes: list[str] = []
+    notes: dict[str, str] = {}         # model -> why it stopped early (the first time)
 
     def train(session, n: int, name: str) -> None:
         try:
             for _ in session.train(n, report_every=n):
                 pass
         except ArchScopeError as exc:      # diverged: rolled back to the last good weights
-            notes.append(f"{name}: {exc}")
+            notes.setdefault(name, f"{name}: {exc}")
 
     done = 0
     while done < epochs:
@@ -167,7 +172,7 @@ def depth_study(data, kind: str, depth: int, normalize: bool, seed: int,
         run, base = _measure(run_s, seed), _measure(base_s, seed)
         yield Progress(step=2 * done, total=total, loss=0.0,
                        trace=_trace(kind, depth, normalize, done, run, base,
-                                    note=" ".join(notes)),
+                                    note=" ".join(notes.values())),
                        message=f"epoch {done}: test accuracy {run[2]:.2f} "
                                f"(baseline {base[2]:.2f})")
     accs = {depth: run[2]}
@@ -180,5 +185,5 @@ def depth_study(data, kind: str, depth: int, normalize: bool, seed: int,
         depths = sorted(accs)
         yield Progress(step=2 * epochs + (i + 1) * epochs, total=total, loss=0.0,
                        trace=_trace(kind, depth, normalize, epochs, run, base, depths,
-                                    [accs[k] for k in depths], " ".join(notes)),
+                                    [accs[k] for k in depths], " ".join(notes.values())),
                        message=f"depth {d}: test accuracy {accs[d]:.2f}")
