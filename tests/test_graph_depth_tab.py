@@ -43,7 +43,8 @@ def test_layers_and_normalisation_redraw_the_curves_beside_the_baseline(qtbot, t
     # normalisation off (the switch, as a click would): the plain sums blow the energy up
     assert not tab.depth.form.widgets["gcn_norm"].isHidden()
     tab.depth.form.widgets["gcn_norm"].setChecked(False)
-    qtbot.waitUntil(lambda: not _study(tab).normalize, timeout=30_000)
+    qtbot.waitUntil(lambda: _study(tab) is not None and not _study(tab).normalize,
+                    timeout=30_000)
     s = _study(tab)
     assert s.energy[-1] > s.energy[0]
     # the same numbers as the models' own study of these settings

@@ -35,14 +35,16 @@ def graph_result(doc: GraphDocument, ask: GraphRequest, session: NodeClassificat
                  graph_session: GraphClassificationSession | None,
                  link_session: LinkPredictionSession | None, name: str = "",
                  untrained: ModelComparison | None = None,
-                 device: str | None = None, depth: DepthStudy | None = None) -> GraphResult:
+                 device: str | None = None, depth: DepthStudy | None = None,
+                 depth_key: tuple = ()) -> GraphResult:
     """Everything the tab draws for the request ``ask``, computed off the GUI thread: the
     layout (unless ``pos`` is given), the node classifier's state, the messages into the selected node, GAT
     attention, GCN coefficients and the GraphSAGE sample when shown, a batch of the motif
     graphs (``batch`` reused when given), the two other tasks' states and the compared
     models before training (``untrained`` reused when given, else computed on ``device``
     when one is given; None on a graph without labels) and the depth study as initialised
-    (``depth`` reused when given, else computed on ``device`` or the CPU)."""
+    (``depth`` reused when given, else computed on ``device`` or the CPU), passed on with
+    ``depth_key``, the caller's name for the settings it belongs to."""
     layout_error = ""
     if pos is None:
         try:
@@ -95,7 +97,7 @@ def graph_result(doc: GraphDocument, ask: GraphRequest, session: NodeClassificat
     return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,
                        layout_error=layout_error, untrained=untrained,
                        untrained_error=untrained_error, depth=depth, depth_error=depth_error,
-                       **parts)
+                       depth_key=depth_key, **parts)
 
 
 def untrained_comparison(data, seed: int, train_per_class: int,

@@ -313,3 +313,4 @@ class GraphResult:
     untrained_error: str = ""                # why there is none (e.g. too few labels to split)
     depth: DepthStudy | None = None          # the depth study as initialised
     depth_error: str = ""                    # why there is none
+    depth_key: tuple = ()                    # the settings it was computed for (the tab's)

@@ -109,16 +109,17 @@ class DepthPanel(QObject):
 
     # -- drawing ---------------------------------------------------------------------------
     def keep_untrained(self, key: tuple, study) -> None:
-        """``study``, just computed for the settings ``key``, kept for them."""
-        if study is not None and (study.kind, study.depth, study.normalize) == \
-                (key[-11], key[-2], key[-1]):
+        """``study``, computed for the settings ``key`` (a result's ``depth_key``: an
+        earlier computation's result can arrive after the settings changed), kept."""
+        if study is not None and key:
             self.untrained.setdefault(key, study)
 
     def shown(self) -> DepthShown:
-        study = self.studies.get(self.key()) or self.untrained.get(self.key())
+        key = self.key()
+        study = self.studies.get(key) or self.untrained.get(key)
         result = self._result
-        if study is None and result is not None:
-            study = result.depth                  # computed for settings shown a moment ago
+        if study is None and result is not None and result.depth_key == key:
+            study = result.depth
         error = "" if study is not None else (
             result.depth_error if result is not None and result.depth_error else
             translate("GraphTab", "Working out the depth study…"))

@@ -87,7 +87,6 @@ class GraphTab(GraphDocuments, TrainingTab):
                               precious=lambda c: False)
         self._last_redraw = 0.0
         self._untrained_for: tuple = ()
-        self._depth_for: tuple = ()
         self.communities = communities.CommunitiesPanel(self, self)
         self.explaining = explaining.ExplanationPanel(self, self)
         self.depth = depth.DepthPanel(self, self)
@@ -301,7 +300,6 @@ class GraphTab(GraphDocuments, TrainingTab):
             return lambda: None
         layout_key = self._layout_key()
         self._untrained_for = self._untrained_key()      # only the latest result arrives
-        self._depth_for = self.depth.key()
         # the other two tasks are drawn untrained until trained: sessions made now
         graph_session, link_session = self.graph_sessions.get(ask.pooling), None
         try:
@@ -324,7 +322,8 @@ class GraphTab(GraphDocuments, TrainingTab):
                        layout_key, self.motif_graphs(), batch, graph_session, link_session,
                        self._dataset_name(), untrained=untrained,
                        device=self.ctx.device() if self.isVisible() else None,
-                       depth=self.depth.untrained.get(self.depth.key()))
+                       depth=self.depth.untrained.get(self.depth.key()),
+                       depth_key=self.depth.key())
 
     def show_trace(self, result: GraphResult) -> None:
         if result is None:
@@ -336,8 +335,7 @@ class GraphTab(GraphDocuments, TrainingTab):
         self.layouts[result.layout_key] = result.pos
         if result.untrained is not None:     # computed for the settings of compute_fn
             self.untrained.setdefault(self._untrained_for, result.untrained)
-        if result is not self.result:        # a new result, not one drawn again
-            self.depth.keep_untrained(self._depth_for, result.depth)
+        self.depth.keep_untrained(result.depth_key, result.depth)
         self.result = result
         g = self.graph_form.values()
         self.note.setText(describe_document(result.doc, g["dataset"], g["seed"]))
