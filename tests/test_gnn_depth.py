@@ -189,3 +189,56 @@ def test_the_study_refuses_a_graph_without_labels_before_training():
     assert s.energy.shape == (4,) and np.isnan(s.test_acc)
     with pytest.raises(InvalidParameterError, match="no labelled node"):
         next(depth_study(data, "gcn", 3, True, 0, 1, 20, "cpu", **kw))
+
+
+@pytest.mark.parametrize("kind", ["gcn", "sage", "gat"])
+def test_seeded_reset_is_pygs_init_from_a_generator_of_its_own(kind):
+    """The study's models start from the same numbers whatever the global generator holds
+    (the tab's other threads draw from it), with PyG's initialisers' bounds."""
+    import math
+
+    from models.graphs import build_model
+    from models.graphs.depth import seeded_reset
+
+    models = []
+    for global_seed in (1, 2):
+        torch.manual_seed(global_seed)
+        m = build_model(kind, 34, 4, hidden_dim=8, num_layers=3, heads=2)
+        seeded_reset(m, 7)
+        models.append(m)
+    for (name, a), b in zip(models[0].named_parameters(), models[1].parameters(),
+                            strict=True):
+        assert torch.equal(a, b), name
+    for name, p in models[0].named_parameters():
+        if name.endswith("bias") and kind != "sage":
+            assert not p.any(), name                     # GCNConv / GATConv: zeros
+        elif p.dim() >= 2 and (kind != "sage"):           # glorot
+            bound = math.sqrt(6.0 / (p.size(-2) + p.size(-1)))
+            assert p.abs().max() <= bound and p.abs().max() > 0.5 * bound, name
+        else:                                             # SAGE's Linear: ±1/√fan_in
+            fan = models[0].convs[int(name.split(".")[1])].lin_l.in_channels
+            assert 0 < p.abs().max() <= 1 / math.sqrt(fan), name
+
+
+def test_the_untrained_study_ignores_another_threads_draws():
+    import threading
+
+    data, kw = _karate()
+    quiet = untrained_depth_study(data, "gat", 8, True, 3, 1, "cpu", **kw)
+    stop = threading.Event()
+
+    def draw():
+        while not stop.is_set():
+            torch.rand(64)
+
+    thread = threading.Thread(target=draw)
+    thread.start()
+    try:
+        busy = [untrained_depth_study(data, "gat", 8, True, 3, 1, "cpu", **kw)
+                for _ in range(3)]
+    finally:
+        stop.set()
+        thread.join()
+    for s in busy:
+        np.testing.assert_array_equal(s.energy, quiet.energy)
+        np.testing.assert_array_equal(s.baseline_distance, quiet.baseline_distance)

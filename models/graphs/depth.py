@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import torch
+from torch_geometric.nn.dense.linear import Linear as PygLinear
 from torch_geometric.utils import degree, remove_self_loops
 
 from models.errors import ArchScopeError, InvalidParameterError
@@ -40,7 +41,8 @@ from models.traces import Progress
 from models.traces.graphs import DepthStudy
 
 __all__ = ["dirichlet_energy", "mean_pairwise_distance", "layer_embeddings",
-           "depth_profile", "untrained_depth_study", "depth_study", "MAX_DISTANCE_NODES"]
+           "depth_profile", "seeded_reset", "untrained_depth_study", "depth_study",
+           "MAX_DISTANCE_NODES"]
 
 #: the mean pairwise distance of a larger graph is taken over this many nodes
 MAX_DISTANCE_NODES = 2000
@@ -100,11 +102,54 @@ def depth_profile(model, data, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return energy, distance
 
 
+@torch.no_grad()
+def seeded_reset(model: torch.nn.Module, seed: int) -> None:
+    """Initialise ``model``'s parameters as PyG's ``reset_parameters`` does (a PyG
+    ``Linear`` by its own weight and bias initialisers; any other matrix, e.g. GAT's
+    attention vectors, glorot; any other vector, the convolutions' biases, zeros), drawn
+    from a generator of its own seeded with ``seed``: the same numbers whatever another
+    thread draws from torch's global generator meanwhile (the tab's other computations
+    and jobs run beside this one, and seeding the global generator is not enough)."""
+    g = torch.Generator().manual_seed(seed)
+
+    def uniform(t: torch.Tensor, bound: float) -> None:
+        t.copy_(torch.empty(t.shape, dtype=t.dtype).uniform_(-bound, bound, generator=g))
+
+    def glorot(t: torch.Tensor) -> None:
+        uniform(t, math.sqrt(6.0 / (t.size(-2) + t.size(-1))))
+
+    done: set[int] = set()
+    for module in model.modules():
+        if isinstance(module, PygLinear) and module.in_channels > 0:
+            w, fan = module.weight, module.in_channels
+            if module.weight_initializer == "glorot":
+                glorot(w)
+            else:          # "uniform", "kaiming_uniform" (a = √5) and None: ±1/√fan
+                uniform(w, 1.0 / math.sqrt(fan))
+            done.add(id(w))
+            if module.bias is not None:
+                if module.bias_initializer == "zeros":
+                    module.bias.zero_()
+                else:
+                    uniform(module.bias, 1.0 / math.sqrt(fan))
+                done.add(id(module.bias))
+    for p in model.parameters():
+        if id(p) in done:
+            continue
+        if p.dim() >= 2:
+            glorot(p)
+        else:
+            p.zero_()
+
+
 def _session(data, kind: str, depth: int, normalize: bool, seed: int, train_per_class: int,
              device: str, **session_kw) -> NodeClassificationSession:
-    return NodeClassificationSession(data, kind, device=device, seed=seed,
-                                     train_per_class=train_per_class, num_layers=depth,
-                                     normalize=normalize, **session_kw)
+    session = NodeClassificationSession(data, kind, device=device, seed=seed,
+                                        train_per_class=train_per_class, num_layers=depth,
+                                        normalize=normalize, **session_kw)
+    with session.lock:
+        seeded_reset(session.model, seed)      # (its optimiser holds no state yet)
+    return session
 
 
 def _measure(session: NodeClassificationSession, seed: int) -> tuple:
