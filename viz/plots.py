@@ -349,6 +349,11 @@ class CurvesPlot(LabelledPlot):
             axis = item.getAxis("right")
             axis.linkToView(box)
             axis.setGrid(False)
+            # pyqtgraph lets a vertical axis's tick values run 15 px past its ends; on
+            # the right, without a grid to bound it, the top value ran past the view's
+            # edge (chunked attention's l at 1280x800): a value that does not fit is
+            # left out, as on the horizontal axes
+            axis.setStyle(hideOverlappingLabels=True)
             item.archscope_boxes = (box,)
 
             def follow(*_) -> None:
