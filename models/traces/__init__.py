@@ -52,6 +52,7 @@ from models.traces.ode import (
 )
 from models.traces.positional import OffsetFitTrace, PEGrid
 from models.traces.pretrained import (
+    ApproxComparison,
     GenerationStep,
     NeuronView,
     NextTokens,
@@ -82,5 +83,6 @@ __all__ = [
     "CostTheory", "EfficientTrace", "CommunityResult",
     "NodeExplanation",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
+    "ApproxComparison",
     "GraphSet", "GenerationTrace", "GenerationData", "GenerationView",
 ]
