@@ -278,7 +278,7 @@ def _decoder_box(tab: PretrainedTab) -> QGroupBox:
     return tab.box_decoder
 
 
-#: which views a model shows, and where: (key, row, column); two rows, and an encoder's
+#: which views a model shows, and where: (key, row, column[, columns]); two rows, and an encoder's
 #: approximation views in a fourth column where four columns of ``COLUMN_WIDTH`` fit, else
 #: in a third row (1280 × 800: four columns cut the neuron view's softmax column)
 ENCODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
@@ -288,8 +288,12 @@ ENCODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
 #: and softmax columns fit)
 COLUMN_WIDTH = 255
 ENCODER_NARROW = ENCODER_VIEWS[:6] + (("approx", 2, 0), ("approx_similarity", 2, 1))
+DECODER_NARROW = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
+                  ("neuron", 1, 0), ("next", 1, 1), ("generation", 1, 2))
+#: a decoder where four columns fit: the same four columns as an encoder's (a model
+#: opened of the other kind resizes no view already shown), generation over three
 DECODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
-                 ("neuron", 1, 0), ("next", 1, 1), ("generation", 1, 2))
+                 ("neuron", 1, 0), ("next", 0, 3), ("generation", 1, 1, 3))
 
 
 class _Rearrange(QObject):
@@ -348,21 +352,26 @@ def arrange_views(tab: PretrainedTab, kind: str, width: int | None = None) -> No
         width = tab.grid_scroll.viewport().width()
     m = tab.grid.contentsMargins()
     wide = width >= 4 * COLUMN_WIDTH + 3 * tab.grid.horizontalSpacing() + m.left() + m.right()
-    layout = DECODER_VIEWS if kind == "decoder" else ENCODER_VIEWS if wide else ENCODER_NARROW
+    layout = ((DECODER_VIEWS if wide else DECODER_NARROW) if kind == "decoder" else
+              ENCODER_VIEWS if wide else ENCODER_NARROW)
     if tab.arranged == (kind, layout):
         return
+    # a view staying in its cell is left alone (moving every panel cost ~100 ms)
+    before = {place[0]: place for place in tab.arranged[1] or ()}
+    after = {place[0]: place for place in layout}
     tab.arranged = (kind, layout)
     for view in tab.views:
-        tab.grid.removeWidget(view.panel)
-        view.panel.setVisible(False)
+        if before.get(view.key) != after.get(view.key):
+            tab.grid.removeWidget(view.panel)
+            view.panel.setVisible(False)
     tab.views = []
-    for key, row, col in layout:
+    for key, row, col, *span in layout:
         view = tab.all_views[key]
         tab.views.append(view)
-        tab.grid.addWidget(view.panel, row, col)
-        view.panel.setVisible(True)
-    narrow = layout is ENCODER_NARROW
-    tab.grid.setColumnStretch(3, 1 if layout is ENCODER_VIEWS else 0)
-    tab.grid.setRowStretch(2, 1 if narrow else 0)
+        if before.get(key) != after[key]:
+            tab.grid.addWidget(view.panel, row, col, 1, span[0] if span else 1)
+            view.panel.setVisible(True)
+    tab.grid.setColumnStretch(3, 1 if wide else 0)
+    tab.grid.setRowStretch(2, 1 if layout is ENCODER_NARROW else 0)
     if tab.active_view not in {place[0] for place in layout}:
         tab.active_view = layout[0][0]
