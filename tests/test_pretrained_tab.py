@@ -45,7 +45,7 @@ def test_bundled_model_loads_and_a_typed_sentence_is_shown_everywhere(qtbot, win
     assert tab.model.name == "all-MiniLM-L6-v2"
     assert "6 layers × 12 heads" in tab.model_label.text()
     assert [v.key for v in tab.views] == ["heads", "head_view", "overview", "neuron",
-                                          "stats", "similarity"]
+                                          "stats", "similarity", "approx", "approx_similarity"]
     _run_sentence(qtbot, tab, "Dogs chase cats.")
     tokens = ("[CLS]", "dogs", "chase", "cats", ".", "[SEP]")
     assert tab.trace.attention.tokens == tokens

@@ -34,4 +34,7 @@ __getattr__, __dir__, __all__ = lazy_face(__name__, {
     "head_statistics": "probe",
     "attention_rollout": "probe",
     "choice_distribution": "probe",
+    "approximation_comparison": "probe",
+    # softmax attention replaced inside the model (Performer, Linformer, a window)
+    "layer_attention": "approx",
 })

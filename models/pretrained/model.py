@@ -166,22 +166,24 @@ class PretrainedModel:
 
     @torch.inference_mode()
     def _run(self, encoded: Encoded, head_mask=None, keep=None, inputs: list | None = None,
-             maps: torch.Tensor | None = None):
+             maps: torch.Tensor | None = None, approx=None):
         dev = self.device
         ids = torch.tensor([encoded.ids], dtype=torch.long, device=dev)
         types = torch.tensor([encoded.type_ids], dtype=torch.long, device=dev)
         real = torch.ones_like(ids, dtype=torch.bool)
         out = self.network(ids, real, types, attend=self.attend_tensor(keep, ids.size(1)),
                            head_mask=self.head_mask_tensor(head_mask), inputs=inputs,
-                           maps=maps)
+                           maps=maps, attention=approx)
         return out, ids
 
     def attention(self, text: str, pair: str | None = None, *, head_mask=None,
-                  keep=None) -> AttentionMaps:
+                  keep=None, approx=None) -> AttentionMaps:
         """Every head of every layer for one text (or sentence pair): ``encoder_self``
         float32[layers, heads, N, N] of an encoder, ``decoder_self`` of a decoder.
         ``head_mask`` float[layers, heads] (1 on, 0 off; an off head's weights are 0);
-        ``keep`` bool[N], the tokens that may be attended (None: all)."""
+        ``keep`` bool[N], the tokens that may be attended (None: all); ``approx`` the
+        attention replacing softmax attention in every layer and head
+        (``models.pretrained.approx.layer_attention``; None: exact)."""
         encoded = self.encode(text, pair)
         n, cfg = len(encoded.ids), self.config
         # every layer writes its maps into one tensor as it goes (no torch.cat after);
@@ -190,7 +192,8 @@ class PretrainedModel:
         # big, and the kernel's compaction for them cost 0.1-0.5 s of system time a
         # call at N = 512 on a busy machine.
         into = torch.empty((cfg.layers, cfg.heads, n, n), device=self.device)
-        (_, _, mask), ids = self._run(encoded, head_mask, keep, maps=into.unsqueeze(1))
+        (_, _, mask), ids = self._run(encoded, head_mask, keep, maps=into.unsqueeze(1),
+                                      approx=approx)
         maps = into.numpy() if into.device.type == "cpu" else _np(into)
         keep = (np.ones((n, n), bool) if mask is None
                 else mask[0, 0].expand(n, n).cpu().numpy().astype(bool))
@@ -204,11 +207,11 @@ class PretrainedModel:
                              src_ids=_NO_IDS, tgt_ids=ids_np)
 
     @torch.inference_mode()
-    def embed(self, sentences, *, head_mask=None) -> np.ndarray:
+    def embed(self, sentences, *, head_mask=None, approx=None) -> np.ndarray:
         """Sentence embeddings float32[n, d_model]: the last layer's token vectors
         averaged over the real tokens (padding left out), then L2-normalised, so the
-        dot product of two rows is their cosine similarity. ``head_mask`` as in
-        ``attention``."""
+        dot product of two rows is their cosine similarity. ``head_mask`` and ``approx``
+        as in ``attention``."""
         if self.kind != "encoder":
             raise InvalidParameterError(f"{self.name} is a decoder ({self.config.model_type});"
                                         " sentence embeddings come from encoder models.")
@@ -227,7 +230,8 @@ class PretrainedModel:
             keep[row, :len(e.ids)] = True
         ids, keep = ids.to(self.device), keep.to(self.device)
         hidden, _, _ = self.network(ids, keep, torch.zeros_like(ids),
-                                    head_mask=self.head_mask_tensor(head_mask))
+                                    head_mask=self.head_mask_tensor(head_mask),
+                                    attention=approx)
         # mean over the real tokens, then unit length
         k = keep.unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * k).sum(dim=1) / k.sum(dim=1).clamp(min=1e-9)

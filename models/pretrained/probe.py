@@ -7,6 +7,9 @@ trace of ``models.traces.pretrained``.
 - ``neuron_view``: one head opened up, q, k, q·k/√d_k and the softmax.
 - ``sentence_similarity``: cosine similarities of a few sentences' embeddings with
   heads switched off, next to all heads on.
+- ``approximation_comparison``: the model with an approximate attention (Performer,
+  Linformer, a sparse window) in every layer and head against the exact model: one
+  head's map and the sentence similarities.
 - ``next_tokens`` / ``generate``: a decoder's next-token distribution under
   temperature, top-k and top-p (applied in that order, as Hugging Face's ``generate``
   applies its warpers), and token-by-token sampling.
@@ -25,6 +28,7 @@ import torch
 from models.errors import InvalidParameterError
 from models.pretrained.model import PretrainedModel
 from models.traces.pretrained import (
+    ApproxComparison,
     GenerationStep,
     NeuronView,
     NextTokens,
@@ -160,6 +164,59 @@ def sentence_similarity(model: PretrainedModel, sentences, head_mask=None
         similarity=np.clip(masked @ masked.T, -1.0, 1.0),
         reference=np.clip(reference @ reference.T, -1.0, 1.0),
         head_mask=_mask_array(model, head_mask))
+
+
+def approximation_comparison(model: PretrainedModel, text: str, sentences=(),
+                             attention: str = "exact", number: int = 0, seed: int = 0,
+                             layer: int = 0, head: int = 0, *, pair: str | None = None,
+                             keep=None, head_mask=None, exact_weights=None,
+                             exact_similarity=None) -> ApproxComparison:
+    """The model with ``attention`` (``models.pretrained.approx.layer_attention``: its
+    ``number`` m, k or w, the Performer's ``seed``) in every layer and head, against
+    exact attention, both under ``head_mask`` (and ``keep`` for the text): head
+    ``head`` of layer ``layer`` and every head's mean row TV distance for ``text``,
+    and the cosine similarities of ``sentences`` (two or more; else none).
+    ``exact_weights`` float[layers, heads, n, n] and ``exact_similarity`` float[s, s]
+    are the exact results when the caller has them already (the tab does)."""
+    from models.pretrained.approx import layer_attention
+
+    approx = layer_attention(attention, number, seed)
+    cfg = model.config
+    if not (0 <= layer < cfg.layers and 0 <= head < cfg.heads):
+        raise InvalidParameterError(f"{model.name} has layers 0–{cfg.layers - 1} and heads "
+                                    f"0–{cfg.heads - 1}; asked for layer {layer}, head {head}.")
+    if model.kind != "encoder" and approx is not None:
+        raise InvalidParameterError(f"{model.name} is a decoder ({model.config.model_type}); "
+                                    "approximate attention is offered for encoder models.")
+
+    def weights_of(maps) -> np.ndarray:
+        return maps.encoder_self if model.kind == "encoder" else maps.decoder_self
+
+    exact = (weights_of(model.attention(text, pair, head_mask=head_mask, keep=keep))
+             if exact_weights is None else np.asarray(exact_weights, np.float32))
+    approx_w = exact if approx is None else weights_of(
+        model.attention(text, pair, head_mask=head_mask, keep=keep, approx=approx))
+    # ½·Σ_j |a_ij − e_ij|, averaged over the queries
+    head_tv = 0.5 * np.abs(approx_w.astype(np.float64) - exact).sum(-1).mean(-1)
+    sentences = tuple(sentences)
+    sim_exact = sim_approx = np.zeros((0, 0), np.float32)
+    if len(sentences) >= 2 and model.kind == "encoder":
+        if exact_similarity is None:
+            e = model.embed(sentences, head_mask=head_mask)
+            sim_exact = np.clip(e @ e.T, -1.0, 1.0)
+        else:
+            sim_exact = np.asarray(exact_similarity, np.float32)
+        sim_approx = sim_exact
+        if approx is not None:
+            a = model.embed(sentences, head_mask=head_mask, approx=approx)
+            sim_approx = np.clip(a @ a.T, -1.0, 1.0)
+    delta = float(np.abs(sim_approx - sim_exact).max()) if sim_exact.size else 0.0
+    return ApproxComparison(
+        model=model.name, attention=attention, number=int(number), seed=int(seed),
+        layer=int(layer), head=int(head), tokens=tuple(model.encode(text, pair).tokens),
+        exact=exact[layer, head], approx=approx_w[layer, head],
+        head_tv=head_tv.astype(np.float32), sentences=sentences,
+        similarity_exact=sim_exact, similarity_approx=sim_approx, max_delta=delta)
 
 
 def _check_sampling(temperature: float, top_k: int, top_p: float) -> None:

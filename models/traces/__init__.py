@@ -53,6 +53,7 @@ from models.traces.ode import (
 )
 from models.traces.positional import OffsetFitTrace, PEGrid
 from models.traces.pretrained import (
+    ApproxComparison,
     GenerationStep,
     NeuronView,
     NextTokens,
@@ -84,5 +85,6 @@ __all__ = [
     "CostTheory", "EfficientTrace", "CommunityResult",
     "NodeExplanation",
     "SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens", "GenerationStep",
+    "ApproxComparison",
     "GraphSet", "GenerationTrace", "GenerationData", "GenerationView",
 ]

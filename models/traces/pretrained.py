@@ -12,7 +12,7 @@ import numpy as np
 from models.traces.base import trace
 
 __all__ = ["SentenceAttention", "NeuronView", "SentenceSimilarity", "NextTokens",
-           "GenerationStep"]
+           "GenerationStep", "ApproxComparison"]
 
 
 @trace
@@ -134,3 +134,40 @@ class GenerationStep:
     token_id: int
     choice: NextTokens
     attention: np.ndarray
+
+
+@trace
+class ApproxComparison:
+    """The model with its softmax attention replaced, in every layer and head, by an
+    approximation (``attention``: "exact", "performer", "linformer" or "sparse", with
+    its ``number``: m features, k rows or window w; ``seed`` of the Performer's draw),
+    against the exact model, both under the same head and token masks.
+
+    ``exact``/``approx`` are head ``head`` of layer ``layer`` for the text (``approx``
+    is the matrix the approximation effectively applies to V); ``head_tv`` each head's
+    mean total-variation distance between its exact and approximate rows,
+    ½·Σ_j |a_ij − e_ij| averaged over the queries (the approximate model's own input
+    to that layer, so errors of the layers below carry up). ``similarity_exact`` and
+    ``similarity_approx`` are the cosine similarities of the sentences' mean-pooled
+    embeddings; ``max_delta`` = max |approx − exact| over them (0 with fewer than two
+    sentences, the matrices then 0×0).
+
+    Shapes:
+        exact, approx: float32[n, n]; head_tv: float32[layers, heads]
+        similarity_exact, similarity_approx: float32[sentences, sentences]
+    """
+
+    model: str
+    attention: str
+    number: int
+    seed: int
+    layer: int
+    head: int
+    tokens: tuple[str, ...]
+    exact: np.ndarray
+    approx: np.ndarray
+    head_tv: np.ndarray
+    sentences: tuple[str, ...]
+    similarity_exact: np.ndarray
+    similarity_approx: np.ndarray
+    max_delta: float

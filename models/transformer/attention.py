@@ -92,16 +92,22 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 mask: torch.Tensor | None = None, return_attention: bool = False,
-                head_mask: torch.Tensor | None = None):
+                head_mask: torch.Tensor | None = None, attention=None):
         """``head_mask`` (heads,): 1 keeps a head, 0 switches it off (its weights and
-        its output become zero, so it adds nothing through ``W_o``)."""
+        its output become zero, so it adds nothing through ``W_o``). ``attention``, when
+        given, replaces ``scaled_dot_product_attention`` in every head: a function
+        ``(q, k, v, mask) → (output, weights)`` of the split heads (an approximation of
+        ``models.pretrained.approx``, say)."""
         # 1. project, then split into heads
         q = self.split_heads(self.W_q(q))
         k = self.split_heads(self.W_k(k))
         v = self.split_heads(self.W_v(v))
         # 2. attention in every head at once
-        out, weights = scaled_dot_product_attention(q, k, v, mask,
-                                                    None if self.scaled else 1.0)
+        if attention is None:
+            out, weights = scaled_dot_product_attention(q, k, v, mask,
+                                                        None if self.scaled else 1.0)
+        else:                      # an approximation put in its place (models/pretrained)
+            out, weights = attention(q, k, v, mask)
         if head_mask is not None:
             scale = head_mask.to(out.dtype).view(1, -1, 1, 1)
             out, weights = out * scale, weights * scale

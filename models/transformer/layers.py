@@ -127,12 +127,15 @@ class EncoderLayer(nn.Module):
         self.add_norm2 = AddNorm(d_model, dropout, eps, residual=residual, norm=norm)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
-                return_attention: bool = False, head_mask: torch.Tensor | None = None):
+                return_attention: bool = False, head_mask: torch.Tensor | None = None,
+                attention=None):
+        """``attention``: the self-attention's replacement for softmax attention
+        (``MultiHeadAttention``'s argument), None for the exact one."""
         if self.norm_first:
             # 1. (pre-norm) attention over the normalised input, added to the input
             h = self.add_norm1.normalize(x)
             attn, weights = self.self_attn(h, h, h, mask, return_attention=True,
-                                           head_mask=head_mask)
+                                           head_mask=head_mask, attention=attention)
             x = self.add_norm1.add(x, self.add_norm1.dropout(attn))
             # 2. (pre-norm) the position-wise MLP likewise
             x = self.add_norm2.add(x, self.add_norm2.dropout(
@@ -140,7 +143,7 @@ class EncoderLayer(nn.Module):
             return (x, weights) if return_attention else x
         # 1. every position attends to every (unmasked) position
         attn, weights = self.self_attn(x, x, x, mask, return_attention=True,
-                                       head_mask=head_mask)
+                                       head_mask=head_mask, attention=attention)
         x = self.add_norm1(x, attn)
         # 2. the position-wise MLP
         x = self.add_norm2(x, self.ffn(x))

@@ -4055,6 +4055,106 @@ or open a Hugging Face model folder with File → Open…</source>
         <source>Seed</source>
         <translation>种子</translation>
     </message>
+    <message>
+        <source>Performer (m = {0})</source>
+        <translation>Performer（m = {0}）</translation>
+    </message>
+    <message>
+        <source>Linformer (k = {0})</source>
+        <translation>Linformer（k = {0}）</translation>
+    </message>
+    <message>
+        <source>sparse window (w = {0})</source>
+        <translation>稀疏窗口（w = {0}）</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <source>Approximate attention is offered for encoder (BERT-style) models.</source>
+        <translation>近似注意力只对编码器（BERT 类）模型提供。</translation>
+    </message>
+    <message>
+        <source>Approximate attention inside the model</source>
+        <translation>模型内部的近似注意力</translation>
+    </message>
+    <message>
+        <source>Layer {0}, head {1}: exact vs {2}</source>
+        <translation>第 {0} 层，头 {1}：精确 vs {2}</translation>
+    </message>
+    <message>
+        <source>approx.</source>
+        <translation>近似</translation>
+    </message>
+    <message>
+        <source>Mean row TV distance ½·Σ|a − e|: this head {0:.3f}, all heads {1:.3f}; hover a cell.</source>
+        <translation>平均行总变差距离 ½·Σ|a − e|：本头 {0:.3f}，所有头 {1:.3f}；将鼠标移到格子上查看。</translation>
+    </message>
+    <message>
+        <source>query “{0}” → key “{1}”: exact {2:.3f}, approximate {3:.3f}</source>
+        <translation>查询“{0}” → 键“{1}”：精确 {2:.3f}，近似 {3:.3f}</translation>
+    </message>
+    <message>
+        <source>Sentence similarity under approximate attention</source>
+        <translation>近似注意力下的句子相似度</translation>
+    </message>
+    <message>
+        <source>Sentence similarity: exact vs {0}</source>
+        <translation>句子相似度：精确 vs {0}</translation>
+    </message>
+    <message>
+        <source>max |Δ cos| = {0:.3f} (cosine of the mean-pooled embeddings); hover a cell.</source>
+        <translation>max |Δ cos| = {0:.3f}（平均池化嵌入的余弦）；将鼠标移到格子上查看。</translation>
+    </message>
+    <message>
+        <source>exact {0:.3f}, approximate {1:.3f}, Δ {2:+.3f}</source>
+        <translation>精确 {0:.3f}，近似 {1:.3f}，Δ {2:+.3f}</translation>
+    </message>
+    <message>
+        <source>Attention inside the model</source>
+        <translation>模型内部的注意力</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>exact softmax</source>
+        <translation>精确 softmax</translation>
+    </message>
+    <message>
+        <source>Performer (m features)</source>
+        <translation>Performer（m 个特征）</translation>
+    </message>
+    <message>
+        <source>Linformer (k rows)</source>
+        <translation>Linformer（k 行）</translation>
+    </message>
+    <message>
+        <source>sparse: local window w</source>
+        <translation>稀疏：局部窗口 w</translation>
+    </message>
+    <message>
+        <source>Replaces softmax attention in every layer and head of the encoder; the two views on the right compare it with the exact model.</source>
+        <translation>替换编码器每一层、每个头中的 softmax 注意力；右侧两个视图将它与精确模型对比。</translation>
+    </message>
+    <message>
+        <source>Performer: number of random features m (drawn from the seed below)</source>
+        <translation>Performer：随机特征数 m（由下方的种子抽取）</translation>
+    </message>
+    <message>
+        <source>Linformer: keys and values mean-pooled to k rows</source>
+        <translation>Linformer：键和值平均池化为 k 行</translation>
+    </message>
+    <message>
+        <source>Sparse: each token sees the tokens within w/2 of itself</source>
+        <translation>稀疏：每个词元只看到距离自己 w/2 以内的词元</translation>
+    </message>
+    <message>
+        <source>Sentence similarity: exact vs {0}, max |Δ cos| = {1:.3f}</source>
+        <translation>句子相似度：精确 vs {0}，max |Δ cos| = {1:.3f}</translation>
+    </message>
 </context>
 <context>
     <name>Sessions</name>

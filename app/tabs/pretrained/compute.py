@@ -16,6 +16,7 @@ from pathlib import Path
 
 from models.pretrained.options import MAX_SENTENCES, MIN_SENTENCES, PretrainedRequest
 from models.traces.pretrained import (
+    ApproxComparison,
     GenerationStep,
     NeuronView,
     NextTokens,
@@ -47,6 +48,7 @@ class Shown:
     similarity: SentenceSimilarity | None
     next: NextTokens | None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    approx: ApproxComparison | None = None     # an encoder's approximate attention
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,39 @@ def _compute(model, model_id: int, request: PretrainedRequest, previous: Shown |
         else:
             nxt = next_tokens(model, r.sentence, temperature=r.temperature, top_k=r.top_k,
                               top_p=r.top_p, shown=SHOWN_CANDIDATES)
+    approx = None
+    if attention.kind == "encoder":
+        approx = _approximation(model, r, old, attention, similarity, layer, head, notes)
     return Shown(request, model_name(model), model_id, attention.kind, attention, neuron,
-                 similarity, nxt, tuple(notes))
+                 similarity, nxt, tuple(notes), approx)
+
+
+def _approximation(model, r: PretrainedRequest, old: Shown | None, attention, similarity,
+                   layer: int, head: int, notes: list) -> ApproxComparison | None:
+    """The model with the request's approximate attention against exact (the exact
+    maps and similarities are those computed already); kept from ``old`` when nothing
+    it depends on changed."""
+    from models.errors import ArchScopeError
+    from models.pretrained import approximation_comparison
+
+    def inputs(q: PretrainedRequest) -> tuple:
+        return (q.sentence, q.pair, q.keep, q.head_mask, q.sentences, q.approximation(),
+                q.seed)
+
+    c = old.approx if old is not None else None
+    if c is not None and inputs(old.request) == inputs(r) and (c.layer, c.head) == (layer,
+                                                                                   head):
+        return c
+    sentences = r.sentences if similarity is not None else ()
+    kind, number = r.approximation()
+    try:
+        return approximation_comparison(
+            model, r.sentence, sentences, kind, number, r.seed, layer, head, pair=r.pair,
+            keep=r.keep_array(), head_mask=r.mask_array(), exact_weights=attention.weights,
+            exact_similarity=None if similarity is None else similarity.similarity)
+    except ArchScopeError as exc:
+        notes.append(str(exc))
+        return None
 
 
 def model_name(model) -> str:

@@ -1,4 +1,4 @@
-"""The pretrained-model tab's widgets: six boxes of controls and eight views.
+"""The pretrained-model tab's widgets: seven boxes of controls and ten views.
 
 Each function builds one part on the tab and wires it to the tab's methods; texts are
 set by ``PretrainedTab.retranslate``.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from app.tabs.pretrained.params import MAX_TEXT, RANGES
 from app.tabs.pretrained.views import (
+    ApproxSimilarityView,
+    ApproxView,
     GenerationView,
     HeadLinesView,
     HeadsView,
@@ -62,7 +64,7 @@ def build_controls(tab: PretrainedTab) -> None:
     lay = tab.controls_layout
     lay.setSpacing(4)
     for box in (_model_box(tab), _input_box(tab), _view_box(tab), _mask_box(tab),
-                _similarity_box(tab), _decoder_box(tab)):
+                _similarity_box(tab), _approx_box(tab), _decoder_box(tab)):
         box.layout().setContentsMargins(6, 2, 6, 4)
         box.layout().setSpacing(3)
         lay.addWidget(box)
@@ -185,6 +187,46 @@ def _similarity_box(tab: PretrainedTab) -> QGroupBox:
     return tab.box_similarity
 
 
+#: the approximations the combo offers, in its order (its items' data)
+APPROX_CHOICES = ("exact", "performer", "linformer", "sparse")
+
+
+def _approx_box(tab: PretrainedTab) -> QGroupBox:
+    """The attention inside the model for the approximation view: exact, Performer (m
+    random features), Linformer (k pooled rows) or a sparse local window (w); only the
+    chosen one's number is enabled."""
+    tab.box_approx = QGroupBox()
+    form = QFormLayout(tab.box_approx)
+    tab.approx_combo = QComboBox()
+    tab.approx_combo.setObjectName("ApproxCombo")
+    for kind in APPROX_CHOICES:
+        tab.approx_combo.addItem(kind, kind)
+    tab.approx_label = QLabel()
+    form.addRow(tab.approx_label, tab.approx_combo)
+    row = QHBoxLayout()
+    for key, name in (("features", "m"), ("projected", "k"), ("window", "w")):
+        spin = QSpinBox()
+        spin.setObjectName(f"Approx{key.title()}Spin")
+        spin.setRange(*_limits(key))
+        spin.setValue(int(RANGES[key].default))
+        spin.valueChanged.connect(tab.schedule_update)
+        setattr(tab, f"approx_{key}", spin)
+        row.addWidget(QLabel(name))
+        row.addWidget(spin, 1)
+    form.addRow(row)
+    tab.approx_combo.currentIndexChanged.connect(lambda _i: enable_approx(tab))
+    tab.approx_combo.currentIndexChanged.connect(tab.schedule_update)
+    enable_approx(tab)
+    return tab.box_approx
+
+
+def enable_approx(tab: PretrainedTab) -> None:
+    kind = tab.approx_combo.currentData()
+    for key, owner in (("features", "performer"), ("projected", "linformer"),
+                       ("window", "sparse")):
+        getattr(tab, f"approx_{key}").setEnabled(kind == owner)
+
+
 def _decoder_box(tab: PretrainedTab) -> QGroupBox:
     """Temperature, top-k, top-p; generation's length, seed and Generate / Stop."""
     tab.box_decoder = QGroupBox()
@@ -231,16 +273,40 @@ def _decoder_box(tab: PretrainedTab) -> QGroupBox:
     form.addRow(tab.generated_label)
     tab.decoder_note = _label(style=muted_style())
     form.addRow(tab.decoder_note)
-    for spin in (tab.temperature, tab.top_k, tab.top_p):
+    for spin in (tab.temperature, tab.top_k, tab.top_p, tab.seed):
         spin.valueChanged.connect(tab.schedule_update)
     return tab.box_decoder
 
 
-#: which views a model shows, and where: (key, row, column); the grid has two rows
+#: which views a model shows, and where: (key, row, column[, columns]); two rows, and an encoder's
+#: approximation views in a fourth column where four columns of ``COLUMN_WIDTH`` fit, else
+#: in a third row (1280 × 800: four columns cut the neuron view's softmax column)
 ENCODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
-                 ("neuron", 1, 0), ("stats", 1, 1), ("similarity", 1, 2))
+                 ("neuron", 1, 0), ("stats", 1, 1), ("similarity", 1, 2),
+                 ("approx", 0, 3), ("approx_similarity", 1, 3))
+#: the least width of a column where four are laid out (the neuron view's q, k, scores
+#: and softmax columns fit)
+COLUMN_WIDTH = 255
+ENCODER_NARROW = ENCODER_VIEWS[:6] + (("approx", 2, 0), ("approx_similarity", 2, 1))
+DECODER_NARROW = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
+                  ("neuron", 1, 0), ("next", 1, 1), ("generation", 1, 2))
+#: a decoder where four columns fit: the same four columns as an encoder's (a model
+#: opened of the other kind resizes no view already shown), generation over three
 DECODER_VIEWS = (("heads", 0, 0), ("head_view", 0, 1), ("overview", 0, 2),
-                 ("neuron", 1, 0), ("next", 1, 1), ("generation", 1, 2))
+                 ("neuron", 1, 0), ("next", 0, 3), ("generation", 1, 1, 3))
+
+
+class _Rearrange(QObject):
+    """Lays the views out again when the grid's visible width crosses four columns."""
+
+    def __init__(self, tab: PretrainedTab) -> None:
+        super().__init__(tab)
+        self.tab = tab
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's API
+        if event.type() == QEvent.Type.Resize:
+            arrange_views(self.tab, self.tab.arranged[0], event.size().width())
+        return False
 
 
 def build_views(tab: PretrainedTab) -> None:
@@ -250,7 +316,8 @@ def build_views(tab: PretrainedTab) -> None:
     listed in Export figure…). ``tab_views`` holds the view classes by key; their plots
     keep the tab's names (``heads_view``, ``head_lines``, …) that the tests poke."""
     made = (HeadsView(tab), HeadLinesView(tab), OverviewView(tab), NeuronView(tab),
-            StatsView(tab), SimilarityView(tab), NextTokenView(tab), GenerationView(tab))
+            StatsView(tab), SimilarityView(tab), NextTokenView(tab), GenerationView(tab),
+            ApproxView(tab), ApproxSimilarityView(tab))
     tab.tab_views = {view.key: view for view in made}
     tab.all_views = {}
     for view in made:
@@ -266,29 +333,45 @@ def build_views(tab: PretrainedTab) -> None:
     tab.overview_view, tab.neuron_view = v["overview"].plot, v["neuron"].plot
     tab.stats_view, tab.similarity_view = v["stats"].plot, v["similarity"].plot
     tab.next_view, tab.generation_view = v["next"].plot, v["generation"].plot
+    tab.approx_view, tab.approx_similarity_view = v["approx"].plot, v["approx_similarity"].plot
     tab.grid.setRowStretch(0, 1)
     tab.grid.setRowStretch(1, 1)
-    tab.grid.setColumnStretch(0, 1)
-    tab.grid.setColumnStretch(1, 1)
-    tab.grid.setColumnStretch(2, 1)
+    for col in range(3):
+        tab.grid.setColumnStretch(col, 1)
+    tab.arranged = ("", None)
     arrange_views(tab, "encoder")
+    tab.grid_scroll.viewport().installEventFilter(_Rearrange(tab))
     v["overview"].headChosen.connect(tab.pick_head)
     v["heads"].headChosen.connect(tab.head.setValue)
 
 
-def arrange_views(tab: PretrainedTab, kind: str) -> None:
-    """The views of a model of ``kind`` ("encoder" or "decoder") on the grid."""
-    layout = DECODER_VIEWS if kind == "decoder" else ENCODER_VIEWS
-    if [v.key for v in tab.views] == [key for key, _, _ in layout]:
+def arrange_views(tab: PretrainedTab, kind: str, width: int | None = None) -> None:
+    """The views of a model of ``kind`` ("encoder" or "decoder") on the grid, for the
+    grid's visible ``width`` (None: as it is now)."""
+    if width is None:
+        width = tab.grid_scroll.viewport().width()
+    m = tab.grid.contentsMargins()
+    wide = width >= 4 * COLUMN_WIDTH + 3 * tab.grid.horizontalSpacing() + m.left() + m.right()
+    layout = ((DECODER_VIEWS if wide else DECODER_NARROW) if kind == "decoder" else
+              ENCODER_VIEWS if wide else ENCODER_NARROW)
+    if tab.arranged == (kind, layout):
         return
+    # a view staying in its cell is left alone (moving every panel cost ~100 ms)
+    before = {place[0]: place for place in tab.arranged[1] or ()}
+    after = {place[0]: place for place in layout}
+    tab.arranged = (kind, layout)
     for view in tab.views:
-        tab.grid.removeWidget(view.panel)
-        view.panel.setVisible(False)
+        if before.get(view.key) != after.get(view.key):
+            tab.grid.removeWidget(view.panel)
+            view.panel.setVisible(False)
     tab.views = []
-    for key, row, col in layout:
+    for key, row, col, *span in layout:
         view = tab.all_views[key]
         tab.views.append(view)
-        tab.grid.addWidget(view.panel, row, col)
-        view.panel.setVisible(True)
-    if tab.active_view not in {key for key, _, _ in layout}:
+        if before.get(key) != after[key]:
+            tab.grid.addWidget(view.panel, row, col, 1, span[0] if span else 1)
+            view.panel.setVisible(True)
+    tab.grid.setColumnStretch(3, 1 if wide else 0)
+    tab.grid.setRowStretch(2, 1 if layout is ENCODER_NARROW else 0)
+    if tab.active_view not in {place[0] for place in layout}:
         tab.active_view = layout[0][0]

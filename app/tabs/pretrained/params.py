@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from models.pretrained.options import PRETRAINED_RANGES, PretrainedRequest
 
-__all__ = ["DEFAULTS", "RANGES", "TEXTS", "MAX_TEXT"]
+__all__ = ["DEFAULTS", "RANGES", "TEXTS", "MAX_TEXT", "APPROX_KEYS"]
 
 RANGES = PRETRAINED_RANGES
 _ASK = PretrainedRequest()
@@ -21,7 +21,12 @@ DEFAULTS = {
     "temperature": _ASK.temperature, "top_k": _ASK.top_k, "top_p": _ASK.top_p,
     "steps": _ASK.steps, "seed": _ASK.seed,
     "head_mask": [], "keep": [],
+    # the attention inside the model for the approximation view
+    "attention": _ASK.attention, "features": _ASK.features, "projected": _ASK.projected,
+    "window": _ASK.window,
 }
+#: the approximation's settings (a --set gives them as texts; the request checks them)
+APPROX_KEYS = ("attention", "features", "projected", "window")
 #: the settings that are texts
 TEXTS = ("sentence", "pair", "sentences")
 #: the longest text a sentence box takes

@@ -6,16 +6,18 @@ Settings: the text (``sentence``, ``pair``), the similarity box (``sentences``, 
 line), ``layer``, ``head``, ``query`` (the neuron view's query token), the decoder's
 ``temperature``, ``top_k`` (0 = off), ``top_p`` (1 = off), ``steps`` and ``seed``;
 ``head_mask`` (layers × heads of 0/1, [] = every head on) and ``keep`` (one true/false per
-token of the text, [] = every token kept).
+token of the text, [] = every token kept); the approximation view's ``attention`` (exact,
+performer, linformer, sparse) and its ``features`` (m), ``projected`` (k) and ``window``
+(w), checked by ``PretrainedRequest`` (so "64" from a ``--set`` is 64).
 """
 
 from __future__ import annotations
 
 import math
 
-from app.tabs.pretrained.params import DEFAULTS, MAX_TEXT, RANGES, TEXTS
+from app.tabs.pretrained.params import APPROX_KEYS, DEFAULTS, MAX_TEXT, RANGES, TEXTS
 
-__all__ = ["DEFAULTS", "check", "head_mask", "keep", "session_model"]
+__all__ = ["DEFAULTS", "check", "approximation", "head_mask", "keep", "session_model"]
 
 #: whole-number settings and their ranges (layer, head and query: checked against the
 #: model when it is loaded; here against generous bounds)
@@ -49,10 +51,23 @@ def check(state: dict) -> None:
                     not math.isfinite(value) or not lo <= value <= hi:
                 raise InvalidParameterError(f"{key} = {value!r} is not a number from {lo:g} "
                                             f"to {hi:g}.")
+    approximation(state)
     if "head_mask" in state:
         head_mask(state["head_mask"])
     if "keep" in state:
         keep(state["keep"])
+
+
+def approximation(state: dict) -> dict:
+    """The approximation's settings in ``state``, checked and typed as the request takes
+    them (``InvalidParameterError`` naming the first that is not)."""
+    from models.pretrained.options import PretrainedRequest
+
+    given = {key: state[key] for key in APPROX_KEYS if key in state}
+    if isinstance(given.get("attention"), str):
+        given["attention"] = given["attention"].strip().lower()
+    ask = PretrainedRequest(**given)
+    return {key: getattr(ask, key) for key in given}
 
 
 def head_mask(value) -> list[list[int]]:

@@ -127,7 +127,7 @@ class PretrainedTab(BaseTab):
     #: heatmaps made ahead for each grid: the bundled model's 12 heads, 5 statistics,
     #: 2 similarity matrices, 1 generation
     WARM = (("heads_view", 12), ("stats_view", 5), ("similarity_view", 2),
-            ("generation_view", 1))
+            ("approx_view", 3), ("approx_similarity_view", 3), ("generation_view", 1))
 
     def _warm(self) -> None:
         for name, n in self.WARM:
@@ -283,7 +283,14 @@ class PretrainedTab(BaseTab):
                                  self.head.value(),
                                  split_sentences(self.sentences.toPlainText()),
                                  self.temperature.value(), self.top_k.value(),
-                                 self.top_p.value(), self.steps.value(), self.seed.value())
+                                 self.top_p.value(), self.steps.value(), self.seed.value(),
+                                 **self._approx_params())
+
+    def _approx_params(self) -> dict:
+        """The approximation box as the request's fields."""
+        return {"attention": self.approx_combo.currentData(),
+                **{key: getattr(self, f"approx_{key}").value()
+                   for key in ("features", "projected", "window")}}
 
     def compute_fn(self):
         if self.model is None:
@@ -319,7 +326,7 @@ class PretrainedTab(BaseTab):
         # still for a few hundred ms); each draws the record as it is when its turn comes
         self._draws = [partial(self._show_view, key) for key in
                        ("heads", "head_view", "overview", "neuron", "stats", "similarity",
-                        "next")] + [self._draw_generation]
+                        "next", "approx", "approx_similarity")] + [self._draw_generation]
         if self._draw_now:
             self._draw_all()
         else:
@@ -418,7 +425,7 @@ class PretrainedTab(BaseTab):
                 "steps": self.steps.value(), "seed": self.seed.value(),
                 "head_mask": [] if mask.size == 0 or mask.all() else
                 [[int(v) for v in row] for row in mask],
-                "keep": [] if not keep or all(keep) else list(keep)}
+                "keep": [] if not keep or all(keep) else list(keep), **self._approx_params()}
 
     def _pair_text(self) -> str | None:
         return (self.pair.text().strip() or None) if self.pair.isEnabled() else None
@@ -442,6 +449,12 @@ class PretrainedTab(BaseTab):
             self._wanted_query = int(st["query"])
             if 0 <= self._wanted_query < self.query.count():
                 self.query.setCurrentIndex(self._wanted_query)
+        approx = state.approximation(st)
+        if "attention" in approx:
+            self.approx_combo.setCurrentIndex(self.approx_combo.findData(approx["attention"]))
+        for key in ("features", "projected", "window"):
+            if key in approx:
+                getattr(self, f"approx_{key}").setValue(approx[key])
         if "head_mask" in st:
             self._set_head_mask(state.head_mask(st["head_mask"]))
         if "keep" in st:

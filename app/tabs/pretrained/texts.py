@@ -59,9 +59,11 @@ def enable_for_model(tab: PretrainedTab) -> None:
     pair = model is not None and model.config.type_vocab_size >= 2
     tab.pair.setEnabled(pair)
     tab.box_similarity.setEnabled(model is not None and not decoder)
-    for w in (tab.temperature, tab.top_k, tab.top_p, tab.steps, tab.seed,
-              tab.generate_button):
+    for w in (tab.temperature, tab.top_k, tab.top_p, tab.steps, tab.generate_button):
         w.setEnabled(decoder)
+    # the seed draws a generation's tokens, and an encoder's Performer features
+    tab.seed.setEnabled(model is not None)
+    tab.box_approx.setEnabled(model is not None and not decoder)
     note_decoder(tab)
 
 
@@ -117,6 +119,7 @@ def retranslate(tab: PretrainedTab) -> None:
     tab.box_similarity.setTitle(QCoreApplication.translate("PretrainedTab", "Sentence similarity"))
     tab.sentences_hint.setText(QCoreApplication.translate("PretrainedTab", "2 to 6 sentences, one per line: their embeddings' cosine "
                                   "similarity with the heads masked above."))
+    retranslate_approx(tab)
     tab.box_decoder.setTitle(QCoreApplication.translate("PretrainedTab", "Next token and generation (decoders)"))
     tab.temperature_label.setText(QCoreApplication.translate("PretrainedTab", "Temperature"))
     tab.top_k_label.setText(QCoreApplication.translate("PretrainedTab", "Top-k"))
@@ -129,3 +132,24 @@ def retranslate(tab: PretrainedTab) -> None:
     describe_model(tab)
     for view in tab.all_views.values():
         view.panel.set_title(view.title())
+
+
+def retranslate_approx(tab) -> None:
+    """The approximation box: its title, the combo's choices and the numbers' tips."""
+    tab.box_approx.setTitle(QCoreApplication.translate("PretrainedTab", "Attention inside the model"))
+    tab.approx_label.setText(QCoreApplication.translate("PretrainedTab", "Attention"))
+    names = {"exact": QCoreApplication.translate("PretrainedTab", "exact softmax"),
+             "performer": QCoreApplication.translate("PretrainedTab", "Performer (m features)"),
+             "linformer": QCoreApplication.translate("PretrainedTab", "Linformer (k rows)"),
+             "sparse": QCoreApplication.translate("PretrainedTab", "sparse: local window w")}
+    for i in range(tab.approx_combo.count()):
+        tab.approx_combo.setItemText(i, names[tab.approx_combo.itemData(i)])
+    tab.approx_combo.setToolTip(QCoreApplication.translate("PretrainedTab", "Replaces softmax attention in every layer "
+                                   "and head of the encoder; the two views on the right "
+                                   "compare it with the exact model."))
+    tab.approx_features.setToolTip(QCoreApplication.translate("PretrainedTab", "Performer: number of random "
+                                      "features m (drawn from the seed below)"))
+    tab.approx_projected.setToolTip(QCoreApplication.translate("PretrainedTab", "Linformer: keys and values "
+                                       "mean-pooled to k rows"))
+    tab.approx_window.setToolTip(QCoreApplication.translate("PretrainedTab", "Sparse: each token sees the tokens "
+                                    "within w/2 of itself"))
