@@ -50,13 +50,20 @@ def test_tabs_are_built_one_per_turn_before_the_session_is_applied(qtbot, tmp_pa
     assert _shows(win, wanted) and win.current_tab() is win.built_tab("meta")
 
 
-def test_a_later_open_session_replaces_one_on_its_way(qtbot, tmp_path):
+def _opening(qtbot, tmp_path):
+    """A fresh window with the saved session on its way in: (path, wanted, window,
+    errors shown, [(path, ok)] as sessionOpened said)."""
     path, wanted = _saved(qtbot, tmp_path)
     win = make_window(qtbot)
     errors, ended = [], []
     win.report_error = lambda error, details: errors.append(error)
     win.sessionOpened.connect(lambda p, ok: ended.append((p, ok)))
     win.start_open_session(path)
+    return path, wanted, win, errors, ended
+
+
+def test_a_later_open_session_replaces_one_on_its_way(qtbot, tmp_path):
+    path, wanted, win, errors, ended = _opening(qtbot, tmp_path)
     refused = tmp_path / "not-a-session.archscope"
     refused.write_bytes(b"PK\x05\x06" + bytes(18))
     win.start_open_session(str(refused))    # the first ends unopened, the second refused
@@ -67,12 +74,7 @@ def test_a_later_open_session_replaces_one_on_its_way(qtbot, tmp_path):
 
 
 def test_closing_the_window_drops_a_session_on_its_way(qtbot, tmp_path):
-    path, wanted = _saved(qtbot, tmp_path)
-    win = make_window(qtbot)
-    errors, ended = [], []
-    win.report_error = lambda error, details: errors.append(error)
-    win.sessionOpened.connect(lambda p, ok: ended.append((p, ok)))
-    win.start_open_session(path)
+    path, wanted, win, errors, ended = _opening(qtbot, tmp_path)
     win.close()
     qtbot.wait(500)
     assert ended == [(path, False)] and not errors and not _shows(win, wanted)

@@ -3598,7 +3598,7 @@ f 的求值次数。</translation>
         <translation>q（查询）</translation>
     </message>
     <message>
-        <source>k (keys)</source>
+        <source>k</source>
         <translation>k（键）</translation>
     </message>
     <message>

@@ -293,7 +293,7 @@ class NeuronView(PretrainedView):
         self.plot.set_neurons(
             nv.q[query], nv.k, nv.scores[query], nv.weights[query], nv.tokens,
             nv.tokens[query],
-            [translate("PretrainedTab", "q (query)"), translate("PretrainedTab", "k (keys)"),
+            [translate("PretrainedTab", "q (query)"), translate("PretrainedTab", "k"),
              translate("PretrainedTab", "q ⊙ k"), translate("PretrainedTab", "q·k/√d"),
              translate("PretrainedTab", "softmax")])
         self.clear_readout()
