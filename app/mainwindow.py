@@ -143,8 +143,8 @@ class _FirstPaint(QObject):
 
 
 class MainWindow(QMainWindow, SessionActions, TabPages):
-    """Signals: torchReady() once torch, PyG and the devices are known;
-    sessionOpened(path, ok) when a File → Open session has ended (``app/sessions.py``).
+    """Signals: torchReady() once torch, PyG and the devices are known; sessionOpened(path,
+    ok) when ``start_open_session`` has ended (``app/sessions.py``).
 
     ``specs`` are the tabs, in order; by default ``app.tabs.catalog.tab_specs()``
     (pass ``tab_specs([extra])`` to add a tab without editing the list or the window).
@@ -155,7 +155,6 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
 
     torchReady = Signal()
     languageChanged = Signal(str)
-    #: (path, opened): how a ``start_open_session`` ended
     sessionOpened = Signal(str, bool)
 
     def __init__(self, settings: Settings, translations: Translations,
