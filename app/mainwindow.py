@@ -143,8 +143,7 @@ class _FirstPaint(QObject):
 
 
 class MainWindow(QMainWindow, SessionActions, TabPages):
-    """Signals: torchReady() once torch, PyG and the devices are known; sessionOpened(path,
-    ok) when ``start_open_session`` has ended (``app/sessions.py``).
+    """Signals: torchReady() once torch, PyG and devices are known; sessionOpened(path, ok).
 
     ``specs`` are the tabs, in order; by default ``app.tabs.catalog.tab_specs()``
     (pass ``tab_specs([extra])`` to add a tab without editing the list or the window).
