@@ -359,3 +359,46 @@ def test_a_minimum_size_that_swings_between_two_answers_settles_on_the_larger(qt
     ask_minimum(widget, 0, 80)          # a new answer: taken
     qtbot.wait(5)
     assert widget.minimumHeight() == 80
+    # a view asks at every resize of a relayout: answers repeated count once
+    for height in (60, 60, 90, 90, 60, 60, 90, 90, 60):
+        ask_minimum(widget, 0, height)
+        qtbot.wait(5)
+    assert widget.minimumHeight() == 90
+
+
+@pytest.mark.parametrize("height", [190, 201, 215, 230])
+def test_a_square_step_settles_whatever_its_title_wraps_to(qtbot, height):
+    """The forward view's square step swung at 1280 × 800 without end (ten relayouts a
+    second, labels overlapping half of the time): a narrower image wrapped the title
+    over more lines, which left less height, which narrowed the image further, and the
+    minimum height it asked for followed. Its layout is now worked out from its size
+    alone: settled, it is laid out no more and every token is named. (253 × 201 is the
+    forward view's size in the window at 1280 × 800.)"""
+    from PySide6.QtWidgets import QFrame, QScrollArea
+
+    from models.traces import ForwardStep
+    from viz.attention import StepView
+
+    n = len(DIGITS) - 1
+    step = ForwardStep(key="self.softmax", dims="(batch, num_heads, q_len, k_len)",
+                       shape=(1, 4, n, n), values=_weights(1, n, n)[0],
+                       row_labels=tuple(DIGITS[:n]), col_labels=tuple(DIGITS[:n]),
+                       kind="weights")
+    area = QScrollArea()
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    view = StepView()
+    view.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(view)
+    qtbot.addWidget(area)
+    area.resize(253, height)
+    area.show()
+    view.set_step(step, "(batch, num_heads, q_len, k_len) = (1\u00a0×\u00a04\u00a0×\u00a0"
+                  f"{n}\u00a0×\u00a0{n})", "key")
+    qtbot.wait(500)
+    calls = []
+    tighten = view._tighten
+    view._tighten = lambda *a: (calls.append(view.height()), tighten(*a))[1]
+    qtbot.wait(400)
+    assert calls == [], f"laid out {len(calls)} times in 400 ms: {sorted(set(calls))}"
+    assert fc.scene_label_problems(view)[1] == []

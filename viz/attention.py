@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QDialog, QVBoxLayout
 
 from models.traces import ForwardStep
 from viz.figure import figure_style
-from viz.heatmap import HeatmapPlot, TokenAxis, ask_minimum
+from viz.heatmap import HeatmapPlot, TokenAxis, ask_minimum, min_cell_px, short_label
 from viz.text import fit_lines
 from viz.theme import HIGHLIGHT, PALETTE, colormap
 
@@ -528,59 +528,103 @@ class StepView(HeatmapPlot):
 
     def _tighten(self, *_) -> None:
         """Label the axes for the cells' size on screen; for square cells, take the
-        blank beside the image off the plot (as margins, the colour bar moves along)."""
+        blank beside the image off the plot (as margins, the colour bar moves along).
+
+        The layout is worked out from the viewport's size alone (``_plan``), never from
+        the title row or axes as they are now: for square cells a narrower image wraps
+        the title over more lines, which leaves less height, which narrows the image …
+        Read back from the layout, that swung forever at 1280 × 800 (title 1-4 lines,
+        the view's minimum 201-243 px, ten relayouts a second)."""
         if getattr(self, "step", None) is None:
             return
         plot = self.plotItem
         left_ax, bottom_ax = plot.getAxis("left"), plot.getAxis("bottom")
-        rows, cols = self._matrix.shape
-        # the room the view box has with no margins: the view less the axes, the title
-        # row, the colour bar and its spacer column
-        title_h = plot.layout.rowMinimumHeight(0)
-        w = (self.viewport().width() - left_ax.width() - self.colorbar.geometry().width()
-             - 5 - 2)
-        h = self.viewport().height() - title_h - bottom_ax.height() - 2
-        new = (0.0, 0.0, 0.0, 0.0)
-        if self._square and w > 0 and h > 0:
-            aspect = cols / rows
-            if w / h > aspect:
-                ex = (w - h * aspect) / 2
-                new = (ex, 0.0, ex, 0.0)
-            else:
-                ey = (h - w / aspect) / 2
-                new = (0.0, ey, 0.0, ey)
-        cw, ch = (w - new[0] - new[2]) / max(cols, 1), (h - new[1] - new[3]) / max(rows, 1)
+        plan = self._plan(self.viewport().width(), self.viewport().height())
+        new, cw, ch, title = plan["margins"], plan["cw"], plan["ch"], plan["title"]
         left_ax.set_tokens(self.step.row_labels, ch)
         left_ax.setWidth(int(left_ax.extent()))
-        # the title wrapped to the plot's width (a narrow square plot clipped it)
-        _set_title(plot, wrap_title(self._title, w - new[0] - new[2], "8pt"), size="8pt")
+        # the title wrapped to the image's width (a narrow square plot clipped it)
+        _set_title(plot, title, size="8pt")
         if self.step.col_labels:
             bottom_ax.set_tokens(self.step.col_labels, cw)
             bottom_ax.setHeight(int(bottom_ax.extent()) + 18)      # + the axis label
         else:
             bottom_ax.set_auto()
             bottom_ax.setHeight(None)
-        self._ask_size(rows, cols, left_ax, bottom_ax, w, h)
+        self._ask_size()
         if max(abs(a - b) for a, b in zip(new, self._margins, strict=True)) > 0.5:
             self._margins = new
             plot.setContentsMargins(1 + new[0], 1 + new[1], 1 + new[2], 1 + new[3])
             plot.autoRange(padding=0)
 
-    def _ask_size(self, rows: int, cols: int, left_ax: TokenAxis, bottom_ax: TokenAxis,
-                  w: float, h: float) -> None:
+    def _plan(self, vw: float, vh: float, cell: float | None = None) -> dict:
+        """The layout of the step in a viewport ``vw`` × ``vh``: margins (left, top, right,
+        bottom), the cells' width and height, the wrapped title and the height of all
+        that is not the image (``extra_h``). A function of the size and the step alone:
+        the axes' extents and the title's lines are taken to a fixed point from the
+        largest type down, never read back from the layout. ``cell``: cells of that height
+        (and width, when square) instead of what the size gives (the view's minimum)."""
+        plot = self.plotItem
+        left_ax, bottom_ax = plot.getAxis("left"), plot.getAxis("bottom")
+        rows, cols = self._matrix.shape
+        row_labels, col_labels = self.step.row_labels, self.step.col_labels
+        bar = self.colorbar.geometry().width()
+        big = 1e9                                   # the first guess: the largest type
+        left_w = int(left_ax.extent_for(row_labels, big))
+        auto_h = bottom_ax.height()                 # numbered: pyqtgraph's own height
+        bottom_h = int(bottom_ax.extent_for(col_labels, big)) + 18 if col_labels else auto_h
+        title_h = 20
+        plan: dict = {}
+        for _ in range(8):
+            w = vw - left_w - bar - 5 - 2
+            h = vh - title_h - bottom_h - 2
+            new = (0.0, 0.0, 0.0, 0.0)
+            if cell is not None:
+                h = rows * cell
+                if self._square:
+                    w = max(w, 1.0)
+                    ex = max(0.0, (w - cols * cell) / 2)
+                    new = (ex, 0.0, ex, 0.0)
+            elif self._square and w > 0 and h > 0:
+                aspect = cols / rows
+                if w / h > aspect:
+                    ex = (w - h * aspect) / 2
+                    new = (ex, 0.0, ex, 0.0)
+                else:
+                    ey = (h - w / aspect) / 2
+                    new = (0.0, ey, 0.0, ey)
+            cw = (w - new[0] - new[2]) / max(cols, 1)
+            ch = (h - new[1] - new[3]) / max(rows, 1)
+            title = wrap_title(self._title, w - new[0] - new[2], "8pt")
+            plan = {"margins": new, "cw": cw, "ch": ch, "title": title,
+                    "extra_h": title_h + bottom_h + 2, "extra_w": left_w + bar + 5 + 2}
+            nxt = (int(left_ax.extent_for(row_labels, ch)),
+                   int(bottom_ax.extent_for(col_labels, cw)) + 18 if col_labels else auto_h,
+                   15 * _lines(title) + 5 if title else title_h)
+            if nxt == (left_w, bottom_h, title_h):
+                break
+            left_w, bottom_h, title_h = nxt
+        return plan
+
+    def _ask_size(self) -> None:
         """Ask for the height (and, for square cells, the width) at which every row's
         and column's token label fits (``TokenAxis.min_cell_px``): the panel grows and
-        the grid of views scrolls, rather than an axis skipping tokens."""
-        need_r = left_ax.min_cell_px()
-        need_c = bottom_ax.min_cell_px() if self.step.col_labels else 0.0
+        the grid of views scrolls, rather than an axis skipping tokens. Worked out by
+        ``_plan`` for cells of that size, so the answer is the same whatever size the
+        view has now."""
+        rows, cols = self._matrix.shape
+        need_r = min_cell_px([short_label(t) for t in self.step.row_labels], True)
+        need_c = min_cell_px([short_label(t) for t in self.step.col_labels], False) \
+            if self.step.col_labels else 0.0
         if self._square:
             need_r = need_c = max(need_r, need_c)
-        # what is not the image: axes, title, colour bar, frame (the viewport itself
-        # may not have followed a resize yet)
-        extra_h = 2 * self.frameWidth() + self.viewport().height() - h
-        extra_w = 2 * self.frameWidth() + self.viewport().width() - w
-        min_h = int(np.ceil(extra_h + rows * need_r)) if need_r else 0
-        min_w = int(np.ceil(extra_w + cols * need_c)) if need_c else 0
+        frame = 2 * self.frameWidth()
+        min_h = min_w = 0
+        if need_r:
+            plan = self._plan(self.viewport().width(), self.viewport().height(), need_r)
+            min_h = int(np.ceil(frame + plan["extra_h"] + rows * need_r))
+            if need_c:
+                min_w = int(np.ceil(frame + plan["extra_w"] + cols * need_c))
         ask_minimum(self, min_w if min_w > self.width() or self.minimumWidth() else 0, min_h)
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt name
