@@ -90,13 +90,71 @@ def tab_settled(wait, tab, timeout_s: float = 90.0) -> None:
     need = (THROTTLE_MS + 300) / 1000.0
     end = time.monotonic() + timeout_s
     since = None
-    while time.monotonic() < end:
-        if not quiet():
-            since = None
-        elif since is None:
-            since = time.monotonic()
-        elif time.monotonic() - since >= need:
-            return
-        wait(20)
+    with ViewResizes(tab) as resized:
+        while time.monotonic() < end:
+            done = quiet()
+            if done and resized.swinging():
+                raise AssertionError(f"the {tab.key} tab's views are laid out again and "
+                                     f"again: {resized.names()}")
+            if not done or resized.since(since):
+                since = None
+            elif since is None:
+                since = time.monotonic()
+            elif time.monotonic() - since >= need:
+                return
+            wait(20)
     raise AssertionError(f"the {tab.key} tab's background work did not end in "
                          f"{timeout_s:.0f} s")
+
+
+class ViewResizes:
+    """Counts the resizes of ``tab``'s views while in a ``with`` block: a tab is not
+    settled while a view is still being laid out (on a loaded machine the last resize of
+    a cascade came 0.1 s before a check, whose axis had not yet taken its new width), and
+    one resized for ``SWING_S`` in a row while nothing else happens swings."""
+
+    SWING_S = 10.0
+
+    def __init__(self, tab) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        self.views = {v.panel.graphics: v.key for v in getattr(tab, "views", ())}
+        self.last: dict[str, float] = {}
+        self.first: dict[str, float] = {}
+        outer = self
+
+        class Filter(QObject):
+            def eventFilter(self, watched, event):  # noqa: N802 - Qt's API
+                if event.type() == QEvent.Type.Resize and watched in outer.views:
+                    now, key = time.monotonic(), outer.views[watched]
+                    if now - outer.last.get(key, -1e9) > 1.0:     # a new run of resizes
+                        outer.first[key] = now
+                    outer.last[key] = now
+                return False
+
+        self.filter = Filter()
+
+    def __enter__(self) -> ViewResizes:
+        for graphics in self.views:
+            graphics.installEventFilter(self.filter)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for graphics in self.views:
+            try:
+                graphics.removeEventFilter(self.filter)
+            except RuntimeError:        # deleted meanwhile
+                pass
+
+    def since(self, t: float | None) -> bool:
+        """A view resized at or after ``t`` (None: never asked)."""
+        return t is not None and any(last >= t for last in self.last.values())
+
+    def swinging(self) -> bool:
+        now = time.monotonic()
+        return any(now - self.last[k] < 1.0 and now - self.first[k] > self.SWING_S
+                   for k in self.last)
+
+    def names(self) -> str:
+        now = time.monotonic()
+        return ", ".join(sorted(k for k in self.last if now - self.last[k] < 1.0))
