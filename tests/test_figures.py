@@ -316,6 +316,40 @@ def test_drawn_geometry_samples_along_segments():
     assert np.allclose(points[:, 0], points[:, 1])
 
 
+def test_a_view_zoomed_in_samples_only_what_is_inside_its_box(qtbot):
+    """Zoomed far in, every curve ran far past the view box and was sampled up to
+    MAX_SAMPLES times: one legend placement held the GUI thread 1.7 s in the monkey
+    (seed 20250, action 871). Only the parts inside the box (and a margin) are sampled
+    now; the checks here read the scene-wide geometry, unclipped, as before."""
+    import time
+
+    from viz.legend import CLIP_MARGIN_PX, MAX_SAMPLES, _clip
+
+    a, b = np.array([[-1e6, -1e6], [-50.0, 10.0], [10.0, 10.0]]), \
+        np.array([[1e6, 1e6], [-40.0, 20.0], [20.0, 10.0]])
+    ca, cb = _clip(a, b, (0.0, 0.0, 300.0, 300.0))
+    np.testing.assert_allclose(ca, [[0, 0], [10, 10]])      # the diagonal, cut; the
+    np.testing.assert_allclose(cb, [[300, 300], [20, 10]])  # one outside dropped
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(300, 300)
+    plot.show()
+    x = np.linspace(-1.0, 1.0, 400)
+    for k in range(120):
+        plot.plot(x, np.sin(3 * x + k / 20.0) * (k / 120.0))
+    plot.plotItem.vb.setRange(xRange=(0, 0.002), yRange=(0, 0.002), padding=0)
+    _settle(qtbot, plot)
+    vb = plot.plotItem.vb
+    t = time.perf_counter()
+    points, _ = drawn_geometry(vb.addedItems, vb)
+    took = time.perf_counter() - t
+    box = vb.boundingRect().adjusted(-CLIP_MARGIN_PX - 1e-6, -CLIP_MARGIN_PX - 1e-6,
+                                     CLIP_MARGIN_PX + 1e-6, CLIP_MARGIN_PX + 1e-6)
+    inside = [box.contains(float(px), float(py)) for px, py in points]
+    assert all(inside)
+    assert 0 < len(points) < 120 * MAX_SAMPLES / 20, (len(points), f"{took:.3f} s")
+
+
 def test_an_unmanaged_legend_over_data_is_found(qtbot):
     """The window-wide walk can fail: a plain pyqtgraph legend over a curve is reported."""
     plot = pg.PlotWidget()

@@ -45,6 +45,8 @@ SETTLE_ROUNDS = 6
 STEP_PX = 3.0
 #: at most this many samples per curve (a 4096-point curve on a 300-px plot)
 MAX_SAMPLES = 20000
+#: curves are sampled only this far past the view box's edges (pixels)
+CLIP_MARGIN_PX = 8.0
 
 
 def _affine(item, target) -> np.ndarray | None:
@@ -65,7 +67,27 @@ def _apply(m: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
                      m[1, 0] * x + m[1, 1] * y + m[1, 2]], axis=1)
 
 
-def _densify(pts: np.ndarray, step: float, pairs: bool = False) -> np.ndarray:
+def _clip(a: np.ndarray, b: np.ndarray, rect: tuple[float, float, float, float]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of segments a[i]-b[i] (float[n, 2]) inside ``rect`` (x0, y0, x1, y1),
+    segments wholly outside dropped (Liang-Barsky, all at once)."""
+    d = b - a
+    t0, t1 = np.zeros(len(a)), np.ones(len(a))
+    keep = np.ones(len(a), bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-d[:, 0], a[:, 0] - rect[0]), (d[:, 0], rect[2] - a[:, 0]),
+                     (-d[:, 1], a[:, 1] - rect[1]), (d[:, 1], rect[3] - a[:, 1])):
+            r = q / p
+            keep &= ~((p == 0) & (q < 0))           # parallel to this edge, outside it
+            t0 = np.where(p < 0, np.maximum(t0, r), t0)
+            t1 = np.where(p > 0, np.minimum(t1, r), t1)
+    keep &= t0 <= t1
+    a, d, t0, t1 = a[keep], d[keep], t0[keep, None], t1[keep, None]
+    return a + t0 * d, a + t1 * d
+
+
+def _densify(pts: np.ndarray, step: float, pairs: bool = False,
+             clip: tuple[float, float, float, float] | None = None) -> np.ndarray:
     """Points every ``step`` pixels along the polyline ``pts`` (segments with a
     non-finite end are gaps, as pyqtgraph draws them), or along each segment of
     ``pairs`` (``connect="pairs"``: points 0-1, 2-3 ...), about ``MAX_SAMPLES`` of
@@ -83,8 +105,16 @@ def _densify(pts: np.ndarray, step: float, pairs: bool = False) -> np.ndarray:
     a, b = a[ok], b[ok]
     if not len(a):
         return pts[np.isfinite(pts).all(1)]
+    if clip is not None:
+        # only what falls inside the box can meet the legend: a view zoomed in drew
+        # every curve far past its edges, each sampled MAX_SAMPLES times (1.7 s of one
+        # placement in the monkey); the parts inside are segments of their own
+        a, b = _clip(a, b, clip)
+        if not len(a):
+            return np.zeros((0, 2))
+    ends = b if pairs or clip is not None else b[-1:]
     if not pairs and len(a) >= MAX_SAMPLES:
-        return np.concatenate([a, b[-1:]])       # a long trace: its own vertices
+        return np.concatenate([a, ends])         # a long trace: its own vertices
     if pairs and 2 * len(a) > MAX_SAMPLES:
         every = -(-2 * len(a) // MAX_SAMPLES)    # many edges: the ends of every k-th
         return np.concatenate([a[::every], b[::every]])
@@ -95,7 +125,16 @@ def _densify(pts: np.ndarray, step: float, pairs: bool = False) -> np.ndarray:
     starts = np.cumsum(n) - n
     t = (np.arange(n.sum()) - np.repeat(starts, n)) / np.repeat(n, n)
     out = a[seg] + (b[seg] - a[seg]) * t[:, None]
-    return np.concatenate([out, b if pairs else b[-1:]])
+    return np.concatenate([out, ends])
+
+
+def _box(target) -> tuple[float, float, float, float] | None:
+    """A view box's own area and a margin, as ``_densify`` clips to (None: no clip)."""
+    if not isinstance(target, pg.ViewBox):
+        return None
+    r = target.boundingRect()
+    return (r.left() - CLIP_MARGIN_PX, r.top() - CLIP_MARGIN_PX,
+            r.right() + CLIP_MARGIN_PX, r.bottom() + CLIP_MARGIN_PX)
 
 
 def drawn_geometry(items: Iterable, target) -> tuple[np.ndarray, list[QRectF]]:
@@ -130,7 +169,8 @@ def drawn_geometry(items: Iterable, target) -> tuple[np.ndarray, list[QRectF]]:
             x, y = item.getData()
             if x is not None and len(x):
                 pts = _apply(m, np.asarray(x, np.float64), np.asarray(y, np.float64))
-                points.append(_densify(pts, STEP_PX, item.opts.get("connect") == "pairs")
+                points.append(_densify(pts, STEP_PX, item.opts.get("connect") == "pairs",
+                                       _box(target))
                               if item.opts.get("pen") is not None else pts)
         elif isinstance(item, pg.ScatterPlotItem):
             x, y = item.getData()
