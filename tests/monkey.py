@@ -412,16 +412,33 @@ def open_window(settings_dir: str, timeout_s: float = 180.0):
     return window
 
 
-def close_window(window, timeout_s: float = 10.0) -> float:
-    """Close and delete the window as ``archscope`` does; returns the seconds it took."""
+def close_window(window, timeout_s: float = 10.0) -> tuple[float, str]:
+    """Close and delete the window as ``archscope`` does: (the seconds it took, where
+    the other threads were when the workers had not finished in ``timeout_s``)."""
     from app.jobs import wait_for_workers
     from app.main import _dispose
 
     t0 = time.perf_counter()
     window.close()
-    wait_for_workers(timeout_s)
+    stuck = "" if wait_for_workers(timeout_s) else other_threads()
     _dispose(window)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, stuck
+
+
+def other_threads(frames: int = 6) -> str:
+    """The last ``frames`` frames of every thread but this one (a worker that did not
+    stop: the closing took 11.5 s once, with nothing to say which job it was)."""
+    import sys
+    import threading
+    import traceback
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    out = []
+    for ident, frame in sys._current_frames().items():
+        if ident != threading.get_ident():
+            stack = "".join(traceback.format_stack(frame)[-frames:])
+            out.append(f"thread {names.get(ident, ident)}:\n{stack}")
+    return "\n".join(out)
 
 
 def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0,
@@ -464,9 +481,10 @@ def run(seed: int, actions: int, log_path: str | None = None, rss_every: int = 0
             summary.rss_mb.append((actions, round(rss_mb(), 1)))
             summary.settled_mb.append((actions, round(settled_rss_mb(window), 1)))
             watch.action, watch.action_text = actions, "closing the window"
-            took = close_window(window)
+            took, stuck = close_window(window)
             if took > 5.0:
-                watch.add("close", f"closing the window took {took:.1f} s")
+                watch.add("close", f"closing the window took {took:.1f} s"
+                          + (f"; still running:\n{stuck}" if stuck else ""))
         finally:
             if log:
                 log.close()
