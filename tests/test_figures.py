@@ -323,11 +323,11 @@ def test_a_view_zoomed_in_samples_only_what_is_inside_its_box(qtbot):
     now; the checks here read the scene-wide geometry, unclipped, as before."""
     import time
 
-    from viz.legend import CLIP_MARGIN_PX, MAX_SAMPLES, _clip
+    from viz.segments import CLIP_MARGIN_PX, MAX_SAMPLES, clip_segments
 
     a, b = np.array([[-1e6, -1e6], [-50.0, 10.0], [10.0, 10.0]]), \
         np.array([[1e6, 1e6], [-40.0, 20.0], [20.0, 10.0]])
-    ca, cb = _clip(a, b, (0.0, 0.0, 300.0, 300.0))
+    ca, cb = clip_segments(a, b, (0.0, 0.0, 300.0, 300.0))
     np.testing.assert_allclose(ca, [[0, 0], [10, 10]])      # the diagonal, cut; the
     np.testing.assert_allclose(cb, [[300, 300], [20, 10]])  # one outside dropped
     plot = pg.PlotWidget()
