@@ -377,7 +377,7 @@ def test_a_square_step_settles_whatever_its_title_wraps_to(qtbot, height):
     from PySide6.QtWidgets import QFrame, QScrollArea
 
     from models.traces import ForwardStep
-    from viz.attention import StepView
+    from viz.step_view import StepView
 
     n = len(DIGITS) - 1
     step = ForwardStep(key="self.softmax", dims="(batch, num_heads, q_len, k_len)",

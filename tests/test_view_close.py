@@ -22,7 +22,8 @@ SCRIPT = r"""
 import numpy as np
 from PySide6.QtWidgets import QApplication
 app = QApplication(["close"])
-from viz.attention import HeadGrid, PanelRow, StepView
+from viz.attention import HeadGrid, PanelRow
+from viz.step_view import StepView
 from viz.mosaic import TileMosaic
 from viz.neuron_view import NeuronPlot
 from viz.token_bars import TokenBars

@@ -9,7 +9,7 @@ from app.tabs.transformer.steps import step_title
 from app.tabs.transformer.views.attention import trace_meta
 from app.tabs.view import TabView, ViewData
 from models.traces import TransformerTrace
-from viz.attention import StepView
+from viz.step_view import StepView
 
 translate = QCoreApplication.translate
 
