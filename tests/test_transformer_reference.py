@@ -180,10 +180,14 @@ def test_tanh_gelu_is_pytorchs_approximate_gelu():
     torch.testing.assert_close(ffn(x), expected, atol=TOL, rtol=0)
 
 
-def test_decoder_layer_equals_torch_decoder_layer_with_both_masks():
-    ours = DecoderLayer(D, H, FF).eval()
+@pytest.mark.parametrize(("norm_first", "activation"),
+                         [(False, "relu"), (True, "relu"), (True, "gelu"), (False, "gelu")])
+def test_decoder_layer_equals_torch_decoder_layer_with_both_masks(norm_first, activation):
+    """The paper's block, and the size study's options: pre-norm (``norm_first``), GELU."""
+    ours = DecoderLayer(D, H, FF, norm_first=norm_first, activation=activation).eval()
     _randomise(ours)
-    ref = nn.TransformerDecoderLayer(D, H, FF, batch_first=True).eval()
+    ref = nn.TransformerDecoderLayer(D, H, FF, batch_first=True, norm_first=norm_first,
+                                     activation=activation).eval()
     _copy_decoder_layer(ours, ref)
     src, tgt = _tokens(2, 9, [9, 4]), _tokens(2, 7, [7, 5])
     x, mem = torch.randn(2, 7, D), torch.randn(2, 9, D)

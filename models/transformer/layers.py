@@ -160,18 +160,23 @@ class DecoderLayer(nn.Module):
     broadcastable to (batch, heads, t, s).
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1) -> None:
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
+                 *, activation: str = "relu", norm_first: bool = False) -> None:
         super().__init__()
+        self.norm_first = norm_first
         self.masked_self_attn = MultiHeadAttention(d_model, num_heads)
         self.add_norm1 = AddNorm(d_model, dropout)
         self.encoder_decoder_attn = MultiHeadAttention(d_model, num_heads)
         self.add_norm2 = AddNorm(d_model, dropout)
-        self.ffn = PositionWiseFeedForward(d_model, d_ff, dropout)
+        self.ffn = PositionWiseFeedForward(d_model, d_ff, dropout, activation)
         self.add_norm3 = AddNorm(d_model, dropout)
 
     def forward(self, x: torch.Tensor, encoder_output: torch.Tensor,
                 look_ahead_mask: torch.Tensor | None = None,
                 padding_mask: torch.Tensor | None = None, return_attention: bool = False):
+        if self.norm_first:
+            return self._forward_pre_norm(x, encoder_output, look_ahead_mask, padding_mask,
+                                          return_attention)
         # 1. each target position sees itself and earlier positions only
         attn, self_w = self.masked_self_attn(x, x, x, look_ahead_mask, return_attention=True)
         x = self.add_norm1(x, attn)
@@ -181,5 +186,20 @@ class DecoderLayer(nn.Module):
         x = self.add_norm2(x, attn)
         # 3. the position-wise MLP
         x = self.add_norm3(x, self.ffn(x))
+        return (x, self_w, cross_w) if return_attention else x
+
+    def _forward_pre_norm(self, x, encoder_output, look_ahead_mask, padding_mask,
+                          return_attention):
+        """Each sub-layer reads its normalised input and adds to the un-normalised one,
+        ``x + Dropout(sublayer(LayerNorm(x)))`` (``nn.TransformerDecoderLayer(norm_first=
+        True)``); the encoder output is read as it comes (the stack normalises it)."""
+        h = self.add_norm1.normalize(x)
+        attn, self_w = self.masked_self_attn(h, h, h, look_ahead_mask, return_attention=True)
+        x = self.add_norm1.add(x, self.add_norm1.dropout(attn))
+        h = self.add_norm2.normalize(x)
+        attn, cross_w = self.encoder_decoder_attn(h, encoder_output, encoder_output,
+                                                  padding_mask, return_attention=True)
+        x = self.add_norm2.add(x, self.add_norm2.dropout(attn))
+        x = self.add_norm3.add(x, self.add_norm3.dropout(self.ffn(self.add_norm3.normalize(x))))
         return (x, self_w, cross_w) if return_attention else x
 

@@ -69,6 +69,12 @@ def token_embedding(vocab_size: int, d_model: int) -> nn.Embedding:
     return embedding
 
 
+def final_norm(d_model: int, norm_first: bool) -> nn.Module:
+    """The LayerNorm after a pre-norm stack; nothing (no weight) after a post-norm one,
+    whose last sub-layer ends in a norm already."""
+    return nn.LayerNorm(d_model) if norm_first else nn.Identity()
+
+
 class Transformer(nn.Module):
     r"""The encoder-decoder Transformer of "Attention Is All You Need", from the parts above.
 
@@ -85,16 +91,24 @@ class Transformer(nn.Module):
 
     def __init__(self, num_encoder_layers: int, num_decoder_layers: int, d_model: int,
                  num_heads: int, d_ff: int, input_vocab_size: int, target_vocab_size: int,
-                 max_seq_len: int, dropout: float = 0.1, pad_token_idx: int = 0) -> None:
+                 max_seq_len: int, dropout: float = 0.1, pad_token_idx: int = 0, *,
+                 activation: str = "relu", norm_first: bool = False) -> None:
         super().__init__()
         self.d_model, self.pad_token_idx = d_model, pad_token_idx
         self.encoder_embedding = token_embedding(input_vocab_size, d_model)
         self.decoder_embedding = token_embedding(target_vocab_size, d_model)
         self.positional_encoding = PositionalEncoding(d_model, dropout, max_seq_len)
+        block = {"activation": activation, "norm_first": norm_first}
         self.encoder_layers = nn.ModuleList(
-            [EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_encoder_layers)])
+            [EncoderLayer(d_model, num_heads, d_ff, dropout, **block)
+             for _ in range(num_encoder_layers)])
         self.decoder_layers = nn.ModuleList(
-            [DecoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_decoder_layers)])
+            [DecoderLayer(d_model, num_heads, d_ff, dropout, **block)
+             for _ in range(num_decoder_layers)])
+        # pre-norm leaves each stack's output un-normalised: a last LayerNorm per stack
+        # (nn.Transformer's encoder and decoder norm, GPT-2's ln_f); post-norm has none
+        self.encoder_norm = final_norm(d_model, norm_first)
+        self.decoder_norm = final_norm(d_model, norm_first)
         self.final_linear = nn.Linear(d_model, target_vocab_size)
 
     create_padding_mask = staticmethod(create_padding_mask)
@@ -115,6 +129,7 @@ class Transformer(nn.Module):
                 states.append(x)
             x, w = layer(x, src_mask, return_attention=True)
             weights.append(w)
+        x = self.encoder_norm(x)
         return (x, weights) if return_attention else x
 
     def decode(self, tgt: torch.Tensor, encoder_output: torch.Tensor,
@@ -130,6 +145,7 @@ class Transformer(nn.Module):
                               return_attention=True)
             self_ws.append(sw)
             cross_ws.append(cw)
+        x = self.decoder_norm(x)
         return (x, self_ws, cross_ws) if return_attention else x
 
     def masks(self, src: torch.Tensor, tgt: torch.Tensor, use_padding_mask: bool = True,
@@ -193,7 +209,8 @@ class _SelfAttentionStack(nn.Module):
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  vocab_size: int, output_size: int, max_seq_len: int, dropout: float,
                  pad_token_idx: int, *, positional: bool = True, scaled: bool = True,
-                 residual: bool = True, norm: str = "layer") -> None:
+                 residual: bool = True, norm: str = "layer", activation: str = "relu",
+                 norm_first: bool = False) -> None:
         super().__init__()
         self.d_model, self.pad_token_idx = d_model, pad_token_idx
         self.positional = positional
@@ -201,7 +218,9 @@ class _SelfAttentionStack(nn.Module):
         self.positional_encoding = PositionalEncoding(d_model, dropout, max_seq_len)
         self.layers = nn.ModuleList(
             [EncoderLayer(d_model, num_heads, d_ff, dropout, scaled=scaled,
-                          residual=residual, norm=norm) for _ in range(num_layers)])
+                          residual=residual, norm=norm, activation=activation,
+                          norm_first=norm_first) for _ in range(num_layers)])
+        self.final_norm = final_norm(d_model, norm_first)
         self.final_linear = nn.Linear(d_model, output_size)
 
     def mask(self, tokens: torch.Tensor, use_padding_mask: bool = True,
@@ -229,7 +248,7 @@ class _SelfAttentionStack(nn.Module):
                 states.append(x)
             x, w = layer(x, mask, return_attention=True)
             weights.append(w)
-        return x, mask, weights
+        return self.final_norm(x), mask, weights
 
     def run(self, tokens: torch.Tensor, use_padding_mask: bool = True,
             use_look_ahead_mask: bool = True, states: list | None = None):
@@ -289,9 +308,9 @@ class DecoderOnly(_SelfAttentionStack):
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  vocab_size: int, max_seq_len: int, dropout: float = 0.1,
-                 pad_token_idx: int = 0) -> None:
+                 pad_token_idx: int = 0, **options) -> None:
         super().__init__(num_layers, d_model, num_heads, d_ff, vocab_size, vocab_size,
-                         max_seq_len, dropout, pad_token_idx)
+                         max_seq_len, dropout, pad_token_idx, **options)
 
     @property
     def decoder_layers(self) -> nn.ModuleList:
@@ -350,6 +369,20 @@ def check_whole(field: str, value, lo: int, hi: int) -> int:
     return int(value)
 
 
+#: the feed-forward activations a trained model may have (the paper's, BERT's)
+BLOCK_ACTIVATIONS = ("relu", "gelu")
+
+
+def check_block(activation, norm_first) -> None:
+    """The block's layout: ``activation`` one of ``BLOCK_ACTIVATIONS``, ``norm_first`` a
+    bool (``InvalidParameterError`` naming the field)."""
+    if activation not in BLOCK_ACTIVATIONS:
+        raise InvalidParameterError(f"activation = {activation!r} is not one of "
+                                    f"{', '.join(BLOCK_ACTIVATIONS)}.")
+    if not isinstance(norm_first, bool):
+        raise InvalidParameterError(f"norm_first = {norm_first!r} is not true or false.")
+
+
 def validate_hyperparameters(model: dict, task: dict, batch_size=None) -> None:
     """Check the hyper-parameters of a model file (the ``model`` and ``task`` dictionaries
     of a saved ``Seq2SeqSession``, defaults filled in) before anything is built: each whole
@@ -376,6 +409,7 @@ def validate_hyperparameters(model: dict, task: dict, batch_size=None) -> None:
             not 0 <= dropout < 1:
         raise InvalidParameterError(f"dropout = {dropout!r} is outside the allowed range "
                                     "0 to 1 (1 excluded).")
+    check_block(model.get("activation", "relu"), model.get("norm_first", False))
     if values["min_len"] > values["max_len"]:
         raise InvalidParameterError(f"min_len = {values['min_len']} is larger than max_len = "
                                     f"{values['max_len']}.")

@@ -15,7 +15,13 @@ import torch
 from torch import nn
 
 from models.errors import InvalidParameterError
-from models.transformer.model import DecoderOnly, EncoderOnly, Transformer, eval_mode
+from models.transformer.model import (
+    DecoderOnly,
+    EncoderOnly,
+    Transformer,
+    check_block,
+    eval_mode,
+)
 from models.transformer.options import ARCHITECTURES, BOS, EOS, PAD
 from models.transformer.tasks import TaskConfig, lm_length, lm_sequences
 
@@ -33,25 +39,33 @@ class ModelConfig:
     d_ff: int = 128
     dropout: float = 0.0
     architecture: str = "encoder-decoder"
+    #: the feed-forward's activation ("relu", the paper's; "gelu", BERT's and GPT's)
+    activation: str = "relu"
+    #: pre-norm blocks (x + sublayer(LayerNorm(x)), and a last LayerNorm per stack)
+    #: instead of the paper's post-norm LayerNorm(x + sublayer(x))
+    norm_first: bool = False
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES:
             raise InvalidParameterError(f"Unknown architecture '{self.architecture}' "
                                         f"(choose {', '.join(ARCHITECTURES)}).")
+        check_block(self.activation, self.norm_first)
 
     def build(self, task: TaskConfig) -> nn.Module:
         layers = self.num_encoder_layers + self.num_decoder_layers
+        block = {"activation": self.activation, "norm_first": self.norm_first}
         if self.architecture == "encoder-only":
             return EncoderOnly(layers, self.d_model, self.num_heads, self.d_ff,
                                task.vocab_size, task.vocab_size, task.src_len + 1,
-                               self.dropout, PAD)
+                               self.dropout, PAD, **block)
         if self.architecture == "decoder-only":
             return DecoderOnly(layers, self.d_model, self.num_heads, self.d_ff,
-                               task.vocab_size, lm_length(task) + 1, self.dropout, PAD)
+                               task.vocab_size, lm_length(task) + 1, self.dropout, PAD,
+                               **block)
         return Transformer(self.num_encoder_layers, self.num_decoder_layers, self.d_model,
                            self.num_heads, self.d_ff, task.vocab_size, task.vocab_size,
                            max_seq_len=task.tgt_len + 1, dropout=self.dropout,
-                           pad_token_idx=PAD)
+                           pad_token_idx=PAD, **block)
 
 
 @torch.no_grad()
