@@ -317,7 +317,8 @@ def export_main(argv: list[str]) -> int:
         window.show()
         tab.apply_state(state, strict=True)
         if args.train is not None:
-            _train_headless(tab, args.train, args.seed, tab_seed="seed" not in state)
+            _train_headless(tab, args.train, args.seed, tab_seed="seed" not in state,
+                            view_key=view.key if view else "")
         tab.compute_now()
         for _ in range(3):
             app.processEvents()
@@ -444,11 +445,12 @@ def _quiet_platform_warnings() -> None:
     previous = qInstallMessageHandler(handler)
 
 
-def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
+def _train_headless(tab, steps: int, seed: int, tab_seed: bool, view_key: str = "") -> None:
     """Train ``tab``'s model ``steps`` steps on this thread, seeded, as its Train button
     would (same job, same session), then let the tab draw the trained model.
 
-    ``tab_seed``: also set the tab's own "seed" option to ``seed`` (when it has one and
+    ``view_key``: the view exported; a study's view runs its own job
+    (``TrainingTab.headless_job``). ``tab_seed``: also set the tab's own "seed" option to ``seed`` (when it has one and
     the command line did not set it with --set)."""
     from app import export
     from app.tabs.training import TrainingTab
@@ -469,12 +471,12 @@ def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
     wait_for_workers(120.0)
     np.random.seed(seed % 2**32)
     manual_seed(seed)
-    name = tab.train_job
-    make = tab.make_job(name)
+    name = tab.headless_job(view_key)
+    make = tab.job_maker(name)
     if make is None:
         raise export.ExportError(f"The tab '{tab.key}' has nothing to train with these "
                                  "settings; export it without --train.")
-    session = tab.current_session()
+    session = tab.current_session() if name == tab.train_job else None
     start = getattr(session, "step", 0) if session is not None else 0
     last = None
     tab.running_job = name
@@ -486,7 +488,7 @@ def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
             # as in the window, a report carrying a trace is never dropped (the graph
             # tab's training curves are made of them)
             if getattr(progress, "trace", None) is not None:
-                tab.on_job_progress(name, progress)
+                tab.deliver_progress(name, progress)
                 delivered = progress
             if getattr(progress, "step", start) - start >= steps:
                 break
@@ -494,7 +496,7 @@ def _train_headless(tab, steps: int, seed: int, tab_seed: bool) -> None:
         jobs.close()
         tab.running_job = ""
     if last is not None and last is not delivered:
-        tab.on_job_progress(name, last)
+        tab.deliver_progress(name, last)
     tab.on_job_stopped(name, True, False)
     tab.update_buttons()
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 def main(out: Path) -> int:
     """``ARCHSCOPE_SHOOT_TABS=positional,graph`` shoots only those tabs;
-    ``ARCHSCOPE_SHOOT_TOUR_STEP=3`` (or ``last``) shoots each at that step of its tour."""
+    ``ARCHSCOPE_SHOOT_TOUR_STEP=3`` (or ``last``) shoots each at that step of its tour;
+    ``ARCHSCOPE_SHOOT_JOB=sizes`` runs that job of each tab shot to its end first (once)."""
     import os
     import tempfile
 
@@ -36,6 +37,7 @@ def main(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     only = {k for k in os.environ.get("ARCHSCOPE_SHOOT_TABS", "").split(",") if k}
     step = os.environ.get("ARCHSCOPE_SHOOT_TOUR_STEP", "")
+    job, jobs_run = os.environ.get("ARCHSCOPE_SHOOT_JOB", ""), set()
     with tempfile.TemporaryDirectory() as tmp:
         translations = Translations()
         window = MainWindow(Settings(tmp), translations)
@@ -65,6 +67,11 @@ def main(out: Path) -> int:
                     if step:             # ARCHSCOPE_SHOOT_TOUR_STEP: 1-based, or "last"
                         tour = window.tabs_widget.currentWidget().tour
                         tour.go_to(tour.count() - 1 if step == "last" else int(step) - 1)
+                    tab = window.tabs_widget.currentWidget()
+                    if job and spec.key not in jobs_run:
+                        jobs_run.add(spec.key)
+                        tab.toggle_job(job)
+                        pump(900, lambda t=tab: not t.running())
                     # what a user sees once the tab is done: its first trace, the
                     # computations it starts and the legends' placement all landed
                     tab_settled(lambda ms: pump(ms / 1000), window.tabs_widget.currentWidget())

@@ -19,7 +19,15 @@ def test_transformer_request_defaults_are_its_ranges_defaults_and_the_tabs():
         "architecture": "encoder-decoder", "tokenizer": "digits", "task": "reverse",
         "sequence": "3 1 4 1 5 9 2 6", "pad_to": 10, "kind": "cross", "layer": 1, "head": 0,
         "padding": True, "look_ahead": True, "generated": 0, "step": "self.softmax",
-        "course": False, "ablation": "no_pe"}
+        "course": False, "ablation": "no_pe", "size_layers": 2, "size_heads": 4,
+        "size_d_model": 64, "size_d_ff": 128, "size_dropout": 0.0, "size_activation": "relu",
+        "size_norm": "post", "size_steps": 300}
+    # the size study's variant starts as the baseline it is trained beside
+    from dataclasses import replace
+
+    from models.transformer.seq2seq import ModelConfig
+
+    assert replace(ModelConfig(), **ask.size_values) == ModelConfig()
 
 
 @pytest.mark.parametrize("values, words", [

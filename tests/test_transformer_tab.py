@@ -186,7 +186,7 @@ def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
 
 def test_every_tour_step_applies(qtbot, tab):
     steps = tab.tour_steps()
-    assert 8 <= len(steps) <= 18          # 14, and 4 of the ablations
+    assert 8 <= len(steps) <= 19          # 4 of them the ablations, 1 the sizes
     for i, step in enumerate(steps):
         tab.tour.go_to(i)
         highlighted = [v.key for v in tab.views if v.panel.is_highlighted()]

@@ -71,6 +71,7 @@ class PairedPlots(pg.GraphicsLayoutWidget):
         plot.setLabel("bottom", x_label)
         plot.setLabel("left", y_label)
         x = np.asarray(x, np.float64)
+        legend.setVisible(bool(curves))       # no empty box while nothing is drawn
         with one_layout(legend):
             while len(items) > len(curves):
                 item = items.pop()

@@ -11,6 +11,11 @@ A training tab runs named background jobs ("train", and for some tabs "compare",
 * ``training_sessions()`` lists the sessions that follow a device change;
 * ``trained_steps()`` and ``status_text()`` word the Train button and the status line.
 
+A job that belongs to a panel of its own (a study with its form, button and view) is
+registered in ``job_panels`` {name: panel} instead; the panel has ``make_job(device)``,
+``job_text(progress)``, ``on_progress(progress)`` and ``update_button(torch_ready)``, and
+its bar fills with the job's ``Progress.fraction``.
+
 What the base does for every job:
 
 * ``toggle_job(name)`` stops a running job (a click on the button of the job that runs
@@ -47,6 +52,7 @@ class TrainingTab(BaseTab):
     def __init__(self, ctx: TabContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.running_job = ""              # the job that runs now ("" when none)
+        self.job_panels: dict[str, object] = {}     # jobs of panels (module docstring)
         self._last_done: tuple[str, bool, bool] | None = None   # for the bottom line
         self.job_failed = False            # the running job ended in a failure
         self.train_button = QPushButton()
@@ -90,7 +96,7 @@ class TrainingTab(BaseTab):
             return
         self.error_note.setText("")
         try:
-            make = self.make_job(name)
+            make = self.job_maker(name)
         except ArchScopeError as exc:
             self.error_note.setText(str(exc))
             return
@@ -104,11 +110,28 @@ class TrainingTab(BaseTab):
     def toggle_training(self) -> None:
         self.toggle_job(self.train_job)
 
+    def job_maker(self, name: str) -> Callable[[], Iterator] | None:
+        """``make_job(name)``, or the panel's own for a job of ``job_panels``."""
+        panel = self.job_panels.get(name)
+        return self.make_job(name) if panel is None else panel.make_job(self.ctx.device())
+
+    def deliver_progress(self, name: str, progress) -> None:
+        """A report of job ``name`` to what draws it (its panel, or ``on_job_progress``)."""
+        panel = self.job_panels.get(name)
+        if panel is None:
+            self.on_job_progress(name, progress)
+        else:
+            panel.on_progress(progress)
+
     def _job_progressed(self, progress) -> None:
-        text = self.job_text(self.running_job, progress)
+        name, panel = self.running_job, self.job_panels.get(self.running_job)
+        if panel is not None:
+            text, fraction = panel.job_text(progress), progress.fraction
+        else:
+            text, fraction = self.job_text(name, progress), self.job_fraction(name, progress)
         if text:
-            self.job_bar.show_progress(self.job_fraction(self.running_job, progress), text)
-        self.on_job_progress(self.running_job, progress)
+            self.job_bar.show_progress(fraction, text)
+        self.deliver_progress(name, progress)
 
     def _job_failed(self, failure: Failure) -> None:
         self.job_failed = True
@@ -173,6 +196,8 @@ class TrainingTab(BaseTab):
         self.train_button.setText(text)
         self.train_button.setEnabled(self.torch_ready)
         self.status.setText(self.status_text())
+        for panel in self.job_panels.values():
+            panel.update_button(self.torch_ready)
 
     def job_button_text(self, job: str, idle: str) -> str:
         """"Stop" on the button of the job that runs, ``idle`` on the others."""
@@ -191,6 +216,14 @@ class TrainingTab(BaseTab):
     # -- what a tab fills in ------------------------------------------------------------------
     def make_job(self, name: str) -> Callable[[], Iterator] | None:
         raise NotImplementedError
+
+    def headless_job(self, view_key: str) -> str:
+        """The job ``archscope export --train N`` runs for the view ``view_key``: a
+        study's view its panel's job, any other the Train button's."""
+        for name, panel in self.job_panels.items():
+            if view_key and view_key == getattr(getattr(panel, "view", None), "key", None):
+                return name
+        return self.train_job
 
     def job_text(self, name: str, progress) -> str:
         """The bottom bar's line for a ``Progress`` of job ``name``."""

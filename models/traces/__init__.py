@@ -66,11 +66,12 @@ from models.traces.transformer import (
     CourseAttention,
     ForwardStep,
     ForwardSteps,
+    SizeStudy,
     TransformerTrace,
 )
 
 __all__ = [
-    "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AblationTrace", "AttentionMaps",
+    "Progress", "freeze_arrays", "trace", "PEGrid", "OffsetFitTrace", "AblationTrace", "SizeStudy", "AttentionMaps",
     "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep", "ForwardSteps",
     "MaskTrace",
     "ApproxTrace", "ChunkedTrace", "ChunkMemoryTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",

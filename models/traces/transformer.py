@@ -10,7 +10,7 @@ import numpy as np
 
 from models.traces.base import trace
 
-__all__ = ["AblationTrace", "AttentionMaps", "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep",
+__all__ = ["AblationTrace", "SizeStudy", "AttentionMaps", "AttentionPanels", "CourseAttention", "TransformerTrace", "ForwardStep",
            "ForwardSteps"]
 
 
@@ -226,3 +226,35 @@ class ForwardSteps:
 
     def get(self, key: str) -> ForwardStep | None:
         return next((s for s in self.steps if s.key == key), None)
+
+
+@trace
+class SizeStudy:
+    """A variant of the Transformer trained beside the baseline (the Transformer tab's
+    Sizes view): the same architecture, task, seed, batches and schedule; the variant's
+    sizes and block (``variant``) differ from the baseline's (``baseline``), both
+    ``ModelConfig`` fields as {name: value}.
+
+    ``step`` of ``total`` steps are done (each model; a study stopped early is drawn as
+    far as it went). ``params`` = (baseline, variant) weight counts; ``ms_per_step`` =
+    (baseline wall, variant wall, baseline CPU, variant CPU) milliseconds per training
+    step; ``evals`` rows = (step, baseline held-out sequence accuracy, variant's).
+
+    Shapes:
+        losses: float32[2, step]; token_accuracy: float32[2, step]
+        evals: float32[k, 3]; ms_per_step: float32[4]
+    """
+
+    architecture: str
+    task: str
+    tokenizer: str
+    baseline: dict
+    variant: dict
+    params: tuple[int, int]
+    step: int
+    total: int
+    losses: np.ndarray
+    token_accuracy: np.ndarray
+    evals: np.ndarray
+    ms_per_step: np.ndarray
+    seed: int

@@ -20,7 +20,7 @@ from models.request import (
     check_whole,
 )
 
-__all__ = ["ABLATIONS", "PositionalRequest", "TransformerRequest", "TRANSFORMER_RANGES", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
+__all__ = ["ABLATIONS", "SIZE_RANGES", "SIZE_ACTIVATIONS", "SIZE_NORMS", "PositionalRequest", "TransformerRequest", "TRANSFORMER_RANGES", "POSITIONAL_RANGES", "RELATIVE_MODES", "parse_dims", "PAD", "BOS", "EOS", "SPECIALS", "TASKS", "ARCHITECTURES", "CHARACTERS", "WORDS",
            "ALPHABETS", "SAMPLES", "KINDS", "EMBEDDING_INITS"]
 
 PAD, BOS, EOS = 0, 1, 2
@@ -160,8 +160,29 @@ TRANSFORMER_RANGES: dict[str, Range] = {
 }
 
 
+#: the size study's variant (the Transformer tab's Sizes view): layers per stack (a
+#: one-stack model gets twice as many, as the tab's models do), heads, d_model, d_ff,
+#: dropout, and the training steps of the variant and of the baseline beside it
+SIZE_RANGES: dict[str, Range] = {
+    "size_layers": Range(2, 1, 6),
+    "size_heads": Range(4, 1, 16),
+    "size_d_model": Range(64, 8, 256),     # even, and a multiple of the heads
+    "size_d_ff": Range(128, 8, 1024),
+    "size_dropout": Range(0.0, 0.0, 0.5),
+    "size_steps": Range(300, 20, 3000),
+}
+#: the feed-forward's activation, and where the LayerNorm sits (the paper's post-norm
+#: LayerNorm(x + F(x)), or pre-norm x + F(LayerNorm(x)) with a last LayerNorm per stack)
+SIZE_ACTIVATIONS = ("relu", "gelu")
+SIZE_NORMS = ("post", "pre")
+
+
 def _transformer_default(key: str) -> int:
     return int(TRANSFORMER_RANGES[key].default)
+
+
+def _size_default(key: str):
+    return SIZE_RANGES[key].default
 
 
 @dataclass(frozen=True)
@@ -189,10 +210,28 @@ class TransformerRequest(Request):
     step: str = "self.softmax"
     course: bool = False
     ablation: str = "no_pe"
+    size_layers: int = int(_size_default("size_layers"))
+    size_heads: int = int(_size_default("size_heads"))
+    size_d_model: int = int(_size_default("size_d_model"))
+    size_d_ff: int = int(_size_default("size_d_ff"))
+    size_dropout: float = _size_default("size_dropout")
+    size_activation: str = "relu"
+    size_norm: str = "post"
+    size_steps: int = int(_size_default("size_steps"))
 
     def __post_init__(self) -> None:
         check_choice(self, "architecture", ARCHITECTURES)
         check_choice(self, "ablation", ABLATIONS)
+        check_choice(self, "size_activation", SIZE_ACTIVATIONS)
+        check_choice(self, "size_norm", SIZE_NORMS)
+        wholes = [k for k in SIZE_RANGES if k != "size_dropout"]
+        check_whole(self, *wholes)
+        check_range(self, SIZE_RANGES, *SIZE_RANGES)
+        if self.size_d_model % 2 or self.size_d_model % self.size_heads:
+            raise InvalidParameterError(
+                f"size_d_model = {self.size_d_model} must be even and a multiple of "
+                f"size_heads = {self.size_heads} (each head gets d_model / heads "
+                "dimensions).")
         check_choice(self, "tokenizer", ALPHABETS)
         check_choice(self, "task", TASKS)
         check_choice(self, "kind", KINDS)
@@ -203,6 +242,14 @@ class TransformerRequest(Request):
         check_range(self, TRANSFORMER_RANGES, *TRANSFORMER_RANGES)
         check_flags(self, "padding", "look_ahead", "course")
 
+
+    @property
+    def size_values(self) -> dict:
+        """The size study's variant as ``ModelConfig`` fields (without the architecture)."""
+        return {"num_encoder_layers": self.size_layers, "num_decoder_layers": self.size_layers,
+                "d_model": self.size_d_model, "num_heads": self.size_heads,
+                "d_ff": self.size_d_ff, "dropout": float(self.size_dropout),
+                "activation": self.size_activation, "norm_first": self.size_norm == "pre"}
 
     @property
     def model_key(self) -> tuple[str, str, str]:

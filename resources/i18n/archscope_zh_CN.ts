@@ -21,7 +21,6 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -744,7 +743,6 @@ on this device.</source>
     </message>
     <message>
         <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
-        <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
         <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
     <message>
@@ -1181,6 +1179,7 @@ by maximum likelihood.</source>
     </message>
     <message>
         <source>Open a folder of graphs first (“Open folder of graphs…”).</source>
+        <extracomment>a job made the session of a family (its key, the session), in the job&apos;s thread</extracomment>
         <translation>请先打开一个图文件夹（“打开图文件夹…”）。</translation>
     </message>
     <message>
@@ -1354,7 +1353,7 @@ by maximum likelihood.</source>
         <source>(none)</source>
         <extracomment>what ``apply_state`` takes for communities besides the form&apos;s keys
 ----------
-the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
+the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -1483,11 +1482,11 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>{0}: {1} nodes, {2} edges</source>
-        <extracomment>where each view goes (row, column, rows, columns) where four columns fit: three rows, all in sight at 1600 × 1000 (a fourth row, the mini-batch alone, was below the fold), the graph and the messages over two rows (the messages ask the height that names every neighbour); and where only three fit (1280 × 800: four would scroll sideways)</extracomment>
         <translation>{0}：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
         <source>Messages into node {0}, layer {1}</source>
+        <extracomment>(gaps, edge, step) of the rows drawn last the two sums&apos; names, drawn over their rows</extracomment>
         <translation>传入节点 {0} 的消息，第 {1} 层</translation>
     </message>
     <message>
@@ -1524,7 +1523,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>“Your file” needs a graph file first: File → Open…</source>
-        <extracomment>epochs of one run of the graph classifier and of the link predictor the link predictor is set up (untrained) on its own up to this many nodes</extracomment>
+        <extracomment>the node looked at belongs to the graph of the moment (loaded after the restore)</extracomment>
         <translation>“你的文件”需要先打开一个图文件：文件 → 打开…</translation>
     </message>
     <message>
@@ -2069,7 +2068,6 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>GNNExplainer</source>
-        <extracomment>the job that explains the correctly predicted test nodes and shows the best one features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>GNNExplainer</translation>
     </message>
     <message>
@@ -2078,6 +2076,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>No test node is predicted correctly: there is no prediction worth explaining yet. Train more, or click a node and press “Explain”.</source>
+        <extracomment>the job that explains the correctly predicted test nodes and shows the best one features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>没有预测正确的测试节点：目前还没有值得解释的预测。请继续训练，或点击一个节点后按“解释”。</translation>
     </message>
     <message>
@@ -2858,7 +2857,6 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
-        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user&apos;s start points per task (state coordinates at the animation&apos;s start)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -2891,11 +2889,11 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>t = {0:.2f} of {1:g}</source>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user&apos;s start points per task (state coordinates at the animation&apos;s start)</extracomment>
         <translation>t = {0:.2f}（共 {1:g}）</translation>
     </message>
     <message>
         <source>true spiral</source>
-        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -3136,6 +3134,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>Stopped at the NFE cap ({0}): raise it, loosen the tolerances or use rk4.</source>
+        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>在 NFE 上限（{0}）处被停止：请提高上限、放宽容差或改用 rk4。</translation>
     </message>
     <message>
@@ -3212,7 +3211,6 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>two moons</source>
-        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -3339,7 +3337,6 @@ f 的求值次数。</translation>
     <name>PositionalTab</name>
     <message>
         <source>Encoding table PE[pos, j]</source>
-        <extracomment>Adam steps of one run of the M_k fit</extracomment>
         <translation>编码表 PE[pos, j]</translation>
     </message>
     <message>
@@ -3695,7 +3692,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>Open a model folder</source>
-        <extracomment>how long the tab is out of sight before its model&apos;s weights are released: long enough for a glance at another tab and back, and reading them again takes 45-55 ms for the bundled model heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
+        <extracomment>how long the tab is out of sight before its model&apos;s weights are released: long enough for a glance at another tab and back, and reading them again takes 45-55 ms for the bundled model the head mask and the tokens kept belong to the text and model of the moment heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
@@ -4457,8 +4454,60 @@ or open a Hugging Face model folder with File → Open…</source>
         <translation>第 1 层与第 {0} 层参数梯度范数之比：有残差连接时 {1:.2f}，无残差连接时 {2:.2f}；‖∂L/∂(第 1 层的输入)‖：{3:.3g} → {4:.3g}。</translation>
     </message>
     <message>
+        <source>Size study: step {0}/{1} · loss {2:.3f} (baseline {3:.3f})</source>
+        <translation>规模研究：第 {0}/{1} 步 · 损失 {2:.3f}（基线 {3:.3f}）</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Layers per stack</source>
+        <translation>每个堆叠的层数</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>Dropout</source>
+        <translation>Dropout</translation>
+    </message>
+    <message>
+        <source>Activation</source>
+        <translation>激活函数</translation>
+    </message>
+    <message>
         <source>LayerNorm</source>
         <translation>LayerNorm</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>post-norm (the paper&apos;s)</source>
+        <translation>后置归一化（论文）</translation>
+    </message>
+    <message>
+        <source>pre-norm (GPT-2&apos;s)</source>
+        <translation>前置归一化（GPT-2）</translation>
+    </message>
+    <message>
+        <source>Encoder and decoder layers each; a one-stack model gets twice as many, as the tab&apos;s models do</source>
+        <translation>编码器和解码器各有这么多层；单堆叠模型的层数是它的两倍，与本页的模型一致</translation>
+    </message>
+    <message>
+        <source>Post-norm: LayerNorm(x + F(x)). Pre-norm: x + F(LayerNorm(x)), with a last LayerNorm after each stack</source>
+        <translation>后置归一化：LayerNorm(x + F(x))。前置归一化：x + F(LayerNorm(x))，并在每个堆叠之后再加一个 LayerNorm</translation>
+    </message>
+    <message>
+        <source>Train this variant and the course&apos;s baseline (2 + 2 layers, d_model 64, 4 heads, d_ff 128, ReLU, post-norm) side by side from one seed</source>
+        <translation>从同一个随机种子出发，并排训练这个变体和课程的基线（2 + 2 层，d_model 64，4 个头，d_ff 128，ReLU，后置归一化）</translation>
+    </message>
+    <message>
+        <source>Train both</source>
+        <translation>训练两者</translation>
     </message>
     <message>
         <source>BatchNorm</source>
@@ -4510,7 +4559,7 @@ or open a Hugging Face model folder with File → Open…</source>
     </message>
     <message>
         <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
-        <extracomment>one model per (architecture, tokenizer, task), the 6 most recently used (issue 19); a change of them stops the training, so the shown one is the trained one the last sequence typed that the model could read: what the views show</extracomment>
+        <extracomment>one model per (architecture, tokenizer, task), the 6 most recently used (issue 19); a change of them stops the training, so the shown one is the trained one the controls as the training job reads them (a frozen request, swapped whole) the last sequence typed that the model could read: what the views show</extracomment>
         <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
     </message>
     <message>
@@ -4864,8 +4913,80 @@ Press “Train” to train this model live.</source>
         <translation>用这个模型的权重，按课程代码的方式计算注意力：masked_fill(mask == 0, -1e9)、解码器掩码 logical_and(tgt_padding_mask.transpose(-2, -1), look_ahead_mask)，以及（解码器自注意力中）课程的 F.scaled_dot_product_attention 示例。各头视图的读数把它与我们的实现作比较。</translation>
     </message>
     <message>
+        <source>Model sizes</source>
+        <translation>模型规模</translation>
+    </message>
+    <message>
+        <source>{0} + {0} layers</source>
+        <translation>{0} + {0} 层</translation>
+    </message>
+    <message>
+        <source>{0} layers</source>
+        <translation>{0} 层</translation>
+    </message>
+    <message>
+        <source>{0} heads</source>
+        <translation>{0} 个头</translation>
+    </message>
+    <message>
+        <source>dropout {0:g}</source>
+        <translation>dropout {0:g}</translation>
+    </message>
+    <message>
+        <source>pre-norm</source>
+        <translation>前置归一化</translation>
+    </message>
+    <message>
+        <source>post-norm</source>
+        <translation>后置归一化</translation>
+    </message>
+    <message>
+        <source>the baseline&apos;s own sizes</source>
+        <translation>与基线相同的规模</translation>
+    </message>
+    <message>
+        <source>Model sizes: a variant beside the baseline</source>
+        <translation>模型规模：变体与基线对比</translation>
+    </message>
+    <message>
+        <source>Model sizes: {0} (dashed) beside the baseline (solid), step {1} of {2}</source>
+        <translation>模型规模：{0}（虚线）与基线（实线）对比，第 {1} 步，共 {2} 步</translation>
+    </message>
+    <message>
+        <source>Baseline → variant: {0:,} → {1:,} weights · {2:.1f} → {3:.1f} ms a step (CPU {4:.1f} → {5:.1f}) · loss at step {6}: {7:.3g} → {8:.3g}</source>
+        <translation>基线 → 变体：权重 {0:,} → {1:,} 个 · 每步 {2:.1f} → {3:.1f} ms（CPU {4:.1f} → {5:.1f}）· 第 {6} 步的损失：{7:.3g} → {8:.3g}</translation>
+    </message>
+    <message>
+        <source>held-out sequences right: {0:.0%} → {1:.0%}</source>
+        <translation>留出序列正确率：{0:.0%} → {1:.0%}</translation>
+    </message>
+    <message>
+        <source>baseline: {0}</source>
+        <translation>基线：{0}</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Set the variant&apos;s sizes and press “Train both”: the variant and the course&apos;s baseline train side by side, from one seed, on the same batches.</source>
+        <translation>设置变体的规模后点击“训练两者”：变体和课程的基线从同一个随机种子出发，在相同的批次上并排训练。</translation>
+    </message>
+    <message>
         <source>step</source>
         <translation>步数</translation>
+    </message>
+    <message>
+        <source>training loss (log scale)</source>
+        <translation>训练损失（对数刻度）</translation>
+    </message>
+    <message>
+        <source>held-out sequences right</source>
+        <translation>留出序列的正确率</translation>
     </message>
     <message>
         <source>loss / error (log scale)</source>

@@ -207,8 +207,9 @@ def _spin(key: str) -> QSpinBox:
 
 
 def page_bottom_row(tab: TransformerTab) -> None:
-    """The grid's lower row holds two pages: the step-by-step views and the training
-    curves (page 0, as before), and the ablations (page 1, the row's whole width). The
+    """The grid's lower row holds three pages: the step-by-step views and the training
+    curves (page 0, as before), the ablations (page 1, the row's whole width) and the
+    size study (page 2: the variant's form beside its view). The
     tab bar that turns them (``tab.bottom_tabs``) sits in the job bar's row, where it
     takes no height from the views. Both pages are laid out (``StackAll``: the page in
     front is raised over the other, opaque), so every view keeps its size for an export
@@ -231,7 +232,15 @@ def page_bottom_row(tab: TransformerTab) -> None:
     col.setContentsMargins(0, 0, 0, 0)
     tab.grid.removeWidget(tab.ablation_view.panel)
     col.addWidget(tab.ablation_view.panel)
-    for page in (steps, ablations):
+    sizes = QWidget()                 # the variant's form beside the study's view
+    row = QHBoxLayout(sizes)
+    row.setContentsMargins(0, 0, 0, 0)
+    tab.grid.removeWidget(tab.sizes.view.panel)
+    # the form as wide as its fields need: the rest of the row goes to the plots
+    tab.sizes.form.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+    row.addWidget(tab.sizes.form)
+    row.addWidget(tab.sizes.view.panel, 1)
+    for page in (steps, ablations, sizes):
         page.setAutoFillBackground(True)         # the page behind does not show through
         tab.bottom_pages.addWidget(page)
     host.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
@@ -240,7 +249,7 @@ def page_bottom_row(tab: TransformerTab) -> None:
     tab.bottom_tabs.setObjectName("BottomPages")
     tab.bottom_tabs.setDrawBase(False)
     tab.bottom_tabs.setExpanding(False)
-    for _ in range(2):
+    for _ in range(3):
         tab.bottom_tabs.addTab("")
     tab.bottom_tabs.currentChanged.connect(tab.bottom_pages.setCurrentIndex)
     tab.layout().itemAt(1).layout().insertWidget(0, tab.bottom_tabs)

@@ -218,3 +218,14 @@ def save_session(tab: TransformerTab, path: str) -> str:
     tab.ctx.status(QCoreApplication.translate("Sessions", "Saved the session {0}").format(
         written))
     return str(written)
+
+
+def save_model(tab: TransformerTab, path: str) -> str:
+    """The model file of earlier versions (.pt), which File → Open… still reads."""
+    from app.export import atomic_write
+
+    session = tab.session()
+    with session.lock:
+        written = atomic_write(path, session.save)
+    tab.ctx.status(QCoreApplication.translate("TransformerTab", "Saved {0}").format(written))
+    return str(written)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QSizePolicy
 
 from app.tabs.base import TabContext
 from app.tabs.training import TrainingTab
+from app.tabs.transformer import sizes
 from app.tabs.transformer import state as session_state
 from app.tabs.transformer.controls import build_controls, page_bottom_row
 from app.tabs.transformer.params import DEFAULTS
@@ -75,11 +76,13 @@ class TransformerTab(TrainingTab):
         self.overview_view, self.head_steps_view = OverviewView(self), HeadStepsView(self)
         self.forward_view, self.training_view = ForwardView(self), TrainingView(self)
         self.ablation_view = AblationView(self)
+        self.sizes = sizes.SizePanel(self, self)         # its form, its job, its view
+        self.job_panels[sizes.JOB] = self.sizes
         self.tab_views = (self.heads_view, self.head_steps_view, self.overview_view,
                           self.forward_view, self.training_view, self.head_lines_view,
-                          self.ablation_view)
+                          self.ablation_view, self.sizes.view)
         for view, (row, col) in zip(self.tab_views, ((0, 0), (1, 0), (0, 2), (1, 1), (1, 2),
-                                                     (0, 1), (1, 0)), strict=True):
+                                                     (0, 1), (1, 0), (1, 0)), strict=True):
             self.add_view(view, row, col)
             view.status.connect(self.ctx.status)
             # the grid shares its room by the stretch factors below, not by size hints (a
@@ -93,15 +96,18 @@ class TransformerTab(TrainingTab):
         self.grid.setColumnStretch(2, 3)
         self.overview_view.head_chosen.connect(self._head_chosen)
         self.ablation_view.choice.currentIndexChanged.connect(self.schedule_update)
+        self.sizes.toggled.connect(self.toggle_job)
+        self.sizes.form.changed.connect(self.sizes.redraw)
         self.heads_view.head_chosen.connect(self.head.setValue)
 
     def highlight(self, key: str | None) -> None:
-        """Highlight a view and turn the lower row to the page it needs: the ablations for
-        themselves, the step views and training curves for any other view (the tour's
-        other steps talk of the training curve and the step views)."""
+        """Highlight a view and turn the lower row to the page it needs: the ablations and
+        the sizes for themselves, the step views and training curves for any other view
+        (the tour's other steps talk of the training curve and the step views)."""
         super().highlight(key)
         if key is not None:
-            self.bottom_tabs.setCurrentIndex(1 if key == self.ablation_view.key else 0)
+            pages = (self.ablation_view.key, self.sizes.view.key)
+            self.bottom_tabs.setCurrentIndex(1 + pages.index(key) if key in pages else 0)
 
     # -- the model -------------------------------------------------------------------------
     def current_task(self) -> str:
@@ -174,7 +180,8 @@ class TransformerTab(TrainingTab):
                 "layer": self.layer.value(), "head": self.head.value(),
                 "padding": self.padding.isChecked(), "look_ahead": self.look_ahead.isChecked(),
                 "generated": self.generated.value(), "step": self._step_key,
-                "course": self.course.isChecked(), "ablation": self.ablation_view.current()}
+                "course": self.course.isChecked(), "ablation": self.ablation_view.current(),
+                **self.sizes.values()}
 
     def request(self) -> TransformerRequest:
         """The controls as the models' request."""
@@ -203,6 +210,7 @@ class TransformerTab(TrainingTab):
             self.kind.setCurrentIndex(KINDS.index(state["kind"]))
         if state.get("ablation") in ABLATIONS:
             self.ablation_view.choice.setCurrentIndex(ABLATIONS.index(state["ablation"]))
+        self.sizes.apply_state(state)     # checked above when strict; else kept if valid
         if self.torch_ready:
             self._sync_ranges()     # the new model's layers, before a layer is chosen
         boxes = (("pad_to", self.pad_to), ("layer", self.layer), ("head", self.head),
@@ -317,6 +325,7 @@ class TransformerTab(TrainingTab):
         self._draw_forward(t)
         if t.ablation is not None:
             self.ablation_view.show(t.ablation, ask)
+        self.sizes.redraw()                     # the study of the model shown, if any
         ok = "✓" if t.correct else "✗"
         colour = "#2a7" if t.correct else "#c33"
         self.output_label.setText(self.tr("model output: {0}").format(
@@ -498,14 +507,7 @@ class TransformerTab(TrainingTab):
             self.task.currentText(), session.step))
 
     def save_model(self, path: str) -> str:
-        """The model file of earlier versions (.pt), which File → Open… still reads."""
-        from app.export import atomic_write
-
-        session = self.session()
-        with session.lock:
-            written = atomic_write(path, session.save)
-        self.ctx.status(self.tr("Saved {0}").format(written))
-        return str(written)
+        return session_state.save_model(self, path)
 
     # -- translations --------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -564,6 +566,8 @@ class TransformerTab(TrainingTab):
             "the heads compares it with ours."))
         self.bottom_tabs.setTabText(0, self.tr("Steps and training"))
         self.bottom_tabs.setTabText(1, self.tr("Ablations"))
+        self.bottom_tabs.setTabText(2, self.tr("Model sizes"))
+        self.sizes.retranslate()
         for view in self.tab_views:
             view.label()
         super().retranslate()      # the tour, the job bar, Train/Stop and the status line
@@ -575,6 +579,7 @@ class TransformerTab(TrainingTab):
             for view in self.tab_views:            # nothing drawn yet: the titles
                 view.show(None, ask)
             self._redraw_training()
+            self.sizes.redraw()
 
     def next_token(self) -> None:
         """Show one more decoding step (from the whole output back to the first)."""
