@@ -92,6 +92,13 @@ def test_every_tab_has_a_bilingual_tour(spec):
         for lang in i18n.LANGUAGES:
             assert step.title_in(lang).strip() and step.text_in(lang).strip()
         assert re.search(r"[\u4e00-\u9fff]", step.text["zh_CN"]), step.id
+    # numbered 1, 2, 3 … in both languages where the tour numbers its steps (a step
+    # added or removed once left a tour going from 13 to 15)
+    for lang in i18n.LANGUAGES:
+        numbers = [re.match(r"(\d+)\.", s.title_in(lang)) for s in steps]
+        if any(numbers):
+            assert [int(m.group(1)) if m else None for m in numbers] == \
+                list(range(1, len(steps) + 1)), (spec.key, lang)
 
 
 def test_translated_strings_are_literals_the_extractor_can_see():
