@@ -334,9 +334,10 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
     def set_language(self, code: str) -> None:
         if code == self.translations.language:
             return
+        self.statusBar().clearMessage()     # written in the old language (a load, a save)
         if not self.translations.set_language(code):
-            self.report_error(RuntimeError(f"The {LANGUAGES.get(code, code)} catalogue could "
-                                           "not be loaded; run `make translations`."), None)
+            self.report_error(RuntimeError(f"The {LANGUAGES.get(code, code)} catalogue "
+                                           "could not be loaded; run `make translations`."))
         self.settings.language = self.translations.language
         self.lang_actions[self.translations.language].setChecked(True)
         if self._translated_for != self.translations.language:
@@ -429,8 +430,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
         if path.lower().endswith(".archscope"):     # a session chosen here opens as one
             self.start_open_session(path)
             return
-        # read in the background with progress and Cancel; the tab keeps what it shows
-        # until the file is accepted, and a refusal reaches report_error
+        # read in the background (progress, Cancel); the tab's view stays until accepted
         try:
             tab.start_open(path)
         except Exception as exc:  # noqa: BLE001 - refused before reading: shown to the user
@@ -446,7 +446,7 @@ class MainWindow(QMainWindow, SessionActions, TabPages):
                 if hasattr(v.panel.graphics, "plotItem"):
                     v.panel.graphics.plotItem.autoRange()
 
-    def report_error(self, error: BaseException, details: str | None) -> None:
+    def report_error(self, error: BaseException, details: str | None = None) -> None:
         show_error(self, error, details)
 
     def export_figure(self, tab: BaseTab, view_key: str, path: str,

@@ -497,3 +497,12 @@ def test_the_torch_loader_also_imports_the_job_machinery():
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [False, True]
+
+
+def test_a_language_switch_clears_a_status_message_of_the_old_language(qtbot, window):
+    window.statusBar().showMessage("Loaded all-MiniLM-L6-v2: 6 layers × 12 heads", 10_000)
+    window.set_language("zh_CN")
+    try:
+        assert window.statusBar().currentMessage() == ""
+    finally:
+        window.set_language("en")
