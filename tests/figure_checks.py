@@ -339,7 +339,7 @@ ALLOWED = {
     "tokenizer", "digits", "dopri5", "rk4", "adjoint", "jacobian", "hutchinson", "graphrnn",
     # names of people, graphs, datasets, layers and arguments the course writes as they are
     "zachary", "davis", "kamada", "kawai", "barab", "albert", "erd", "nyi", "watts", "strogatz",
-    "karateclub", "actnorm", "data", "ptr", "memory", "rollout", "add", "norm", "elu", "mib",
+    "karateclub", "actnorm", "dropout", "data", "ptr", "memory", "rollout", "add", "norm", "elu", "mib",
     "bosh", "midpoint", "embedding", "heun", "fehlberg", "dormand", "prince", "fruchterman",
     "reingold", "spectral", "louvain", "gephi", "cytoscape", "networkx", "bertviz", "glorot",
     "clark", "abnar", "zuidema", "hugging", "face", "roberta", "distilbert", "gnnexplainer",

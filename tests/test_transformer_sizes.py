@@ -132,6 +132,23 @@ def test_a_variant_s_weights_are_those_of_the_model_it_builds():
     assert not np.array_equal(same.losses[0], same.losses[1])
 
 
+def test_the_study_as_initialised_is_the_trained_study_s_starting_point():
+    """Before "Train both" the view shows both models at step 0: the same weights as
+    the study trains (one seed), and the loss its first batch gives them."""
+    from models.transformer.options import TransformerRequest
+    from models.transformer.sizes import initial_study
+
+    variant = TransformerRequest(size_layers=1, size_norm="pre").size_values
+    first = initial_study(_task(), "encoder-decoder", variant, 10)
+    assert first.step == 0 and first.losses.shape == (2, 1) and first.evals.shape == (1, 3)
+    _, trained = _study(10, size_layers=1, size_norm="pre")
+    assert first.params == trained.params
+    # the loss at step 1 is computed before the update, in train mode: with no dropout
+    # it is the loss as initialised on that same first batch
+    np.testing.assert_allclose(first.losses[:, 0], trained.losses[:, 0], rtol=1e-5)
+    assert initial_study(_task(), "encoder-decoder", variant, 10) is first    # cached
+
+
 def test_a_pre_norm_variant_has_the_final_norms_and_its_own_curve():
     _, s = _study(10, size_norm="pre", size_activation="gelu")
     assert s.variant["norm_first"] and s.variant["activation"] == "gelu"
@@ -161,7 +178,11 @@ def test_the_sizes_page_trains_both_and_keeps_the_study_with_its_settings(qtbot,
     tab.apply_state({"size_steps": 20, "size_norm": "pre", "size_heads": 2}, strict=True)
     tab.highlight("sizes")                                  # the tour's way to the page
     assert tab.bottom_tabs.currentIndex() == 2 and tab.sizes.form.isVisible()
-    assert tab.sizes.view.data() is None
+    # before "Train both": both models as initialised, a point each at step 0
+    qtbot.waitUntil(lambda: "as initialised" in tab.sizes.view.title(), timeout=30_000)
+    first = tab.sizes.view.data()
+    assert first.row_labels == [0] and first.meta["variant"]["num_heads"] == 2
+    assert first.meta["evals"][0][0] == 0
     qtbot.mouseClick(tab.sizes.button, Qt.MouseButton.LeftButton)
     assert tab.running() == "sizes" and tab.sizes.button.text() == "Stop"
     qtbot.waitUntil(lambda: not tab.running(), timeout=120_000)
@@ -174,10 +195,11 @@ def test_the_sizes_page_trains_both_and_keeps_the_study_with_its_settings(qtbot,
     assert "Model sizes: 2 heads, pre-norm (dashed)" in tab.sizes.view.title()
     assert "baseline: 2 + 2 layers, d_model 64, 4 heads, d_ff 128, ReLU, post-norm" in \
         tab.sizes.view.panel.readout.full_text()
-    tab.apply_state({"size_layers": 3})                    # another variant: not trained
-    qtbot.waitUntil(lambda: tab.sizes.view.data() is None, timeout=5000)
-    tab.apply_state({"size_layers": 2})                    # back: its study comes back
-    qtbot.waitUntil(lambda: tab.sizes.view.data() is not None, timeout=5000)
+    tab.apply_state({"size_layers": 3})                # another variant: as initialised
+    qtbot.waitUntil(lambda: "3 + 3 layers" in tab.sizes.view.title()
+                    and "as initialised" in tab.sizes.view.title(), timeout=30_000)
+    tab.apply_state({"size_layers": 2})                # back: the trained study comes back
+    qtbot.waitUntil(lambda: "20 of 20" in tab.sizes.view.title(), timeout=5000)
 
 
 def test_a_size_study_exports_headless(tmp_path):

@@ -164,6 +164,8 @@ class TransformerTrace:
     steps: ForwardSteps | None = None
     course: CourseAttention | None = None
     ablation: AblationTrace | None = None
+    #: the size study of the request's variant as initialised (``sizes.initial_study``)
+    sizes: SizeStudy | None = None
 
     @property
     def weights(self) -> np.ndarray:

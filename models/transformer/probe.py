@@ -26,6 +26,7 @@ from models.transformer.forward_steps import stack_steps
 from models.transformer.model import DecoderOnly, EncoderOnly, Transformer, eval_mode
 from models.transformer.options import BOS, EOS, KINDS, PAD, TransformerRequest
 from models.transformer.seq2seq import decode_output
+from models.transformer.sizes import initial_study
 from models.transformer.tasks import TaskConfig, target_of
 from models.transformer.tokenizers import parse_sequence
 
@@ -211,7 +212,8 @@ def session_key(session) -> tuple[str, str, str]:
 def session_trace(session, ask: TransformerRequest, symbols: list[int]) -> TransformerTrace:
     """The trace of ``symbols`` as the request ``ask`` says (layer / head / padding clamped
     to the session's model and task), under the session's lock, with the ``AblationTrace``
-of ``ask.ablation`` (``models.transformer.ablation``). Any thread."""
+of ``ask.ablation`` (``models.transformer.ablation``) and the size study as initialised
+(``models.transformer.sizes``). Any thread."""
     n_layers, heads = layers_and_heads(session.model, ask.kind)
     pad_to = min(max(ask.pad_to, len(symbols)), session.task.max_len)
     with session.lock:
@@ -220,9 +222,12 @@ of ``ask.ablation`` (``models.transformer.ablation``). Any thread."""
             min(ask.layer, n_layers - 1), min(ask.head, heads - 1),
             ask.padding, ask.look_ahead, ask.generated or None,
             output_cache=session.output_cache, course=ask.course)
-    # the Ablations view's measurement: fresh seeded models of this one's sizes (cached)
+    # the Ablations view's measurement: fresh seeded models of this one's sizes (cached);
+    # the Sizes view's variant and baseline as initialised (cached)
     return replace(trace, ablation=ablation_trace(session.model_config, session.task,
-                                                  symbols, pad_to, ask.ablation))
+                                                  symbols, pad_to, ask.ablation),
+                   sizes=initial_study(session.task, session.model_config.architecture,
+                                       ask.size_values, ask.size_steps))
 
 
 def train_with_traces(session, request: Callable[[], TransformerRequest | None],

@@ -4949,8 +4949,20 @@ Press “Train” to train this model live.</source>
         <translation>模型规模：变体与基线对比</translation>
     </message>
     <message>
+        <source>Model sizes: {0} (dashed) beside the baseline (solid), as initialised</source>
+        <translation>模型规模：{0}（虚线）与基线（实线）对比，初始化时</translation>
+    </message>
+    <message>
         <source>Model sizes: {0} (dashed) beside the baseline (solid), step {1} of {2}</source>
         <translation>模型规模：{0}（虚线）与基线（实线）对比，第 {1} 步，共 {2} 步</translation>
+    </message>
+    <message>
+        <source>Building the variant and the baseline as initialised…</source>
+        <translation>正在构建初始化时的变体和基线…</translation>
+    </message>
+    <message>
+        <source>As initialised, baseline → variant: {0:,} → {1:,} weights · loss on the first batch {2:.3g} → {3:.3g} · held-out sequences right {4:.0%} → {5:.0%}. Press “Train both” to train them {6} steps side by side.</source>
+        <translation>初始化时，基线 → 变体：权重 {0:,} → {1:,} 个 · 第一个批次上的损失 {2:.3g} → {3:.3g} · 留出序列正确率 {4:.0%} → {5:.0%}。点击“训练两者”把它们并排训练 {6} 步。</translation>
     </message>
     <message>
         <source>Baseline → variant: {0:,} → {1:,} weights · {2:.1f} → {3:.1f} ms a step (CPU {4:.1f} → {5:.1f}) · loss at step {6}: {7:.3g} → {8:.3g}</source>
@@ -4971,10 +4983,6 @@ Press “Train” to train this model live.</source>
     <message>
         <source>variant</source>
         <translation>变体</translation>
-    </message>
-    <message>
-        <source>Set the variant&apos;s sizes and press “Train both”: the variant and the course&apos;s baseline train side by side, from one seed, on the same batches.</source>
-        <translation>设置变体的规模后点击“训练两者”：变体和课程的基线从同一个随机种子出发，在相同的批次上并排训练。</translation>
     </message>
     <message>
         <source>step</source>

@@ -65,6 +65,7 @@ class SizePanel(QObject):
         self.button.clicked.connect(lambda: self.toggled.emit(JOB))
         form.layout().addRow(self.button)
         self.view = SizeView(self)
+        form.changed.connect(self.redraw)         # at once: what was shown is another's
 
     def key(self) -> tuple:
         """What a study depends on: the model shown (architecture, tokens, task) and the
@@ -75,7 +76,9 @@ class SizePanel(QObject):
         return self.form.values()
 
     def apply_state(self, state: dict) -> list[str]:
-        return self.form.set_values(state)
+        problems = self.form.set_values(state)
+        self.form.changed.emit()           # (set_values is silent) the study of the values
+        return problems
 
     # -- the job ---------------------------------------------------------------------------
     def make_job(self, device: str):
@@ -96,8 +99,21 @@ class SizePanel(QObject):
             progress.step, progress.total, progress.loss,
             progress.metrics.get("baseline_loss", float("nan")))
 
+    def shown(self):
+        """The trained study of the settings shown, else the trace's as initialised if it
+        is of these settings (a trace computed before a change may still be shown)."""
+        study = self.studies.get(self.key())
+        initial = getattr(self.host.trace, "sizes", None)
+        if study is None and initial is not None:
+            ask = self.host.request()
+            same = ((initial.architecture, initial.tokenizer, initial.task, initial.total)
+                    == (ask.architecture, ask.tokenizer, ask.task, ask.size_steps)
+                    and all(initial.variant[k] == v for k, v in ask.size_values.items()))
+            study = initial if same else None
+        return study
+
     def redraw(self) -> None:
-        self.view.show(SizeShown(self.studies.get(self.key())), self.host.request())
+        self.view.show(SizeShown(self.shown()), self.host.request())
 
     def retranslate(self) -> None:
         self.form.setTitle(translate("TransformerTab", "Variant"))

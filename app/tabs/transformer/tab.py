@@ -97,7 +97,7 @@ class TransformerTab(TrainingTab):
         self.overview_view.head_chosen.connect(self._head_chosen)
         self.ablation_view.choice.currentIndexChanged.connect(self.schedule_update)
         self.sizes.toggled.connect(self.toggle_job)
-        self.sizes.form.changed.connect(self.sizes.redraw)
+        self.sizes.form.changed.connect(self.schedule_update)    # its study as initialised
         self.heads_view.head_chosen.connect(self.head.setValue)
 
     def highlight(self, key: str | None) -> None:

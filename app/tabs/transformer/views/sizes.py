@@ -21,7 +21,8 @@ __all__ = ["SizeShown", "SizeView", "size_text"]
 
 @dataclass(frozen=True)
 class SizeShown:
-    """The study of the settings shown (None: not trained yet for them)."""
+    """The study of the settings shown: trained (as far as it went), or both models as
+    initialised (step 0) before "Train both"; None until the first is worked out."""
 
     study: SizeStudy | None
 
@@ -69,10 +70,13 @@ class SizeView(TabView):
         s = self.trace.study if self.trace is not None else None
         if s is None:
             return translate("TransformerTab", "Model sizes: a variant beside the baseline")
+        variant = size_text(s.variant, s.architecture, s.baseline)
+        if not s.step:
+            return translate("TransformerTab", "Model sizes: {0} (dashed) beside the "
+                                               "baseline (solid), as initialised").format(variant)
         return translate(
             "TransformerTab", "Model sizes: {0} (dashed) beside the baseline (solid), step "
-            "{1} of {2}").format(size_text(s.variant, s.architecture, s.baseline), s.step,
-                                 s.total)
+            "{1} of {2}").format(variant, s.step, s.total)
 
     def draw(self, shown: SizeShown, ask) -> None:
         s, plot = shown.study, self.plot
@@ -82,15 +86,14 @@ class SizeView(TabView):
             for i in range(2):
                 plot.set_plot(i, np.zeros(0), [], False, "", "")
             plot.set_hint(translate(
-                "TransformerTab", "Set the variant's sizes and press “Train both”: the "
-                "variant and the course's baseline train side by side, from one seed, "
-                "on the same batches."))
+                "TransformerTab", "Building the variant and the baseline as initialised…"))
             self.set_readout("")
             return
         plot.set_hint("")
-        steps = np.arange(1, s.step + 1, dtype=np.float32)
-        plot.set_plot(0, steps, [Curve(s.losses[0], base, 0, False, None),
-                                 Curve(s.losses[1], variant, 1, True, None)], True,
+        steps = np.arange(1, s.step + 1, dtype=np.float32) if s.step else np.zeros(1, np.float32)
+        dot = None if s.step else "o"                     # as initialised: one point each
+        plot.set_plot(0, steps, [Curve(s.losses[0], base, 0, False, dot),
+                                 Curve(s.losses[1], variant, 1, True, dot)], True,
                       translate("TransformerTab", "step"),
                       translate("TransformerTab", "training loss (log scale)"),
                       translate("TransformerTab", "0 drawn at 10⁻⁹"))
@@ -105,6 +108,13 @@ class SizeView(TabView):
     def _readout(s: SizeStudy) -> str:
         """Baseline → variant: weights, time a step, the last loss and held-out score."""
         ms = s.ms_per_step
+        if not s.step:
+            return translate(
+                "TransformerTab", "As initialised, baseline → variant: {0:,} → {1:,} weights "
+                "· loss on the first batch {2:.3g} → {3:.3g} · held-out sequences right "
+                "{4:.0%} → {5:.0%}. Press “Train both” to train them {6} steps side by "
+                "side.").format(s.params[0], s.params[1], s.losses[0, 0], s.losses[1, 0],
+                                s.evals[0, 1], s.evals[0, 2], s.total)
         text = translate(
             "TransformerTab", "Baseline → variant: {0:,} → {1:,} weights · {2:.1f} → {3:.1f} "
             "ms a step (CPU {4:.1f} → {5:.1f}) · loss at step {6}: {7:.3g} → {8:.3g}").format(
@@ -128,6 +138,6 @@ class SizeView(TabView):
                 "ms_per_step": [float(v) for v in s.ms_per_step], "seed": s.seed,
                 "evals": s.evals.tolist()}
         return ViewData("curves", {"curves": table, "evals": s.evals}, meta,
-                        row_labels=list(range(1, s.step + 1)),
+                        row_labels=list(range(1, s.step + 1)) if s.step else [0],
                         col_labels=["baseline_loss", "variant_loss",
                                     "baseline_token_accuracy", "variant_token_accuracy"])
