@@ -4961,8 +4961,8 @@ Press “Train” to train this model live.</source>
         <translation>正在构建初始化时的变体和基线…</translation>
     </message>
     <message>
-        <source>As initialised, baseline → variant: {0:,} → {1:,} weights · loss on the first batch {2:.3g} → {3:.3g} · held-out sequences right {4:.0%} → {5:.0%}. Press “Train both” to train them {6} steps side by side.</source>
-        <translation>初始化时，基线 → 变体：权重 {0:,} → {1:,} 个 · 第一个批次上的损失 {2:.3g} → {3:.3g} · 留出序列正确率 {4:.0%} → {5:.0%}。点击“训练两者”把它们并排训练 {6} 步。</translation>
+        <source>As initialised, baseline → variant: {0:,} → {1:,} weights · loss on the first batch {2:.3g} → {3:.3g}. Press “Train both” to train them {4} steps side by side.</source>
+        <translation>初始化时，基线 → 变体：权重 {0:,} → {1:,} 个 · 第一个批次上的损失 {2:.3g} → {3:.3g}。点击“训练两者”把它们并排训练 {4} 步。</translation>
     </message>
     <message>
         <source>Baseline → variant: {0:,} → {1:,} weights · {2:.1f} → {3:.1f} ms a step (CPU {4:.1f} → {5:.1f}) · loss at step {6}: {7:.3g} → {8:.3g}</source>

@@ -111,10 +111,9 @@ class SizeView(TabView):
         if not s.step:
             return translate(
                 "TransformerTab", "As initialised, baseline → variant: {0:,} → {1:,} weights "
-                "· loss on the first batch {2:.3g} → {3:.3g} · held-out sequences right "
-                "{4:.0%} → {5:.0%}. Press “Train both” to train them {6} steps side by "
-                "side.").format(s.params[0], s.params[1], s.losses[0, 0], s.losses[1, 0],
-                                s.evals[0, 1], s.evals[0, 2], s.total)
+                "· loss on the first batch {2:.3g} → {3:.3g}. Press “Train both” to train "
+                "them {4} steps side by side.").format(
+                s.params[0], s.params[1], s.losses[0, 0], s.losses[1, 0], s.total)
         text = translate(
             "TransformerTab", "Baseline → variant: {0:,} → {1:,} weights · {2:.1f} → {3:.1f} "
             "ms a step (CPU {4:.1f} → {5:.1f}) · loss at step {6}: {7:.3g} → {8:.3g}").format(
