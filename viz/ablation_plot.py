@@ -98,9 +98,9 @@ class PairedPlots(pg.GraphicsLayoutWidget):
         plot.enableAutoRange()
         plot.autoRange()
 
-    def set_hint(self, text: str) -> None:
-        """A note in the left plot while nothing is drawn."""
-        set_hint_text(self.hints[0], text)
+    def set_hint(self, text: str, index: int = 0) -> None:
+        """A note in plot ``index`` (the left one) while nothing is drawn there."""
+        set_hint_text(self.hints[index], text)
 
     def curves(self, index: int) -> tuple[np.ndarray, list[Curve]]:
         """(x, curves) as last given to ``set_plot(index, …)`` (values not floored)."""

@@ -174,6 +174,8 @@ SIZE_RANGES: dict[str, Range] = {
 #: the feed-forward's activation, and where the LayerNorm sits (the paper's post-norm
 #: LayerNorm(x + F(x)), or pre-norm x + F(LayerNorm(x)) with a last LayerNorm per stack)
 SIZE_ACTIVATIONS = ("relu", "gelu")
+#: held-out evaluations over a study (greedy decoding of every held-out sequence)
+SIZE_EVALUATIONS = 6
 SIZE_NORMS = ("post", "pre")
 
 

@@ -26,6 +26,7 @@ import torch
 from models.traces import Progress, SizeStudy
 from models.transformer.model import eval_mode
 from models.transformer.options import PAD
+from models.transformer.options import SIZE_EVALUATIONS as EVALUATIONS
 from models.transformer.seq2seq import ModelConfig, training_loss
 from models.transformer.session import Seq2SeqSession
 from models.transformer.tasks import TaskConfig, make_batch
@@ -34,8 +35,6 @@ from models.transformer.tasks import TaskConfig, make_batch
 SIZE_SEED = 0
 #: a report every this many steps (and at the last)
 REPORT_EVERY = 10
-#: held-out evaluations over a study (greedy decoding of every held-out sequence)
-EVALUATIONS = 6
 #: the tab's training schedule: peak learning rate and warm-up steps
 LR, WARMUP = 3e-3, 100
 

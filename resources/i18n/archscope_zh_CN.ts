@@ -4961,6 +4961,10 @@ Press “Train” to train this model live.</source>
         <translation>正在构建初始化时的变体和基线…</translation>
     </message>
     <message>
+        <source>Decoded every {0} steps while they train</source>
+        <translation>训练时每 {0} 步解码一次</translation>
+    </message>
+    <message>
         <source>As initialised, baseline → variant: {0:,} → {1:,} weights · loss on the first batch {2:.3g} → {3:.3g}. Press “Train both” to train them {4} steps side by side.</source>
         <translation>初始化时，基线 → 变体：权重 {0:,} → {1:,} 个 · 第一个批次上的损失 {2:.3g} → {3:.3g}。点击“训练两者”把它们并排训练 {4} 步。</translation>
     </message>

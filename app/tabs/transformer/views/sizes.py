@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.tabs.view import TabView, ViewData
 from models.traces import SizeStudy
+from models.transformer.options import SIZE_EVALUATIONS as EVALUATIONS
 from viz.ablation_plot import Curve, PairedPlots
 
 translate = QCoreApplication.translate
@@ -87,9 +88,13 @@ class SizeView(TabView):
                 plot.set_plot(i, np.zeros(0), [], False, "", "")
             plot.set_hint(translate(
                 "TransformerTab", "Building the variant and the baseline as initialised…"))
+            plot.set_hint("", 1)
             self.set_readout("")
             return
         plot.set_hint("")
+        plot.set_hint("" if len(s.evals) else translate(
+            "TransformerTab", "Decoded every {0} steps while they train").format(
+            max(1, s.total // EVALUATIONS)), 1)
         steps = np.arange(1, s.step + 1, dtype=np.float32) if s.step else np.zeros(1, np.float32)
         dot = None if s.step else "o"                     # as initialised: one point each
         plot.set_plot(0, steps, [Curve(s.losses[0], base, 0, False, dot),
@@ -99,9 +104,15 @@ class SizeView(TabView):
                       translate("TransformerTab", "0 drawn at 10⁻⁹"))
         evals = s.evals
         plot.set_plot(1, evals[:, 0], [Curve(evals[:, 1], base, 0, False, "o"),
-                                       Curve(evals[:, 2], variant, 1, True, "t")], False,
+                                       Curve(evals[:, 2], variant, 1, True, "t")]
+                      if len(evals) else [], False,
                       translate("TransformerTab", "step"),
                       translate("TransformerTab", "held-out sequences right"))
+        if not s.step:        # as initialised: the axes the training will fill
+            for box, (lo, hi) in zip(plot.plots, ((-3.0, 1.0), (0.0, 1.0)), strict=True):
+                box.getAxis("bottom").setTicks(None)   # not one tick per point: 0 alone
+                box.setXRange(0, s.total, padding=0.02)
+                box.setYRange(lo, hi, padding=0.02)    # the loss's in log₁₀: 10⁻³ to 10
         self.set_readout(self._readout(s))
 
     @staticmethod
