@@ -236,7 +236,12 @@ def test_transformer_equals_torch_transformer_in_eval_mode():
     ours = Transformer(2, 2, D, H, FF, input_vocab_size=20, target_vocab_size=17,
                        max_seq_len=50).eval()
     _randomise(ours)
-    ref = _reference_transformer(ours, 2, 2)
+    assert_equals_torch_transformer(ours, _reference_transformer(ours, 2, 2))
+
+
+def assert_equals_torch_transformer(ours: Transformer, ref: nn.Transformer) -> None:
+    """``ours`` and ``ref`` (weights copied) give the same logits on padded batches, the
+    embeddings · √d + PE fed to ``ref`` and its output read by ``ours``'s last layer."""
     src, tgt = _tokens(3, 10, [10, 7, 4]), _tokens(3, 8, [8, 8, 3], vocab=17)
     logits = ours(src, tgt)
     emb = lambda t, e: ours.positional_encoding(e(t) * D ** 0.5)  # noqa: E731

@@ -16,13 +16,12 @@ from models.transformer import (
 from models.transformer.seq2seq import ModelConfig
 from tests.test_transformer_reference import (
     FF,
-    TOL,
     D,
     H,
     _copy_decoder_layer,
     _copy_encoder_layer,
     _randomise,
-    _tokens,
+    assert_equals_torch_transformer,
 )
 
 
@@ -52,14 +51,7 @@ def test_a_pre_norm_gelu_transformer_equals_torch_transformer_with_its_final_nor
         _copy_decoder_layer(o, r)
     ref.encoder.norm.load_state_dict(ours.encoder_norm.state_dict())
     ref.decoder.norm.load_state_dict(ours.decoder_norm.state_dict())
-    src, tgt = _tokens(3, 10, [10, 7, 4]), _tokens(3, 8, [8, 8, 3], vocab=17)
-    logits = ours(src, tgt)
-    emb = lambda t, e: ours.positional_encoding(e(t) * D ** 0.5)  # noqa: E731
-    dec = ref(emb(src, ours.encoder_embedding), emb(tgt, ours.decoder_embedding),
-              tgt_mask=nn.Transformer.generate_square_subsequent_mask(8) != 0,
-              src_key_padding_mask=src == 0, tgt_key_padding_mask=tgt == 0,
-              memory_key_padding_mask=src == 0)
-    torch.testing.assert_close(logits, ours.final_linear(dec), atol=TOL, rtol=0)
+    assert_equals_torch_transformer(ours, ref)
 
 
 def test_a_post_norm_model_has_no_final_norm_weights():
