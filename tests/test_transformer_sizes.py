@@ -20,17 +20,10 @@ from tests.test_transformer_reference import (
     H,
     _copy_decoder_layer,
     _copy_encoder_layer,
+    _no_fast_path,  # noqa: F401 - the autouse fixture: PyTorch's slow path, seed 0
     _randomise,
     assert_equals_torch_transformer,
 )
-
-
-@pytest.fixture(autouse=True)
-def _no_fast_path():
-    torch.backends.mha.set_fastpath_enabled(False)
-    torch.manual_seed(0)
-    yield
-    torch.backends.mha.set_fastpath_enabled(True)
 
 
 def test_a_pre_norm_gelu_transformer_equals_torch_transformer_with_its_final_norms():
