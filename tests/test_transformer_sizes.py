@@ -134,6 +134,18 @@ def test_the_study_as_initialised_is_the_trained_study_s_starting_point():
     assert initial_study(_task(), "encoder-decoder", variant, 10) is first    # cached
 
 
+def test_a_dropout_variant_gives_the_same_curves_whatever_ran_before():
+    """Dropout draws from a stream of the study's own, seeded: the global generator's
+    state before the study does not change a single loss."""
+    torch.manual_seed(1)
+    _, a = _study(10, size_dropout=0.3)
+    torch.manual_seed(2)
+    torch.rand(1000)
+    _, b = _study(10, size_dropout=0.3)
+    np.testing.assert_array_equal(a.losses, b.losses)
+    assert not np.array_equal(a.losses[0], a.losses[1])
+
+
 def test_a_pre_norm_variant_has_the_final_norms_and_its_own_curve():
     _, s = _study(10, size_norm="pre", size_activation="gelu")
     assert s.variant["norm_first"] and s.variant["activation"] == "gelu"
