@@ -699,6 +699,31 @@ def test_an_axis_label_longer_than_its_axis_wraps_inside_it(qtbot, texts):
     assert fc._view_texts_clipped(plot) == []
 
 
+def test_a_wrapped_axis_label_keeps_its_lines_while_its_axis_grows_a_little(qtbot,
+                                                                            monkeypatch):
+    """The depth view at 1280 × 800 swung for ever: 3 lines at 59 px, 2 at 64, the height
+    freed changed the left axis's ticks and their width took the 5 px back. A wrapped
+    label is fitted again only once its axis has grown by ``GROWTH`` or shrunk."""
+    from viz import axis_label
+
+    plot = CurvesPlot()
+    qtbot.addWidget(plot)
+    axis = plot.plotItem.getAxis("bottom")
+    plot.set_axis_labels("layer (0 = the input features)", "y")
+    lines, length = [], {"px": 70}
+    monkeypatch.setattr(axis_label, "_length", lambda _axis: length["px"])
+    # (this label takes 64 px of height at 66-72 px, 50 at 74-100: one line fewer)
+    for px in (70, 78, 70, 120, 70):
+        length["px"] = px
+        axis_label.fit(axis)
+        label = axis.label
+        lines.append(round(label.boundingRect().height()))
+        room = px - 2 * axis_label.PAD
+        assert label.textWidth() <= room and label.document().idealWidth() <= room + 0.5
+    assert lines[1] == lines[0] == lines[2]               # a few px more: the same lines
+    assert lines[3] < lines[0] and lines[4] == lines[0]    # much more: fewer; back: same
+
+
 def test_fitting_an_axis_label_again_and_again_keeps_no_copies(qtbot):
     """Each fit measured the label on a copy of its document (``clone()``) that its
     source kept: 17 KB a fit, 71,000 of them (1.1 GB) after the 1,000-action monkey.

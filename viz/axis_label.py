@@ -34,6 +34,8 @@ __all__ = ["fit", "install", "log_tick_strings", "MIN_POINT_SIZE"]
 PAD = 2
 #: the smallest type a label is set in to fit an axis (points)
 MIN_POINT_SIZE = 6.0
+#: pixels an axis grows by before its wrapped label is fitted again (see ``fit``)
+GROWTH = 12
 
 
 def _length(axis: pg.AxisItem) -> float:
@@ -62,6 +64,16 @@ def fit(axis: pg.AxisItem) -> bool:
     room = _length(axis) - 2 * PAD
     if room <= 0:
         return False
+    # a wrapped label kept while its axis grows by less than GROWTH: the lines it has
+    # still fit. Unwrapping a line at once made a tiny plot swing for ever: the bottom
+    # label took 3 lines at 59 px, 2 at 64, the height it freed changed the left axis's
+    # ticks, whose width took the 5 px back (the graph tab's depth view at 1280 × 800)
+    text = label.toHtml()
+    fitted = getattr(axis, "_archscope_fitted", None)
+    if fitted is not None and fitted[1] == text and label.textWidth() > 0 and \
+            fitted[0] <= room < fitted[0] + GROWTH:
+        return False
+    axis._archscope_fitted = (room, text)
     before = label.boundingRect().height()
     doc = label.document()
     option = doc.defaultTextOption()
