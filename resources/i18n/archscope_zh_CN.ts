@@ -21,7 +21,6 @@
     <name>EfficientTab</name>
     <message>
         <source>Sparse pattern: {0}, N = {1}, density {2:.1%}</source>
-        <extracomment>the three APIs of the conventions panel, short enough for a tile&apos;s title (&quot;course&quot; is translated: see ``_api_short``) the quick measurement made the first time the tab is shown: small N, short budget which pattern parameters matter for each pattern (the others are hidden)</extracomment>
         <translation>稀疏图样：{0}，N = {1}，密度 {2:.1%}</translation>
     </message>
     <message>
@@ -744,7 +743,6 @@ on this device.</source>
     </message>
     <message>
         <source>The data&apos;s density beside the learned exp log p_θ(x) with samples</source>
-        <extracomment>the parameters that make a different model (the others tune the one there is)</extracomment>
         <translation>数据密度与学到的 exp log p_θ(x) 并排对照，附样本</translation>
     </message>
     <message>
@@ -1181,6 +1179,7 @@ by maximum likelihood.</source>
     </message>
     <message>
         <source>Open a folder of graphs first (“Open folder of graphs…”).</source>
+        <extracomment>a job made the session of a family (its key, the session), in the job&apos;s thread</extracomment>
         <translation>请先打开一个图文件夹（“打开图文件夹…”）。</translation>
     </message>
     <message>
@@ -1354,7 +1353,7 @@ by maximum likelihood.</source>
         <source>(none)</source>
         <extracomment>what ``apply_state`` takes for communities besides the form&apos;s keys
 ----------
-the parameters that make a different node classifier what ``apply_state`` takes besides the forms&apos; keys the state keys that start a job, and the job each starts</extracomment>
+the state keys that start a job, and the job each starts</extracomment>
         <translation>（无）</translation>
     </message>
     <message>
@@ -1483,11 +1482,11 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>{0}: {1} nodes, {2} edges</source>
-        <extracomment>where each view goes (row, column, rows, columns) where four columns fit: three rows, all in sight at 1600 × 1000 (a fourth row, the mini-batch alone, was below the fold), the graph and the messages over two rows (the messages ask the height that names every neighbour); and where only three fit (1280 × 800: four would scroll sideways)</extracomment>
         <translation>{0}：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
         <source>Messages into node {0}, layer {1}</source>
+        <extracomment>(gaps, edge, step) of the rows drawn last the two sums&apos; names, drawn over their rows</extracomment>
         <translation>传入节点 {0} 的消息，第 {1} 层</translation>
     </message>
     <message>
@@ -1524,7 +1523,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>“Your file” needs a graph file first: File → Open…</source>
-        <extracomment>epochs of one run of the graph classifier and of the link predictor the link predictor is set up (untrained) on its own up to this many nodes</extracomment>
+        <extracomment>the node looked at belongs to the graph of the moment (loaded after the restore)</extracomment>
         <translation>“你的文件”需要先打开一个图文件：文件 → 打开…</translation>
     </message>
     <message>
@@ -1664,12 +1663,80 @@ the parameters that make a different node classifier what ``apply_state`` takes 
         <translation>基线</translation>
     </message>
     <message>
+        <source>{0}, {1} layers</source>
+        <translation>{0}，{1} 层</translation>
+    </message>
+    <message>
+        <source>, not normalised</source>
+        <translation>，未归一化</translation>
+    </message>
+    <message>
+        <source>baseline of {0} layers</source>
+        <translation>{0} 层的基线</translation>
+    </message>
+    <message>
         <source>untrained</source>
         <translation>未训练</translation>
     </message>
     <message>
         <source>after {0} epochs</source>
         <translation>训练 {0} 轮后</translation>
+    </message>
+    <message>
+        <source>Over-smoothing: energy and distance per layer</source>
+        <translation>过平滑：每层的能量与距离</translation>
+    </message>
+    <message>
+        <source>energy 0</source>
+        <translation>能量为 0</translation>
+    </message>
+    <message>
+        <source>Test accuracy against depth</source>
+        <translation>测试准确率随深度的变化</translation>
+    </message>
+    <message>
+        <source>as initialised</source>
+        <translation>初始化时</translation>
+    </message>
+    <message>
+        <source>layer (0 = input)</source>
+        <translation>层（0 = 输入）</translation>
+    </message>
+    <message>
+        <source>Dirichlet energy E</source>
+        <translation>狄利克雷能量 E</translation>
+    </message>
+    <message>
+        <source>mean distance d</source>
+        <translation>平均距离 d</translation>
+    </message>
+    <message>
+        <source>E, L = {0}</source>
+        <translation>E，L = {0}</translation>
+    </message>
+    <message>
+        <source>d, L = {0}</source>
+        <translation>d，L = {0}</translation>
+    </message>
+    <message>
+        <source>{0} · last layer: E {1:.3g} (baseline {2:.3g}), d {3:.3g} (baseline {4:.3g}) · E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖², d = mean ‖xᵢ − xⱼ‖</source>
+        <translation>{0} · 最后一层：E {1:.3g}（基线 {2:.3g}），d {3:.3g}（基线 {4:.3g}）· E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²，d = ‖xᵢ − xⱼ‖ 的平均值</translation>
+    </message>
+    <message>
+        <source>layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>{0}, {1} epochs each</source>
+        <translation>{0}，每个训练 {1} 轮</translation>
+    </message>
+    <message>
+        <source>Press “Depth study” to train a model of every depth 1–{0} ({1} epochs each).</source>
+        <translation>按“深度研究”为 1–{0} 的每个深度各训练一个模型（每个 {1} 轮）。</translation>
+    </message>
+    <message>
+        <source>{0} of {1} depths trained · best: {2} layers</source>
+        <translation>已训练 {1} 个深度中的 {0} 个 · 最佳：{2} 层</translation>
     </message>
     <message>
         <source>baseline = nearest labelled node</source>
@@ -2069,7 +2136,6 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>GNNExplainer</source>
-        <extracomment>the job that explains the correctly predicted test nodes and shows the best one features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>GNNExplainer</translation>
     </message>
     <message>
@@ -2078,6 +2144,7 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     </message>
     <message>
         <source>No test node is predicted correctly: there is no prediction worth explaining yet. Train more, or click a node and press “Explain”.</source>
+        <extracomment>the job that explains the correctly predicted test nodes and shows the best one features listed in the readout&apos;s bars the wait before the readout is scrolled into view (see ``show_readout``)</extracomment>
         <translation>没有预测正确的测试节点：目前还没有值得解释的预测。请继续训练，或点击一个节点后按“解释”。</translation>
     </message>
     <message>
@@ -2380,6 +2447,46 @@ the parameters that make a different node classifier what ``apply_state`` takes 
     <message>
         <source>Directed graph: data.edge_index keeps the direction as read (messages flow source → target); data.edge_index_undirected is the symmetric version.</source>
         <translation>有向图：data.edge_index 保留读入时的方向（消息从源节点流向目标节点）；data.edge_index_undirected 是对称化后的版本。</translation>
+    </message>
+    <message>
+        <source>Depth study: {0}/{1} epochs</source>
+        <translation>深度研究：{0}/{1} 轮</translation>
+    </message>
+    <message>
+        <source>Working out the depth study…</source>
+        <translation>正在计算深度研究…</translation>
+    </message>
+    <message>
+        <source>Depth and over-smoothing</source>
+        <translation>深度与过平滑</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>GCN normalisation</source>
+        <translation>GCN 归一化</translation>
+    </message>
+    <message>
+        <source>energy and distance per layer</source>
+        <translation>每层的能量与距离</translation>
+    </message>
+    <message>
+        <source>test accuracy against depth</source>
+        <translation>测试准确率随深度的变化</translation>
+    </message>
+    <message>
+        <source>On: D̂^-1/2 (A+I) D̂^-1/2, GCNConv(normalize=True). Off: the plain sum over A+I, GCNConv(normalize=False)</source>
+        <translation>开：D̂^-1/2 (A+I) D̂^-1/2，即 GCNConv(normalize=True)。关：在 A+I 上直接求和，即 GCNConv(normalize=False)</translation>
+    </message>
+    <message>
+        <source>Train the run and a 2-layer baseline side by side, then a model of every depth 1–8</source>
+        <translation>并排训练当前模型和 2 层基线，然后为 1–8 的每个深度各训练一个模型</translation>
+    </message>
+    <message>
+        <source>Depth study</source>
+        <translation>深度研究</translation>
     </message>
 </context>
 <context>
@@ -2858,7 +2965,6 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>Spiral: the true trajectory, the noisy observations and the fit</source>
-        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user&apos;s start points per task (state coordinates at the animation&apos;s start)</extracomment>
         <translation>螺旋线：真实轨迹、带噪声的观测与拟合结果</translation>
     </message>
     <message>
@@ -2891,11 +2997,11 @@ each method adapts to {0} new tasks from K points.</source>
     </message>
     <message>
         <source>t = {0:.2f} of {1:g}</source>
+        <extracomment>(session key, step or None, solver settings or None): a change reached a session per session: [(step, solver label)] — the solver from that step on what was last handed to each session (solver settings, learning rate) the user&apos;s start points per task (state coordinates at the animation&apos;s start)</extracomment>
         <translation>t = {0:.2f}（共 {1:g}）</translation>
     </message>
     <message>
         <source>true spiral</source>
-        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>真实螺旋线</translation>
     </message>
     <message>
@@ -3136,6 +3242,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>Stopped at the NFE cap ({0}): raise it, loosen the tolerances or use rk4.</source>
+        <extracomment>the plane&apos;s axes: the state&apos;s two coordinates (the spiral&apos;s y, the classifier&apos;s h, the CNF&apos;s z), symbols the same in every language</extracomment>
         <translation>在 NFE 上限（{0}）处被停止：请提高上限、放宽容差或改用 rk4。</translation>
     </message>
     <message>
@@ -3212,7 +3319,6 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>two moons</source>
-        <extracomment>what a task starts with when it is chosen: hidden units and learning rate (the sessions&apos; own defaults: the demo&apos;s 50 units at 1e-3 for the spiral, ...)</extracomment>
         <translation>双月形</translation>
     </message>
     <message>
@@ -3339,7 +3445,6 @@ f 的求值次数。</translation>
     <name>PositionalTab</name>
     <message>
         <source>Encoding table PE[pos, j]</source>
-        <extracomment>Adam steps of one run of the M_k fit</extracomment>
         <translation>编码表 PE[pos, j]</translation>
     </message>
     <message>
@@ -3695,7 +3800,7 @@ f 的求值次数。</translation>
     </message>
     <message>
         <source>Open a model folder</source>
-        <extracomment>how long the tab is out of sight before its model&apos;s weights are released: long enough for a glance at another tab and back, and reading them again takes 45-55 ms for the bundled model heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
+        <extracomment>how long the tab is out of sight before its model&apos;s weights are released: long enough for a glance at another tab and back, and reading them again takes 45-55 ms for the bundled model the head mask and the tokens kept belong to the text and model of the moment heatmaps made ahead for each grid: the bundled model&apos;s 12 heads, 5 statistics, 2 similarity matrices, 1 generation</extracomment>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
@@ -4510,7 +4615,7 @@ or open a Hugging Face model folder with File → Open…</source>
     </message>
     <message>
         <source>Text of at most {0} characters: a–z, space and . , ! ? &apos; -</source>
-        <extracomment>one model per (architecture, tokenizer, task), the 6 most recently used (issue 19); a change of them stops the training, so the shown one is the trained one the last sequence typed that the model could read: what the views show</extracomment>
+        <extracomment>one model per (architecture, tokenizer, task), the 6 most recently used (issue 19); a change of them stops the training, so the shown one is the trained one the controls as the training job reads them (a frozen request, swapped whole) the last sequence typed that the model could read: what the views show</extracomment>
         <translation>最多 {0} 个字符的文本：a–z、空格以及 . , ! ? &apos; -（仅限英文字母）</translation>
     </message>
     <message>
