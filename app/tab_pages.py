@@ -233,10 +233,23 @@ def hold_painting_until_settled(widget: QWidget, turns: int = 5) -> None:
 
     def turn(left: int) -> None:
         if left:
+            settle_ranges(widget)
             QTimer.singleShot(0, widget, lambda: turn(left - 1))
         else:
             widget.setUpdatesEnabled(True)      # and one update of all of it
     turn(turns)
+
+
+def settle_ranges(widget: QWidget) -> None:
+    """Work out now the auto ranges that pyqtgraph leaves to the next paint (new data
+    marks a view box's range out of date, and the paint that sets it asks for another):
+    the hold's one paint then shows the final ranges."""
+    import pyqtgraph as pg
+
+    for view in widget.findChildren(pg.GraphicsView):
+        scene = view.scene()
+        if scene is not None and view.isVisible():
+            scene.prepareForPaint()
 
 
 def translate_title(spec: TabSpec) -> str:

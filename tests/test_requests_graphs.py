@@ -16,6 +16,7 @@ from models.graphs.options import GRAPH_RANGES, GraphRequest, session_kwargs
 def test_graph_request_defaults_are_its_ranges_and_the_forms_defaults():
     from app.tabs.graph.params import (
         COMMUNITY_PARAMS,
+        DEPTH_PARAMS,
         EXPLAIN_PARAMS,
         GRAPH_PARAMS,
         MODEL_PARAMS,
@@ -28,7 +29,7 @@ def test_graph_request_defaults_are_its_ranges_and_the_forms_defaults():
         assert getattr(ask, key) == r.default
         assert r.minimum <= r.default <= r.maximum
     params = (*GRAPH_PARAMS, *MODEL_PARAMS, *SHOW_PARAMS, *TASK_PARAMS, *COMMUNITY_PARAMS,
-              *EXPLAIN_PARAMS)
+              *EXPLAIN_PARAMS, *DEPTH_PARAMS)
     assert {p.key: p.default for p in params} == asdict(ask)
     for p in params:                  # the forms' limits are the ranges'
         if p.key in GRAPH_RANGES:

@@ -42,6 +42,7 @@ from torch_geometric.nn.aggr import SumAggregation
 from torch_geometric.nn.conv import MessagePassing
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.nn.dense.linear import Linear as PygLinear
+from torch_geometric.utils import add_remaining_self_loops
 
 from models.errors import InvalidParameterError
 from models.graphs.options import MODEL_KINDS, POOLINGS, SAGE_AGGREGATORS
@@ -195,6 +196,11 @@ class GCN(_GNN):
         in_dim: input features per node. hidden_dim: width of the hidden layers (16).
         out_dim: output size (classes). num_layers: convolutions (2).
         dropout: on every layer's input during training (0.5).
+        normalize: ``True`` (the default) propagates with ``D̂^{-1/2} Â D̂^{-1/2}``,
+            ``GCNConv(normalize=True)``; ``False`` is ``GCNConv(normalize=False)`` over
+            the edges plus a self-loop per node (``add_remaining_self_loops``): the plain
+            sum ``h_i' = Θᵀ Σ_{j ∈ N(i) ∪ {i}} e_ji h_j``, ``H' = (A + I) H Θ``, which
+            grows with the degree layer after layer.
 
     Shapes:
         - **input:** x ``(n, in_dim)``, edge_index ``(2, E)``, edge_weight ``(E)`` optional
@@ -205,12 +211,13 @@ class GCN(_GNN):
     kind = "gcn"
 
     def __init__(self, in_dim: int, hidden_dim: int = 16, out_dim: int | None = None,
-                 num_layers: int = 2, dropout: float = 0.5) -> None:
+                 num_layers: int = 2, dropout: float = 0.5, normalize: bool = True) -> None:
         super().__init__(dropout)
         out_dim = _check_dims(in_dim, hidden_dim, out_dim, num_layers)
+        self.normalize = bool(normalize)
         dims = [in_dim] + [hidden_dim] * (num_layers - 1) + [out_dim]
         for a, b in zip(dims[:-1], dims[1:], strict=True):
-            self.convs.append(GCNConv(a, b))
+            self.convs.append(GCNConv(a, b, normalize=self.normalize))
         self._norm = _NormCache()
 
     def _apply(self, fn, *args, **kwargs):
@@ -219,6 +226,11 @@ class GCN(_GNN):
 
     def conv_forward(self, layer, h, edge_index, edge_weight=None):
         conv = self.convs[layer]
+        if not conv.normalize and isinstance(edge_index, torch.Tensor):
+            # GCNConv(normalize=False) adds no self-loops itself: A + I made here
+            edge_index, edge_weight = add_remaining_self_loops(edge_index, edge_weight, 1.0,
+                                                               h.size(0))
+            return conv(h, edge_index, edge_weight)
         if conv.cached or not conv.normalize or not isinstance(edge_index, torch.Tensor):
             return conv(h, edge_index, edge_weight)
         norm = self._norm.get(conv, edge_index, edge_weight, h.size(0), h.dtype)
@@ -381,13 +393,14 @@ class GAT(_GNN):
 
 def build_model(kind: str, in_dim: int, out_dim: int, **kw) -> _GNN:
     """``GCN``, ``GraphSAGE`` or ``GAT`` by name ("gcn", "sage", "gat"); ``kw`` go to the
-    class (``hidden_dim``, ``num_layers``, ``dropout``, ``aggr`` for sage, ``heads`` for gat;
+    class (``hidden_dim``, ``num_layers``, ``dropout``, ``aggr`` for sage, ``heads`` for gat,
+    ``normalize`` for gcn;
     keywords another kind does not take are dropped)."""
     classes = {"gcn": GCN, "sage": GraphSAGE, "gat": GAT}
     if kind not in classes:
         raise InvalidParameterError(f"Unknown model {kind!r}; choose one of {MODEL_KINDS}.")
     allowed = {"hidden_dim", "num_layers", "dropout"} | {"sage": {"aggr"}, "gat": {"heads"},
-                                                        "gcn": set()}[kind]
+                                                        "gcn": {"normalize"}}[kind]
     kw = {k: v for k, v in kw.items() if k in allowed and v is not None}
     return classes[kind](in_dim, out_dim=out_dim, **kw)
 

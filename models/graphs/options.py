@@ -24,7 +24,8 @@ from models.request import (
 
 __all__ = ["BUILTIN_GRAPHS", "DATASETS", "LAYOUTS", "MODEL_KINDS", "SAGE_AGGREGATORS",
            "POOLINGS", "AGGREGATIONS", "LINK_FEATURES", "session_kwargs", "GraphRequest",
-           "GRAPH_RANGES", "TAB_AGGREGATORS", "COLOURS", "SIZES", "EDGE_VIEWS", "HEADS"]
+           "GRAPH_RANGES", "TAB_AGGREGATORS", "COLOURS", "SIZES", "EDGE_VIEWS", "HEADS",
+           "MAX_DEPTH", "BASELINE_DEPTH", "DEPTH_SHOWS"]
 
 #: the graphs made in code (nothing downloaded), each with a label attribute
 BUILTIN_GRAPHS: dict[str, str] = {
@@ -61,6 +62,12 @@ EDGE_VIEWS = ("plain", "weight", "gcn", "gat", "sage")
 #: the GAT heads the edges can show: their mean, their max or one of them
 HEADS = ("mean", "max", "1", "2", "3", "4", "5", "6", "7", "8")
 
+#: the depth study's deepest model, and the depth of its baseline (normalised GCN's usual 2)
+MAX_DEPTH = 8
+BASELINE_DEPTH = 2
+#: what the depth study's view shows: energy and distance per layer, or accuracy per depth
+DEPTH_SHOWS = ("layers", "accuracy")
+
 #: the graph tab's numbers: defaults and limits (its controls are built from these)
 GRAPH_RANGES: dict[str, Range] = {
     "seed": Range(0, 0, 99999),
@@ -81,10 +88,11 @@ GRAPH_RANGES: dict[str, Range] = {
     "communities": Range(0, 0, community_options.MAX_K),   # 0: chosen by the eigengap
     "community_epochs": Range(community_options.DEFAULT_EPOCHS, 10, 5000),
     "explain_epochs": Range(explain_options.DEFAULT_EPOCHS, 10, explain_options.MAX_EPOCHS),
+    "depth": Range(MAX_DEPTH, 1, MAX_DEPTH),     # the depth study's run, in layers
 }
 _WHOLE = ("seed", "hidden", "heads", "train_per_class", "epochs", "node", "layer", "sample",
           "sample_seed", "batch_graphs", "links", "community_seed", "communities",
-          "community_epochs", "explain_epochs")
+          "community_epochs", "explain_epochs", "depth")
 
 
 def _default(key: str):
@@ -95,7 +103,7 @@ def _default(key: str):
 class GraphRequest(Request):
     """One setting of the graph tab: the graph (``dataset``, ``layout``, ``seed``), the
     node classifier, what the views show, the graph-classification and link-prediction
-    settings, and the community and explanation panels' settings. Checked when made
+    settings, the community and explanation panels' settings and the depth study's. Checked when made
     (``InvalidParameterError`` naming the key); ``probe.graph_result`` takes it."""
 
     dataset: str = "karate"
@@ -129,17 +137,21 @@ class GraphRequest(Request):
     community_epochs: int = _default("community_epochs")
     explain_method: str = "gnnexplainer"
     explain_epochs: int = _default("explain_epochs")
+    # the depth study: the run's layers, and GCN's D^-1/2 (A+I) D^-1/2 (off: plain sum)
+    depth: int = _default("depth")
+    gcn_norm: bool = True
+    depth_show: str = "layers"
 
     def __post_init__(self) -> None:
         check_whole(self, *_WHOLE)
         check_range(self, GRAPH_RANGES, *_WHOLE, "lr")
         object.__setattr__(self, "lr", float(self.lr))       # 1 as 1.0, as its spin box
-        check_flags(self, "edge_weights")
+        check_flags(self, "edge_weights", "gcn_norm")
         for key, choices in (("dataset", DATASETS), ("layout", LAYOUTS),
                              ("model", MODEL_KINDS), ("aggr", TAB_AGGREGATORS),
                              ("colour", COLOURS), ("size", SIZES), ("edges", EDGE_VIEWS),
                              ("head", HEADS), ("aggregation", AGGREGATIONS),
-                             ("pooling", POOLINGS),
+                             ("pooling", POOLINGS), ("depth_show", DEPTH_SHOWS),
                              ("community_method", community_options.METHODS),
                              ("explain_method", tuple(explain_options.METHODS))):
             check_choice(self, key, choices)

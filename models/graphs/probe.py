@@ -14,6 +14,7 @@ from torch_geometric.data import Data
 from models.errors import ArchScopeError
 from models.graphs import inspection
 from models.graphs.baseline import compare_models, nearest_train_baseline
+from models.graphs.depth import untrained_depth_study
 from models.graphs.document import GraphDocument
 from models.graphs.export import save_graph
 from models.graphs.layouts import layout
@@ -23,7 +24,7 @@ from models.graphs.sessions import (
     LinkPredictionSession,
     NodeClassificationSession,
 )
-from models.traces import BatchTrace, GraphResult, ModelComparison, Progress
+from models.traces import BatchTrace, DepthStudy, GraphResult, ModelComparison, Progress
 
 __all__ = ["graph_result", "model_comparison", "save_with_results", "untrained_comparison"]
 
@@ -34,13 +35,16 @@ def graph_result(doc: GraphDocument, ask: GraphRequest, session: NodeClassificat
                  graph_session: GraphClassificationSession | None,
                  link_session: LinkPredictionSession | None, name: str = "",
                  untrained: ModelComparison | None = None,
-                 device: str | None = None) -> GraphResult:
+                 device: str | None = None, depth: DepthStudy | None = None,
+                 depth_key: tuple = ()) -> GraphResult:
     """Everything the tab draws for the request ``ask``, computed off the GUI thread: the
     layout (unless ``pos`` is given), the node classifier's state, the messages into the selected node, GAT
     attention, GCN coefficients and the GraphSAGE sample when shown, a batch of the motif
     graphs (``batch`` reused when given), the two other tasks' states and the compared
     models before training (``untrained`` reused when given, else computed on ``device``
-    when one is given; None on a graph without labels)."""
+    when one is given; None on a graph without labels) and the depth study as initialised
+    (``depth`` reused when given, else computed on ``device`` or the CPU), passed on with
+    ``depth_key``, the caller's name for the settings it belongs to."""
     layout_error = ""
     if pos is None:
         try:
@@ -82,9 +86,18 @@ def graph_result(doc: GraphDocument, ask: GraphRequest, session: NodeClassificat
                                              **session_kwargs(ask))
         except ArchScopeError as exc:     # e.g. too few labelled nodes for a split
             untrained, untrained_error = None, str(exc)
+    depth_error = ""
+    if depth is None:
+        try:
+            depth = untrained_depth_study(data, ask.model, ask.depth, ask.gcn_norm, ask.seed,
+                                          ask.train_per_class, device or "cpu",
+                                          **session_kwargs(ask))
+        except ArchScopeError as exc:
+            depth_error = str(exc)
     return GraphResult(doc=doc, layout_key=layout_key, pos=pos, name=name,
                        layout_error=layout_error, untrained=untrained,
-                       untrained_error=untrained_error, **parts)
+                       untrained_error=untrained_error, depth=depth, depth_error=depth_error,
+                       depth_key=depth_key, **parts)
 
 
 def untrained_comparison(data, seed: int, train_per_class: int,

@@ -164,7 +164,9 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
     ``dropout=None`` likewise (0.5; GAT 0.6). ``seed`` fixes the split, the initial weights
     and the dropout masks. ``edge_weights=False`` trains on the graph without its
     ``edge_weight`` (every edge 1, as the course's ``GCNConv(x, edge_index)`` and Kipf &
-    Welling's karate club): only GCN reads the weights at all.
+    Welling's karate club): only GCN reads the weights at all. ``num_layers`` stacks that
+    many convolutions; ``normalize=False`` makes a GCN sum over ``A + I`` unnormalised
+    (``GCN``'s ``normalize``; the other kinds ignore it).
 
     Divergence: the weights that gave a finite loss and finite gradients become a rollback
     point every ``snapshot_every`` epochs; on a non-finite loss or gradient the last one is
@@ -176,7 +178,7 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
                  weight_decay: float = 5e-4, train_per_class: int = 1, heads: int = 4,
                  aggr: str = "mean", split=None, val_fraction: float = 0.2,
                  num_layers: int = 2, dropout: float | None = None,
-                 edge_weights: bool = True) -> None:
+                 edge_weights: bool = True, normalize: bool = True) -> None:
         self.kind = kind
         self.edge_weights = bool(edge_weights)
         dev = device_for(device)
@@ -196,7 +198,8 @@ class NodeClassificationSession(_Epochs, SavedEmbedding, TrainingSession):
             torch.manual_seed(seed)
             self.model = build_model(kind, self.data.num_features, self.num_classes,
                                      hidden_dim=hidden_dim, num_layers=num_layers,
-                                     dropout=dropout, heads=heads, aggr=aggr).to(dev)
+                                     dropout=dropout, heads=heads, aggr=aggr,
+                                     normalize=normalize).to(dev)
         self.optimizer = adam(self.model.parameters(), lr=lr,
                                           weight_decay=weight_decay)
         self.gen = torch.Generator().manual_seed(seed)

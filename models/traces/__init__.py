@@ -22,6 +22,7 @@ from models.traces.flows import FlowCourse, FlowDensity, FlowResult, FlowTrace
 from models.traces.generation import GenerationData, GenerationTrace, GenerationView, GraphSet
 from models.traces.graphs import (
     BatchTrace,
+    DepthStudy,
     EdgeValues,
     GraphClassTrace,
     GraphResult,
@@ -77,7 +78,7 @@ __all__ = [
     "ApproxTrace", "ChunkedTrace", "ChunkMemoryTrace", "ConventionTrace", "CostTrace", "FlowTrace", "FlowDensity", "FlowCourse",
     "FlowResult", "EdgeValues",
     "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace", "GraphClassTrace",
-    "LinkTrace", "ModelComparison", "GraphResult", "VectorField", "SolverSteps",
+    "LinkTrace", "ModelComparison", "DepthStudy", "GraphResult", "VectorField", "SolverSteps",
     "SpiralTrace", "ClassifierTrace", "CNFTrace",
     "AdjointComparison", "FieldFrames", "UserPaths", "ODEResult",
     "MetaHistory", "AdaptationTrace", "MetaEvalTrace", "ProtoTrace",

@@ -11,7 +11,7 @@ import numpy as np
 from models.traces.base import trace
 
 __all__ = ["EdgeValues", "SampleTrace", "MessageTrace", "NodeTrainTrace", "BatchTrace",
-           "GraphClassTrace", "LinkTrace", "ModelComparison", "GraphResult"]
+           "GraphClassTrace", "LinkTrace", "ModelComparison", "DepthStudy", "GraphResult"]
 
 
 @trace
@@ -247,6 +247,40 @@ class ModelComparison:
 
 
 @trace
+class DepthStudy:
+    """Over-smoothing against depth (``models.graphs.depth``): a run of ``depth`` layers
+    (a GCN normalised or not, ``normalize``; the other kinds ignore it) beside a baseline
+    of ``baseline_depth`` layers (normalised), both seeded alike and trained ``epoch``
+    epochs (0: as initialised), and, once the sweep ran, test accuracy against depth.
+
+    Per layer ℓ = 0 … L: the embedding is the input (ℓ = 0), a hidden layer's activated
+    output, or the logits (ℓ = L); ``energy`` is its Dirichlet energy
+    ``½ Σ_(i,j)∈E ‖x_i/√(1+d_i) − x_j/√(1+d_j)‖²``, ``distance`` the mean pairwise
+    Euclidean distance of its rows.
+
+    Shapes:
+        energy, distance: float32[depth + 1]
+        baseline_energy, baseline_distance: float32[baseline_depth + 1]
+        depths: int64[k], depth_test_acc: float32[k] (the depths trained so far)
+    """
+
+    kind: str
+    depth: int
+    normalize: bool
+    baseline_depth: int
+    epoch: int
+    energy: np.ndarray
+    distance: np.ndarray
+    test_acc: float
+    baseline_energy: np.ndarray
+    baseline_distance: np.ndarray
+    baseline_test_acc: float
+    depths: np.ndarray
+    depth_test_acc: np.ndarray
+    note: str = ""
+
+
+@trace
 class GraphResult:
     """Everything the graph tab draws, computed off the GUI thread at once: the graph and
     its layout, the node classifier's state, and what the views ask for (``None`` when a
@@ -277,3 +311,6 @@ class GraphResult:
     link: LinkTrace | None = None            # the link predictor, once trained
     untrained: ModelComparison | None = None  # the compared models before training
     untrained_error: str = ""                # why there is none (e.g. too few labels to split)
+    depth: DepthStudy | None = None          # the depth study as initialised
+    depth_error: str = ""                    # why there is none
+    depth_key: tuple = ()                    # the settings it was computed for (the tab's)

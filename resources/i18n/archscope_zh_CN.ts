@@ -1663,12 +1663,80 @@ the state keys that start a job, and the job each starts</extracomment>
         <translation>基线</translation>
     </message>
     <message>
+        <source>{0}, {1} layers</source>
+        <translation>{0}，{1} 层</translation>
+    </message>
+    <message>
+        <source>, not normalised</source>
+        <translation>，未归一化</translation>
+    </message>
+    <message>
+        <source>baseline of {0} layers</source>
+        <translation>{0} 层的基线</translation>
+    </message>
+    <message>
         <source>untrained</source>
         <translation>未训练</translation>
     </message>
     <message>
         <source>after {0} epochs</source>
         <translation>训练 {0} 轮后</translation>
+    </message>
+    <message>
+        <source>Over-smoothing: energy and distance per layer</source>
+        <translation>过平滑：每层的能量与距离</translation>
+    </message>
+    <message>
+        <source>energy 0</source>
+        <translation>能量为 0</translation>
+    </message>
+    <message>
+        <source>Test accuracy against depth</source>
+        <translation>测试准确率随深度的变化</translation>
+    </message>
+    <message>
+        <source>as initialised</source>
+        <translation>初始化时</translation>
+    </message>
+    <message>
+        <source>layer (0 = input)</source>
+        <translation>层（0 = 输入）</translation>
+    </message>
+    <message>
+        <source>Dirichlet energy E</source>
+        <translation>狄利克雷能量 E</translation>
+    </message>
+    <message>
+        <source>mean distance d</source>
+        <translation>平均距离 d</translation>
+    </message>
+    <message>
+        <source>E, L = {0}</source>
+        <translation>E，L = {0}</translation>
+    </message>
+    <message>
+        <source>d, L = {0}</source>
+        <translation>d，L = {0}</translation>
+    </message>
+    <message>
+        <source>{0} · last layer: E {1:.3g} (baseline {2:.3g}), d {3:.3g} (baseline {4:.3g}) · E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖², d = mean ‖xᵢ − xⱼ‖</source>
+        <translation>{0} · 最后一层：E {1:.3g}（基线 {2:.3g}），d {3:.3g}（基线 {4:.3g}）· E = ½ Σ_(i,j)∈E ‖xᵢ/√(1+dᵢ) − xⱼ/√(1+dⱼ)‖²，d = ‖xᵢ − xⱼ‖ 的平均值</translation>
+    </message>
+    <message>
+        <source>layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>{0}, {1} epochs each</source>
+        <translation>{0}，每个训练 {1} 轮</translation>
+    </message>
+    <message>
+        <source>Press “Depth study” to train a model of every depth 1–{0} ({1} epochs each).</source>
+        <translation>按“深度研究”为 1–{0} 的每个深度各训练一个模型（每个 {1} 轮）。</translation>
+    </message>
+    <message>
+        <source>{0} of {1} depths trained · best: {2} layers</source>
+        <translation>已训练 {1} 个深度中的 {0} 个 · 最佳：{2} 层</translation>
     </message>
     <message>
         <source>baseline = nearest labelled node</source>
@@ -2379,6 +2447,46 @@ the state keys that start a job, and the job each starts</extracomment>
     <message>
         <source>Directed graph: data.edge_index keeps the direction as read (messages flow source → target); data.edge_index_undirected is the symmetric version.</source>
         <translation>有向图：data.edge_index 保留读入时的方向（消息从源节点流向目标节点）；data.edge_index_undirected 是对称化后的版本。</translation>
+    </message>
+    <message>
+        <source>Depth study: {0}/{1} epochs</source>
+        <translation>深度研究：{0}/{1} 轮</translation>
+    </message>
+    <message>
+        <source>Working out the depth study…</source>
+        <translation>正在计算深度研究…</translation>
+    </message>
+    <message>
+        <source>Depth and over-smoothing</source>
+        <translation>深度与过平滑</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>GCN normalisation</source>
+        <translation>GCN 归一化</translation>
+    </message>
+    <message>
+        <source>energy and distance per layer</source>
+        <translation>每层的能量与距离</translation>
+    </message>
+    <message>
+        <source>test accuracy against depth</source>
+        <translation>测试准确率随深度的变化</translation>
+    </message>
+    <message>
+        <source>On: D̂^-1/2 (A+I) D̂^-1/2, GCNConv(normalize=True). Off: the plain sum over A+I, GCNConv(normalize=False)</source>
+        <translation>开：D̂^-1/2 (A+I) D̂^-1/2，即 GCNConv(normalize=True)。关：在 A+I 上直接求和，即 GCNConv(normalize=False)</translation>
+    </message>
+    <message>
+        <source>Train the run and a 2-layer baseline side by side, then a model of every depth 1–8</source>
+        <translation>并排训练当前模型和 2 层基线，然后为 1–8 的每个深度各训练一个模型</translation>
+    </message>
+    <message>
+        <source>Depth study</source>
+        <translation>深度研究</translation>
     </message>
 </context>
 <context>

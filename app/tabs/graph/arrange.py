@@ -15,12 +15,16 @@ __all__ = ["Arranger", "WIDE", "NARROW"]
 #: all in sight at 1600 × 1000 (a fourth row, the mini-batch alone, was below the fold),
 #: the graph and the messages over two rows (the messages ask the height that names every
 #: neighbour); and where only three fit (1280 × 800: four would scroll sideways)
+#: (the depth study's view took the ROC's place, the ROC the second half of the pooled
+#: embeddings' row: the depth view's legend is as tall as the training view's beside it)
 WIDE = {"graph": (0, 0, 2, 1), "messages": (0, 1, 2, 1), "embedding": (0, 2, 1, 1),
-        "training": (1, 2, 1, 1), "compare": (0, 3, 1, 1), "links": (1, 3, 1, 1),
-        "communities": (2, 0, 1, 1), "batch": (2, 1, 1, 1), "pooled": (2, 2, 1, 2)}
+        "training": (1, 2, 1, 1), "compare": (0, 3, 1, 1), "depth": (1, 3, 1, 1),
+        "communities": (2, 0, 1, 1), "batch": (2, 1, 1, 1), "pooled": (2, 2, 1, 1),
+        "links": (2, 3, 1, 1)}
 NARROW = {"graph": (0, 0, 2, 1), "messages": (0, 1, 1, 1), "embedding": (0, 2, 1, 1),
           "training": (1, 1, 1, 1), "compare": (1, 2, 1, 1), "communities": (2, 0, 1, 1),
-          "pooled": (2, 1, 1, 1), "links": (2, 2, 1, 1), "batch": (3, 0, 1, 1)}
+          "pooled": (2, 1, 1, 1), "links": (2, 2, 1, 1), "batch": (3, 0, 1, 1),
+          "depth": (3, 1, 1, 1)}
 STRETCH = {True: ((5, 3, 3, 3), (3, 3, 3, 0)), False: ((5, 3, 3, 0), (3, 3, 3, 3))}
 
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
-from app.tabs.graph import communities, explaining
+from app.tabs.graph import communities, depth, explaining
 from app.tabs.graph.params import (  # noqa: F401 - the forms' specs, named here as before
     GRAPH_PARAMS,
     MODEL_KEY,
@@ -38,11 +38,12 @@ translate = QCoreApplication.translate
 #: what ``apply_state`` takes besides the forms' keys
 ACTIONS = ("train", "train_graphs", "train_links", "compare", "label", "features",
            "colour_attribute", *communities.COMMUNITY_ACTIONS, explaining.JOB,
-           explaining.PICK_JOB)
+           explaining.PICK_JOB, *depth.DEPTH_ACTIONS)
 #: the state keys that start a job, and the job each starts
 JOB_KEYS = (("train", "node"), ("compare", "compare"), ("train_graphs", "graphs"),
             ("train_links", "links"), ("find_communities", communities.JOB),
-            (explaining.JOB, explaining.JOB), (explaining.PICK_JOB, explaining.PICK_JOB))
+            (explaining.JOB, explaining.JOB), (explaining.PICK_JOB, explaining.PICK_JOB),
+            ("depth_study", depth.JOB))
 
 
 def build_controls(tab: GraphTab) -> None:
@@ -91,6 +92,7 @@ def build_controls(tab: GraphTab) -> None:
     lay.addLayout(tasks)
     lay.addWidget(tab.communities.form)
     lay.addWidget(tab.explaining.form)
+    lay.addWidget(tab.depth.form)
     lay.addWidget(tab.save_button)
     lay.addStretch(1)
 

@@ -128,13 +128,15 @@ def describe_document(doc, dataset: str, seed: int = 0) -> str:
 
 def job_text(name: str, progress) -> str:
     """The bottom bar's line for the graph tab's job ``name`` at ``progress``."""
-    from app.tabs.graph import communities, explaining
+    from app.tabs.graph import communities, depth, explaining
 
     m = progress.metrics
     if name == communities.JOB:
         return communities.CommunitiesPanel.job_text(progress)
     if name in (explaining.JOB, explaining.PICK_JOB):
         return explaining.ExplanationPanel.job_text(progress)
+    if name == depth.JOB:
+        return depth.DepthPanel.job_text(progress)
     if name == "compare":
         return QCoreApplication.translate("GraphTab", "Comparing: {0}").format(progress.message)
     if name == "node":

@@ -59,6 +59,7 @@ class GraphDocuments:
         return (*self._graph_key(), *(p[k] for k in MODEL_KEY))
 
     session_key = _session_key
+    graph_key = _graph_key
 
     def _compare_key(self) -> tuple:
         """What a comparison depends on: the graph, its attributes, the split, epochs and

@@ -11,6 +11,7 @@ from models.graphs.options import (
     AGGREGATIONS,
     COLOURS,
     DATASETS,
+    DEPTH_SHOWS,
     EDGE_VIEWS,
     GRAPH_RANGES,
     HEADS,
@@ -24,7 +25,7 @@ from models.graphs.options import (
 from viz.controls import Param
 
 __all__ = ["DEFAULTS", "RANGES", "GRAPH_PARAMS", "MODEL_PARAMS", "SHOW_PARAMS",
-           "TASK_PARAMS", "COMMUNITY_PARAMS", "EXPLAIN_PARAMS", "MODEL_KEY", "GRAPH_EPOCHS",
+           "TASK_PARAMS", "COMMUNITY_PARAMS", "EXPLAIN_PARAMS", "DEPTH_PARAMS", "MODEL_KEY", "GRAPH_EPOCHS",
            "LINK_EPOCHS", "AUTO_LINK_NODES"]
 
 DEFAULTS = asdict(GraphRequest())
@@ -71,6 +72,13 @@ TASK_PARAMS = (
     _choice("pooling", POOLINGS),
     _number("batch_graphs"),
     _number("links"),
+)
+
+#: the depth study: the run's layers and GCN's normalisation
+DEPTH_PARAMS = (
+    _number("depth"),
+    Param("gcn_norm", "bool", DEFAULTS["gcn_norm"]),
+    _choice("depth_show", DEPTH_SHOWS),
 )
 
 

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from app.tabs.base import TabContext
-from app.tabs.graph import communities, explaining
+from app.tabs.graph import communities, depth, explaining
 from app.tabs.graph import state as session_file
 from app.tabs.graph.arrange import NARROW, Arranger
 from app.tabs.graph.controls import (
@@ -89,6 +89,7 @@ class GraphTab(GraphDocuments, TrainingTab):
         self._untrained_for: tuple = ()
         self.communities = communities.CommunitiesPanel(self, self)
         self.explaining = explaining.ExplanationPanel(self, self)
+        self.depth = depth.DepthPanel(self, self)
         build_controls(self)
         self.graph_form.changed.connect(self._graph_changed)
         self.model_form.changed.connect(self._model_changed)
@@ -107,7 +108,8 @@ class GraphTab(GraphDocuments, TrainingTab):
         self.canvas = self.graph_view.plot               # the graph, as tests and tours see it
         self.tab_views = (self.graph_view, self.messages_view, self.embedding_view,
                           self.training_view, self.compare_view, self.batch_view,
-                          self.pooled_view, self.links_view, self.communities.view)
+                          self.pooled_view, self.links_view, self.communities.view,
+                          *self.depth.views)
         for view in self.tab_views:
             self.add_view(view, *NARROW[view.key])
             view.status.connect(self.ctx.status)
@@ -116,8 +118,9 @@ class GraphTab(GraphDocuments, TrainingTab):
         self.arranger = Arranger(self.grid, self.views, self.grid_scroll.viewport(), self)
 
     def _connect_panels(self) -> None:
-        for panel in (self.communities, self.explaining):
+        for panel in (self.communities, self.explaining, self.depth):
             panel.toggled.connect(self.toggle_job)
+        self.depth.form.changed.connect(self.schedule_update)
         self.communities.found.connect(self._colour_by_communities)
         self.communities.changed.connect(self._communities_changed)
         self.explaining.node_chosen.connect(lambda node: self.show_form.set_values(
@@ -132,7 +135,8 @@ class GraphTab(GraphDocuments, TrainingTab):
     def params(self) -> dict:
         return {**self.graph_form.values(), **self.model_form.values(),
                 **self.show_form.values(), **self.task_form.values(),
-                **self.communities.values(), **self.explaining.values()}
+                **self.communities.values(), **self.explaining.values(),
+                **self.depth.values()}
 
     def request(self) -> GraphRequest:
         """The controls as the models' request."""
@@ -184,6 +188,7 @@ class GraphTab(GraphDocuments, TrainingTab):
         problems += self.model_form.set_values(state)
         problems += self.show_form.set_values(state) + self.task_form.set_values(state)
         problems += self.communities.apply_state(state) + self.explaining.apply_state(state)
+        problems += self.depth.apply_state(state)
         if strict and problems:
             raise InvalidParameterError(" ".join(problems))
         if model_keys:
@@ -236,6 +241,7 @@ class GraphTab(GraphDocuments, TrainingTab):
             | ({"edge_weights"} if p["model"] == "gcn" else set())
             | ({"heads"} if p["model"] == "gat" else set())
             | ({"aggr"} if p["model"] == "sage" else set()))
+        self.depth.set_model(p["model"])
         self.update_buttons()
         self._show_changed()
 
@@ -315,7 +321,9 @@ class GraphTab(GraphDocuments, TrainingTab):
         return partial(graph_result, doc, ask, session, self.layouts.get(layout_key),
                        layout_key, self.motif_graphs(), batch, graph_session, link_session,
                        self._dataset_name(), untrained=untrained,
-                       device=self.ctx.device() if self.isVisible() else None)
+                       device=self.ctx.device() if self.isVisible() else None,
+                       depth=self.depth.untrained.get(self.depth.key()),
+                       depth_key=self.depth.key())
 
     def show_trace(self, result: GraphResult) -> None:
         if result is None:
@@ -327,6 +335,7 @@ class GraphTab(GraphDocuments, TrainingTab):
         self.layouts[result.layout_key] = result.pos
         if result.untrained is not None:     # computed for the settings of compute_fn
             self.untrained.setdefault(self._untrained_for, result.untrained)
+        self.depth.keep_untrained(result.depth_key, result.depth)
         self.result = result
         g = self.graph_form.values()
         self.note.setText(describe_document(result.doc, g["dataset"], g["seed"]))
@@ -346,6 +355,7 @@ class GraphTab(GraphDocuments, TrainingTab):
                      self.links_view):
             view.show(result, ask)
         self._show_training(ask)
+        self.depth.show(result, ask)
         self.communities.redraw()
         self.explaining.readout.setText(self.explaining.text())
 
@@ -379,6 +389,8 @@ class GraphTab(GraphDocuments, TrainingTab):
                 return self.communities.make_job()
             if name in (explaining.JOB, explaining.PICK_JOB):
                 return self.explaining.make_job(name)
+            if name == depth.JOB:
+                return self.depth.make_job(self.document().data, self.ctx.device())
         except ArchScopeError as exc:        # e.g. too few edges to hold some out
             self.ctx.report_error(exc, None)
             raise                            # and in the error note
@@ -396,6 +408,8 @@ class GraphTab(GraphDocuments, TrainingTab):
             return self.communities.on_progress(progress)
         if name in (explaining.JOB, explaining.PICK_JOB):
             return self.explaining.on_progress(progress)
+        if name == depth.JOB:
+            return self.depth.on_progress(progress)
         if name == "compare" and isinstance(t, ModelComparison):
             self.comparisons[self._running_key] = t
             if self.result is not None:     # three reports: each drawn as it comes
@@ -427,6 +441,7 @@ class GraphTab(GraphDocuments, TrainingTab):
             button.setEnabled(self.torch_ready)
         self.communities.update_button()
         self.explaining.update_button()
+        self.depth.update_button()
         self.status.setText(self.status_text())
 
     def current_session(self):
@@ -545,6 +560,7 @@ class GraphTab(GraphDocuments, TrainingTab):
         retranslate_controls(self)
         self.communities.retranslate()
         self.explaining.retranslate()
+        self.depth.retranslate()
         super().retranslate()               # the tour, the job bar and update_buttons
         if self.result is not None:
             if self.result.layout_key[0] == self._doc_key():   # its name, translated
