@@ -214,3 +214,26 @@ def test_a_size_study_exports_headless(tmp_path):
     assert bad.returncode != 0 and "size_d_model" in bad.stderr
     assert "Traceback" not in bad.stderr
 
+
+
+def test_heads_and_d_model_stay_a_valid_pair_as_they_are_set(qtbot, window):
+    """Spin boxes take any number in range; 64 over 3 heads is refused by the request
+    the tab builds on every change. d_model is snapped to a multiple of lcm(2, heads)."""
+    from tests.windows import open_tab
+
+    tab = open_tab(qtbot, window, "transformer")
+    heads = tab.sizes.form.widgets["size_heads"]
+    d_model = tab.sizes.form.widgets["size_d_model"]
+    heads.setValue(3)                      # as a click on the arrow would
+    assert d_model.value() == 66 and d_model.singleStep() == 6
+    assert tab.request().size_values["d_model"] == 66
+    d_model.setValue(100)
+    assert d_model.value() == 102
+    heads.setValue(16)
+    assert d_model.value() == 96 and tab.request().size_heads == 16
+    d_model.setValue(9)
+    assert d_model.value() == 16                     # the smallest multiple of 16 in range
+    heads.setValue(4)
+    d_model.setValue(64)
+    assert tab.request().size_values == {**tab.request().size_values, "d_model": 64,
+                                         "num_heads": 4}

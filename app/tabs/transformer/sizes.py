@@ -12,6 +12,7 @@ tab's request (``size_*`` fields), so ``--set size_layers=4`` works headless, wh
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
@@ -66,6 +67,28 @@ class SizePanel(QObject):
         form.layout().addRow(self.button)
         self.view = SizeView(self)
         form.changed.connect(self.redraw)         # at once: what was shown is another's
+        # heads and d_model change together: d_model stays even and a multiple of the
+        # heads (snapped before anyone hears of the change: a request of 64 over 3 heads
+        # is refused, and the tab builds one on every change)
+        for key in ("size_heads", "size_d_model"):
+            self.form.widgets[key].valueChanged.disconnect(form.changed)
+            self.form.widgets[key].valueChanged.connect(self._snap)
+        self._snap(emit=False)
+
+    def _snap(self, *_, emit: bool = True) -> None:
+        """d_model to the nearest multiple of lcm(2, heads) inside its range; its spin box
+        steps by that multiple."""
+        heads, d_model = self.form.widgets["size_heads"], self.form.widgets["size_d_model"]
+        step = math.lcm(2, heads.value())
+        lo, hi = d_model.minimum(), d_model.maximum()
+        snapped = min(max(step * round(d_model.value() / step), step * math.ceil(lo / step)),
+                      step * (hi // step))
+        d_model.blockSignals(True)
+        d_model.setSingleStep(step)
+        d_model.setValue(snapped)
+        d_model.blockSignals(False)
+        if emit:
+            self.form.changed.emit()
 
     def key(self) -> tuple:
         """What a study depends on: the model shown (architecture, tokens, task) and the
@@ -77,7 +100,7 @@ class SizePanel(QObject):
 
     def apply_state(self, state: dict) -> list[str]:
         problems = self.form.set_values(state)
-        self.form.changed.emit()           # (set_values is silent) the study of the values
+        self._snap()            # (set_values is silent) snapped as typed, and the study of it
         return problems
 
     # -- the job ---------------------------------------------------------------------------
