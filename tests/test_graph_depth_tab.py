@@ -106,3 +106,18 @@ def test_headless_export_takes_depth_8_and_refuses_9(tmp_path):
     assert refused.returncode == 1
     assert "depth must be between 1 and 8, not 9" in refused.stderr
     assert "Traceback" not in refused.stderr and not (tmp_path / "d.png").exists()
+
+
+def test_a_tour_step_scrolls_the_view_it_talks_of_into_sight(qtbot, window, tab):
+    """At 1280 × 800 the graph tab's grid is taller than the window and the depth view
+    sits below the fold: its tour step scrolls it into sight."""
+    window.resize(1280, 800)
+    qtbot.wait(300)
+    panel = tab.depth.view.panel
+    tab.highlight("graph")
+    qtbot.wait(100)
+    hidden = panel.visibleRegion().isEmpty()
+    tab.highlight("depth")
+    qtbot.wait(100)
+    region = panel.visibleRegion().boundingRect()
+    assert hidden and region.height() == panel.height() and region.width() == panel.width()

@@ -245,8 +245,16 @@ class BaseTab(QWidget):
         return False
 
     def highlight(self, key: str | None) -> None:
+        """Frame the view ``key`` (a tour step's) and scroll it into sight: a grid taller
+        than the window (the graph tab at 1280 × 800) left the depth view a tour step
+        talks of below the fold."""
         for v in self.views:
             v.panel.set_highlighted(v.key == key)
+            area = v.panel.parentWidget()
+            while v.key == key and area is not None and not isinstance(area, QScrollArea):
+                area = area.parentWidget()
+            if v.key == key and area is not None:
+                area.ensureWidgetVisible(v.panel, 0, 0)
         if key:
             self.active_view = key
 
